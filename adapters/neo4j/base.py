@@ -1,0 +1,22 @@
+"""What every part of the Neo4j transaction view shares: running a named query."""
+from __future__ import annotations
+
+from typing import Any
+
+import neo4j
+
+from adapters.cypher_files import cypher
+
+
+class TxBase:
+    """Holds one driver transaction; parts of Neo4jTx run named queries through it."""
+
+    def __init__(self, tx: neo4j.ManagedTransaction | neo4j.Transaction):
+        self._tx = tx
+
+    def _run(self, name: str, **params: Any) -> list[neo4j.Record]:
+        """Run the named query from cypher/ with `params` and return all its records."""
+        return list(self._tx.run(cypher(name), params))
+
+    def _single(self, name: str, **params: Any) -> neo4j.Record | None:
+        return self._tx.run(cypher(name), params).single()

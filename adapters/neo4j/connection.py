@@ -1,0 +1,99 @@
+"""The one place a Neo4j driver is built.
+
+Settings come from the environment (read by the entry point, passed in here):
+NEO4J_URI (default bolt://127.0.0.1:7687; neo4j:// and neo4j+s:// routing URIs work as they
+are, so a cluster or Aura is just another URI), NEO4J_USER (neo4j), NEO4J_PASSWORD (else the
+local server's .neo4j/password), NEO4J_DATABASE (neo4j).
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from engine.errors import StoreError
+
+DEFAULT_URI = "bolt://127.0.0.1:7687"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+START_HINT = "start the local server with `scripts/neo4j start`, or set NEO4J_URI"
+
+
+@dataclass(frozen=True)
+class Neo4jSettings:
+    uri: str = DEFAULT_URI
+    user: str = "neo4j"
+    password: str | None = None
+    database: str = "neo4j"
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Neo4jSettings":
+        password = environ.get("NEO4J_PASSWORD") or _local_password(environ)
+        return cls(
+            uri=environ.get("NEO4J_URI") or DEFAULT_URI,
+            user=environ.get("NEO4J_USER") or "neo4j",
+            password=password,
+            database=environ.get("NEO4J_DATABASE") or "neo4j",
+        )
+
+
+def _local_password(environ: Mapping[str, str]) -> str | None:
+    home = Path(environ.get("NEO4J_LOCAL_HOME") or PROJECT_ROOT / ".neo4j")
+    path = home / "password"
+    try:
+        return path.read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def connect(settings: Neo4jSettings) -> neo4j.Driver:
+    """Build a driver and check that the server answers and accepts the credentials.
+
+    Raises StoreError with one line saying what failed, at which URI, and what to do.
+    """
+    if settings.password is None:
+        raise StoreError(
+            f"no password for Neo4j at {settings.uri}: set NEO4J_PASSWORD, or {START_HINT}"
+            " (it writes .neo4j/password)",
+            uri=settings.uri,
+        )
+    try:
+        driver = neo4j.GraphDatabase.driver(
+            settings.uri,
+            auth=(settings.user, settings.password),
+            notifications_min_severity="OFF",
+            connection_acquisition_timeout=30,
+            max_transaction_retry_time=15,
+        )
+    except (ValueError, neo4j_errors.ConfigurationError) as e:
+        raise StoreError(f"bad NEO4J_URI {settings.uri!r}: {e}", uri=settings.uri) from e
+    try:
+        driver.verify_connectivity()
+    except neo4j_errors.AuthError as e:
+        driver.close()
+        raise StoreError(
+            f"Neo4j at {settings.uri} refused the credentials of user '{settings.user}'"
+            " (wrong password?): set NEO4J_USER / NEO4J_PASSWORD"
+            " (the local server's password is in .neo4j/password)",
+            uri=settings.uri,
+        ) from e
+    except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError) as e:
+        driver.close()
+        raise StoreError(
+            f"cannot reach Neo4j at {settings.uri} ({_reason(e)}): {START_HINT}",
+            uri=settings.uri,
+        ) from e
+    except neo4j_errors.Neo4jError as e:
+        driver.close()
+        raise StoreError(f"Neo4j at {settings.uri} failed: {e.message}", uri=settings.uri) from e
+    return driver
+
+
+def _reason(e: Exception) -> str:
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if "refused" in text.lower() or "Couldn't connect" in text:
+        return "connection refused"
+    return text[:160]

@@ -1,0 +1,240 @@
+"""The wave driver: brings labels and depths back to the well-founded model after a change.
+
+Python only orders the work; every label is computed and written by Cypher
+(cypher/tms/propagate.cypher), one UNWIND statement per wave:
+
+1. Region. From the seeds (beliefs whose own definition changed), follow dependents wave
+   by wave. Nothing outside the region can change: its inputs did not.
+2. Dependency order. Evaluate the region in waves, a belief once every region belief it
+   names has been settled (Kahn's algorithm). A belief none of whose inputs changed, and
+   which is not a seed, is settled without being evaluated, so the cost follows the part of
+   the network that changes.
+3. Cycles. What never becomes ready sits on, or downstream of, a cycle. Its strongly
+   connected components are taken in dependency order: a single belief is evaluated as in
+   step 2; a cyclic component is settled by the alternating fixpoint (least models by
+   waves of `cycle_derivable`), then its depths by downward relaxation from "no finite
+   depth". That is the well-founded model restricted to the component, given everything
+   upstream of it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from adapters.neo4j.base import TxBase
+from engine.model import Change
+
+IN, UNDETERMINED, OUT, UNLABELLED = 2, 1, 0, -1
+
+
+class Propagation:
+    def __init__(self, tx: TxBase):
+        self._tx = tx
+        self.first_value: dict[str, int] = {}
+        self.value: dict[str, int] = {}
+        self.changed: set[str] = set()
+        self.statements = 0
+
+    # --- public -----------------------------------------------------------------------
+    def relabel(self, seeds: Iterable[str]) -> Change:
+        seeds = set(seeds)
+        successors = self._expand(seeds)
+        return self._settle(seeds, successors)
+
+    def relabel_all(self) -> Change:
+        successors: dict[str, list[str]] = {}
+        for record in self._run("all_belief_dependents"):
+            successors[record["id"]] = record["dependents"]
+        return self._settle(set(successors), successors)
+
+    # --- steps ------------------------------------------------------------------------
+    def _run(self, name: str, **params):
+        self.statements += 1
+        return self._tx._run(name, **params)
+
+    def _expand(self, seeds: set[str]) -> dict[str, list[str]]:
+        """The region as successor lists (every region belief is a key)."""
+        successors: dict[str, list[str]] = {}
+        frontier = sorted(seeds)
+        while frontier:
+            for s in frontier:
+                successors[s] = []
+            for record in self._run("region_dependents", ids=frontier):
+                successors[record["id"]] = record["dependents"]
+            frontier = sorted({c for s in frontier for c in successors[s]} - successors.keys())
+        return successors
+
+    def _settle(self, seeds: set[str], successors: dict[str, list[str]]) -> Change:
+        predecessors: dict[str, list[str]] = defaultdict(list)
+        for a, deps in successors.items():
+            for c in deps:
+                if c != a:
+                    predecessors[c].append(a)
+        pending = {b: len(predecessors[b]) for b in successors}
+        self_loops = {a for a, deps in successors.items() if a in deps}
+        ready = sorted(b for b, n in pending.items() if n == 0 and b not in self_loops)
+        settled: set[str] = set()
+
+        def needs_evaluation(b: str) -> bool:
+            return b in seeds or any(p in self.changed for p in predecessors[b])
+
+        while ready:
+            self._evaluate([b for b in ready if needs_evaluation(b)])
+            settled.update(ready)
+            following = []
+            for b in ready:
+                for c in successors[b]:
+                    if c == b or c in settled:
+                        continue
+                    pending[c] -= 1
+                    if pending[c] == 0 and c not in self_loops:
+                        following.append(c)
+            ready = sorted(set(following))
+        remainder = successors.keys() - settled
+        if remainder:
+            self._settle_cyclic(remainder, seeds, successors, predecessors)
+        return self._change()
+
+    def _settle_cyclic(self, remainder, seeds, successors, predecessors) -> None:
+        components = strongly_connected(remainder, successors)
+        component_of = {b: i for i, comp in enumerate(components) for b in comp}
+        # The condensation, in waves of components whose upstream components are settled.
+        upstream_count = [0] * len(components)
+        downstream: list[set[int]] = [set() for _ in components]
+        for i, comp in enumerate(components):
+            for b in comp:
+                for c in successors[b]:
+                    k = component_of.get(c)
+                    if k is not None and k != i and k not in downstream[i]:
+                        downstream[i].add(k)
+                        upstream_count[k] += 1
+        ready = [i for i, n in enumerate(upstream_count) if n == 0]
+        while ready:
+            singles, cyclic = [], []
+            for i in ready:
+                comp = components[i]
+                outside_inputs = {p for b in comp for p in predecessors[b]} - set(comp)
+                if not (set(comp) & seeds or outside_inputs & self.changed):
+                    continue
+                is_cycle = len(comp) > 1 or comp[0] in successors[comp[0]]
+                (cyclic if is_cycle else singles).extend(comp)
+            self._evaluate(sorted(singles))
+            if cyclic:
+                self._fixpoint(sorted(cyclic))
+            following = []
+            for i in ready:
+                for k in downstream[i]:
+                    upstream_count[k] -= 1
+                    if upstream_count[k] == 0:
+                        following.append(k)
+            ready = following
+
+    def _evaluate(self, ids: list[str]) -> None:
+        if not ids:
+            return
+        for r in self._run("evaluate_beliefs", ids=ids):
+            self._record(r["id"], r["old_value"], r["value"], r["old_depth"], r["depth"])
+
+    def _fixpoint(self, members: list[str]) -> None:
+        """Alternating fixpoint over independent cyclic components settled together."""
+        member_map = {b: True for b in members}
+        true: set[str] = set()
+        while True:
+            possible = self._least_model(members, member_map, assumed=true, optimistic=True)
+            next_true = self._least_model(members, member_map, assumed=possible, optimistic=False)
+            if next_true == true:
+                break
+            true = next_true
+        values = {b: IN if b in true else UNDETERMINED if b in possible else OUT for b in members}
+        rows = [{"id": b, "value": v} for b, v in values.items()]
+        old = {r["id"]: (r["old_value"], r["old_depth"])
+               for r in self._run("set_truth_values", rows=rows)}
+        while self._run("relax_depths", ids=members):
+            pass
+        for r in self._run("depths_of", ids=members):
+            old_value, old_depth = old[r["id"]]
+            self._record(r["id"], old_value, values[r["id"]], old_depth, r["depth"])
+
+    def _least_model(self, members, member_map, *, assumed: set[str], optimistic: bool) -> set[str]:
+        derived: set[str] = set()
+        assumed_map = {b: True for b in assumed}
+        while True:
+            candidates = [b for b in members if b not in derived]
+            found = {
+                r["id"]
+                for r in self._run(
+                    "cycle_derivable",
+                    candidates=candidates,
+                    members=member_map,
+                    derived={b: True for b in derived},
+                    assumed=assumed_map,
+                    optimistic=optimistic,
+                )
+            }
+            if not found:
+                return derived
+            derived |= found
+
+    def _record(self, bid: str, old_value: int, value: int, old_depth, depth) -> None:
+        self.first_value.setdefault(bid, old_value)
+        self.value[bid] = value
+        if old_value != value or old_depth != depth:
+            self.changed.add(bid)
+
+    def _change(self) -> Change:
+        went_in = sorted(b for b, v in self.value.items()
+                         if v == IN and self.first_value[b] != IN)
+        went_out = sorted(b for b, v in self.value.items()
+                          if v != IN and self.first_value[b] == IN)
+        return Change(went_in, went_out)
+
+
+def strongly_connected(nodes: Iterable[str], successors: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's algorithm, iterative, restricted to `nodes`; components in no set order."""
+    nodes = set(nodes)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    counter = 0
+    for root in sorted(nodes):
+        if root in index:
+            continue
+        work = [(root, iter(successors[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if child not in nodes:
+                    continue
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(successors[child])))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                components.append(sorted(comp))
+    return components

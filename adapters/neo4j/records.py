@@ -1,0 +1,94 @@
+"""Beliefs to query parameters and back, side by side so a write and its read agree.
+
+Neo4j properties cannot hold maps, so `metadata` and `extra` are stored as JSON text.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from engine.model import Belief, Justification, Kind, Nogood, Truth
+
+
+def belief_to_row(b: Belief) -> dict[str, Any]:
+    return {
+        "id": b.id,
+        "props": {
+            "text": b.text,
+            "source": b.source,
+            "source_url": b.source_url,
+            "source_hash": b.source_hash,
+            "date": b.date,
+            "metadata": json.dumps(dict(b.metadata), sort_keys=True, ensure_ascii=False),
+            "extra": json.dumps(dict(b.extra), sort_keys=True, ensure_ascii=False),
+            "created_at": b.created_at,
+            "updated_at": b.updated_at,
+            "retracted": b.retracted,
+            "asserted": b.asserted,
+            "retracted_at": b.retracted_at,
+            "retract_reason": b.retract_reason,
+        },
+    }
+
+
+def belief_from_map(m: Mapping[str, Any]) -> Belief:
+    return Belief(
+        id=m["id"],
+        text=m.get("text") or "",
+        justifications=tuple(justification_from_map(j) for j in m.get("justifications") or ()),
+        source=m.get("source") or "",
+        source_url=m.get("source_url") or "",
+        source_hash=m.get("source_hash") or "",
+        date=m.get("date") or "",
+        metadata=MappingProxyType(_json(m.get("metadata"))),
+        extra=MappingProxyType(_json(m.get("extra"))),
+        created_at=m.get("created_at") or "",
+        updated_at=m.get("updated_at") or "",
+        retracted=bool(m.get("retracted")),
+        asserted=bool(m.get("asserted")),
+        retracted_at=m.get("retracted_at") or "",
+        retract_reason=m.get("retract_reason") or "",
+        truth=Truth(m["truth"]) if m.get("truth") else None,
+        depth=m.get("depth"),
+    )
+
+
+def justification_rows(belief_id: str, justifications, first_seq: int = 0) -> list[dict[str, Any]]:
+    return [
+        {
+            "belief": belief_id,
+            "seq": first_seq + i,
+            "kind": j.kind.value,
+            "label": j.label,
+            "antecedents": list(j.antecedents),
+            "outlist": list(j.outlist),
+        }
+        for i, j in enumerate(justifications)
+    ]
+
+
+def justification_from_map(m: Mapping[str, Any]) -> Justification:
+    return Justification(
+        antecedents=tuple(m.get("antecedents") or ()),
+        outlist=tuple(m.get("outlist") or ()),
+        kind=Kind(m.get("kind") or "SL"),
+        label=m.get("label") or "",
+    )
+
+
+def nogood_from_record(r: Mapping[str, Any]) -> Nogood:
+    return Nogood(
+        id=r["id"],
+        members=tuple(r["members"]),
+        discovered=r.get("discovered") or "",
+        resolution=r.get("resolution") or "",
+    )
+
+
+def _json(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    value = json.loads(text)
+    return value if isinstance(value, dict) else {}

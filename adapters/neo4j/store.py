@@ -1,0 +1,73 @@
+"""Neo4jStore: the Store protocol (engine/store.py) on a Neo4j database.
+
+Each `write` is one managed write transaction (`execute_write`), so an operation and all the
+propagation it causes commit together or not at all, and a cluster's routing and retries
+work. The transaction view `Neo4jTx` is assembled from one part per concern.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from adapters.cypher_files import load_all
+from adapters.neo4j.derive_tx import DeriveTxPart
+from adapters.neo4j.embedding_tx import EmbeddingTxPart
+from adapters.neo4j.tms_tx import TmsTxPart
+from engine.errors import EngineError, StoreError
+
+T = TypeVar("T")
+
+
+class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart):
+    """The store seen from inside one transaction (engine.store.GraphTx)."""
+
+
+class Neo4jStore:
+    def __init__(self, driver: neo4j.Driver, database: str = "neo4j", uri: str = ""):
+        self._driver = driver
+        self._database = database
+        self._uri = uri
+
+    def init_schema(self) -> None:
+        statements = [q for q in load_all().values() if q.path == "schema.cypher"]
+        with self._session(neo4j.WRITE_ACCESS) as session:
+            for q in statements:
+                self._guard(lambda: session.run(q.text).consume())
+
+    def read(self, work: Callable[[Neo4jTx], T]) -> T:
+        with self._session(neo4j.READ_ACCESS) as session:
+            return self._guard(lambda: session.execute_read(lambda tx: work(Neo4jTx(tx))))
+
+    def write(self, work: Callable[[Neo4jTx], T]) -> T:
+        with self._session(neo4j.WRITE_ACCESS) as session:
+            return self._guard(lambda: session.execute_write(lambda tx: work(Neo4jTx(tx))))
+
+    def dry_run(self, work: Callable[[Neo4jTx], T]) -> T:
+        with self._session(neo4j.WRITE_ACCESS) as session:
+            tx = session.begin_transaction()
+            try:
+                return self._guard(lambda: work(Neo4jTx(tx)))
+            finally:
+                tx.rollback()
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def _session(self, mode: str) -> neo4j.Session:
+        return self._driver.session(database=self._database, default_access_mode=mode)
+
+    def _guard(self, call: Callable[[], T]) -> T:
+        try:
+            return call()
+        except EngineError:
+            raise
+        except neo4j_errors.ServiceUnavailable as e:
+            raise StoreError(
+                f"lost Neo4j at {self._uri}: {e}; start it with `scripts/neo4j start`",
+                uri=self._uri,
+            ) from e
+        except neo4j_errors.Neo4jError as e:
+            raise StoreError(f"Neo4j query failed: {e.code}: {e.message}", uri=self._uri) from e

@@ -1,0 +1,170 @@
+"""Neo4jTx part: truth maintenance: beliefs, pins, propagation, nogoods."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from adapters.neo4j.base import TxBase
+from adapters.neo4j.propagation import Propagation
+from adapters.neo4j.records import (
+    belief_from_map,
+    belief_to_row,
+    justification_rows,
+    nogood_from_record,
+)
+from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
+from engine.store import BeliefFilter
+
+BATCH = 5000  # rows per UNWIND statement for bulk writes
+
+
+def _batches(rows: Sequence[Any], size: int = BATCH):
+    for start in range(0, len(rows), size):
+        yield rows[start:start + size]
+
+
+class TmsTxPart(TxBase):
+    # --- reads ------------------------------------------------------------------------
+    def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
+        out: dict[str, Belief] = {}
+        for chunk in _batches(sorted(set(ids))):
+            for r in self._run("beliefs_by_id", ids=chunk):
+                b = belief_from_map(r["belief"])
+                out[b.id] = b
+        return out
+
+    def existing_ids(self, ids: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _batches(sorted(set(ids))):
+            found.update(r["id"] for r in self._run("existing_belief_ids", ids=chunk))
+        return found
+
+    def status(self) -> Status:
+        r = self._single("status_counts")
+        return Status(
+            beliefs=r["beliefs"],
+            in_=r["in_count"],
+            out=r["beliefs"] - r["in_count"],
+            undetermined=r["undetermined"],
+            premises=r["beliefs"] - r["derived"],
+            derived=r["derived"],
+            nogoods=r["nogoods"],
+            max_depth=r["max_depth"],
+            undetermined_ids=tuple(sorted(r["undetermined_ids"])),
+        )
+
+    def list_beliefs(self, which: BeliefFilter) -> list[Belief]:
+        records = self._run(
+            "list_beliefs",
+            truth=which.truth.value if which.truth else None,
+            premises=which.premises,
+        )
+        return [belief_from_map(r["belief"]) for r in records]
+
+    def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
+        seen = self.existing_ids(ids)
+        frontier = sorted(seen)
+        while frontier:
+            named = {a for r in self._run("antecedent_step", ids=frontier) for a in r["named"]}
+            frontier = sorted(named - seen)
+            seen.update(frontier)
+        return self.get_beliefs(seen)
+
+    def dependents(self, ids: Iterable[str]) -> set[str]:
+        start = set(ids)
+        seen: set[str] = set()
+        frontier = sorted(start)
+        while frontier:
+            found = {c for r in self._run("region_dependents", ids=frontier)
+                     for c in r["dependents"]}
+            frontier = sorted(found - seen - start)
+            seen.update(found)
+        return seen
+
+    def direct_dependents(self, belief_id: str) -> set[str]:
+        return {c for r in self._run("region_dependents", ids=[belief_id]) for c in r["dependents"]}
+
+    def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
+        return {r["id"]: r["dependents"] for r in
+                self._run("direct_dependent_counts", ids=sorted(set(ids)))}
+
+    def read_network(self) -> Network:
+        beliefs = {}
+        for r in self._run("all_beliefs"):
+            b = belief_from_map(r["belief"])
+            beliefs[b.id] = b
+        info = self._single("network_info")
+        meta = json.loads(info["meta"]) if info and info["meta"] else {}
+        repos = json.loads(info["repos"]) if info and info["repos"] else {}
+        return Network(beliefs, self.nogoods(), repos, meta)
+
+    def truth_labels(self) -> dict[str, list[str]]:
+        """Every belief's raw labels, to check that exactly one truth label is set."""
+        return {r["belief"]["id"]: r["belief"]["labels"] for r in self._run("all_beliefs")}
+
+    def nogoods(self) -> list[Nogood]:
+        return [nogood_from_record(r) for r in self._run("all_nogoods")]
+
+    def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
+        """Nogoods with a member among `member_ids` whose members are all IN now."""
+        ids = sorted(set(member_ids))
+        if not ids:
+            return []
+        return [Nogood(r["id"], tuple(r["members"])) for r in
+                self._run("nogoods_holding_with", ids=ids)]
+
+    # --- writes -----------------------------------------------------------------------
+    def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
+        ids = [b.id for b in beliefs]
+        for chunk in _batches(ids):
+            self._run("promote_placeholders", ids=chunk)
+        for chunk in _batches([belief_to_row(b) for b in beliefs]):
+            self._run("create_belief_nodes", rows=chunk)
+        named = sorted({ref for b in beliefs for j in b.justifications for ref in j.mentions()})
+        for chunk in _batches(named):
+            self._run("ensure_placeholders", ids=chunk)
+        rows = [row for b in beliefs for row in justification_rows(b.id, b.justifications)]
+        for chunk in _batches(rows, 2000):
+            self._run("create_justifications", rows=chunk)
+
+    def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
+        seq = self._single("next_justification_seq", ids=[belief_id])["seq"]
+        named = sorted({ref for j in justifications for ref in j.mentions()})
+        self._run("ensure_placeholders", ids=named)
+        self._run("create_justifications",
+                  rows=justification_rows(belief_id, justifications, first_seq=seq))
+
+    def set_pins(self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str,
+                 at: str) -> None:
+        self._run(
+            "set_pins",
+            ids=list(ids),
+            retracted=retracted,
+            asserted=asserted,
+            retracted_at=at if retracted else "",
+            reason=reason if retracted else "",
+            at=at,
+        )
+
+    def relabel(self, seeds: Iterable[str]) -> Change:
+        return Propagation(self).relabel(seeds)
+
+    def relabel_all(self) -> Change:
+        return Propagation(self).relabel_all()
+
+    def create_nogood(self, nogood: Nogood) -> None:
+        named = list(nogood.members)
+        self._run("ensure_placeholders", ids=named)
+        self._run("create_nogood", id=nogood.id, discovered=nogood.discovered,
+                  resolution=nogood.resolution, members=named)
+
+    def set_nogood_resolution(self, nogood_id: str, resolution: str) -> None:
+        self._run("set_nogood_resolution", id=nogood_id, resolution=resolution)
+
+    def save_network_info(self, meta: dict, repos: dict) -> None:
+        self._run("save_network_info", meta=json.dumps(meta, ensure_ascii=False),
+                  repos=json.dumps(repos, ensure_ascii=False))
+
+    def reset(self) -> None:
+        self._run("delete_everything")

@@ -1,0 +1,4 @@
+// name: wipe_graph_batched
+// Deletes every node and relationship in batches (auto-commit only; tests and large resets).
+MATCH (n)
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS

@@ -1,0 +1,141 @@
+// Label propagation. Truth values inside these queries: 2 = IN, 1 = UNDETERMINED, 0 = OUT
+// (a :Missing placeholder is 0), -1 = not labelled yet (a new belief). Depth NULL means no
+// finite derivation. Python (adapters/neo4j/propagation.py) drives the waves.
+
+// name: region_dependents
+// For each given belief, the beliefs that have a justification naming it (antecedent or outlist).
+UNWIND $ids AS aid
+MATCH (a:Belief {id: aid})<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
+RETURN aid AS id, collect(DISTINCT c.id) AS dependents
+
+// name: all_belief_dependents
+// Every belief's id with the beliefs that have a justification naming it (for a full relabel).
+MATCH (a:Belief)
+RETURN a.id AS id,
+       COLLECT { MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
+                 RETURN DISTINCT c.id } AS dependents
+
+// name: evaluate_beliefs
+// Relabels each given belief from the current labels of what its justifications name; returns old and new value and depth.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+WITH b,
+     CASE WHEN b:In THEN 2 WHEN b:Undetermined THEN 1 WHEN b:Out THEN 0 ELSE -1 END AS old_value,
+     b.depth AS old_depth,
+     [(b)<-[:SUPPORTS]-(j:Justification) | {
+        value: reduce(v = 2, x IN
+                 [(j)-[:REQUIRES]->(a) | CASE WHEN a:In THEN 2 WHEN a:Undetermined THEN 1 ELSE 0 END] +
+                 [(j)-[:UNLESS]->(o) | CASE WHEN o:In THEN 0 WHEN o:Undetermined THEN 1 ELSE 2 END]
+               | CASE WHEN x < v THEN x ELSE v END),
+        depth: reduce(d = 1, a IN [(j)-[:REQUIRES]->(a) | a]
+               | CASE WHEN d IS NULL THEN NULL
+                      WHEN a:Missing THEN d
+                      WHEN a.depth IS NULL THEN NULL
+                      WHEN a.depth + 1 > d THEN a.depth + 1
+                      ELSE d END)
+     }] AS js
+WITH b, old_value, old_depth, js,
+     CASE WHEN b.retracted THEN 0
+          WHEN size(js) = 0 OR b.asserted THEN 2
+          ELSE reduce(v = 0, j IN js | CASE WHEN j.value > v THEN j.value ELSE v END)
+     END AS value
+WITH b, old_value, old_depth, value,
+     CASE WHEN size(js) = 0 THEN 0
+          WHEN value = 2 AND none(j IN js WHERE j.value = 2) THEN 0
+          WHEN value = 2 THEN reduce(m = NULL, j IN js
+               | CASE WHEN j.value = 2 AND j.depth IS NOT NULL AND (m IS NULL OR j.depth < m)
+                      THEN j.depth ELSE m END)
+          ELSE reduce(m = NULL, j IN js
+               | CASE WHEN j.depth IS NOT NULL AND (m IS NULL OR j.depth < m) THEN j.depth ELSE m END)
+     END AS depth
+CALL (b, value) {
+  WITH b, value WHERE value = 2 AND NOT b:In
+  REMOVE b:Out:Undetermined
+  SET b:In
+}
+CALL (b, value) {
+  WITH b, value WHERE value = 1 AND NOT b:Undetermined
+  REMOVE b:In
+  SET b:Out:Undetermined
+}
+CALL (b, value) {
+  WITH b, value WHERE value = 0 AND (b:In OR b:Undetermined OR NOT b:Out)
+  REMOVE b:In:Undetermined
+  SET b:Out
+}
+SET b.depth = depth
+RETURN b.id AS id, old_value, value, old_depth, depth
+
+// name: cycle_derivable
+// Of the candidate beliefs (on cycles), those with a justification satisfied under the assumptions; one least-model step.
+UNWIND $candidates AS bid
+MATCH (b:Belief {id: bid})
+WHERE NOT b.retracted
+  AND (b.asserted OR EXISTS {
+    MATCH (b)<-[:SUPPORTS]-(j:Justification)
+    WHERE all(a IN [(j)-[:REQUIRES]->(x) | x] WHERE
+              CASE WHEN $members[a.id] IS NOT NULL THEN $derived[a.id] IS NOT NULL
+                   WHEN $optimistic THEN a:In OR a:Undetermined
+                   ELSE a:In END)
+      AND all(o IN [(j)-[:UNLESS]->(x) | x] WHERE
+              CASE WHEN $members[o.id] IS NOT NULL THEN $assumed[o.id] IS NULL
+                   WHEN $optimistic THEN NOT o:In
+                   ELSE NOT (o:In OR o:Undetermined) END)
+  })
+RETURN b.id AS id
+
+// name: set_truth_values
+// Writes the given values (rows of id, value) as labels and clears their depths; returns old value and depth.
+UNWIND $rows AS row
+MATCH (b:Belief {id: row.id})
+WITH b, row.value AS value,
+     CASE WHEN b:In THEN 2 WHEN b:Undetermined THEN 1 WHEN b:Out THEN 0 ELSE -1 END AS old_value,
+     b.depth AS old_depth
+CALL (b, value) {
+  WITH b, value WHERE value = 2 AND NOT b:In
+  REMOVE b:Out:Undetermined
+  SET b:In
+}
+CALL (b, value) {
+  WITH b, value WHERE value = 1 AND NOT b:Undetermined
+  REMOVE b:In
+  SET b:Out:Undetermined
+}
+CALL (b, value) {
+  WITH b, value WHERE value = 0 AND (b:In OR b:Undetermined OR NOT b:Out)
+  REMOVE b:In:Undetermined
+  SET b:Out
+}
+SET b.depth = NULL
+RETURN b.id AS id, old_value, old_depth
+
+// name: relax_depths
+// Lowers each given belief's depth to what its relevant justifications give now (never raises it); returns the ids lowered.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+WITH b,
+     [(b)<-[:SUPPORTS]-(j:Justification) | {
+        valid: all(a IN [(j)-[:REQUIRES]->(x) | x] WHERE a:In)
+               AND none(o IN [(j)-[:UNLESS]->(x) | x] WHERE o:In OR o:Undetermined),
+        depth: reduce(d = 1, a IN [(j)-[:REQUIRES]->(a) | a]
+               | CASE WHEN d IS NULL THEN NULL
+                      WHEN a:Missing THEN d
+                      WHEN a.depth IS NULL THEN NULL
+                      WHEN a.depth + 1 > d THEN a.depth + 1
+                      ELSE d END)
+     }] AS js
+WITH b, CASE WHEN b:In THEN [j IN js WHERE j.valid] ELSE js END AS relevant, size(js) AS n
+WITH b,
+     CASE WHEN n = 0 OR (b:In AND size(relevant) = 0) THEN 0
+          ELSE reduce(m = NULL, j IN relevant
+               | CASE WHEN j.depth IS NOT NULL AND (m IS NULL OR j.depth < m) THEN j.depth ELSE m END)
+     END AS candidate
+WHERE candidate IS NOT NULL AND (b.depth IS NULL OR candidate < b.depth)
+SET b.depth = candidate
+RETURN b.id AS id
+
+// name: depths_of
+// The current depth of each given belief.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+RETURN b.id AS id, b.depth AS depth

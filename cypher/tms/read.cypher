@@ -1,0 +1,114 @@
+// name: beliefs_by_id
+// The named beliefs with their properties, truth, and justifications in written order.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+RETURN b {
+  .*,
+  truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
+  labels: labels(b),
+  justifications: COLLECT {
+    MATCH (b)<-[:SUPPORTS]-(j:Justification)
+    RETURN j {
+      .kind, .label, .seq,
+      antecedents: COLLECT { MATCH (j)-[r:REQUIRES]->(a) RETURN a.id ORDER BY r.pos },
+      outlist: COLLECT { MATCH (j)-[r:UNLESS]->(o) RETURN o.id ORDER BY r.pos }
+    } ORDER BY j.seq
+  }
+} AS belief
+
+// name: all_beliefs
+// Every belief with its properties, truth, and justifications in written order, by id.
+MATCH (b:Belief)
+RETURN b {
+  .*,
+  truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
+  labels: labels(b),
+  justifications: COLLECT {
+    MATCH (b)<-[:SUPPORTS]-(j:Justification)
+    RETURN j {
+      .kind, .label, .seq,
+      antecedents: COLLECT { MATCH (j)-[r:REQUIRES]->(a) RETURN a.id ORDER BY r.pos },
+      outlist: COLLECT { MATCH (j)-[r:UNLESS]->(o) RETURN o.id ORDER BY r.pos }
+    } ORDER BY j.seq
+  }
+} AS belief
+ORDER BY b.id
+
+// name: existing_belief_ids
+// The subset of the given ids that name beliefs.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+RETURN b.id AS id
+
+// name: status_counts
+// Counts of beliefs by truth and kind, nogoods, the largest depth, and the undetermined ids.
+CALL () {
+  MATCH (b:Belief)
+  RETURN count(b) AS beliefs,
+         count(CASE WHEN b:In THEN 1 END) AS in_count,
+         count(CASE WHEN b:Undetermined THEN 1 END) AS undetermined,
+         count(CASE WHEN EXISTS { (b)<-[:SUPPORTS]-() } THEN 1 END) AS derived,
+         coalesce(max(b.depth), 0) AS max_depth
+}
+CALL () {
+  MATCH (n:Nogood)
+  RETURN count(n) AS nogoods
+}
+CALL () {
+  MATCH (u:Undetermined)
+  RETURN collect(u.id) AS undetermined_ids
+}
+RETURN beliefs, in_count, undetermined, derived, max_depth, nogoods, undetermined_ids
+
+// name: list_beliefs
+// Beliefs (properties and truth, no justifications) filtered by truth and kind, by id.
+MATCH (b:Belief)
+WHERE ($truth IS NULL
+       OR ($truth = 'IN' AND b:In)
+       OR ($truth = 'OUT' AND b:Out)
+       OR ($truth = 'UNDETERMINED' AND b:Undetermined))
+  AND ($premises IS NULL OR $premises = (NOT EXISTS { (b)<-[:SUPPORTS]-() }))
+RETURN b {
+  .*,
+  truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
+  labels: labels(b),
+  justifications: COLLECT {
+    MATCH (b)<-[:SUPPORTS]-(j:Justification)
+    RETURN j {.kind, .label, .seq, antecedents: [], outlist: []} ORDER BY j.seq
+  }
+} AS belief
+ORDER BY b.id
+
+// name: antecedent_step
+// For each given belief, the ids its justifications name (antecedents and outlists) that are beliefs.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})<-[:SUPPORTS]-(:Justification)-[:REQUIRES|UNLESS]->(a:Belief)
+RETURN bid AS id, collect(DISTINCT a.id) AS named
+
+// name: direct_dependent_counts
+// For each given belief, how many beliefs have a justification naming it.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+RETURN bid AS id,
+       COUNT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c } AS dependents
+
+// name: all_nogoods
+// Every nogood with its member ids in written order.
+MATCH (n:Nogood)
+RETURN n.id AS id, n.discovered AS discovered, coalesce(n.resolution, '') AS resolution,
+       COLLECT { MATCH (n)-[r:MEMBER]->(m) RETURN m.id ORDER BY r.pos } AS members
+ORDER BY n.id
+
+// name: nogoods_holding_with
+// Nogoods that have one of the given beliefs as a member and whose members are all IN.
+UNWIND $ids AS bid
+MATCH (:Belief {id: bid})<-[:MEMBER]-(n:Nogood)
+WITH DISTINCT n
+WHERE NOT EXISTS { MATCH (n)-[:MEMBER]->(m) WHERE NOT m:In }
+RETURN n.id AS id, COLLECT { MATCH (n)-[r:MEMBER]->(m) RETURN m.id ORDER BY r.pos } AS members
+ORDER BY n.id
+
+// name: network_info
+// The meta and repos sections kept from an imported network file, if any.
+OPTIONAL MATCH (n:NetworkInfo {key: 'network'})
+RETURN n.meta AS meta, n.repos AS repos

@@ -1,0 +1,88 @@
+// name: ensure_placeholders
+// Creates a :Missing placeholder for every given id that names no belief yet; returns nothing.
+UNWIND $ids AS ref
+WITH DISTINCT ref
+WHERE NOT EXISTS { MATCH (:Belief {id: ref}) }
+MERGE (:Missing {id: ref})
+
+// name: promote_placeholders
+// Turns the :Missing placeholders of the given ids into beliefs, keeping their edges; returns their ids.
+UNWIND $ids AS ref
+MATCH (m:Missing {id: ref})
+REMOVE m:Missing
+SET m:Belief
+RETURN m.id AS id
+
+// name: create_belief_nodes
+// Creates (or fills a promoted placeholder with) one belief per row; returns nothing.
+UNWIND $rows AS row
+MERGE (b:Belief {id: row.id})
+SET b += row.props
+
+// name: create_justifications
+// Creates each justification with its SUPPORTS, REQUIRES and UNLESS edges; returns nothing.
+UNWIND $rows AS row
+MATCH (b:Belief {id: row.belief})
+CREATE (j:Justification {kind: row.kind, label: row.label, seq: row.seq})-[:SUPPORTS]->(b)
+WITH j, row
+CALL (j, row) {
+  UNWIND range(0, size(row.antecedents) - 1) AS pos
+  WITH j, pos, row.antecedents[pos] AS ref
+  OPTIONAL MATCH (x:Belief {id: ref})
+  OPTIONAL MATCH (m:Missing {id: ref})
+  WITH j, pos, coalesce(x, m) AS target
+  CREATE (j)-[:REQUIRES {pos: pos}]->(target)
+}
+CALL (j, row) {
+  UNWIND range(0, size(row.outlist) - 1) AS pos
+  WITH j, pos, row.outlist[pos] AS ref
+  OPTIONAL MATCH (x:Belief {id: ref})
+  OPTIONAL MATCH (m:Missing {id: ref})
+  WITH j, pos, coalesce(x, m) AS target
+  CREATE (j)-[:UNLESS {pos: pos}]->(target)
+}
+
+// name: next_justification_seq
+// For each given belief, the seq the next justification added to it gets.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+OPTIONAL MATCH (b)<-[:SUPPORTS]-(j:Justification)
+RETURN bid AS id, coalesce(max(j.seq), -1) + 1 AS seq
+
+// name: set_pins
+// Records retract / assert decisions on the given beliefs; returns nothing.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+SET b.retracted = $retracted,
+    b.asserted = $asserted,
+    b.retracted_at = $retracted_at,
+    b.retract_reason = $reason,
+    b.updated_at = $at
+
+// name: create_nogood
+// Creates a nogood with MEMBER edges to its beliefs (or placeholders); returns nothing.
+CREATE (n:Nogood {id: $id, discovered: $discovered, resolution: $resolution})
+WITH n
+UNWIND range(0, size($members) - 1) AS pos
+OPTIONAL MATCH (x:Belief {id: $members[pos]})
+OPTIONAL MATCH (m:Missing {id: $members[pos]})
+WITH n, pos, coalesce(x, m) AS target
+CREATE (n)-[:MEMBER {pos: pos}]->(target)
+
+// name: set_nogood_resolution
+// Records how a nogood was last resolved; returns nothing.
+MATCH (n:Nogood {id: $id})
+SET n.resolution = $resolution
+
+// name: save_network_info
+// Keeps the network file's meta and repos sections for export; returns nothing.
+MERGE (n:NetworkInfo {key: 'network'})
+SET n.meta = $meta, n.repos = $repos
+
+// name: delete_everything
+// Deletes every node this project writes, in the current transaction; returns how many.
+MATCH (n)
+WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:DeriveRun OR n:DeriveRound
+   OR n:NetworkInfo
+DETACH DELETE n
+RETURN count(*) AS deleted

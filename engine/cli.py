@@ -1,0 +1,321 @@
+"""`python -m engine ...`: the truth-maintenance commands, a thin skin over engine.tms.
+
+Each command opens the store, calls one library function, and renders the result (text, or
+JSON with --json). Mutating commands report {"went_in": [...], "went_out": [...]}.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from engine import explain as explaining
+from engine import interchange, tms
+from engine.cli_support import open_store, print_json, run_guarded, shorten, split_ids, table
+from engine.errors import InvalidInput
+from engine.model import Change, Kind, Truth
+from engine.store import BeliefFilter
+
+PROG = "python -m engine"
+
+
+# --- handlers ------------------------------------------------------------------------
+def _justifications(args) -> tuple:
+    if args.sl and args.cp:
+        raise InvalidInput("give --sl or --cp, not both", field="justification")
+    kind = Kind.CP if args.cp else Kind.SL
+    return tms.make_justifications(
+        split_ids(args.sl or args.cp), unless=split_ids(args.unless), kind=kind,
+        any_mode=args.any, label=args.label or "",
+    )
+
+
+def _report_change(change: Change, args) -> int:
+    if args.json:
+        print_json(change.as_dict())
+        return 0
+    for verb, ids in (("IN ", change.went_in), ("OUT", change.went_out)):
+        for bid in ids:
+            print(f"{verb} {bid}")
+    for bid in change.retracted_by_nogood:
+        print(f"retracted by nogood: {bid}")
+    if not change.went_in and not change.went_out:
+        print("no label changed")
+    return 0
+
+
+def cmd_init(store, args) -> int:
+    tms.init(store)
+    print("schema ready (constraints and indexes)")
+    return 0
+
+
+def cmd_reset(store, args) -> int:
+    if not args.yes:
+        raise InvalidInput("reset deletes every belief; confirm with --yes", field="yes")
+    tms.reset(store)
+    print("graph emptied")
+    return 0
+
+
+def cmd_add(store, args) -> int:
+    change = tms.add(store, args.id, args.text, _justifications(args), source=args.source or "",
+                     source_url=args.source_url or "")
+    return _report_change(change, args)
+
+
+def cmd_add_justification(store, args) -> int:
+    return _report_change(tms.add_justification(store, args.id, _justifications(args)), args)
+
+
+def cmd_retract(store, args) -> int:
+    return _report_change(tms.retract(store, args.id, args.reason or ""), args)
+
+
+def cmd_assert(store, args) -> int:
+    return _report_change(tms.assert_belief(store, args.id), args)
+
+
+def cmd_nogood(store, args) -> int:
+    return _report_change(tms.add_nogood(store, args.ids, args.name), args)
+
+
+def cmd_status(store, args) -> int:
+    s = tms.status(store)
+    if args.json:
+        print_json(s.as_dict())
+        return 0
+    print(f"{s.beliefs} beliefs: {s.in_} IN, {s.out} OUT ({s.undetermined} undetermined)")
+    print(f"{s.premises} premises, {s.derived} derived, max depth {s.max_depth}, "
+          f"{s.nogoods} nogoods")
+    if s.undetermined_ids:
+        print("undetermined (loops through outlists): " + ", ".join(s.undetermined_ids))
+    return 0
+
+
+def cmd_list(store, args) -> int:
+    truth = Truth.IN if args.in_ else Truth.OUT if args.out else None
+    premises = True if args.premises else False if args.derived else None
+    beliefs = tms.list_beliefs(store, BeliefFilter(truth=truth, premises=premises))
+    if args.json:
+        print_json([{"id": b.id, "truth": b.truth.value, "depth": b.depth,
+                     "premise": b.is_premise, "text": b.text} for b in beliefs])
+        return 0
+    print(table([(b.id, b.truth.value, b.depth if b.depth is not None else "-",
+                  shorten(b.text, 70)) for b in beliefs], ["id", "truth", "depth", "text"]))
+    return 0
+
+
+def cmd_show(store, args) -> int:
+    b, dependents = tms.show(store, args.id)
+    record = {
+        "id": b.id, "text": b.text, "truth": b.truth.value, "depth": b.depth,
+        "retracted": b.retracted, "asserted": b.asserted, "retract_reason": b.retract_reason,
+        "source": b.source, "source_url": b.source_url, "metadata": dict(b.metadata),
+        "justifications": [{"kind": j.kind.value, "antecedents": list(j.antecedents),
+                            "outlist": list(j.outlist), "label": j.label}
+                           for j in b.justifications],
+        "dependents": dependents,
+    }
+    if args.json:
+        print_json(record)
+        return 0
+    depth = b.depth if b.depth is not None else "none (no finite derivation)"
+    print(f"{b.id}  [{b.truth.value}]  depth {depth}")
+    print(f"  {b.text}")
+    if b.retracted:
+        print(f"  retracted{': ' + b.retract_reason if b.retract_reason else ''}")
+    if b.asserted:
+        print("  held as a user-asserted fact")
+    for j in b.justifications:
+        line = f"  {j.kind.value}: {', '.join(j.antecedents) or '(no antecedents)'}"
+        if j.outlist:
+            line += f"  unless {', '.join(j.outlist)}"
+        print(line + (f"  -- {j.label}" if j.label else ""))
+    if dependents:
+        print(f"  dependents: {', '.join(dependents)}")
+    return 0
+
+
+def cmd_explain(store, args) -> int:
+    step = explaining.explain(store, args.id)
+    if args.json:
+        print_json(step.as_dict())
+    else:
+        print("\n".join(explaining.render_explanation(step)))
+    return 0
+
+
+def cmd_trace(store, args) -> int:
+    entries = explaining.trace(store, args.id)
+    if args.json:
+        print_json([e.__dict__ for e in entries])
+        return 0
+    print(table([(e.id, e.truth, e.kind) for e in entries], ["rests on", "truth", "kind"]))
+    return 0
+
+
+def cmd_what_if(store, args) -> int:
+    change = tms.what_if(store, args.operation, args.id)
+    if not args.json:
+        print(f"if {args.operation} {args.id} (nothing written):")
+    return _report_change(change, args)
+
+
+def cmd_verify(store, args) -> int:
+    problems = tms.verify(store)
+    status = tms.status(store)
+    if args.json:
+        print_json({"ok": not problems, "mismatches": [p.__dict__ for p in problems],
+                    "undetermined": list(status.undetermined_ids)})
+    elif problems:
+        print(table([(p.id, p.stored, p.computed) for p in problems],
+                    ["belief", "stored", "computed from scratch"]))
+    else:
+        print(f"ok: all {status.beliefs} labels and depths equal the from-scratch computation")
+    if not args.json and status.undetermined_ids:
+        print("undetermined (loops through outlists): " + ", ".join(status.undetermined_ids))
+    return 1 if problems else 0
+
+
+def cmd_import(store, args) -> int:
+    from adapters.formats import read_network_file
+
+    network, stored = read_network_file(args.file)
+    report = interchange.import_network(store, network, stored)
+    if args.json:
+        print_json(report.as_dict())
+        return 0
+    print(f"imported {report.beliefs} beliefs, {report.justifications} justifications, "
+          f"{report.nogoods} nogoods: {report.labels_in} IN, {report.labels_out} OUT")
+    for name, ids in (("retractions kept (stored OUT, support valid)", report.retractions_kept),
+                      ("circular support (stored IN, now OUT)", report.circular_support),
+                      ("stale labels (stored IN, support not valid)", report.stale),
+                      ("undetermined (loops through outlists)", report.undetermined),
+                      ("beliefs naming themselves", report.self_listed),
+                      ("retracted by nogoods", report.retracted_by_nogood)):
+        if ids:
+            shown = ", ".join(ids[:8]) + (f", ... ({len(ids) - 8} more)" if len(ids) > 8 else "")
+            print(f"  {name}: {len(ids)}: {shown}")
+    return 0
+
+
+def cmd_export(store, args) -> int:
+    from adapters.formats import dump_network
+
+    text = dump_network(interchange.export_network(store))
+    if args.output and args.output != "-":
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# --- the parser ----------------------------------------------------------------------
+def _justification_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sl", metavar="A,B", help="antecedents (SL justification)")
+    p.add_argument("--cp", metavar="A,B", help="antecedents, kept as a CP justification")
+    p.add_argument("--unless", metavar="X,Y", help="outlist: holds only while these are OUT")
+    p.add_argument("--any", action="store_true",
+                   help="one justification per antecedent (convergent evidence)")
+    p.add_argument("--label", help="a short label for the justification")
+
+
+COMMANDS = {
+    # name: (handler, help, example)
+    "init": (cmd_init, "create the schema (constraints, indexes)", "init"),
+    "reset": (cmd_reset, "delete every belief, justification and nogood", "reset --yes"),
+    "add": (cmd_add, "add a belief (a premise unless --sl/--cp/--unless)",
+            "add auth-uses-jwt 'The auth service validates JWTs' --source src/auth.py"),
+    "add-justification": (cmd_add_justification, "give a belief another justification",
+                          "add-justification auth-bottleneck --sl auth-uses-jwt,auth-sync-check"),
+    "retract": (cmd_retract, "pin a belief OUT until it is asserted",
+                "retract auth-uses-jwt --reason 'moved to sessions'"),
+    "assert": (cmd_assert, "un-retract a belief, or hold a derived one as a fact",
+               "assert auth-uses-jwt"),
+    "nogood": (cmd_nogood, "record beliefs that must not all be IN",
+               "nogood cache-is-coherent cache-serves-stale-reads"),
+    "status": (cmd_status, "counts of beliefs by label and kind", "status --json"),
+    "list": (cmd_list, "list beliefs", "list --in --derived"),
+    "show": (cmd_show, "one belief with its justifications", "show auth-bottleneck"),
+    "explain": (cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck"),
+    "trace": (cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json"),
+    "what-if": (cmd_what_if, "what a retract or assert would change (nothing written)",
+                "what-if retract auth-uses-jwt"),
+    "verify": (cmd_verify, "recompute every label from scratch and compare", "verify"),
+    "import": (cmd_import, "load a network.json (ftl-reasons / reasonsforge format)",
+               "import network.json"),
+    "export": (cmd_export, "write the network as network.json", "export -o network.json"),
+}
+READ_COMMANDS = {"status", "list", "show", "explain", "trace", "what-if", "verify", "import"}
+MUTATING = {"add", "add-justification", "retract", "assert", "nogood"}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Justified beliefs in Neo4j with truth maintenance.",
+        epilog="Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. "
+               "Derive: python -m engine.derive --help",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (_, help_text, example) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text,
+                           epilog=f"example: {PROG} {example}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show tracebacks")
+        if name in READ_COMMANDS or name in MUTATING:
+            p.add_argument("--json", action="store_true", help="print JSON")
+        _command_arguments(name, p)
+    return parser
+
+
+def _command_arguments(name: str, p: argparse.ArgumentParser) -> None:
+    if name == "reset":
+        p.add_argument("--yes", action="store_true", help="confirm")
+    elif name == "add":
+        p.add_argument("id")
+        p.add_argument("text")
+        _justification_flags(p)
+        p.add_argument("--source", help="where the belief was observed")
+        p.add_argument("--source-url", help="a URL for the source")
+    elif name == "add-justification":
+        p.add_argument("id")
+        _justification_flags(p)
+    elif name == "retract":
+        p.add_argument("id")
+        p.add_argument("--reason", help="why (kept on the belief)")
+    elif name in ("assert", "show", "explain", "trace"):
+        p.add_argument("id")
+    elif name == "nogood":
+        p.add_argument("ids", nargs="+", metavar="ID")
+        p.add_argument("--name", help="the nogood's id (default: from its members)")
+    elif name == "list":
+        group = p.add_mutually_exclusive_group()
+        group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
+        group.add_argument("--out", action="store_true", help="OUT beliefs only")
+        kind = p.add_mutually_exclusive_group()
+        kind.add_argument("--premises", action="store_true", help="premises only")
+        kind.add_argument("--derived", action="store_true", help="derived beliefs only")
+    elif name == "what-if":
+        p.add_argument("operation", choices=["retract", "assert"])
+        p.add_argument("id")
+    elif name == "import":
+        p.add_argument("file")
+    elif name == "export":
+        p.add_argument("-o", "--output", help="file to write (default: stdout)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler = COMMANDS[args.command][0]
+
+    def run() -> int:
+        with open_store() as store:
+            return handler(store, args)
+
+    return run_guarded(run, debug=getattr(args, "debug", False))

@@ -1,0 +1,79 @@
+"""What every command-line entry point shares: opening the store, the error boundary,
+and plain-text rendering helpers.
+
+Exit codes: 0 ok; 1 an operation ran and found a problem (verify mismatch, a derive run that
+ended in error); 2 bad input or usage, or the store cannot be reached.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from engine.errors import EngineError
+
+
+@contextmanager
+def open_store() -> Iterator[Any]:
+    """The Neo4j store configured by the environment (NEO4J_URI, NEO4J_USER,
+    NEO4J_PASSWORD, NEO4J_DATABASE). The composition root: the only place the CLI reaches
+    for the Neo4j adapter."""
+    from adapters.neo4j.connection import Neo4jSettings, connect
+    from adapters.neo4j.store import Neo4jStore
+
+    settings = Neo4jSettings.from_env(os.environ)
+    driver = connect(settings)
+    store = Neo4jStore(driver, settings.database, settings.uri)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def run_guarded(command: Callable[[], int], *, debug: bool) -> int:
+    """Run a command; map errors to one "Error: ..." line and an exit code."""
+    try:
+        return command()
+    except EngineError as e:
+        if debug:
+            traceback.print_exc()
+        print(f"Error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print("Error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # the boundary: anything else is a bug, reported in one line
+        if debug:
+            traceback.print_exc()
+        print(f"Error: unexpected {type(e).__name__}: {e} (run with --debug for the traceback)",
+              file=sys.stderr)
+        return 1
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def split_ids(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def shorten(text: str, width: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,124 @@
+"""Import and export of whole networks (the network.json format, parsed by adapters).
+
+Import keeps the decisions a file records: a belief stored OUT that the computed labels would
+make IN was retracted by its user, so it comes in retracted (shallowest first, since pinning
+one can take others down with it). The report says, as counts and ids, where the stored labels
+differ from the computed ones and why.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from engine import nogoods as nogood_rules
+from engine.errors import InvalidInput
+from engine.model import Belief, Change, Network, Truth
+from engine.semantics import compute_labels, is_valid
+from engine.store import GraphTx, Store
+from engine.tms import now
+
+
+@dataclasses.dataclass
+class ImportReport:
+    beliefs: int
+    justifications: int
+    nogoods: int
+    labels_in: int
+    labels_out: int
+    retractions_kept: list[str]  # stored OUT, support valid: comes in retracted
+    circular_support: list[str]  # stored IN, support only circular: OUT
+    stale: list[str]  # stored IN, support not valid: OUT
+    undetermined: list[str]  # on (or resting on) a loop through outlists
+    self_listed: list[str]  # beliefs naming themselves as an antecedent
+    retracted_by_nogood: list[str]
+
+    def as_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        d["differences"] = {
+            "retractions_kept": len(self.retractions_kept),
+            "circular_support": len(self.circular_support),
+            "stale": len(self.stale),
+            "undetermined": len(self.undetermined),
+        }
+        return d
+
+
+def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth]) -> dict[str, Belief]:
+    """Beliefs with the user's retractions restored from the stored labels."""
+    pinned = {
+        bid: dataclasses.replace(b, retracted=True)
+        if stored.get(bid) == Truth.OUT and b.retracted_at else b
+        for bid, b in beliefs.items()
+    }
+    while True:
+        labels = compute_labels(pinned)
+        wrongly_in = [bid for bid, label in labels.items()
+                      if label.truth == Truth.IN and stored.get(bid) == Truth.OUT]
+        if not wrongly_in:
+            return pinned
+        shallowest = min(labels[bid].depth or 0 for bid in wrongly_in)
+        for bid in wrongly_in:
+            if (labels[bid].depth or 0) == shallowest:
+                pinned[bid] = dataclasses.replace(pinned[bid], retracted=True)
+
+
+def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
+    beliefs = decide_pins(network.beliefs, stored)
+    labels = compute_labels(beliefs)
+    stored_truth = {bid: stored.get(bid, Truth.IN) for bid in beliefs}
+
+    def supported_by_stored_labels(b: Belief) -> bool:
+        return any(is_valid(j, stored_truth) for j in b.justifications)
+
+    circular, stale, undetermined = [], [], []
+    for bid in sorted(beliefs):
+        truth = labels[bid].truth
+        if truth == Truth.UNDETERMINED:
+            undetermined.append(bid)
+        elif truth == Truth.OUT and stored_truth[bid] == Truth.IN:
+            (circular if supported_by_stored_labels(beliefs[bid]) else stale).append(bid)
+    kept = sorted(bid for bid, b in beliefs.items()
+                  if b.retracted and not network.beliefs[bid].retracted)
+
+    def work(tx: GraphTx) -> Change:
+        taken = tx.existing_ids(beliefs)
+        if taken:
+            raise InvalidInput(
+                f"{len(taken)} of the file's beliefs already exist (first: '{min(taken)}');"
+                " import into an empty graph or `reset --yes` first",
+                field="id", value=min(taken),
+            )
+        known_nogoods = {n.id for n in tx.nogoods()}
+        clash = [n.id for n in network.nogoods if n.id in known_nogoods]
+        if clash:
+            raise InvalidInput(f"nogood '{clash[0]}' already exists", field="nogood", value=clash[0])
+        tx.create_beliefs(list(beliefs.values()))
+        for nogood in network.nogoods:
+            tx.create_nogood(nogood)
+        tx.save_network_info(network.meta, network.repos)
+        change = tx.relabel_all()
+        holding = tx.nogoods_holding([m for n in network.nogoods for m in n.members])
+        if holding:
+            change = nogood_rules.resolve(tx, holding, change, at=now())
+        return change
+
+    change = store.write(work)
+    counts = store.read(lambda tx: tx.status())
+    return ImportReport(
+        beliefs=len(beliefs),
+        justifications=sum(len(b.justifications) for b in beliefs.values()),
+        nogoods=len(network.nogoods),
+        labels_in=counts.in_,
+        labels_out=counts.out,
+        retractions_kept=kept,
+        circular_support=circular,
+        stale=stale,
+        undetermined=undetermined,
+        self_listed=sorted(bid for bid, b in beliefs.items()
+                           if any(bid in j.antecedents for j in b.justifications)),
+        retracted_by_nogood=change.retracted_by_nogood,
+    )
+
+
+def export_network(store: Store) -> Network:
+    return store.read(lambda tx: tx.read_network())

@@ -1,0 +1,180 @@
+"""The domain's records: beliefs, justifications, nogoods, labels and changes.
+
+Plain frozen dataclasses, no I/O. Every adapter converts to and from these.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from engine.errors import InvalidInput
+
+ID_RE = re.compile(r"[a-z0-9][a-z0-9._:-]{0,199}")
+
+
+class Truth(StrEnum):
+    """A belief's label. UNDETERMINED beliefs are stored as :Out:Undetermined and export as OUT."""
+
+    IN = "IN"
+    OUT = "OUT"
+    UNDETERMINED = "UNDETERMINED"
+
+
+class Kind(StrEnum):
+    """Justification kinds. CP is kept as written and evaluated like SL (as ftl-reasons does)."""
+
+    SL = "SL"
+    CP = "CP"
+
+
+def check_id(value: object, *, what: str = "belief id") -> str:
+    """Return `value` if it is a valid id, else raise InvalidInput naming it."""
+    if not isinstance(value, str) or not ID_RE.fullmatch(value):
+        raise InvalidInput(
+            f"invalid {what} {value!r}: ids are 1-200 characters of [a-z0-9._:-], "
+            "starting with a letter or digit",
+            field=what,
+            value=value,
+        )
+    return value
+
+
+def check_text(value: object, *, ident: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"belief '{ident}' has an empty text", field="text", value=value)
+    return value
+
+
+@dataclass(frozen=True)
+class Justification:
+    """One SL (or CP) justification: holds when every antecedent is IN and every outlist
+    member is OUT."""
+
+    antecedents: tuple[str, ...]
+    outlist: tuple[str, ...] = ()
+    kind: Kind = Kind.SL
+    label: str = ""
+
+    def mentions(self) -> tuple[str, ...]:
+        return self.antecedents + self.outlist
+
+
+@dataclass(frozen=True)
+class Belief:
+    """A belief as stored. `retracted` and `asserted` are the user's pins; `truth` and
+    `depth` are computed (None where not yet known)."""
+
+    id: str
+    text: str
+    justifications: tuple[Justification, ...] = ()
+    source: str = ""
+    source_url: str = ""
+    source_hash: str = ""
+    date: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    created_at: str = ""
+    updated_at: str = ""
+    retracted: bool = False
+    asserted: bool = False
+    retracted_at: str = ""
+    retract_reason: str = ""
+    # Fields of the network.json format this engine does not interpret (reviewed_at, ...),
+    # kept so that import -> export gives them back.
+    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    truth: Truth | None = None
+    depth: int | None = None
+
+    @property
+    def is_premise(self) -> bool:
+        return not self.justifications
+
+
+@dataclass(frozen=True)
+class Nogood:
+    """A set of beliefs that must not all be IN together."""
+
+    id: str
+    members: tuple[str, ...]
+    discovered: str = ""
+    resolution: str = ""
+
+
+@dataclass(frozen=True)
+class Label:
+    truth: Truth
+    depth: int | None
+
+
+@dataclass
+class Network:
+    """A whole network, as read from a file or from the store."""
+
+    beliefs: dict[str, Belief]
+    nogoods: list[Nogood] = field(default_factory=list)
+    repos: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Change:
+    """What an operation did to labels. `went_out` includes beliefs that became
+    Undetermined (they are OUT for every purpose that needs a yes or no)."""
+
+    went_in: list[str] = field(default_factory=list)
+    went_out: list[str] = field(default_factory=list)
+    retracted_by_nogood: list[str] = field(default_factory=list)
+
+    def merge(self, other: "Change") -> "Change":
+        """Combine two successive changes into their net effect."""
+        went_in = set(self.went_in)
+        went_out = set(self.went_out)
+        for b in other.went_in:
+            if b in went_out:
+                went_out.discard(b)
+            else:
+                went_in.add(b)
+        for b in other.went_out:
+            if b in went_in:
+                went_in.discard(b)
+            else:
+                went_out.add(b)
+        return Change(
+            sorted(went_in),
+            sorted(went_out),
+            self.retracted_by_nogood + [b for b in other.retracted_by_nogood
+                                        if b not in self.retracted_by_nogood],
+        )
+
+    def as_dict(self) -> dict[str, list[str]]:
+        out = {"went_in": sorted(self.went_in), "went_out": sorted(self.went_out)}
+        if self.retracted_by_nogood:
+            out["retracted_by_nogood"] = list(self.retracted_by_nogood)
+        return out
+
+
+@dataclass(frozen=True)
+class Status:
+    beliefs: int
+    in_: int
+    out: int
+    undetermined: int
+    premises: int
+    derived: int
+    nogoods: int
+    max_depth: int
+    undetermined_ids: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "beliefs": self.beliefs,
+            "in": self.in_,
+            "out": self.out,
+            "undetermined": self.undetermined,
+            "premises": self.premises,
+            "derived": self.derived,
+            "nogoods": self.nogoods,
+            "max_depth": self.max_depth,
+        }

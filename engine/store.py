@@ -1,0 +1,153 @@
+"""The Store protocol: what truth maintenance and derive need from a graph.
+
+The engine speaks only these domain verbs; adapters/neo4j implements them in Cypher and
+tests/fakes.py implements them in memory. A `GraphTx` is the store seen from inside one
+transaction: `Store.write(work)` runs `work(tx)` and commits everything it did, the
+propagation included, or nothing. `work` may be run more than once (a cluster retries
+transient failures), so it must not have side effects outside the transaction.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class BeliefFilter:
+    """Which beliefs `list_beliefs` returns. All None: every belief."""
+
+    truth: Truth | None = None  # IN, OUT (Undetermined included) or UNDETERMINED
+    premises: bool | None = None  # True: premises only; False: derived only
+
+
+@dataclass(frozen=True)
+class DeriveRoundRecord:
+    """Provenance of one derive round, written with the beliefs it applied."""
+
+    run_id: str
+    round: int
+    strategy: str
+    cluster: int | None
+    prompt_sha256: str
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+    # (belief id, kind DERIVE|GATE, mode ALL|ANY, label) for every applied proposal
+    proposed: Sequence[tuple[str, str, str, str]] = ()
+
+
+@dataclass(frozen=True)
+class DeriveRunRecord:
+    id: str
+    model: str
+    started_at: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProposedBy:
+    """Which run and round proposed a belief; `round.proposed` holds that belief's entry."""
+
+    run: DeriveRunRecord
+    round: DeriveRoundRecord
+
+
+class GraphTx(Protocol):
+    # --- reads -------------------------------------------------------------------------
+    def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
+        """The named beliefs that exist, with justifications, pins, truth and depth."""
+
+    def existing_ids(self, ids: Iterable[str]) -> set[str]:
+        """The subset of `ids` that name beliefs."""
+
+    def status(self) -> Status: ...
+
+    def list_beliefs(self, which: BeliefFilter) -> list[Belief]:
+        """Beliefs (without justifications) in id order."""
+
+    def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
+        """`ids` and every belief reachable from them through antecedents and outlists,
+        with justifications: the material for explain, trace and nogood resolution."""
+
+    def dependents(self, ids: Iterable[str]) -> set[str]:
+        """Every belief whose label could depend on one of `ids` (transitively)."""
+
+    def direct_dependents(self, belief_id: str) -> set[str]:
+        """Beliefs with a justification that names `belief_id`."""
+
+    def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
+        """For each id, how many beliefs have a justification naming it."""
+
+    def read_network(self) -> Network:
+        """The whole network with stored labels (for verify and export)."""
+
+    def truth_labels(self) -> dict[str, list[str]]:
+        """Every belief's raw graph labels (verify checks exactly one truth label)."""
+
+    def nogoods(self) -> list[Nogood]: ...
+
+    def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
+        """Nogoods with a member among `member_ids` whose members are all IN now."""
+
+    # --- writes ------------------------------------------------------------------------
+    def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
+        """Create beliefs with their justifications (ids must be new; named ids that do
+        not exist yet are kept as forward references). Labels are not computed here."""
+
+    def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None: ...
+
+    def set_pins(
+        self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str, at: str
+    ) -> None:
+        """Record the user's retract / assert decision on beliefs."""
+
+    def relabel(self, seeds: Iterable[str]) -> Change:
+        """Propagate from beliefs whose definition changed until labels and depths are the
+        well-founded model again; return what went IN and OUT."""
+
+    def relabel_all(self) -> Change:
+        """Relabel every belief (after a bulk import)."""
+
+    def create_nogood(self, nogood: Nogood) -> None: ...
+
+    def set_nogood_resolution(self, nogood_id: str, resolution: str) -> None: ...
+
+    def save_network_info(self, meta: dict[str, Any], repos: dict[str, Any]) -> None:
+        """Keep a network file's meta and repos sections for export."""
+
+    def reset(self) -> None:
+        """Delete every node this project writes."""
+
+    # --- derive ------------------------------------------------------------------------
+    def create_derive_run(self, run: DeriveRunRecord) -> None:
+        """Create the run's node, once: a second call with the same id changes nothing."""
+
+    def record_derive_round(self, record: DeriveRoundRecord) -> None:
+        """Record one round under its run (which must exist), with a PROPOSED link to each
+        belief in `record.proposed` (which must exist)."""
+
+    def derived_citing(self, ids: Iterable[str]) -> list[Belief]:
+        """Derived beliefs with a justification whose antecedents include one of `ids`,
+        each with every justification, truth and depth (other fields may be empty), by id."""
+
+    def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
+        """Every derive round that proposed the belief, oldest first."""
+
+
+class Store(Protocol):
+    def init_schema(self) -> None:
+        """Create constraints and indexes (idempotent)."""
+
+    def read(self, work: Callable[[GraphTx], T]) -> T: ...
+
+    def write(self, work: Callable[[GraphTx], T]) -> T: ...
+
+    def dry_run(self, work: Callable[[GraphTx], T]) -> T:
+        """Run `work` in a transaction that is always rolled back (what-if)."""
+
+    def close(self) -> None: ...

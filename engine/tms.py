@@ -1,0 +1,276 @@
+"""Truth-maintenance operations: the library API behind `python -m engine ...`.
+
+Every mutating operation runs inside one `store.write` transaction: the change, the
+propagation it causes, and the nogood retractions that follow commit together or not at all.
+Input is checked before anything is written; a problem raises InvalidInput / NotFound.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any
+
+from engine import nogoods as nogood_rules
+from engine.errors import InvalidInput, NotFound
+from engine.model import (
+    Belief,
+    Change,
+    Justification,
+    Kind,
+    Label,
+    Nogood,
+    Status,
+    Truth,
+    check_id,
+    check_text,
+)
+from engine.semantics import compute_labels
+from engine.store import BeliefFilter, GraphTx, Store
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+
+
+# --- building justifications ---------------------------------------------------------
+def make_justifications(
+    antecedents: Sequence[str] = (),
+    *,
+    unless: Sequence[str] = (),
+    kind: Kind = Kind.SL,
+    any_mode: bool = False,
+    label: str = "",
+) -> tuple[Justification, ...]:
+    """ALL: one justification over every antecedent. ANY: one per antecedent, each with
+    the whole outlist. No antecedents and no outlist: none (a premise)."""
+    antecedents = tuple(dict.fromkeys(antecedents))
+    unless = tuple(dict.fromkeys(unless))
+    for ref in antecedents + unless:
+        check_id(ref, what="antecedent id" if ref in antecedents else "outlist id")
+    if any_mode and antecedents:
+        return tuple(Justification((a,), unless, kind, label) for a in antecedents)
+    if not antecedents and not unless:
+        return ()
+    return (Justification(antecedents, unless, kind, label),)
+
+
+def _check_not_self(belief_id: str, justifications: Iterable[Justification]) -> None:
+    for j in justifications:
+        if belief_id in j.mentions():
+            raise InvalidInput(
+                f"belief '{belief_id}' cannot name itself in its own justification",
+                field="justification",
+                value=belief_id,
+            )
+
+
+# --- mutations -----------------------------------------------------------------------
+def add(
+    store: Store,
+    belief_id: str,
+    text: str,
+    justifications: Sequence[Justification] = (),
+    *,
+    source: str = "",
+    source_url: str = "",
+    metadata: dict[str, Any] | None = None,
+) -> Change:
+    """Add a belief (a premise when it has no justifications)."""
+    check_id(belief_id)
+    check_text(text, ident=belief_id)
+    _check_not_self(belief_id, justifications)
+    stamp = now()
+    belief = Belief(
+        id=belief_id,
+        text=text,
+        justifications=tuple(justifications),
+        source=source,
+        source_url=source_url,
+        metadata=MappingProxyType(dict(metadata or {})),
+        created_at=stamp,
+        updated_at=stamp,
+    )
+    return store.write(lambda tx: add_beliefs_in(tx, [belief]))
+
+
+def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:
+    """Inside a write transaction: create new beliefs, propagate, enforce nogoods.
+
+    Used by `add` and by derive's apply, so both follow the same rules."""
+    seen: set[str] = set()
+    for b in beliefs:
+        check_id(b.id)
+        check_text(b.text, ident=b.id)
+        if b.id in seen:
+            raise InvalidInput(f"belief '{b.id}' is given twice", field="id", value=b.id)
+        seen.add(b.id)
+    taken = tx.existing_ids(seen)
+    if taken:
+        first = sorted(taken)[0]
+        raise InvalidInput(f"belief '{first}' already exists", field="id", value=first)
+    tx.create_beliefs(list(beliefs))
+    change = tx.relabel(seen)
+    return enforce_nogoods(tx, change)
+
+
+def add_justification(store: Store, belief_id: str, justifications: Sequence[Justification]) -> Change:
+    """Give an existing belief more justifications (a premise becomes derived)."""
+    check_id(belief_id)
+    if not justifications:
+        raise InvalidInput("add-justification needs --sl, --cp or --unless ids",
+                           field="justification")
+    _check_not_self(belief_id, justifications)
+
+    def work(tx: GraphTx) -> Change:
+        _require(tx, [belief_id])
+        tx.add_justifications(belief_id, list(justifications))
+        return enforce_nogoods(tx, tx.relabel([belief_id]))
+
+    return store.write(work)
+
+
+def retract(store: Store, belief_id: str, reason: str = "") -> Change:
+    """Pin a belief OUT (premise or derived) until it is asserted again."""
+    check_id(belief_id)
+    return store.write(lambda tx: retract_in(tx, belief_id, reason))
+
+
+def retract_in(tx: GraphTx, belief_id: str, reason: str = "") -> Change:
+    _require(tx, [belief_id])
+    tx.set_pins([belief_id], retracted=True, asserted=False, reason=reason, at=now())
+    return enforce_nogoods(tx, tx.relabel([belief_id]))
+
+
+def assert_belief(store: Store, belief_id: str) -> Change:
+    """Un-pin a retracted belief; a derived belief that still has no valid support then
+    holds as a user-asserted fact until it is retracted."""
+    check_id(belief_id)
+    return store.write(lambda tx: assert_in(tx, belief_id))
+
+
+def assert_in(tx: GraphTx, belief_id: str) -> Change:
+    _require(tx, [belief_id])
+    stamp = now()
+    tx.set_pins([belief_id], retracted=False, asserted=False, reason="", at=stamp)
+    change = tx.relabel([belief_id])
+    belief = tx.get_beliefs([belief_id])[belief_id]
+    if belief.truth != Truth.IN and not belief.is_premise:
+        tx.set_pins([belief_id], retracted=False, asserted=True, reason="", at=stamp)
+        change = change.merge(tx.relabel([belief_id]))
+    return enforce_nogoods(tx, change)
+
+
+def add_nogood(store: Store, member_ids: Sequence[str], nogood_id: str | None = None) -> Change:
+    """Record that these beliefs must not all be IN; enforce it now and on later changes."""
+    members = tuple(dict.fromkeys(member_ids))
+    if len(members) < 2:
+        raise InvalidInput("a nogood needs at least two distinct belief ids", field="members")
+    for m in members:
+        check_id(m)
+    ident = nogood_id or "nogood-" + "-".join(members)[:180]
+    check_id(ident, what="nogood id")
+
+    def work(tx: GraphTx) -> Change:
+        _require(tx, members)
+        if any(n.id == ident for n in tx.nogoods()):
+            raise InvalidInput(f"nogood '{ident}' already exists", field="id", value=ident)
+        tx.create_nogood(Nogood(ident, members, discovered=now()))
+        return nogood_rules.resolve(tx, [Nogood(ident, members)], Change(), at=now())
+
+    return store.write(work)
+
+
+def enforce_nogoods(tx: GraphTx, change: Change) -> Change:
+    """Resolve every nogood that `change` made hold (all members IN)."""
+    if not change.went_in:
+        return change
+    holding = tx.nogoods_holding(change.went_in)
+    if not holding:
+        return change
+    return nogood_rules.resolve(tx, holding, change, at=now())
+
+
+def init(store: Store) -> None:
+    store.init_schema()
+
+
+def reset(store: Store) -> None:
+    store.write(lambda tx: tx.reset())
+
+
+# --- reads ---------------------------------------------------------------------------
+def status(store: Store) -> Status:
+    return store.read(lambda tx: tx.status())
+
+
+def list_beliefs(store: Store, which: BeliefFilter = BeliefFilter()) -> list[Belief]:
+    return store.read(lambda tx: tx.list_beliefs(which))
+
+
+def show(store: Store, belief_id: str) -> tuple[Belief, list[str]]:
+    """A belief with its justifications, and the ids of its direct dependents."""
+    check_id(belief_id)
+
+    def work(tx: GraphTx):
+        beliefs = tx.get_beliefs([belief_id])
+        if belief_id not in beliefs:
+            raise NotFound("belief", belief_id)
+        return beliefs[belief_id], sorted(tx.direct_dependents(belief_id))
+
+    return store.read(work)
+
+
+def what_if(store: Store, operation: str, belief_id: str) -> Change:
+    """What `retract` or `assert` would change; nothing is written."""
+    check_id(belief_id)
+    if operation == "retract":
+        return store.dry_run(lambda tx: retract_in(tx, belief_id, "what-if"))
+    if operation == "assert":
+        return store.dry_run(lambda tx: assert_in(tx, belief_id))
+    raise InvalidInput(f"what-if takes 'retract' or 'assert', not {operation!r}",
+                       field="operation", value=operation)
+
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    id: str
+    stored: str
+    computed: str
+
+
+def verify(store: Store) -> list[Mismatch]:
+    """Recompute every label from scratch and list where the graph disagrees."""
+
+    def work(tx: GraphTx):
+        return tx.read_network(), tx.truth_labels()
+
+    network, raw_labels = store.read(work)
+    return compare_labels(network.beliefs, raw_labels)
+
+
+def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]]) -> list[Mismatch]:
+    computed = compute_labels(beliefs)
+    problems: list[Mismatch] = []
+    for bid in sorted(beliefs):
+        labels = set(raw_labels.get(bid, ()))
+        truth_labels = labels & {"In", "Out"}
+        if len(truth_labels) != 1 or ("Undetermined" in labels and "Out" not in labels):
+            problems.append(Mismatch(bid, "labels " + ":".join(sorted(labels)), str(computed[bid].truth)))
+            continue
+        stored = Label(beliefs[bid].truth, beliefs[bid].depth)
+        want = computed[bid]
+        if stored.truth != want.truth:
+            problems.append(Mismatch(bid, f"{stored.truth}", f"{want.truth}"))
+        elif stored.depth != want.depth:
+            problems.append(Mismatch(bid, f"depth {stored.depth}", f"depth {want.depth}"))
+    return problems
+
+
+def _require(tx: GraphTx, ids: Iterable[str]) -> None:
+    ids = list(ids)
+    found = tx.existing_ids(ids)
+    for i in ids:
+        if i not in found:
+            raise NotFound("belief", i)

@@ -1,0 +1,231 @@
+"""In-memory stand-ins that subclass or satisfy the real interfaces, for unit tests.
+
+FakeStore keeps beliefs in dicts and labels them with engine.semantics (the definition of
+truth), so a unit test sees exactly what the Neo4j store must produce.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+from engine.errors import StoreError
+from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
+from engine.semantics import compute_labels
+from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, ProposedBy
+
+T = TypeVar("T")
+
+
+class FakeTx:
+    def __init__(self, state: "FakeState"):
+        self.s = state
+
+    # --- reads ---------------------------------------------------------------------
+    def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
+        return {i: self.s.beliefs[i] for i in ids if i in self.s.beliefs}
+
+    def existing_ids(self, ids: Iterable[str]) -> set[str]:
+        return {i for i in ids if i in self.s.beliefs}
+
+    def status(self) -> Status:
+        bs = self.s.beliefs.values()
+        und = sorted(b.id for b in bs if b.truth == Truth.UNDETERMINED)
+        return Status(
+            beliefs=len(self.s.beliefs),
+            in_=sum(b.truth == Truth.IN for b in bs),
+            out=sum(b.truth != Truth.IN for b in bs),
+            undetermined=len(und),
+            premises=sum(b.is_premise for b in bs),
+            derived=sum(not b.is_premise for b in bs),
+            nogoods=len(self.s.nogoods),
+            max_depth=max((b.depth for b in bs if b.depth is not None), default=0),
+            undetermined_ids=tuple(und),
+        )
+
+    def list_beliefs(self, which: BeliefFilter) -> list[Belief]:
+        out = []
+        for b in sorted(self.s.beliefs.values(), key=lambda b: b.id):
+            if which.truth == Truth.IN and b.truth != Truth.IN:
+                continue
+            if which.truth == Truth.OUT and b.truth == Truth.IN:
+                continue
+            if which.truth == Truth.UNDETERMINED and b.truth != Truth.UNDETERMINED:
+                continue
+            if which.premises is not None and b.is_premise != which.premises:
+                continue
+            out.append(b)
+        return out
+
+    def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
+        seen: dict[str, Belief] = {}
+        stack = [i for i in ids if i in self.s.beliefs]
+        while stack:
+            i = stack.pop()
+            if i in seen:
+                continue
+            seen[i] = self.s.beliefs[i]
+            for j in seen[i].justifications:
+                stack.extend(a for a in j.mentions() if a in self.s.beliefs)
+        return seen
+
+    def dependents(self, ids: Iterable[str]) -> set[str]:
+        users: dict[str, set[str]] = {}
+        for b in self.s.beliefs.values():
+            for j in b.justifications:
+                for a in j.mentions():
+                    users.setdefault(a, set()).add(b.id)
+        seen: set[str] = set()
+        stack = list(ids)
+        while stack:
+            for c in users.get(stack.pop(), ()):
+                if c not in seen:
+                    seen.add(c)
+                    stack.append(c)
+        return seen
+
+    def direct_dependents(self, belief_id: str) -> set[str]:
+        return {b.id for b in self.s.beliefs.values()
+                if any(belief_id in j.mentions() for j in b.justifications)}
+
+    def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
+        return {i: len(self.direct_dependents(i)) for i in ids}
+
+    def truth_labels(self) -> dict[str, list[str]]:
+        names = {Truth.IN: ["Belief", "In"], Truth.OUT: ["Belief", "Out"],
+                 Truth.UNDETERMINED: ["Belief", "Out", "Undetermined"]}
+        return {i: names[b.truth] for i, b in self.s.beliefs.items()}
+
+    def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
+        ids = set(member_ids)
+        return [n for n in self.s.nogoods if ids & set(n.members) and all(
+            m in self.s.beliefs and self.s.beliefs[m].truth == Truth.IN for m in n.members)]
+
+    def read_network(self) -> Network:
+        meta, repos = self.s.extra.get("network_info", ({}, {}))
+        return Network(dict(self.s.beliefs), list(self.s.nogoods), dict(repos), dict(meta))
+
+    def nogoods(self) -> list[Nogood]:
+        return list(self.s.nogoods)
+
+    # --- writes --------------------------------------------------------------------
+    def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
+        for b in beliefs:
+            assert b.id not in self.s.beliefs, f"duplicate {b.id}"
+            self.s.beliefs[b.id] = dataclasses.replace(b, truth=None, depth=None)
+
+    def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
+        b = self.s.beliefs[belief_id]
+        self.s.beliefs[belief_id] = dataclasses.replace(
+            b, justifications=b.justifications + tuple(justifications)
+        )
+
+    def set_pins(self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str,
+                 at: str) -> None:
+        for i in ids:
+            b = self.s.beliefs[i]
+            self.s.beliefs[i] = dataclasses.replace(
+                b, retracted=retracted, asserted=asserted,
+                retracted_at=at if retracted else "", retract_reason=reason if retracted else "",
+            )
+
+    def relabel(self, seeds: Iterable[str]) -> Change:
+        before = {i: b.truth for i, b in self.s.beliefs.items()}
+        labels = compute_labels(self.s.beliefs)
+        change = Change()
+        for i, label in labels.items():
+            b = self.s.beliefs[i]
+            self.s.beliefs[i] = dataclasses.replace(b, truth=label.truth, depth=label.depth)
+            was_in = before[i] == Truth.IN
+            now_in = label.truth == Truth.IN
+            if now_in and not was_in:
+                change.went_in.append(i)
+            elif was_in and not now_in:
+                change.went_out.append(i)
+            elif before[i] is None and not now_in:
+                pass  # a new belief that starts OUT did not "go" anywhere
+        change.went_in.sort()
+        change.went_out.sort()
+        return change
+
+    def relabel_all(self) -> Change:
+        return self.relabel(self.s.beliefs)
+
+    def create_nogood(self, nogood: Nogood) -> None:
+        self.s.nogoods.append(nogood)
+
+    def set_nogood_resolution(self, nogood_id: str, resolution: str) -> None:
+        self.s.nogoods = [dataclasses.replace(n, resolution=resolution) if n.id == nogood_id
+                          else n for n in self.s.nogoods]
+
+    def save_network_info(self, meta: dict[str, Any], repos: dict[str, Any]) -> None:
+        self.s.extra["network_info"] = (dict(meta), dict(repos))
+
+    def reset(self) -> None:
+        self.s.beliefs.clear()
+        self.s.nogoods.clear()
+        self.s.runs.clear()
+        self.s.rounds.clear()
+
+    # --- derive --------------------------------------------------------------------
+    def create_derive_run(self, run: DeriveRunRecord) -> None:
+        self.s.runs.setdefault(run.id, run)
+
+    def record_derive_round(self, record: DeriveRoundRecord) -> None:
+        if record.run_id not in self.s.runs:
+            raise StoreError(f"no derive run '{record.run_id}'")
+        missing = [p[0] for p in record.proposed if p[0] not in self.s.beliefs]
+        if missing:
+            raise StoreError(f"derive round proposes beliefs that do not exist: {missing}")
+        self.s.rounds.append(record)
+
+    def derived_citing(self, ids: Iterable[str]) -> list[Belief]:
+        wanted = set(ids)
+        return [b for _, b in sorted(self.s.beliefs.items())
+                if any(wanted.intersection(j.antecedents) for j in b.justifications)]
+
+    def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
+        out = []
+        for r in self.s.rounds:
+            for entry in r.proposed:
+                if entry[0] == belief_id:
+                    out.append(ProposedBy(self.s.runs[r.run_id],
+                                          dataclasses.replace(r, proposed=(entry,))))
+        return sorted(out, key=lambda p: (p.run.started_at, p.round.round))
+
+
+@dataclasses.dataclass
+class FakeState:
+    beliefs: dict[str, Belief] = dataclasses.field(default_factory=dict)
+    nogoods: list[Nogood] = dataclasses.field(default_factory=list)
+    runs: dict[str, DeriveRunRecord] = dataclasses.field(default_factory=dict)
+    rounds: list[DeriveRoundRecord] = dataclasses.field(default_factory=list)
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+class FakeStore:
+    """A Store whose transactions are all-or-nothing copies of in-memory state."""
+
+    def __init__(self) -> None:
+        self.state = FakeState()
+        self.writes = 0
+
+    def init_schema(self) -> None:
+        pass
+
+    def read(self, work: Callable[[FakeTx], T]) -> T:
+        return work(FakeTx(copy.deepcopy(self.state)))
+
+    def write(self, work: Callable[[FakeTx], T]) -> T:
+        draft = copy.deepcopy(self.state)
+        result = work(FakeTx(draft))
+        self.state = draft  # only reached when work did not raise
+        self.writes += 1
+        return result
+
+    def dry_run(self, work: Callable[[FakeTx], T]) -> T:
+        return work(FakeTx(copy.deepcopy(self.state)))
+
+    def close(self) -> None:
+        pass
