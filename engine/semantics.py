@@ -17,8 +17,8 @@ three values. True -> IN. False -> OUT. Undefined -> UNDETERMINED (stored as
 Circular positive support is no support: a belief whose only support runs through itself is
 false, hence OUT.
 
-Depth: 0 for premises (retracted or not) and for asserted beliefs without valid support; for
-an IN derived belief, 1 + the largest antecedent depth of its shallowest valid justification;
+Depth: 0 for premises (retracted or not) and for user-asserted beliefs (they hold as facts,
+whatever their justifications); for an IN derived belief, 1 + the largest antecedent depth of its shallowest valid justification;
 for any other derived belief, the same over all its justifications. A missing id has depth 0.
 "Shallowest" is the minimum over finite derivations (Knuth's generalisation of Dijkstra), so a
 belief whose every justification waits on itself has no finite depth: None.
@@ -125,15 +125,12 @@ def _depths(beliefs: Mapping[str, Belief], truth: Mapping[str, Truth]) -> dict[s
         heapq.heappush(heap, (d, bid))
 
     for bid, b in beliefs.items():
-        if b.is_premise:
+        if b.is_premise or (b.asserted and truth[bid] == Truth.IN):
             settle_later(bid, 0)
             continue
         relevant = b.justifications
         if truth[bid] == Truth.IN:
             relevant = tuple(j for j in b.justifications if is_valid(j, truth))
-            if not relevant:  # held as a user-asserted fact
-                settle_later(bid, 0)
-                continue
         for j in relevant:
             antecedents = set(j.antecedents)
             index = len(heads)

@@ -222,6 +222,11 @@ def show(store: Store, belief_id: str) -> tuple[Belief, list[str]]:
     return store.read(work)
 
 
+def show_many(store: Store, ids: Sequence[str]) -> dict[str, Belief]:
+    """The named beliefs that exist, keyed by id."""
+    return store.read(lambda tx: tx.get_beliefs(ids))
+
+
 def what_if(store: Store, operation: str, belief_id: str) -> Change:
     """What `retract` or `assert` would change; nothing is written."""
     check_id(belief_id)

@@ -40,8 +40,7 @@ WITH b, old_value, old_depth, js,
           ELSE reduce(v = 0, j IN js | CASE WHEN j.value > v THEN j.value ELSE v END)
      END AS value
 WITH b, old_value, old_depth, value,
-     CASE WHEN size(js) = 0 THEN 0
-          WHEN value = 2 AND none(j IN js WHERE j.value = 2) THEN 0
+     CASE WHEN size(js) = 0 OR (value = 2 AND b.asserted) THEN 0
           WHEN value = 2 THEN reduce(m = NULL, j IN js
                | CASE WHEN j.value = 2 AND j.depth IS NOT NULL AND (m IS NULL OR j.depth < m)
                       THEN j.depth ELSE m END)
@@ -126,7 +125,7 @@ WITH b,
      }] AS js
 WITH b, CASE WHEN b:In THEN [j IN js WHERE j.valid] ELSE js END AS relevant, size(js) AS n
 WITH b,
-     CASE WHEN n = 0 OR (b:In AND size(relevant) = 0) THEN 0
+     CASE WHEN n = 0 OR (b:In AND b.asserted) THEN 0
           ELSE reduce(m = NULL, j IN relevant
                | CASE WHEN j.depth IS NOT NULL AND (m IS NULL OR j.depth < m) THEN j.depth ELSE m END)
      END AS candidate

@@ -1,0 +1,77 @@
+"""The synthetic network every benchmark uses (ours and the peers'), in network.json form.
+
+N premises (one of them the hub) and N derived beliefs in 10 layers of N/10: each derived
+belief rests on 2-3 beliefs of the layer below (premises for layer 1), chosen at random with
+a fixed seed, and 10% of layer 1 also rests on the hub. Retracting the hub takes about 75% of
+the derived beliefs OUT.
+
+    python scripts/bench/synthetic.py 10000 > network.json
+"""
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections import defaultdict
+
+LAYERS = 10
+HUB = "hub-premise"
+
+
+def premise_id(i: int) -> str:
+    return f"p-{i:06d}"
+
+
+def derived_id(layer: int, i: int) -> str:
+    return f"d{layer:02d}-{i:06d}"
+
+
+def generate(n: int, seed: int = 7) -> dict:
+    rng = random.Random(seed)
+    nodes: dict[str, dict] = {}
+
+    def node(text: str, antecedents: list[str]) -> dict:
+        justifications = (
+            [{"type": "SL", "antecedents": antecedents, "outlist": [], "label": ""}]
+            if antecedents else []
+        )
+        return {"text": text, "truth_value": "IN", "justifications": justifications,
+                "source": "", "source_url": "", "source_hash": "", "date": "", "metadata": {},
+                "created_at": "", "updated_at": "", "retracted_at": ""}
+
+    nodes[HUB] = node("The hub premise that a tenth of layer 1 also rests on.", [])
+    below = [premise_id(i) for i in range(n - 1)]
+    for pid in below:
+        nodes[pid] = node(f"Observed fact {pid}.", [])
+    per_layer = max(1, n // LAYERS)
+    for layer in range(1, LAYERS + 1):
+        current = []
+        for i in range(per_layer):
+            did = derived_id(layer, i)
+            antecedents = rng.sample(below, rng.choice((2, 3)))
+            if layer == 1 and rng.random() < 0.10:
+                antecedents.append(HUB)
+            nodes[did] = node(f"Conclusion {did} from {', '.join(antecedents)}.", antecedents)
+            current.append(did)
+        below = current
+    return {"meta": {"project_name": f"synthetic-{n}", "generator": "eem-engine bench"},
+            "nodes": nodes, "nogoods": [], "repos": {}}
+
+
+def single_dependent_premise(network: dict) -> str:
+    """A premise whose retraction changes exactly one other belief."""
+    users: dict[str, set[str]] = defaultdict(set)
+    for bid, node in network["nodes"].items():
+        for j in node["justifications"]:
+            for a in j["antecedents"]:
+                users[a].add(bid)
+    for pid in sorted(network["nodes"]):
+        if pid.startswith("p-") and len(users.get(pid, ())) == 1:
+            (only,) = users[pid]
+            if not users.get(only):
+                return pid
+    raise LookupError("no premise with a single dependent")
+
+
+if __name__ == "__main__":
+    json.dump(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 10000), sys.stdout)
