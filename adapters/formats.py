@@ -39,13 +39,31 @@ def read_network_file(path: str | Path) -> tuple[Network, dict[str, Truth]]:
     except (OSError, UnicodeDecodeError) as e:
         raise InvalidInput(f"{path}: cannot be read: {e}", field="file", value=str(path)) from e
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+    except DuplicateKey as e:
+        raise InvalidInput(f"{path}: duplicate key {e.key!r} in one object (an id given twice?)",
+                           field="file", value=e.key) from None
     except json.JSONDecodeError as e:
         raise InvalidInput(
             f"{path}: not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
             field="file", value=str(path),
         ) from None
     return parse_network(data, source=str(path))
+
+
+class DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(key)
+        out[key] = value
+    return out
 
 
 def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[str, Truth]]:
@@ -112,6 +130,8 @@ def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[
         ident = ng["id"].lower()
         if not ID_RE.fullmatch(ident):
             raise bad(where, f"invalid nogood id {ng['id']!r}")
+        if any(n.id == ident for n in nogoods):
+            raise bad(where, f"nogood id {ident!r} is given twice")
         nogoods.append(Nogood(ident, tuple(members), str(ng.get("discovered") or ""),
                               str(ng.get("resolution") or "")))
     meta = data.get("meta") or {}

@@ -43,11 +43,21 @@ class ImportReport:
         return d
 
 
-def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth]) -> dict[str, Belief]:
-    """Beliefs with the user's retractions restored from the stored labels."""
+KEPT_REASON = "stored OUT in the imported file"
+
+
+def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
+                at: str = "") -> dict[str, Belief]:
+    """Beliefs with the user's retractions restored from the stored labels. A retraction
+    found this way gets `retracted_at` (and a reason) so that export carries it."""
+    def pin(b: Belief) -> Belief:
+        if b.retracted_at:  # the file says when it was retracted: keep it as written
+            return dataclasses.replace(b, retracted=True)
+        return dataclasses.replace(b, retracted=True, retracted_at=at,
+                                   retract_reason=b.retract_reason or KEPT_REASON)
+
     pinned = {
-        bid: dataclasses.replace(b, retracted=True)
-        if stored.get(bid) == Truth.OUT and b.retracted_at else b
+        bid: pin(b) if stored.get(bid) == Truth.OUT and b.retracted_at else b
         for bid, b in beliefs.items()
     }
     while True:
@@ -59,11 +69,11 @@ def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth]) -> d
         shallowest = min(labels[bid].depth or 0 for bid in wrongly_in)
         for bid in wrongly_in:
             if (labels[bid].depth or 0) == shallowest:
-                pinned[bid] = dataclasses.replace(pinned[bid], retracted=True)
+                pinned[bid] = pin(pinned[bid])
 
 
 def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
-    beliefs = decide_pins(network.beliefs, stored)
+    beliefs = decide_pins(network.beliefs, stored, at=now())
     labels = compute_labels(beliefs)
     stored_truth = {bid: stored.get(bid, Truth.IN) for bid in beliefs}
 
@@ -92,11 +102,19 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
         clash = [n.id for n in network.nogoods if n.id in known_nogoods]
         if clash:
             raise InvalidInput(f"nogood '{clash[0]}' already exists", field="nogood", value=clash[0])
-        tx.create_beliefs(list(beliefs.values()))
+        named = {ref for b in beliefs.values() for j in b.justifications for ref in j.mentions()}
+        if tx.placeholder_ids(beliefs) or tx.existing_ids(named - beliefs.keys()):
+            # The file joins beliefs already in the graph: create, then propagate.
+            tx.create_beliefs(list(beliefs.values()))
+            change = tx.relabel(beliefs)
+        else:
+            # A self-contained file: its labels are the from-scratch model computed above,
+            # written with the beliefs in one pass (no propagation is needed, none can differ).
+            tx.create_labelled_beliefs(list(beliefs.values()), labels)
+            change = Change(went_in=sorted(b for b, l in labels.items() if l.truth == Truth.IN))
         for nogood in network.nogoods:
             tx.create_nogood(nogood)
         tx.save_network_info(network.meta, network.repos)
-        change = tx.relabel_all()
         holding = tx.nogoods_holding([m for n in network.nogoods for m in n.members])
         if holding:
             change = nogood_rules.resolve(tx, holding, change, at=now())

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
-from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
+from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 
 T = TypeVar("T")
 
@@ -57,6 +57,17 @@ class ProposedBy:
     round: DeriveRoundRecord
 
 
+@dataclass(frozen=True)
+class StoredEmbedding:
+    """A belief's cached embedding: the vector, the sha256 of the text it was computed
+    from and the model that computed it (either differing from now means recompute)."""
+
+    id: str
+    sha256: str
+    model: str
+    vector: Sequence[float]
+
+
 class GraphTx(Protocol):
     # --- reads -------------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
@@ -99,6 +110,13 @@ class GraphTx(Protocol):
         """Create beliefs with their justifications (ids must be new; named ids that do
         not exist yet are kept as forward references). Labels are not computed here."""
 
+    def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
+        """The subset of `ids` that justifications name but no belief has yet."""
+
+    def create_labelled_beliefs(self, beliefs: Sequence[Belief], labels: dict[str, Label]) -> None:
+        """Bulk-create self-contained beliefs that already carry their final labels (import
+        of a file whose labels were computed from scratch)."""
+
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None: ...
 
     def set_pins(
@@ -109,9 +127,6 @@ class GraphTx(Protocol):
     def relabel(self, seeds: Iterable[str]) -> Change:
         """Propagate from beliefs whose definition changed until labels and depths are the
         well-founded model again; return what went IN and OUT."""
-
-    def relabel_all(self) -> Change:
-        """Relabel every belief (after a bulk import)."""
 
     def create_nogood(self, nogood: Nogood) -> None: ...
 
@@ -137,6 +152,26 @@ class GraphTx(Protocol):
 
     def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
         """Every derive round that proposed the belief, oldest first."""
+
+    # --- sampling and embeddings ---------------------------------------------------------
+    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
+        """(id, text) of every IN premise (no justification), sorted by id; with
+        `topic_words`, only those whose id or text contains one of them (any case)."""
+
+    def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """id -> (text sha256, model) of the stored embedding, for the `ids` that have one
+        (no vectors read: the cheap check of what is missing or stale)."""
+
+    def embeddings(self, ids: Iterable[str]) -> dict[str, StoredEmbedding]:
+        """The stored embeddings of the `ids` that have one."""
+
+    def save_embeddings(self, rows: Sequence[StoredEmbedding]) -> int:
+        """Store each row on its belief (replacing what was there); returns how many
+        beliefs were found. Meant for small write transactions of their own: a cache."""
+
+    def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
+        """Up to `limit` (id, cosine score) of the beliefs whose stored embedding is
+        nearest to `vector`, best first (the belief_embedding vector index)."""
 
 
 class Store(Protocol):

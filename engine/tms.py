@@ -56,8 +56,13 @@ def make_justifications(
     return (Justification(antecedents, unless, kind, label),)
 
 
-def _check_not_self(belief_id: str, justifications: Iterable[Justification]) -> None:
+def _check_justifications(belief_id: str, justifications: Iterable[Justification]) -> None:
+    """Every id a justification names is well-formed, and none is the belief itself."""
     for j in justifications:
+        for ref in j.antecedents:
+            check_id(ref, what="antecedent id")
+        for ref in j.outlist:
+            check_id(ref, what="outlist id")
         if belief_id in j.mentions():
             raise InvalidInput(
                 f"belief '{belief_id}' cannot name itself in its own justification",
@@ -80,7 +85,7 @@ def add(
     """Add a belief (a premise when it has no justifications)."""
     check_id(belief_id)
     check_text(text, ident=belief_id)
-    _check_not_self(belief_id, justifications)
+    _check_justifications(belief_id, justifications)
     stamp = now()
     belief = Belief(
         id=belief_id,
@@ -103,6 +108,7 @@ def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:
     for b in beliefs:
         check_id(b.id)
         check_text(b.text, ident=b.id)
+        _check_justifications(b.id, b.justifications)
         if b.id in seen:
             raise InvalidInput(f"belief '{b.id}' is given twice", field="id", value=b.id)
         seen.add(b.id)
@@ -121,7 +127,7 @@ def add_justification(store: Store, belief_id: str, justifications: Sequence[Jus
     if not justifications:
         raise InvalidInput("add-justification needs --sl, --cp or --unless ids",
                            field="justification")
-    _check_not_self(belief_id, justifications)
+    _check_justifications(belief_id, justifications)
 
     def work(tx: GraphTx) -> Change:
         _require(tx, [belief_id])

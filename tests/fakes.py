@@ -14,6 +14,7 @@ from engine.errors import StoreError
 from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
 from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, ProposedBy
+from engine.store import StoredEmbedding
 
 T = TypeVar("T")
 
@@ -149,8 +150,14 @@ class FakeTx:
         change.went_out.sort()
         return change
 
-    def relabel_all(self) -> Change:
-        return self.relabel(self.s.beliefs)
+    def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
+        named = {r for b in self.s.beliefs.values() for j in b.justifications for r in j.mentions()}
+        return {i for i in ids if i in named and i not in self.s.beliefs}
+
+    def create_labelled_beliefs(self, beliefs: Sequence[Belief], labels) -> None:
+        for b in beliefs:
+            self.s.beliefs[b.id] = dataclasses.replace(b, truth=labels[b.id].truth,
+                                                       depth=labels[b.id].depth)
 
     def create_nogood(self, nogood: Nogood) -> None:
         self.s.nogoods.append(nogood)
@@ -167,6 +174,7 @@ class FakeTx:
         self.s.nogoods.clear()
         self.s.runs.clear()
         self.s.rounds.clear()
+        self.s.embeddings.clear()
 
     # --- derive --------------------------------------------------------------------
     def create_derive_run(self, run: DeriveRunRecord) -> None:
@@ -195,6 +203,37 @@ class FakeTx:
         return sorted(out, key=lambda p: (p.run.started_at, p.round.round))
 
 
+    # --- sampling and embeddings ----------------------------------------------------
+    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
+        words = [w.lower() for w in topic_words if w.strip()]
+        return [(b.id, b.text) for _, b in sorted(self.s.beliefs.items())
+                if b.truth == Truth.IN and b.is_premise
+                and (not words or any(w in b.id.lower() or w in b.text.lower() for w in words))]
+
+    def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        return {i: (e.sha256, e.model) for i, e in self.embeddings(ids).items()}
+
+    def embeddings(self, ids: Iterable[str]) -> dict[str, StoredEmbedding]:
+        return {i: self.s.embeddings[i] for i in ids
+                if i in self.s.embeddings and i in self.s.beliefs}
+
+    def save_embeddings(self, rows: Sequence[StoredEmbedding]) -> int:
+        found = [e for e in rows if e.id in self.s.beliefs]
+        for e in found:
+            self.s.embeddings[e.id] = dataclasses.replace(e, vector=[float(x) for x in e.vector])
+        return len(found)
+
+    def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
+        q = [float(x) for x in vector]
+        qn = sum(x * x for x in q) ** 0.5
+        scored = []
+        for i, e in self.embeddings(sorted(self.s.embeddings)).items():
+            en = sum(x * x for x in e.vector) ** 0.5
+            if len(e.vector) == len(q) and qn and en:
+                cos = sum(a * b for a, b in zip(q, e.vector)) / (qn * en)
+                scored.append((i, (1 + cos) / 2))  # Neo4j's cosine score, in [0, 1]
+        return sorted(scored, key=lambda p: (-p[1], p[0]))[:limit]
+
 @dataclasses.dataclass
 class FakeState:
     beliefs: dict[str, Belief] = dataclasses.field(default_factory=dict)
@@ -202,6 +241,14 @@ class FakeState:
     runs: dict[str, DeriveRunRecord] = dataclasses.field(default_factory=dict)
     rounds: list[DeriveRoundRecord] = dataclasses.field(default_factory=list)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+    embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
+
+    def copy(self) -> "FakeState":
+        """A transaction's draft. Records are frozen dataclasses, replaced and never changed
+        in place, so copying the containers is enough (and deepcopy cannot copy the
+        MappingProxyType a Belief's metadata is)."""
+        return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
+                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings))
 
 
 class FakeStore:
@@ -215,17 +262,17 @@ class FakeStore:
         pass
 
     def read(self, work: Callable[[FakeTx], T]) -> T:
-        return work(FakeTx(copy.deepcopy(self.state)))
+        return work(FakeTx(self.state.copy()))
 
     def write(self, work: Callable[[FakeTx], T]) -> T:
-        draft = copy.deepcopy(self.state)
+        draft = self.state.copy()
         result = work(FakeTx(draft))
         self.state = draft  # only reached when work did not raise
         self.writes += 1
         return result
 
     def dry_run(self, work: Callable[[FakeTx], T]) -> T:
-        return work(FakeTx(copy.deepcopy(self.state)))
+        return work(FakeTx(self.state.copy()))
 
     def close(self) -> None:
         pass

@@ -76,8 +76,8 @@ def connect(settings: Neo4jSettings) -> neo4j.Driver:
         driver.close()
         raise StoreError(
             f"Neo4j at {settings.uri} refused the credentials of user '{settings.user}'"
-            " (wrong password?): set NEO4J_USER / NEO4J_PASSWORD"
-            " (the local server's password is in .neo4j/password)",
+            " (wrong password?): set NEO4J_USER / NEO4J_PASSWORD; the local server"
+            " (`scripts/neo4j start`) keeps its password in .neo4j/password",
             uri=settings.uri,
         ) from e
     except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError) as e:

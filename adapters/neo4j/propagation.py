@@ -41,12 +41,6 @@ class Propagation:
         successors = self._expand(seeds)
         return self._settle(seeds, successors)
 
-    def relabel_all(self) -> Change:
-        successors: dict[str, list[str]] = {}
-        for record in self._run("all_belief_dependents"):
-            successors[record["id"]] = record["dependents"]
-        return self._settle(set(successors), successors)
-
     # --- steps ------------------------------------------------------------------------
     def _run(self, name: str, **params):
         self.statements += 1

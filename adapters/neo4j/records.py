@@ -12,6 +12,13 @@ from typing import Any
 from engine.model import Belief, Justification, Kind, Nogood, Truth
 
 
+TRUTH_LABELS = {  # the closed set of label combinations a belief can carry
+    Truth.IN: ["Belief", "In"],
+    Truth.OUT: ["Belief", "Out"],
+    Truth.UNDETERMINED: ["Belief", "Out", "Undetermined"],
+}
+
+
 def belief_to_row(b: Belief) -> dict[str, Any]:
     return {
         "id": b.id,
@@ -31,6 +38,16 @@ def belief_to_row(b: Belief) -> dict[str, Any]:
             "retract_reason": b.retract_reason,
         },
     }
+
+
+def labelled_belief_row(b: Belief, truth: Truth, depth: int | None) -> dict[str, Any]:
+    """A row for create_labelled_beliefs: empty strings are left out, since an absent
+    property reads as empty (bulk imports are dominated by property writes)."""
+    props = {k: v for k, v in belief_to_row(b)["props"].items() if not (v == "" or v == "{}")}
+    props["id"] = b.id
+    if depth is not None:
+        props["depth"] = depth
+    return {"labels": TRUTH_LABELS[truth], "props": props}
 
 
 def belief_from_map(m: Mapping[str, Any]) -> Belief:

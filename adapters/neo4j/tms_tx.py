@@ -11,9 +11,10 @@ from adapters.neo4j.records import (
     belief_from_map,
     belief_to_row,
     justification_rows,
+    labelled_belief_row,
     nogood_from_record,
 )
-from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
+from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.store import BeliefFilter
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
@@ -128,6 +129,32 @@ class TmsTxPart(TxBase):
         for chunk in _batches(rows, 2000):
             self._run("create_justifications", rows=chunk)
 
+    def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for chunk in _batches(sorted(set(ids))):
+            found.update(r["id"] for r in self._run("placeholder_ids", ids=chunk))
+        return found
+
+    def create_labelled_beliefs(self, beliefs: Sequence[Belief], labels: dict[str, Label]) -> None:
+        element: dict[str, str] = {}
+        rows = [labelled_belief_row(b, labels[b.id].truth, labels[b.id].depth) for b in beliefs]
+        for chunk in _batches(rows, 10000):
+            element.update((r["id"], r["element"]) for r in
+                           self._run("create_labelled_beliefs", rows=chunk))
+        missing = sorted({ref for b in beliefs for j in b.justifications for ref in j.mentions()}
+                         - element.keys())
+        for chunk in _batches(missing, 10000):
+            element.update((r["id"], r["element"]) for r in
+                           self._run("create_placeholders", ids=chunk))
+        rows = [
+            {**row, "belief": element[row["belief"]],
+             "antecedents": [element[a] for a in row["antecedents"]],
+             "outlist": [element[o] for o in row["outlist"]]}
+            for b in beliefs for row in justification_rows(b.id, b.justifications)
+        ]
+        for chunk in _batches(rows, 10000):
+            self._run("create_justifications_by_element", rows=chunk)
+
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
         seq = self._single("next_justification_seq", ids=[belief_id])["seq"]
         named = sorted({ref for j in justifications for ref in j.mentions()})
@@ -149,9 +176,6 @@ class TmsTxPart(TxBase):
 
     def relabel(self, seeds: Iterable[str]) -> Change:
         return Propagation(self).relabel(seeds)
-
-    def relabel_all(self) -> Change:
-        return Propagation(self).relabel_all()
 
     def create_nogood(self, nogood: Nogood) -> None:
         named = list(nogood.members)

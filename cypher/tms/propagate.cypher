@@ -8,13 +8,6 @@ UNWIND $ids AS aid
 MATCH (a:Belief {id: aid})<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
 RETURN aid AS id, collect(DISTINCT c.id) AS dependents
 
-// name: all_belief_dependents
-// Every belief's id with the beliefs that have a justification naming it (for a full relabel).
-MATCH (a:Belief)
-RETURN a.id AS id,
-       COLLECT { MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
-                 RETURN DISTINCT c.id } AS dependents
-
 // name: evaluate_beliefs
 // Relabels each given belief from the current labels of what its justifications name; returns old and new value and depth.
 UNWIND $ids AS bid
@@ -35,12 +28,12 @@ WITH b,
                       ELSE d END)
      }] AS js
 WITH b, old_value, old_depth, js,
-     CASE WHEN b.retracted THEN 0
-          WHEN size(js) = 0 OR b.asserted THEN 2
+     CASE WHEN coalesce(b.retracted, false) THEN 0
+          WHEN size(js) = 0 OR coalesce(b.asserted, false) THEN 2
           ELSE reduce(v = 0, j IN js | CASE WHEN j.value > v THEN j.value ELSE v END)
      END AS value
 WITH b, old_value, old_depth, value,
-     CASE WHEN size(js) = 0 OR (value = 2 AND b.asserted) THEN 0
+     CASE WHEN size(js) = 0 OR (value = 2 AND coalesce(b.asserted, false)) THEN 0
           WHEN value = 2 THEN reduce(m = NULL, j IN js
                | CASE WHEN j.value = 2 AND j.depth IS NOT NULL AND (m IS NULL OR j.depth < m)
                       THEN j.depth ELSE m END)
@@ -69,8 +62,8 @@ RETURN b.id AS id, old_value, value, old_depth, depth
 // Of the candidate beliefs (on cycles), those with a justification satisfied under the assumptions; one least-model step.
 UNWIND $candidates AS bid
 MATCH (b:Belief {id: bid})
-WHERE NOT b.retracted
-  AND (b.asserted OR EXISTS {
+WHERE NOT coalesce(b.retracted, false)
+  AND (coalesce(b.asserted, false) OR EXISTS {
     MATCH (b)<-[:SUPPORTS]-(j:Justification)
     WHERE all(a IN [(j)-[:REQUIRES]->(x) | x] WHERE
               CASE WHEN $members[a.id] IS NOT NULL THEN $derived[a.id] IS NOT NULL
@@ -125,7 +118,7 @@ WITH b,
      }] AS js
 WITH b, CASE WHEN b:In THEN [j IN js WHERE j.valid] ELSE js END AS relevant, size(js) AS n
 WITH b,
-     CASE WHEN n = 0 OR (b:In AND b.asserted) THEN 0
+     CASE WHEN n = 0 OR (b:In AND coalesce(b.asserted, false)) THEN 0
           ELSE reduce(m = NULL, j IN relevant
                | CASE WHEN j.depth IS NOT NULL AND (m IS NULL OR j.depth < m) THEN j.depth ELSE m END)
      END AS candidate

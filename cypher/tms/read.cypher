@@ -112,3 +112,9 @@ ORDER BY n.id
 // The meta and repos sections kept from an imported network file, if any.
 OPTIONAL MATCH (n:NetworkInfo {key: 'network'})
 RETURN n.meta AS meta, n.repos AS repos
+
+// name: placeholder_ids
+// The subset of the given ids that exist as :Missing placeholders (named but not added yet).
+UNWIND $ids AS ref
+MATCH (m:Missing {id: ref})
+RETURN m.id AS id

@@ -86,3 +86,33 @@ WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:DeriveRun OR n:D
    OR n:NetworkInfo
 DETACH DELETE n
 RETURN count(*) AS deleted
+
+// name: create_labelled_beliefs
+// Creates beliefs that already carry their final truth labels and depth (bulk import); returns each id with its element id.
+UNWIND $rows AS row
+CREATE (b:$(row.labels))
+SET b = row.props
+RETURN b.id AS id, elementId(b) AS element
+
+// name: create_placeholders
+// Creates a :Missing placeholder for each given id (bulk import, ids known to be absent); returns each id with its element id.
+UNWIND $ids AS ref
+CREATE (m:Missing {id: ref})
+RETURN m.id AS id, elementId(m) AS element
+
+// name: create_justifications_by_element
+// Creates justifications whose belief and named nodes are given by element id (bulk import); returns nothing.
+UNWIND $rows AS row
+MATCH (b) WHERE elementId(b) = row.belief
+CREATE (j:Justification {kind: row.kind, label: row.label, seq: row.seq})-[:SUPPORTS]->(b)
+WITH j, row
+CALL (j, row) {
+  UNWIND range(0, size(row.antecedents) - 1) AS pos
+  MATCH (a) WHERE elementId(a) = row.antecedents[pos]
+  CREATE (j)-[:REQUIRES {pos: pos}]->(a)
+}
+CALL (j, row) {
+  UNWIND range(0, size(row.outlist) - 1) AS pos
+  MATCH (o) WHERE elementId(o) = row.outlist[pos]
+  CREATE (j)-[:UNLESS {pos: pos}]->(o)
+}
