@@ -25,7 +25,6 @@ belief whose every justification waits on itself has no finite depth: None.
 """
 from __future__ import annotations
 
-import heapq
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -55,101 +54,104 @@ def _is_fact(b: Belief) -> bool:
     return not b.retracted and (b.is_premise or b.asserted)
 
 
-def _rules(beliefs: Mapping[str, Belief]) -> list[tuple[str, Justification]]:
-    return [
-        (bid, j)
-        for bid, b in beliefs.items()
-        if not b.retracted and not _is_fact(b)
-        for j in b.justifications
-    ]
+class _Program:
+    """The network as rules, compiled once: each rule's head, distinct antecedents and
+    outlist, with an index from each antecedent to the rules waiting on it."""
+
+    def __init__(self, beliefs: Mapping[str, Belief]):
+        self.facts = {bid for bid, b in beliefs.items() if _is_fact(b)}
+        self.heads: list[str] = []
+        self.antecedent_counts: list[int] = []
+        self.outlists: list[tuple[str, ...]] = []
+        self.waiting: dict[str, list[int]] = defaultdict(list)
+        for bid, b in beliefs.items():
+            if b.retracted or bid in self.facts:
+                continue
+            for j in b.justifications:
+                index = len(self.heads)
+                antecedents = set(j.antecedents)
+                self.heads.append(bid)
+                self.antecedent_counts.append(len(antecedents))
+                self.outlists.append(j.outlist)
+                for a in antecedents:
+                    self.waiting[a].append(index)
+        self.has_outlists = any(self.outlists)
+
+    def least_model(self, assumed_true: set[str]) -> set[str]:
+        """Least model of the program reduced by `assumed_true`: a rule survives when none of
+        its outlist members is in `assumed_true`; then Horn forward chaining (linear time)."""
+        blocked = [any(o in assumed_true for o in out) for out in self.outlists]
+        missing = list(self.antecedent_counts)
+        model = set(self.facts)
+        queue = list(self.facts)
+        for index, head in enumerate(self.heads):
+            if missing[index] == 0 and not blocked[index] and head not in model:
+                model.add(head)
+                queue.append(head)
+        while queue:
+            for index in self.waiting.get(queue.pop(), ()):
+                missing[index] -= 1
+                if missing[index] == 0 and not blocked[index]:
+                    head = self.heads[index]
+                    if head not in model:
+                        model.add(head)
+                        queue.append(head)
+        return model
 
 
 def _well_founded(beliefs: Mapping[str, Belief]) -> tuple[set[str], set[str]]:
     """Return (true, possibly-true) by the alternating fixpoint T <- G(G(T)), U = G(T)."""
-    facts = {bid for bid, b in beliefs.items() if _is_fact(b)}
-    rules = _rules(beliefs)
+    program = _Program(beliefs)
+    if not program.has_outlists:  # G does not depend on its argument: one least model
+        model = program.least_model(set())
+        return model, model
     true: set[str] = set()
     while True:
-        possible = _least_model(facts, rules, assumed_true=true)
-        next_true = _least_model(facts, rules, assumed_true=possible)
-        if next_true == true:
-            return true, possible
+        possible = program.least_model(true)
+        next_true = program.least_model(possible)
+        if next_true == possible or next_true == true:  # two-valued, or converged
+            return next_true, possible
         true = next_true
 
 
-def _least_model(
-    facts: set[str], rules: list[tuple[str, Justification]], *, assumed_true: set[str]
-) -> set[str]:
-    """Least model of the program reduced by `assumed_true`: a rule survives when none of its
-    outlist members is in `assumed_true`; then plain Horn forward chaining (linear time)."""
-    model = set(facts)
-    queue = list(facts)
-    waiting: dict[str, list[int]] = defaultdict(list)
-    missing_count: list[int] = []
-    heads: list[str] = []
-    for head, j in rules:
-        if any(o in assumed_true for o in j.outlist):
-            continue
-        antecedents = set(j.antecedents)
-        if not antecedents:
-            if head not in model:
-                model.add(head)
-                queue.append(head)
-            continue
-        index = len(heads)
-        heads.append(head)
-        missing_count.append(len(antecedents))
-        for a in antecedents:
-            waiting[a].append(index)
-    while queue:
-        b = queue.pop()
-        for index in waiting.pop(b, ()):
-            missing_count[index] -= 1
-            if missing_count[index] == 0 and heads[index] not in model:
-                model.add(heads[index])
-                queue.append(heads[index])
-    return model
-
-
 def _depths(beliefs: Mapping[str, Belief], truth: Mapping[str, Truth]) -> dict[str, int | None]:
-    """Minimum-height derivation depth (see the module docstring)."""
-    depth: dict[str, int] = {}
-    heap: list[tuple[int, str]] = []
-    # Each relevant justification waits for its distinct antecedents to be settled.
-    waiting: dict[str, list[int]] = defaultdict(list)
+    """Minimum-height derivation depth (see the module docstring), by Dial's bucket queue:
+    a justification's candidate depth is 1 + its largest settled antecedent depth, so
+    depths settle in increasing order."""
+    buckets: dict[int, list[str]] = defaultdict(list)
+    waiting: dict[str, list[int]] = defaultdict(list)  # antecedent -> justification indexes
     remaining: list[int] = []
     highest: list[int] = []
     heads: list[str] = []
-
-    def settle_later(bid: str, d: int) -> None:
-        heapq.heappush(heap, (d, bid))
-
     for bid, b in beliefs.items():
-        if b.is_premise or (b.asserted and truth[bid] == Truth.IN):
-            settle_later(bid, 0)
+        is_in = truth[bid] == Truth.IN
+        if b.is_premise or (b.asserted and is_in):
+            buckets[0].append(bid)
             continue
-        relevant = b.justifications
-        if truth[bid] == Truth.IN:
-            relevant = tuple(j for j in b.justifications if is_valid(j, truth))
+        relevant = [j for j in b.justifications if is_valid(j, truth)] if is_in \
+            else b.justifications
         for j in relevant:
-            antecedents = set(j.antecedents)
+            pending = {a for a in j.antecedents if a in beliefs}  # a missing id has depth 0
             index = len(heads)
             heads.append(bid)
             highest.append(0)
-            known = {a for a in antecedents if a not in beliefs}  # missing ids: depth 0
-            remaining.append(len(antecedents) - len(known))
-            for a in antecedents - known:
+            remaining.append(len(pending))
+            for a in pending:
                 waiting[a].append(index)
-            if remaining[index] == 0:
-                settle_later(bid, 1)
-    while heap:
-        d, bid = heapq.heappop(heap)
-        if bid in depth:
-            continue
-        depth[bid] = d
-        for index in waiting.pop(bid, ()):
-            remaining[index] -= 1
-            highest[index] = max(highest[index], d)
-            if remaining[index] == 0 and heads[index] not in depth:
-                settle_later(heads[index], highest[index] + 1)
+            if not pending:
+                buckets[1].append(bid)
+    depth: dict[str, int] = {}
+    level = 0
+    while buckets:
+        for bid in buckets.pop(level, ()):
+            if bid in depth:
+                continue
+            depth[bid] = level
+            for index in waiting.pop(bid, ()):
+                remaining[index] -= 1
+                if level > highest[index]:
+                    highest[index] = level
+                if remaining[index] == 0 and heads[index] not in depth:
+                    buckets[highest[index] + 1].append(heads[index])
+        level += 1
     return {bid: depth.get(bid) for bid in beliefs}

@@ -8,11 +8,12 @@ transient failures), so it must not have side effects outside the transaction.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
+from engine.queries import QueryResult
 
 T = TypeVar("T")
 
@@ -104,6 +105,11 @@ class GraphTx(Protocol):
 
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         """Nogoods with a member among `member_ids` whose members are all IN now."""
+
+    # --- the query pack ------------------------------------------------------------------
+    def run_pack_query(self, name: str, params: Mapping[str, Any]) -> QueryResult:
+        """Run the named query of the pack (cypher/queries/, read-only) with `params`;
+        graph values come back as GraphNode / GraphEdge. An unknown name is NotFound."""
 
     # --- writes ------------------------------------------------------------------------
     def create_beliefs(self, beliefs: Sequence[Belief]) -> None:

@@ -1,7 +1,7 @@
 """The wave driver: brings labels and depths back to the well-founded model after a change.
 
 Python only orders the work; every label is computed and written by Cypher
-(cypher/tms/propagate.cypher), one UNWIND statement per wave:
+(cypher/tms/propagate.cypher), one UNWIND statement per wave. Beliefs travel as element ids.
 
 1. Region. From the seeds (beliefs whose own definition changed), follow dependents wave
    by wave. Nothing outside the region can change: its inputs did not.
@@ -30,6 +30,7 @@ IN, UNDETERMINED, OUT, UNLABELLED = 2, 1, 0, -1
 class Propagation:
     def __init__(self, tx: TxBase):
         self._tx = tx
+        self.belief_id: dict[str, str] = {}  # element id -> belief id, for the Change
         self.first_value: dict[str, int] = {}
         self.value: dict[str, int] = {}
         self.changed: set[str] = set()
@@ -37,9 +38,10 @@ class Propagation:
 
     # --- public -----------------------------------------------------------------------
     def relabel(self, seeds: Iterable[str]) -> Change:
-        seeds = set(seeds)
-        successors = self._expand(seeds)
-        return self._settle(seeds, successors)
+        ids = sorted(set(seeds))
+        elements = {r["element"] for r in self._run("element_ids_of", ids=ids)}
+        successors = self._expand(elements)
+        return self._settle(elements, successors)
 
     # --- steps ------------------------------------------------------------------------
     def _run(self, name: str, **params):
@@ -53,8 +55,8 @@ class Propagation:
         while frontier:
             for s in frontier:
                 successors[s] = []
-            for record in self._run("region_dependents", ids=frontier):
-                successors[record["id"]] = record["dependents"]
+            for record in self._run("region_dependents_by_element", elements=frontier):
+                successors[record["element"]] = record["dependents"]
             frontier = sorted({c for s in frontier for c in successors[s]} - successors.keys())
         return successors
 
@@ -126,8 +128,9 @@ class Propagation:
     def _evaluate(self, ids: list[str]) -> None:
         if not ids:
             return
-        for r in self._run("evaluate_beliefs", ids=ids):
-            self._record(r["id"], r["old_value"], r["value"], r["old_depth"], r["depth"])
+        for r in self._run("evaluate_beliefs", elements=ids):
+            self.belief_id[r["element"]] = r["id"]
+            self._record(r["element"], r["old_value"], r["value"], r["old_depth"], r["depth"])
 
     def _fixpoint(self, members: list[str]) -> None:
         """Alternating fixpoint over independent cyclic components settled together."""
@@ -140,14 +143,16 @@ class Propagation:
                 break
             true = next_true
         values = {b: IN if b in true else UNDETERMINED if b in possible else OUT for b in members}
-        rows = [{"id": b, "value": v} for b, v in values.items()]
-        old = {r["id"]: (r["old_value"], r["old_depth"])
-               for r in self._run("set_truth_values", rows=rows)}
-        while self._run("relax_depths", ids=members):
+        rows = [{"element": b, "value": v} for b, v in values.items()]
+        old = {}
+        for r in self._run("set_truth_values", rows=rows):
+            self.belief_id[r["element"]] = r["id"]
+            old[r["element"]] = (r["old_value"], r["old_depth"])
+        while self._run("relax_depths", elements=members):
             pass
-        for r in self._run("depths_of", ids=members):
-            old_value, old_depth = old[r["id"]]
-            self._record(r["id"], old_value, values[r["id"]], old_depth, r["depth"])
+        for r in self._run("depths_of", elements=members):
+            old_value, old_depth = old[r["element"]]
+            self._record(r["element"], old_value, values[r["element"]], old_depth, r["depth"])
 
     def _least_model(self, members, member_map, *, assumed: set[str], optimistic: bool) -> set[str]:
         derived: set[str] = set()
@@ -155,7 +160,7 @@ class Propagation:
         while True:
             candidates = [b for b in members if b not in derived]
             found = {
-                r["id"]
+                r["element"]
                 for r in self._run(
                     "cycle_derivable",
                     candidates=candidates,
@@ -176,9 +181,9 @@ class Propagation:
             self.changed.add(bid)
 
     def _change(self) -> Change:
-        went_in = sorted(b for b, v in self.value.items()
+        went_in = sorted(self.belief_id[b] for b, v in self.value.items()
                          if v == IN and self.first_value[b] != IN)
-        went_out = sorted(b for b, v in self.value.items()
+        went_out = sorted(self.belief_id[b] for b, v in self.value.items()
                           if v != IN and self.first_value[b] == IN)
         return Change(went_in, went_out)
 

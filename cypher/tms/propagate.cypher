@@ -1,6 +1,13 @@
 // Label propagation. Truth values inside these queries: 2 = IN, 1 = UNDETERMINED, 0 = OUT
 // (a :Missing placeholder is 0), -1 = not labelled yet (a new belief). Depth NULL means no
-// finite derivation. Python (adapters/neo4j/propagation.py) drives the waves.
+// finite derivation. Python (adapters/neo4j/propagation.py) drives the waves; beliefs are
+// passed by element id, which the store resolves without an index lookup.
+
+// name: element_ids_of
+// The element id of each given belief id that exists.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+RETURN bid AS id, elementId(b) AS element
 
 // name: region_dependents
 // For each given belief, the beliefs that have a justification naming it (antecedent or outlist).
@@ -8,11 +15,18 @@ UNWIND $ids AS aid
 MATCH (a:Belief {id: aid})<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
 RETURN aid AS id, collect(DISTINCT c.id) AS dependents
 
+// name: region_dependents_by_element
+// For each given belief (element id), the element ids of the beliefs with a justification naming it.
+UNWIND $elements AS e
+MATCH (a) WHERE elementId(a) = e
+MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
+RETURN e AS element, collect(DISTINCT elementId(c)) AS dependents
+
 // name: evaluate_beliefs
 // Relabels each given belief from the current labels of what its justifications name; returns old and new value and depth.
-UNWIND $ids AS bid
-MATCH (b:Belief {id: bid})
-WITH b,
+UNWIND $elements AS e
+MATCH (b) WHERE elementId(b) = e
+WITH b, e,
      CASE WHEN b:In THEN 2 WHEN b:Undetermined THEN 1 WHEN b:Out THEN 0 ELSE -1 END AS old_value,
      b.depth AS old_depth,
      [(b)<-[:SUPPORTS]-(j:Justification) | {
@@ -27,12 +41,12 @@ WITH b,
                       WHEN a.depth + 1 > d THEN a.depth + 1
                       ELSE d END)
      }] AS js
-WITH b, old_value, old_depth, js,
+WITH b, e, old_value, old_depth, js,
      CASE WHEN coalesce(b.retracted, false) THEN 0
           WHEN size(js) = 0 OR coalesce(b.asserted, false) THEN 2
           ELSE reduce(v = 0, j IN js | CASE WHEN j.value > v THEN j.value ELSE v END)
      END AS value
-WITH b, old_value, old_depth, value,
+WITH b, e, old_value, old_depth, value,
      CASE WHEN size(js) = 0 OR (value = 2 AND coalesce(b.asserted, false)) THEN 0
           WHEN value = 2 THEN reduce(m = NULL, j IN js
                | CASE WHEN j.value = 2 AND j.depth IS NOT NULL AND (m IS NULL OR j.depth < m)
@@ -56,31 +70,31 @@ CALL (b, value) {
   SET b:Out
 }
 SET b.depth = depth
-RETURN b.id AS id, old_value, value, old_depth, depth
+RETURN e AS element, b.id AS id, old_value, value, old_depth, depth
 
 // name: cycle_derivable
 // Of the candidate beliefs (on cycles), those with a justification satisfied under the assumptions; one least-model step.
-UNWIND $candidates AS bid
-MATCH (b:Belief {id: bid})
-WHERE NOT coalesce(b.retracted, false)
+UNWIND $candidates AS e
+MATCH (b) WHERE elementId(b) = e
+  AND NOT coalesce(b.retracted, false)
   AND (coalesce(b.asserted, false) OR EXISTS {
     MATCH (b)<-[:SUPPORTS]-(j:Justification)
     WHERE all(a IN [(j)-[:REQUIRES]->(x) | x] WHERE
-              CASE WHEN $members[a.id] IS NOT NULL THEN $derived[a.id] IS NOT NULL
+              CASE WHEN $members[elementId(a)] IS NOT NULL THEN $derived[elementId(a)] IS NOT NULL
                    WHEN $optimistic THEN a:In OR a:Undetermined
                    ELSE a:In END)
       AND all(o IN [(j)-[:UNLESS]->(x) | x] WHERE
-              CASE WHEN $members[o.id] IS NOT NULL THEN $assumed[o.id] IS NULL
+              CASE WHEN $members[elementId(o)] IS NOT NULL THEN $assumed[elementId(o)] IS NULL
                    WHEN $optimistic THEN NOT o:In
                    ELSE NOT (o:In OR o:Undetermined) END)
   })
-RETURN b.id AS id
+RETURN e AS element
 
 // name: set_truth_values
 // Writes the given values (rows of id, value) as labels and clears their depths; returns old value and depth.
 UNWIND $rows AS row
-MATCH (b:Belief {id: row.id})
-WITH b, row.value AS value,
+MATCH (b) WHERE elementId(b) = row.element
+WITH b, row.element AS e, row.value AS value,
      CASE WHEN b:In THEN 2 WHEN b:Undetermined THEN 1 WHEN b:Out THEN 0 ELSE -1 END AS old_value,
      b.depth AS old_depth
 CALL (b, value) {
@@ -99,13 +113,13 @@ CALL (b, value) {
   SET b:Out
 }
 SET b.depth = NULL
-RETURN b.id AS id, old_value, old_depth
+RETURN e AS element, b.id AS id, old_value, old_depth
 
 // name: relax_depths
 // Lowers each given belief's depth to what its relevant justifications give now (never raises it); returns the ids lowered.
-UNWIND $ids AS bid
-MATCH (b:Belief {id: bid})
-WITH b,
+UNWIND $elements AS e
+MATCH (b) WHERE elementId(b) = e
+WITH b, e,
      [(b)<-[:SUPPORTS]-(j:Justification) | {
         valid: all(a IN [(j)-[:REQUIRES]->(x) | x] WHERE a:In)
                AND none(o IN [(j)-[:UNLESS]->(x) | x] WHERE o:In OR o:Undetermined),
@@ -116,18 +130,18 @@ WITH b,
                       WHEN a.depth + 1 > d THEN a.depth + 1
                       ELSE d END)
      }] AS js
-WITH b, CASE WHEN b:In THEN [j IN js WHERE j.valid] ELSE js END AS relevant, size(js) AS n
-WITH b,
+WITH b, e, CASE WHEN b:In THEN [j IN js WHERE j.valid] ELSE js END AS relevant, size(js) AS n
+WITH b, e,
      CASE WHEN n = 0 OR (b:In AND coalesce(b.asserted, false)) THEN 0
           ELSE reduce(m = NULL, j IN relevant
                | CASE WHEN j.depth IS NOT NULL AND (m IS NULL OR j.depth < m) THEN j.depth ELSE m END)
      END AS candidate
 WHERE candidate IS NOT NULL AND (b.depth IS NULL OR candidate < b.depth)
 SET b.depth = candidate
-RETURN b.id AS id
+RETURN e AS element
 
 // name: depths_of
-// The current depth of each given belief.
-UNWIND $ids AS bid
-MATCH (b:Belief {id: bid})
-RETURN b.id AS id, b.depth AS depth
+// The current depth of each given belief (element id).
+UNWIND $elements AS e
+MATCH (b) WHERE elementId(b) = e
+RETURN e AS element, b.depth AS depth

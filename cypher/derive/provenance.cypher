@@ -1,0 +1,32 @@
+// name: derive_create_run
+// Creates a DeriveRun node unless one with this id exists (idempotent); returns its id.
+MERGE (r:DeriveRun {id: $id})
+ON CREATE SET r.model = $model, r.started_at = $started_at, r.params = $params
+RETURN r.id AS id
+
+// name: derive_record_round
+// Creates one DeriveRound under its run, with a PROPOSED edge to each named belief; returns the round number and the edges made (no row when the run does not exist).
+MATCH (run:DeriveRun {id: $run_id})
+CREATE (run)-[:HAS_ROUND]->(d:DeriveRound {
+  run_id: $run_id, n: $n, strategy: $strategy, cluster: $cluster,
+  prompt_sha256: $prompt_sha256, tokens_in: $tokens_in, tokens_out: $tokens_out,
+  seconds: $seconds
+})
+WITH d
+CALL (d) {
+  UNWIND $proposed AS p
+  MATCH (b:Belief {id: p.id})
+  CREATE (d)-[:PROPOSED {kind: p.kind, mode: p.mode, label: p.label}]->(b)
+  RETURN count(*) AS edges
+}
+RETURN d.n AS n, edges
+
+// name: derive_provenance_of_belief
+// Which derive run and round proposed a belief: the run (id, model, started_at, params), the round (n, strategy, cluster, prompt hash, tokens, seconds) and the PROPOSED edge (kind, mode, label), oldest first.
+MATCH (run:DeriveRun)-[:HAS_ROUND]->(d:DeriveRound)-[p:PROPOSED]->(b:Belief {id: $id})
+RETURN run.id AS run_id, run.model AS model, run.started_at AS started_at,
+       run.params AS params, d.n AS n, d.strategy AS strategy, d.cluster AS cluster,
+       d.prompt_sha256 AS prompt_sha256, d.tokens_in AS tokens_in,
+       d.tokens_out AS tokens_out, d.seconds AS seconds,
+       p.kind AS kind, p.mode AS mode, p.label AS label
+ORDER BY started_at, run_id, n
