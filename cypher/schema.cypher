@@ -17,3 +17,9 @@ CREATE CONSTRAINT derive_run_id IF NOT EXISTS FOR (r:DeriveRun) REQUIRE r.id IS 
 // name: index_belief_depth
 // Creates the range index that serves `WHERE b.depth >= n` (idempotent).
 CREATE INDEX belief_depth IF NOT EXISTS FOR (b:Belief) ON (b.depth)
+
+// name: index_belief_embedding
+// Creates the belief_embedding vector index (384 dimensions, cosine) on Belief.embedding (idempotent).
+CREATE VECTOR INDEX belief_embedding IF NOT EXISTS
+FOR (b:Belief) ON b.embedding
+OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}

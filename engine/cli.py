@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from engine import explain as explaining
-from engine import interchange, tms
+from engine import interchange, queries, tms, viz
 from engine.cli_support import open_store, print_json, run_guarded, shorten, split_ids, table
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
@@ -213,6 +213,45 @@ def cmd_export(store, args) -> int:
     return 0
 
 
+def cmd_query(store, args) -> int:
+    from adapters.query_pack import load_pack
+
+    pack = load_pack()
+    if args.list:
+        if args.json:
+            print_json(queries.pack_json(pack))
+        else:
+            print(table(queries.pack_rows(pack), ["query", "parameters (example)", "returns"]))
+        return 0
+    if args.favourites:
+        from adapters.neo4j_browser import favourites_zip
+
+        with open(args.favourites, "wb") as f:
+            f.write(favourites_zip())
+        print(f"wrote {args.favourites}: {len(pack)} queries; drop it on Neo4j Browser",
+              file=sys.stderr)
+        return 0
+    query = queries.find_query(pack, args.name)
+    result = queries.run_query(store, query, queries.parse_params(query, args.param or []))
+    if args.json:
+        print_json(queries.json_rows(result))
+    elif result.rows:
+        print(table(queries.text_rows(result), result.columns))
+    else:
+        print("(no rows)")
+    return 0
+
+
+def cmd_viz(store, args) -> int:
+    from adapters.viz import render_html
+
+    found = viz.neighbourhood(store, args.id, args.depth)
+    path = viz.write_html(args.output, render_html(found))
+    print(f"wrote {path}: {found.count('Belief')} beliefs, {found.count('Justification')} "
+          f"justifications within {args.depth} steps of {args.id}", file=sys.stderr)
+    return 0
+
+
 # --- the parser ----------------------------------------------------------------------
 def _justification_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sl", metavar="A,B", help="antecedents (SL justification)")
@@ -248,8 +287,13 @@ COMMANDS = {
     "import": (cmd_import, "load a network.json (ftl-reasons / reasonsforge format)",
                "import network.json"),
     "export": (cmd_export, "write the network as network.json", "export -o network.json"),
+    "query": (cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
+              "query why_in --param id=auth-key-fetch-blocks-requests"),
+    "viz": (cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
+            "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html"),
 }
-READ_COMMANDS = {"status", "list", "show", "explain", "trace", "what-if", "verify", "import"}
+READ_COMMANDS = {"status", "list", "show", "explain", "trace", "what-if", "verify", "import",
+                 "query"}
 MUTATING = {"add", "add-justification", "retract", "assert", "nogood"}
 
 
@@ -308,6 +352,19 @@ def _command_arguments(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("file")
     elif name == "export":
         p.add_argument("-o", "--output", help="file to write (default: stdout)")
+    elif name == "query":
+        p.add_argument("name", nargs="?", help="the query (see --list)")
+        p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                       help="a query parameter (repeat for each)")
+        p.add_argument("--list", action="store_true", help="list the queries of the pack")
+        p.add_argument("--favourites", metavar="FILE.zip",
+                       help="write the pack as Neo4j Browser favourites (drop it on Browser)")
+    elif name == "viz":
+        p.add_argument("id")
+        p.add_argument("--depth", type=int, default=2,
+                       help="justification steps up and down from the belief (default 2)")
+        p.add_argument("-o", "--output", default="graph.html",
+                       help="the HTML file to write (default graph.html)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

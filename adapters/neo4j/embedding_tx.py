@@ -1,8 +1,73 @@
-"""Neo4jTx part: stored embeddings and premise pools for sampling."""
+"""Neo4jTx part: premise pools for sampling, and embeddings cached on Belief nodes.
+
+Queries in cypher/derive/embeddings.cypher; the vector index is in cypher/schema.cypher.
+"""
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
 from adapters.neo4j.base import TxBase
+from engine.store import StoredEmbedding
+
+ID_BATCH = 5000  # ids per key read
+SCAN_ABOVE = 20_000  # asked for more ids than this, one scan of all keys beats seeking each
+VECTOR_BATCH = 1000  # rows per vector read or write statement (384 floats each)
+
+
+def _chunks(items: Sequence[Any], size: int):
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def _floats(vector: Any) -> list[float]:
+    return vector.tolist() if hasattr(vector, "tolist") else [float(x) for x in vector]
+
+
+# an embedding row written, and read back, side by side
+def embedding_to_row(e: StoredEmbedding) -> dict[str, Any]:
+    return {"id": e.id, "sha256": e.sha256, "model": e.model, "vector": _floats(e.vector)}
+
+
+def embedding_from_record(r: Mapping[str, Any]) -> StoredEmbedding:
+    return StoredEmbedding(id=r["id"], sha256=r["sha256"] or "", model=r["model"] or "",
+                           vector=r["vector"])
 
 
 class EmbeddingTxPart(TxBase):
-    pass
+    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
+        words = sorted({w.lower() for w in topic_words if w.strip()})
+        record = self._single("premise_pool", words=words)
+        return [(i, t) for i, t in record["pool"]] if record else []
+
+    def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
+        wanted = set(ids)
+        if len(wanted) > SCAN_ABOVE:
+            record = self._single("all_embedding_keys")
+            return {i: (sha or "", model or "") for i, sha, model in record["keys"]
+                    if i in wanted}
+        out: dict[str, tuple[str, str]] = {}
+        for chunk in _chunks(sorted(wanted), ID_BATCH):
+            record = self._single("embedding_keys", ids=chunk)
+            out.update((i, (sha or "", model or "")) for i, sha, model in record["keys"])
+        return out
+
+    def embeddings(self, ids: Iterable[str]) -> dict[str, StoredEmbedding]:
+        out: dict[str, StoredEmbedding] = {}
+        for chunk in _chunks(sorted(set(ids)), VECTOR_BATCH):
+            for r in self._run("embeddings_by_id", ids=chunk):
+                e = embedding_from_record(r)
+                out[e.id] = e
+        return out
+
+    def save_embeddings(self, rows: Sequence[StoredEmbedding]) -> int:
+        written = 0
+        for chunk in _chunks(list(rows), VECTOR_BATCH):
+            record = self._single("save_embeddings", rows=[embedding_to_row(e) for e in chunk])
+            written += record["written"] if record else 0
+        return written
+
+    def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
+        return [(r["id"], r["score"]) for r in
+                self._run("similar_beliefs", vector=_floats(vector),
+                          limit=int(limit))]

@@ -18,7 +18,6 @@ Python only orders the work; every label is computed and written by Cypher
 """
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable
 
 from adapters.neo4j.base import TxBase
@@ -61,37 +60,40 @@ class Propagation:
         return successors
 
     def _settle(self, seeds: set[str], successors: dict[str, list[str]]) -> Change:
-        predecessors: dict[str, list[str]] = defaultdict(list)
+        pending = dict.fromkeys(successors, 0)
+        self_loops = set()
         for a, deps in successors.items():
             for c in deps:
-                if c != a:
-                    predecessors[c].append(a)
-        pending = {b: len(predecessors[b]) for b in successors}
-        self_loops = {a for a, deps in successors.items() if a in deps}
-        ready = sorted(b for b, n in pending.items() if n == 0 and b not in self_loops)
+                if c == a:
+                    self_loops.add(a)
+                else:
+                    pending[c] += 1
+        # A belief is evaluated when it is a seed or something it names changed.
+        touched = set(seeds)
+        ready = [b for b, n in pending.items() if n == 0 and b not in self_loops]
         settled: set[str] = set()
-
-        def needs_evaluation(b: str) -> bool:
-            return b in seeds or any(p in self.changed for p in predecessors[b])
-
         while ready:
-            self._evaluate([b for b in ready if needs_evaluation(b)])
+            self._evaluate([b for b in ready if b in touched])
             settled.update(ready)
             following = []
             for b in ready:
+                changed = b in self.changed
                 for c in successors[b]:
-                    if c == b or c in settled:
+                    if c == b:
                         continue
+                    if changed:
+                        touched.add(c)
                     pending[c] -= 1
                     if pending[c] == 0 and c not in self_loops:
                         following.append(c)
-            ready = sorted(set(following))
+            ready = following
         remainder = successors.keys() - settled
         if remainder:
-            self._settle_cyclic(remainder, seeds, successors, predecessors)
+            self._settle_cyclic(remainder, touched, successors)
         return self._change()
 
-    def _settle_cyclic(self, remainder, seeds, successors, predecessors) -> None:
+    def _settle_cyclic(self, remainder, touched, successors) -> None:
+        """`touched`: seeds and beliefs something upstream of which changed (so far)."""
         components = strongly_connected(remainder, successors)
         component_of = {b: i for i, comp in enumerate(components) for b in comp}
         # The condensation, in waves of components whose upstream components are settled.
@@ -109,8 +111,7 @@ class Propagation:
             singles, cyclic = [], []
             for i in ready:
                 comp = components[i]
-                outside_inputs = {p for b in comp for p in predecessors[b]} - set(comp)
-                if not (set(comp) & seeds or outside_inputs & self.changed):
+                if not touched.intersection(comp):
                     continue
                 is_cycle = len(comp) > 1 or comp[0] in successors[comp[0]]
                 (cyclic if is_cycle else singles).extend(comp)
@@ -119,6 +120,9 @@ class Propagation:
                 self._fixpoint(sorted(cyclic))
             following = []
             for i in ready:
+                for b in components[i]:
+                    if b in self.changed:
+                        touched.update(successors[b])
                 for k in downstream[i]:
                     upstream_count[k] -= 1
                     if upstream_count[k] == 0:

@@ -1,0 +1,168 @@
+"""A real browser: Debian's headless Chromium, driven by Playwright, against the Neo4j Browser
+the server itself serves, and against the HTML export. Screenshots go to test-artifacts/.
+
+Browser's address: NEO4J_BROWSER_URL, else http://<the Bolt host>:<NEO4J_HTTP_PORT or
+7474>/browser/. Nothing is fetched from outside 127.0.0.1 (Browser asks Google for its fonts:
+those requests are refused, so the test runs offline).
+"""
+from __future__ import annotations
+
+import base64
+import os
+from types import SimpleNamespace
+from pathlib import Path
+from urllib.parse import urlparse
+from urllib.request import urlopen
+
+import pytest
+
+from adapters.formats import read_network_file
+from adapters.neo4j_browser import favourites_zip, node_style
+from engine import interchange, tms, viz
+from engine.tms import make_justifications
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.browser]
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+EXAMPLE = ROOT / "scripts" / "example-network.json"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+TIMEOUT_MS = 60_000  # a cold server compiles the pack queries on first use
+# Drop a file on Browser the way a user does: dragenter, dragover, drop on its file drop zone.
+DROP = """([name, b64, mime]) => {
+  const bytes = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], name, {type: mime}));
+  const zone = document.querySelector('.filedrop');
+  for (const type of ['dragenter', 'dragover', 'drop']) {
+    zone.dispatchEvent(new DragEvent(type,
+      {bubbles: true, cancelable: true, dataTransfer: transfer}));
+  }
+}"""
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's package with "
+                    "`apt-get install -y chromium`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture
+def browser(playwright, tmp_path):
+    """A fresh Chromium profile; requests leaving 127.0.0.1 are refused and recorded."""
+    context = playwright.chromium.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=str(CHROMIUM), args=ARGS, headless=True,
+        viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    refused: list[str] = []
+
+    def route(r):
+        url = r.request.url
+        if urlparse(url).scheme in ("http", "https", "ws", "wss") and \
+                urlparse(url).hostname not in ("127.0.0.1", "localhost"):
+            refused.append(url)
+            return r.abort()
+        return r.continue_()
+
+    context.route("**/*", route)
+    ARTIFACTS.mkdir(exist_ok=True)
+    yield SimpleNamespace(context=context, refused=refused)
+    context.close()
+
+
+def browser_url(settings) -> str:
+    if os.environ.get("NEO4J_BROWSER_URL"):
+        return os.environ["NEO4J_BROWSER_URL"]
+    host = urlparse(settings.uri).hostname or "127.0.0.1"
+    return f"http://{host}:{os.environ.get('NEO4J_HTTP_PORT', '7474')}/browser/"
+
+
+def drop(page, path: Path, mime: str) -> None:
+    page.evaluate(DROP, [path.name, base64.b64encode(path.read_bytes()).decode(), mime])
+
+
+def run_favourite(page, title: str):
+    item = page.locator('[data-testid="savedScriptListItem"]', has_text=f"{title}:").first
+    item.hover()
+    item.get_by_test_id("savedScriptsButton-Run").click()
+    return page.get_by_test_id("frame").first  # the newest frame is on top; expect() waits
+
+
+def test_browser_runs_the_query_pack_with_the_style_and_favourites(store, neo4j_settings,
+                                                                    browser, tmp_path):
+    from playwright.sync_api import expect
+
+    url = browser_url(neo4j_settings)
+    try:
+        urlopen(url, timeout=10).close()
+    except OSError as e:
+        pytest.fail(f"Neo4j Browser does not answer at {url} ({e}); set NEO4J_BROWSER_URL "
+                    "or NEO4J_HTTP_PORT")
+    network, stored = read_network_file(EXAMPLE)
+    interchange.import_network(store, network, stored)
+    favourites = tmp_path / "eem-queries.zip"
+    favourites.write_bytes(favourites_zip())
+
+    page = browser.context.new_page()
+    page.goto(url)
+    page.get_by_test_id("boltaddress").fill(neo4j_settings.uri)
+    page.get_by_test_id("username").fill(neo4j_settings.user)
+    page.get_by_test_id("password").fill(neo4j_settings.password or "")
+    page.get_by_test_id("connect").click()
+    expect(page.get_by_text("You are connected as user").first).to_be_visible()
+
+    drop(page, ROOT / "cypher" / "browser" / "style.grass", "text/plain")
+    expect(page.get_by_test_id("frame").first).to_contain_text("node.Undetermined")
+    drop(page, favourites, "application/zip")
+    page.get_by_test_id("navigationFavorites").click()
+    page.get_by_test_id("expandFolder-eem-query-pack").click()
+
+    params = run_favourite(page, "parameters")
+    expect(params).to_contain_text('"id": "auth-key-fetch-blocks-requests"')
+
+    why = run_favourite(page, "why_in")
+    for text in ('"auth-key-fetch-blocks-requests"', '"auth-jwks-fetched-synchronously"',
+                 '"auth-validates-jwt-per-request"', '"justified"', '"premise"'):
+        expect(why).to_contain_text(text)
+    expect(why).to_contain_text("Started streaming 3 records")
+    page.screenshot(path=str(ARTIFACTS / "browser-why_in.png"))
+
+    graph = run_favourite(page, "neighbourhood")
+    expect(graph.get_by_test_id("property-details-overview-node-label-Justification")) \
+        .to_contain_text("Justification (2)")
+    expect(graph.get_by_test_id("property-details-overview-node-label-Belief")) \
+        .to_contain_text("Belief (5)")
+    in_colour = node_style(("Belief", "In"))["color"]
+    expect(graph.locator(f'svg circle[fill="{in_colour}"]').first).to_be_attached()
+    page.screenshot(path=str(ARTIFACTS / "browser-neighbourhood.png"))
+    (ARTIFACTS / "browser-refused-requests.txt").write_text(
+        "".join(f"{u}\n" for u in browser.refused), encoding="utf-8")
+
+
+def test_the_html_export_renders_without_a_network(store, browser, tmp_path):
+    from adapters.viz import render_html
+
+    for bid in ("a", "b", "bug"):
+        tms.add(store, bid, f"Premise {bid}.")
+    tms.add(store, "c", "Both.", make_justifications(["a", "b"]))
+    tms.add(store, "d", "Gated.", make_justifications(["c"], unless=["bug"]))
+    found = viz.neighbourhood(store, "c", 2)
+    page_file = viz.write_html(tmp_path / "graph.html", render_html(found))
+
+    requested: list[str] = []
+    page = browser.context.new_page()
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(page_file.as_uri())
+    page.locator("canvas").first.wait_for()
+    page.wait_for_timeout(2000)  # let the layout settle for the screenshot
+    page.screenshot(path=str(ARTIFACTS / "viz.png"))
+    assert [u for u in requested if not u.startswith(("file:", "data:", "blob:"))] == []
+    assert browser.refused == []
+    assert "c: support and dependents within 2 steps" in page.title()
