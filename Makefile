@@ -9,12 +9,12 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic
 
-.PHONY: demo test setup venv neo4j neo4j-stop bench clean
+.PHONY: demo test setup venv neo4j neo4j-stop browser bench clean
 
 demo: setup neo4j
 	$(PY) scripts/demo
 
-test: setup neo4j
+test: setup neo4j browser
 	$(PY) -m pytest
 
 setup: $(VENV)/.installed
@@ -30,6 +30,18 @@ $(VENV)/.installed: pyproject.toml
 
 neo4j:
 	scripts/neo4j start
+
+# Debian's Chromium for the Neo4j Browser test (Playwright drives it; no browser download).
+browser:
+	@if ! command -v chromium >/dev/null; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+			echo "installing Debian's chromium for the Browser test"; \
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+			|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; \
+		else \
+			echo "note: chromium is not installed (apt-get install chromium); the Browser test will skip"; \
+		fi; \
+	fi
 
 neo4j-stop:
 	scripts/neo4j stop

@@ -18,6 +18,7 @@ from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
 from adapters.llm.errors import setup_error
 from engine.derive.contract import ModelForRound, RoundContract
+from engine.derive.parser import parse_reply
 
 NEW_ID_PATTERN = "^[a-z0-9][a-z0-9._:-]{0,199}$"
 FIELDS = ("kind", "id", "conclusion", "antecedents", "unless", "mode", "label")
@@ -122,7 +123,13 @@ def _render_block(item: object) -> str | None:
     if unless:
         lines.append(f"- Unless: {', '.join(unless)}")
     lines += [f"- Mode: {mode}", f"- Label: {label}"]
-    return "\n".join(lines)
+    block = "\n".join(lines)
+    # A conclusion or label that reads as markdown structure (a heading, a rule, a field)
+    # would not come back as written: set such an item aside rather than change its meaning.
+    parsed = parse_reply(block).proposals
+    if len(parsed) != 1 or (parsed[0].text, parsed[0].label) != (conclusion, label):
+        return None
+    return block
 
 
 def _line(value: object) -> str:

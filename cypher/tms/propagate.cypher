@@ -26,49 +26,39 @@ RETURN e AS element, collect(DISTINCT elementId(c)) AS dependents
 // Relabels each given belief from the current labels of what its justifications name; returns old and new value and depth.
 UNWIND $elements AS e
 MATCH (b) WHERE elementId(b) = e
+// One pair per named node and justification: [value it contributes, depth it contributes].
+// An outlist member contributes the negation of its value and no depth.
 WITH b, e,
      CASE WHEN b:In THEN 2 WHEN b:Undetermined THEN 1 WHEN b:Out THEN 0 ELSE -1 END AS old_value,
      b.depth AS old_depth,
-     [(b)<-[:SUPPORTS]-(j:Justification) | {
-        value: reduce(v = 2, x IN
-                 [(j)-[:REQUIRES]->(a) | CASE WHEN a:In THEN 2 WHEN a:Undetermined THEN 1 ELSE 0 END] +
-                 [(j)-[:UNLESS]->(o) | CASE WHEN o:In THEN 0 WHEN o:Undetermined THEN 1 ELSE 2 END]
-               | CASE WHEN x < v THEN x ELSE v END),
-        depth: reduce(d = 1, a IN [(j)-[:REQUIRES]->(a) | a]
-               | CASE WHEN d IS NULL THEN NULL
-                      WHEN a:Missing THEN d
-                      WHEN a.depth IS NULL THEN NULL
-                      WHEN a.depth + 1 > d THEN a.depth + 1
-                      ELSE d END)
-     }] AS js
-WITH b, e, old_value, old_depth, js,
+     [(b)<-[:SUPPORTS]-(j:Justification) |
+        [(j)-[:REQUIRES]->(a) | [CASE WHEN a:In THEN 2 WHEN a:Undetermined THEN 1 ELSE 0 END,
+                                 CASE WHEN a:Missing THEN 0 ELSE a.depth END]]
+        + [(j)-[:UNLESS]->(o) | [CASE WHEN o:In THEN 0 WHEN o:Undetermined THEN 1 ELSE 2 END, 0]]
+     ] AS js
+// Per justification: [its value (the weakest part), 1 + its largest antecedent depth].
+WITH b, e, old_value, old_depth,
+     [j IN js | [reduce(v = 2, x IN j | CASE WHEN x[0] < v THEN x[0] ELSE v END),
+                 reduce(d = 1, x IN j | CASE WHEN d IS NULL OR x[1] IS NULL THEN NULL
+                                             WHEN x[1] + 1 > d THEN x[1] + 1 ELSE d END)]] AS jv
+WITH b, e, old_value, old_depth, jv,
      CASE WHEN coalesce(b.retracted, false) THEN 0
-          WHEN size(js) = 0 OR coalesce(b.asserted, false) THEN 2
-          ELSE reduce(v = 0, j IN js | CASE WHEN j.value > v THEN j.value ELSE v END)
+          WHEN size(jv) = 0 OR coalesce(b.asserted, false) THEN 2
+          ELSE reduce(v = 0, j IN jv | CASE WHEN j[0] > v THEN j[0] ELSE v END)
      END AS value
+// Depth: premises and asserted beliefs 0; IN beliefs over valid justifications; others over all.
 WITH b, e, old_value, old_depth, value,
-     CASE WHEN size(js) = 0 OR (value = 2 AND coalesce(b.asserted, false)) THEN 0
-          WHEN value = 2 THEN reduce(m = NULL, j IN js
-               | CASE WHEN j.value = 2 AND j.depth IS NOT NULL AND (m IS NULL OR j.depth < m)
-                      THEN j.depth ELSE m END)
-          ELSE reduce(m = NULL, j IN js
-               | CASE WHEN j.depth IS NOT NULL AND (m IS NULL OR j.depth < m) THEN j.depth ELSE m END)
+     CASE WHEN size(jv) = 0 OR (value = 2 AND coalesce(b.asserted, false)) THEN 0
+          ELSE reduce(m = NULL, j IN jv
+               | CASE WHEN j[1] IS NOT NULL AND (value <> 2 OR j[0] = 2)
+                           AND (m IS NULL OR j[1] < m) THEN j[1] ELSE m END)
      END AS depth
-CALL (b, value) {
-  WITH b, value WHERE value = 2 AND NOT b:In
-  REMOVE b:Out:Undetermined
-  SET b:In
-}
-CALL (b, value) {
-  WITH b, value WHERE value = 1 AND NOT b:Undetermined
-  REMOVE b:In
-  SET b:Out:Undetermined
-}
-CALL (b, value) {
-  WITH b, value WHERE value = 0 AND (b:In OR b:Undetermined OR NOT b:Out)
-  REMOVE b:In:Undetermined
-  SET b:Out
-}
+FOREACH (_ IN CASE WHEN value = 2 AND NOT b:In THEN [1] ELSE [] END |
+  REMOVE b:Out:Undetermined SET b:In)
+FOREACH (_ IN CASE WHEN value = 1 AND NOT b:Undetermined THEN [1] ELSE [] END |
+  REMOVE b:In SET b:Out:Undetermined)
+FOREACH (_ IN CASE WHEN value = 0 AND (b:In OR b:Undetermined OR NOT b:Out) THEN [1] ELSE [] END |
+  REMOVE b:In:Undetermined SET b:Out)
 SET b.depth = depth
 RETURN e AS element, b.id AS id, old_value, value, old_depth, depth
 

@@ -3,7 +3,8 @@
 UNWIND $ids AS bid
 MATCH (b:Belief {id: bid})
 RETURN b {
-  .*,
+  .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
+  .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
   truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   labels: labels(b),
   justifications: COLLECT {
@@ -20,7 +21,8 @@ RETURN b {
 // Every belief with its properties, truth, and justifications in written order, by id.
 MATCH (b:Belief)
 RETURN b {
-  .*,
+  .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
+  .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
   truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   labels: labels(b),
   justifications: COLLECT {
@@ -42,22 +44,23 @@ RETURN b.id AS id
 
 // name: status_counts
 // Counts of beliefs by truth and kind, nogoods, the largest depth, and the undetermined ids.
-CALL () {
-  MATCH (b:Belief)
-  RETURN count(b) AS beliefs,
-         count(CASE WHEN b:In THEN 1 END) AS in_count,
-         count(CASE WHEN b:Undetermined THEN 1 END) AS undetermined,
-         count(CASE WHEN EXISTS { (b)<-[:SUPPORTS]-() } THEN 1 END) AS derived,
-         coalesce(max(b.depth), 0) AS max_depth
-}
-CALL () {
-  MATCH (n:Nogood)
-  RETURN count(n) AS nogoods
-}
+// Label counts come from Neo4j's count store; the largest depth from the depth index.
+CALL () { MATCH (b:Belief) RETURN count(b) AS beliefs }
+CALL () { MATCH (b:In) RETURN count(b) AS in_count }
 CALL () {
   MATCH (u:Undetermined)
-  RETURN collect(u.id) AS undetermined_ids
+  RETURN count(u) AS undetermined, collect(u.id) AS undetermined_ids
 }
+CALL () {
+  MATCH (b:Belief) WHERE EXISTS { (b)<-[:SUPPORTS]-() }
+  RETURN count(b) AS derived
+}
+CALL () {
+  OPTIONAL MATCH (b:Belief) WHERE b.depth IS NOT NULL
+  WITH b ORDER BY b.depth DESC LIMIT 1
+  RETURN coalesce(b.depth, 0) AS max_depth
+}
+CALL () { MATCH (n:Nogood) RETURN count(n) AS nogoods }
 RETURN beliefs, in_count, undetermined, derived, max_depth, nogoods, undetermined_ids
 
 // name: list_beliefs
@@ -69,7 +72,8 @@ WHERE ($truth IS NULL
        OR ($truth = 'UNDETERMINED' AND b:Undetermined))
   AND ($premises IS NULL OR $premises = (NOT EXISTS { (b)<-[:SUPPORTS]-() }))
 RETURN b {
-  .*,
+  .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
+  .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
   truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   labels: labels(b),
   justifications: COLLECT {
