@@ -17,17 +17,44 @@ from typing import Any
 from engine.errors import EngineError
 
 
-@contextmanager
-def open_store() -> Iterator[Any]:
-    """The Neo4j store configured by the environment (NEO4J_URI, NEO4J_USER,
-    NEO4J_PASSWORD, NEO4J_DATABASE). The composition root: the only place the CLI reaches
-    for the Neo4j adapter."""
-    from adapters.neo4j.connection import Neo4jSettings, connect
-    from adapters.neo4j.store import Neo4jStore
+class LazyStore:
+    """The store the environment configures (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD,
+    NEO4J_DATABASE), connected on first use, so a command that turns out not to need it
+    (`query --list`, `reset` without --yes) works with the server down. This is the
+    composition root: the only place the CLI reaches for the Neo4j adapter."""
 
-    settings = Neo4jSettings.from_env(os.environ)
-    driver = connect(settings)
-    store = Neo4jStore(driver, settings.database, settings.uri)
+    def __init__(self) -> None:
+        self._store = None
+
+    def _opened(self):
+        if self._store is None:
+            from adapters.neo4j.connection import Neo4jSettings, connect
+            from adapters.neo4j.store import Neo4jStore
+
+            settings = Neo4jSettings.from_env(os.environ)
+            self._store = Neo4jStore(connect(settings), settings.database, settings.uri)
+        return self._store
+
+    def init_schema(self) -> None:
+        self._opened().init_schema()
+
+    def read(self, work):
+        return self._opened().read(work)
+
+    def write(self, work):
+        return self._opened().write(work)
+
+    def dry_run(self, work):
+        return self._opened().dry_run(work)
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+
+
+@contextmanager
+def open_store() -> Iterator[LazyStore]:
+    store = LazyStore()
     try:
         yield store
     finally:

