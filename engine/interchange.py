@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from engine import nogoods as nogood_rules
 from engine.errors import InvalidInput
-from engine.model import Belief, Change, Network, Truth
+from engine.model import Belief, Change, Label, Network, Truth
 from engine.semantics import compute_labels, is_valid
 from engine.store import GraphTx, Store
 from engine.tms import now
@@ -47,9 +47,9 @@ KEPT_REASON = "stored OUT in the imported file"
 
 
 def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
-                at: str = "") -> dict[str, Belief]:
-    """Beliefs with the user's retractions restored from the stored labels. A retraction
-    found this way gets `retracted_at` (and a reason) so that export carries it."""
+                at: str = "") -> tuple[dict[str, Belief], dict[str, Label]]:
+    """Beliefs with the user's retractions restored from the stored labels, and their labels.
+    A retraction found this way gets `retracted_at` (and a reason) so export carries it."""
     def pin(b: Belief) -> Belief:
         if b.retracted_at:  # the file says when it was retracted: keep it as written
             return dataclasses.replace(b, retracted=True)
@@ -65,7 +65,7 @@ def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
         wrongly_in = [bid for bid, label in labels.items()
                       if label.truth == Truth.IN and stored.get(bid) == Truth.OUT]
         if not wrongly_in:
-            return pinned
+            return pinned, labels
         shallowest = min(labels[bid].depth or 0 for bid in wrongly_in)
         for bid in wrongly_in:
             if (labels[bid].depth or 0) == shallowest:
@@ -73,8 +73,7 @@ def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
 
 
 def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
-    beliefs = decide_pins(network.beliefs, stored, at=now())
-    labels = compute_labels(beliefs)
+    beliefs, labels = decide_pins(network.beliefs, stored, at=now())
     stored_truth = {bid: stored.get(bid, Truth.IN) for bid in beliefs}
 
     def supported_by_stored_labels(b: Belief) -> bool:

@@ -19,6 +19,14 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
+class Pinned:
+    """A belief just pinned by set_pins, as it was before the pin."""
+
+    was_in: bool
+    premise: bool
+
+
+@dataclass(frozen=True)
 class BeliefFilter:
     """Which beliefs `list_beliefs` returns. All None: every belief."""
 
@@ -127,8 +135,10 @@ class GraphTx(Protocol):
 
     def set_pins(
         self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str, at: str
-    ) -> None:
-        """Record the user's retract / assert decision on beliefs."""
+    ) -> dict[str, "Pinned"]:
+        """Record the user's retract / assert decision on beliefs; returns the ones found,
+        with what they were before (an id not returned does not exist: nothing was written
+        for it)."""
 
     def relabel(self, seeds: Iterable[str]) -> Change:
         """Propagate from beliefs whose definition changed until labels and depths are the

@@ -22,7 +22,6 @@ from engine.model import (
     Label,
     Nogood,
     Status,
-    Truth,
     check_id,
     check_text,
 )
@@ -144,8 +143,9 @@ def retract(store: Store, belief_id: str, reason: str = "") -> Change:
 
 
 def retract_in(tx: GraphTx, belief_id: str, reason: str = "") -> Change:
-    _require(tx, [belief_id])
-    tx.set_pins([belief_id], retracted=True, asserted=False, reason=reason, at=now())
+    if belief_id not in tx.set_pins([belief_id], retracted=True, asserted=False, reason=reason,
+                                    at=now()):
+        raise NotFound("belief", belief_id)
     return enforce_nogoods(tx, tx.relabel([belief_id]))
 
 
@@ -157,12 +157,14 @@ def assert_belief(store: Store, belief_id: str) -> Change:
 
 
 def assert_in(tx: GraphTx, belief_id: str) -> Change:
-    _require(tx, [belief_id])
     stamp = now()
-    tx.set_pins([belief_id], retracted=False, asserted=False, reason="", at=stamp)
+    pinned = tx.set_pins([belief_id], retracted=False, asserted=False, reason="", at=stamp)
+    if belief_id not in pinned:
+        raise NotFound("belief", belief_id)
     change = tx.relabel([belief_id])
-    belief = tx.get_beliefs([belief_id])[belief_id]
-    if belief.truth != Truth.IN and not belief.is_premise:
+    now_in = belief_id in change.went_in or (
+        pinned[belief_id].was_in and belief_id not in change.went_out)
+    if not now_in and not pinned[belief_id].premise:
         tx.set_pins([belief_id], retracted=False, asserted=True, reason="", at=stamp)
         change = change.merge(tx.relabel([belief_id]))
     return enforce_nogoods(tx, change)

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from engine.errors import StoreError
 from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
-from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, ProposedBy
+from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, Pinned, ProposedBy
 from engine.store import StoredEmbedding
 
 T = TypeVar("T")
@@ -123,13 +123,16 @@ class FakeTx:
         )
 
     def set_pins(self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str,
-                 at: str) -> None:
-        for i in ids:
+                 at: str) -> dict[str, Pinned]:
+        pinned = {i: Pinned(self.s.beliefs[i].truth == Truth.IN, self.s.beliefs[i].is_premise)
+                  for i in ids if i in self.s.beliefs}
+        for i in pinned:
             b = self.s.beliefs[i]
             self.s.beliefs[i] = dataclasses.replace(
                 b, retracted=retracted, asserted=asserted,
                 retracted_at=at if retracted else "", retract_reason=reason if retracted else "",
             )
+        return pinned
 
     def relabel(self, seeds: Iterable[str]) -> Change:
         before = {i: b.truth for i, b in self.s.beliefs.items()}

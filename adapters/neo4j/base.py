@@ -13,6 +13,10 @@ class TxBase:
 
     def __init__(self, tx: neo4j.ManagedTransaction | neo4j.Transaction):
         self._tx = tx
+        # What this transaction has already learnt, to save round trips: belief id ->
+        # element id, and whether any nogood exists (None: not known yet).
+        self._element_of: dict[str, str] = {}
+        self._nogoods_exist: bool | None = None
 
     def _run(self, name: str, **params: Any) -> list[neo4j.Record]:
         """Run the named query from cypher/ with `params` and return all its records."""

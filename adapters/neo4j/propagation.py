@@ -38,7 +38,11 @@ class Propagation:
     # --- public -----------------------------------------------------------------------
     def relabel(self, seeds: Iterable[str]) -> Change:
         ids = sorted(set(seeds))
-        elements = {r["element"] for r in self._run("element_ids_of", ids=ids)}
+        known = self._tx._element_of
+        elements = {known[i] for i in ids if i in known}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            elements.update(r["element"] for r in self._run("element_ids_of", ids=unknown))
         successors = self._expand(elements)
         return self._settle(elements, successors)
 
@@ -54,9 +58,15 @@ class Propagation:
         while frontier:
             for s in frontier:
                 successors[s] = []
+            named_further: set[str] = set()
             for record in self._run("region_dependents_by_element", elements=frontier):
-                successors[record["element"]] = record["dependents"]
-            frontier = sorted({c for s in frontier for c in successors[s]} - successors.keys())
+                successors[record["element"]] = [c for c, _ in record["dependents"]]
+                named_further.update(c for c, has_dependents in record["dependents"]
+                                     if has_dependents)
+            reached = {c for s in frontier for c in successors[s]} - successors.keys()
+            for leaf in reached - named_further:  # nothing names it: no query needed
+                successors[leaf] = []
+            frontier = sorted(reached & named_further)
         return successors
 
     def _settle(self, seeds: set[str], successors: dict[str, list[str]]) -> Change:

@@ -41,9 +41,10 @@ def belief_to_row(b: Belief) -> dict[str, Any]:
 
 
 def labelled_belief_row(b: Belief, truth: Truth, depth: int | None) -> dict[str, Any]:
-    """A row for create_labelled_beliefs: empty strings are left out, since an absent
-    property reads as empty (bulk imports are dominated by property writes)."""
-    props = {k: v for k, v in belief_to_row(b)["props"].items() if not (v == "" or v == "{}")}
+    """A row for create_labelled_beliefs: empty strings and false pins are left out, since an
+    absent property reads as empty or false (bulk imports are dominated by property writes)."""
+    props = {k: v for k, v in belief_to_row(b)["props"].items()
+             if not (v == "" or v == "{}" or v is False)}
     props["id"] = b.id
     if depth is not None:
         props["depth"] = depth

@@ -15,7 +15,7 @@ from adapters.neo4j.records import (
     nogood_from_record,
 )
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status
-from engine.store import BeliefFilter
+from engine.store import BeliefFilter, Pinned
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
 
@@ -110,7 +110,7 @@ class TmsTxPart(TxBase):
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         """Nogoods with a member among `member_ids` whose members are all IN now."""
         ids = sorted(set(member_ids))
-        if not ids:
+        if not ids or self._nogoods_exist is False:
             return []
         return [Nogood(r["id"], tuple(r["members"])) for r in
                 self._run("nogoods_holding_with", ids=ids)]
@@ -163,8 +163,8 @@ class TmsTxPart(TxBase):
                   rows=justification_rows(belief_id, justifications, first_seq=seq))
 
     def set_pins(self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str,
-                 at: str) -> None:
-        self._run(
+                 at: str) -> dict[str, Pinned]:
+        records = self._run(
             "set_pins",
             ids=list(ids),
             retracted=retracted,
@@ -173,12 +173,19 @@ class TmsTxPart(TxBase):
             reason=reason if retracted else "",
             at=at,
         )
+        pinned = {}
+        for r in records:
+            self._element_of[r["id"]] = r["element"]
+            self._nogoods_exist = r["nogoods"] > 0
+            pinned[r["id"]] = Pinned(was_in=r["was_in"], premise=r["premise"])
+        return pinned
 
     def relabel(self, seeds: Iterable[str]) -> Change:
         return Propagation(self).relabel(seeds)
 
     def create_nogood(self, nogood: Nogood) -> None:
         named = list(nogood.members)
+        self._nogoods_exist = True
         self._run("ensure_placeholders", ids=named)
         self._run("create_nogood", id=nogood.id, discovered=nogood.discovered,
                   resolution=nogood.resolution, members=named)

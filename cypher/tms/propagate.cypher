@@ -16,11 +16,15 @@ MATCH (a:Belief {id: aid})<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:
 RETURN aid AS id, collect(DISTINCT c.id) AS dependents
 
 // name: region_dependents_by_element
-// For each given belief (element id), the element ids of the beliefs with a justification naming it.
+// For each given belief (element id), the beliefs with a justification naming it, each as [element id, whether anything names it in turn].
 UNWIND $elements AS e
 MATCH (a) WHERE elementId(a) = e
 MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
-RETURN e AS element, collect(DISTINCT elementId(c)) AS dependents
+WITH DISTINCT e, c
+WITH c, collect(e) AS named_by
+WITH c, named_by, [elementId(c), EXISTS { (c)<-[:REQUIRES|UNLESS]-(:Justification) }] AS entry
+UNWIND named_by AS e
+RETURN e AS element, collect(entry) AS dependents
 
 // name: evaluate_beliefs
 // Relabels each given belief from the current labels of what its justifications name; returns old and new value and depth.

@@ -50,14 +50,18 @@ OPTIONAL MATCH (b)<-[:SUPPORTS]-(j:Justification)
 RETURN bid AS id, coalesce(max(j.seq), -1) + 1 AS seq
 
 // name: set_pins
-// Records retract / assert decisions on the given beliefs; returns nothing.
+// Records retract / assert decisions on the given beliefs; returns each one found, whether it was IN, whether it is a premise, and how many nogoods exist.
+CALL () { MATCH (n:Nogood) RETURN count(n) AS nogoods }
 UNWIND $ids AS bid
 MATCH (b:Belief {id: bid})
+WITH b, nogoods, b:In AS was_in
 SET b.retracted = $retracted,
     b.asserted = $asserted,
     b.retracted_at = $retracted_at,
     b.retract_reason = $reason,
     b.updated_at = $at
+RETURN b.id AS id, elementId(b) AS element, was_in,
+       NOT EXISTS { (b)<-[:SUPPORTS]-() } AS premise, nogoods
 
 // name: create_nogood
 // Creates a nogood with MEMBER edges to its beliefs (or placeholders); returns nothing.
