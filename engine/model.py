@@ -13,6 +13,7 @@ from typing import Any, Mapping
 from engine.errors import InvalidInput
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._:-]{0,199}")
+_EMPTY: Mapping[str, Any] = MappingProxyType({})  # shared: beliefs without metadata are many
 
 
 class Truth(StrEnum):
@@ -74,7 +75,7 @@ class Belief:
     source_url: str = ""
     source_hash: str = ""
     date: str = ""
-    metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     created_at: str = ""
     updated_at: str = ""
     retracted: bool = False
@@ -83,7 +84,7 @@ class Belief:
     retract_reason: str = ""
     # Fields of the network.json format this engine does not interpret (reviewed_at, ...),
     # kept so that import -> export gives them back.
-    extra: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     truth: Truth | None = None
     depth: int | None = None
 

@@ -90,6 +90,9 @@ class GraphTx(Protocol):
     def list_beliefs(self, which: BeliefFilter) -> list[Belief]:
         """Beliefs (without justifications) in id order."""
 
+    def out_belief_ids(self) -> list[str]:
+        """The ids of every OUT belief (Undetermined included), in id order."""
+
     def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
         """`ids` and every belief reachable from them through antecedents and outlists,
         with justifications: the material for explain, trace and nogood resolution."""
@@ -106,8 +109,9 @@ class GraphTx(Protocol):
     def read_network(self) -> Network:
         """The whole network with stored labels (for verify and export)."""
 
-    def truth_labels(self) -> dict[str, list[str]]:
-        """Every belief's raw graph labels (verify checks exactly one truth label)."""
+    def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
+        """What verify needs: every belief with its justifications, pins, truth and depth
+        (no text or metadata), and its raw graph labels (exactly one truth label?)."""
 
     def nogoods(self) -> list[Nogood]: ...
 

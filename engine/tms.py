@@ -256,11 +256,8 @@ class Mismatch:
 def verify(store: Store) -> list[Mismatch]:
     """Recompute every label from scratch and list where the graph disagrees."""
 
-    def work(tx: GraphTx):
-        return tx.read_network(), tx.truth_labels()
-
-    network, raw_labels = store.read(work)
-    return compare_labels(network.beliefs, raw_labels)
+    beliefs, raw_labels = store.read(lambda tx: tx.read_labelling())
+    return compare_labels(beliefs, raw_labels)
 
 
 def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]]) -> list[Mismatch]:

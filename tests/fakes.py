@@ -59,6 +59,9 @@ class FakeTx:
             out.append(b)
         return out
 
+    def out_belief_ids(self) -> list[str]:
+        return sorted(i for i, b in self.s.beliefs.items() if b.truth != Truth.IN)
+
     def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
         seen: dict[str, Belief] = {}
         stack = [i for i in ids if i in self.s.beliefs]
@@ -93,10 +96,10 @@ class FakeTx:
     def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
         return {i: len(self.direct_dependents(i)) for i in ids}
 
-    def truth_labels(self) -> dict[str, list[str]]:
+    def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
         names = {Truth.IN: ["Belief", "In"], Truth.OUT: ["Belief", "Out"],
                  Truth.UNDETERMINED: ["Belief", "Out", "Undetermined"]}
-        return {i: names[b.truth] for i, b in self.s.beliefs.items()}
+        return dict(self.s.beliefs), {i: names[b.truth] for i, b in self.s.beliefs.items()}
 
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         ids = set(member_ids)

@@ -14,7 +14,17 @@ from adapters.neo4j.records import (
     labelled_belief_row,
     nogood_from_record,
 )
-from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status
+from engine.model import (
+    Belief,
+    Change,
+    Justification,
+    Kind,
+    Label,
+    Network,
+    Nogood,
+    Status,
+    Truth,
+)
 from engine.store import BeliefFilter, Pinned
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
@@ -63,6 +73,9 @@ class TmsTxPart(TxBase):
         )
         return [belief_from_map(r["belief"]) for r in records]
 
+    def out_belief_ids(self) -> list[str]:
+        return [r["id"] for r in self._run("out_belief_ids")]
+
     def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
         seen = self.existing_ids(ids)
         frontier = sorted(seen)
@@ -100,9 +113,27 @@ class TmsTxPart(TxBase):
         repos = json.loads(info["repos"]) if info and info["repos"] else {}
         return Network(beliefs, self.nogoods(), repos, meta)
 
-    def truth_labels(self) -> dict[str, list[str]]:
-        """Every belief's raw labels, to check that exactly one truth label is set."""
-        return {r["belief"]["id"]: r["belief"]["labels"] for r in self._run("all_beliefs")}
+    def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
+        justifications: dict[str, list[tuple[int, Justification]]] = {}
+        for r in self._run("labelling_justifications"):
+            justifications.setdefault(r["belief"], []).append((r["seq"], Justification(
+                antecedents=tuple(i for _, i in sorted(r["antecedents"])),
+                outlist=tuple(i for _, i in sorted(r["outlist"])),
+                kind=Kind(r["kind"] or "SL"),
+            )))
+        beliefs: dict[str, Belief] = {}
+        labels: dict[str, list[str]] = {}
+        for r in self._run("labelling_beliefs"):
+            raw = r["labels"]
+            truth = (Truth.IN if "In" in raw else
+                     Truth.UNDETERMINED if "Undetermined" in raw else Truth.OUT)
+            beliefs[r["id"]] = Belief(
+                id=r["id"], text="",
+                justifications=tuple(j for _, j in sorted(justifications.get(r["id"], []),
+                                                          key=lambda x: x[0])),
+                retracted=r["retracted"], asserted=r["asserted"], truth=truth, depth=r["depth"])
+            labels[r["id"]] = raw
+        return beliefs, labels
 
     def nogoods(self) -> list[Nogood]:
         return [nogood_from_record(r) for r in self._run("all_nogoods")]

@@ -36,6 +36,19 @@ RETURN b {
 } AS belief
 ORDER BY b.id
 
+// name: labelling_beliefs
+// Every belief's id, pins, depth and raw labels: what verify compares (no texts, no metadata).
+MATCH (b:Belief)
+RETURN b.id AS id, coalesce(b.retracted, false) AS retracted,
+       coalesce(b.asserted, false) AS asserted, b.depth AS depth, labels(b) AS labels
+
+// name: labelling_justifications
+// Every justification: its belief, kind, and the ids it names with their written positions.
+MATCH (j:Justification)-[:SUPPORTS]->(b:Belief)
+RETURN b.id AS belief, j.seq AS seq, j.kind AS kind,
+       [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]] AS antecedents,
+       [(j)-[r:UNLESS]->(o) | [r.pos, o.id]] AS outlist
+
 // name: existing_belief_ids
 // The subset of the given ids that name beliefs.
 UNWIND $ids AS bid
@@ -82,6 +95,12 @@ RETURN b {
   }
 } AS belief
 ORDER BY b.id
+
+// name: out_belief_ids
+// The ids of every OUT belief (Undetermined ones included), in id order.
+MATCH (b:Out)
+RETURN b.id AS id
+ORDER BY id
 
 // name: antecedent_step
 // For each given belief, the ids its justifications name (antecedents and outlists) that are beliefs.

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.derive.proposals import Mode, Proposal
-from engine.model import ID_RE, Truth
-from engine.store import BeliefFilter, GraphTx
+from engine.model import ID_RE
+from engine.store import GraphTx
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,10 @@ def mentioned_ids(proposals: Iterable[Proposal]) -> set[str]:
 def read_facts(tx: GraphTx, proposals: Sequence[Proposal]) -> NetworkFacts:
     named = {i for i in mentioned_ids(proposals) if ID_RE.fullmatch(i)}
     found = tx.get_beliefs(named) if named else {}
-    outs = tx.list_beliefs(BeliefFilter(truth=Truth.OUT)) if proposals else []
     return NetworkFacts(
         existing=frozenset(found),
         depths={i: b.depth for i, b in found.items()},
-        out_ids=tuple(b.id for b in outs),
+        out_ids=tuple(tx.out_belief_ids()) if proposals else (),
     )
 
 
