@@ -59,8 +59,14 @@ def cmd_reset(store, args) -> int:
 
 
 def cmd_add(store, args) -> int:
-    change = tms.add(store, args.id, args.text, _justifications(args), source=args.source or "",
+    justifications = _justifications(args)
+    change = tms.add(store, args.id, args.text, justifications, source=args.source or "",
                      source_url=args.source_url or "")
+    if not args.json and args.id not in change.went_in:
+        named = sorted({ref for j in justifications for ref in j.mentions()})
+        missing = sorted(set(named) - set(tms.show_many(store, named)))
+        print(f"{args.id} is OUT: no valid justification yet"
+              + (f" ({', '.join(missing)} not added yet: forward references)" if missing else ""))
     return _report_change(change, args)
 
 
