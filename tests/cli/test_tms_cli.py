@@ -84,7 +84,9 @@ def test_init_is_idempotent(cli):
 
 def test_add_prints_what_went_in(cli):
     assert cli("add", "p", "a premise").stdout.splitlines() == ["IN  p"]
-    assert cli("add", "c", "needs m", "--sl", "m").stdout.splitlines() == ["no label changed"]
+    assert cli("add", "c", "needs m", "--sl", "m").stdout.splitlines() == [
+        "c is OUT: no valid justification yet (m not added yet: forward references)",
+        "no label changed"]
     assert cli_json(cli, "add", "a", "from p", "--sl", "p") == {"went_in": ["a"], "went_out": []}
     assert cli("add", "m", "arrives").stdout.splitlines() == ["IN  c", "IN  m"]
 
