@@ -59,10 +59,10 @@ class Propagation:
             for s in frontier:
                 successors[s] = []
             named_further: set[str] = set()
-            for record in self._run("region_dependents_by_element", elements=frontier):
-                successors[record["element"]] = [c for c, _ in record["dependents"]]
-                named_further.update(c for c, has_dependents in record["dependents"]
-                                     if has_dependents)
+            [record] = self._run("region_dependents_by_element", elements=frontier)
+            for element, dependents in record["rows"]:
+                successors[element] = [c for c, _ in dependents]
+                named_further.update(c for c, has_dependents in dependents if has_dependents)
             reached = {c for s in frontier for c in successors[s]} - successors.keys()
             for leaf in reached - named_further:  # nothing names it: no query needed
                 successors[leaf] = []
@@ -142,9 +142,10 @@ class Propagation:
     def _evaluate(self, ids: list[str]) -> None:
         if not ids:
             return
-        for r in self._run("evaluate_beliefs", elements=ids):
-            self.belief_id[r["element"]] = r["id"]
-            self._record(r["element"], r["old_value"], r["value"], r["old_depth"], r["depth"])
+        [record] = self._run("evaluate_beliefs", elements=ids)
+        for element, bid, old_value, value, old_depth, depth in record["rows"]:
+            self.belief_id[element] = bid
+            self._record(element, old_value, value, old_depth, depth)
 
     def _fixpoint(self, members: list[str]) -> None:
         """Alternating fixpoint over independent cyclic components settled together."""

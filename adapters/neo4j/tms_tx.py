@@ -170,13 +170,11 @@ class TmsTxPart(TxBase):
         element: dict[str, str] = {}
         rows = [labelled_belief_row(b, labels[b.id].truth, labels[b.id].depth) for b in beliefs]
         for chunk in _batches(rows, 10000):
-            element.update((r["id"], r["element"]) for r in
-                           self._run("create_labelled_beliefs", rows=chunk))
+            element.update(self._single("create_labelled_beliefs", rows=chunk)["pairs"])
         missing = sorted({ref for b in beliefs for j in b.justifications for ref in j.mentions()}
                          - element.keys())
         for chunk in _batches(missing, 10000):
-            element.update((r["id"], r["element"]) for r in
-                           self._run("create_placeholders", ids=chunk))
+            element.update(self._single("create_placeholders", ids=chunk)["pairs"])
         rows = [
             {**row, "belief": element[row["belief"]],
              "antecedents": [element[a] for a in row["antecedents"]],

@@ -24,7 +24,8 @@ WITH DISTINCT e, c
 WITH c, collect(e) AS named_by
 WITH c, named_by, [elementId(c), EXISTS { (c)<-[:REQUIRES|UNLESS]-(:Justification) }] AS entry
 UNWIND named_by AS e
-RETURN e AS element, collect(entry) AS dependents
+WITH e, collect(entry) AS dependents
+RETURN collect([e, dependents]) AS rows
 
 // name: evaluate_beliefs
 // Relabels each given belief from the current labels of what its justifications name; returns old and new value and depth.
@@ -64,7 +65,7 @@ FOREACH (_ IN CASE WHEN value = 1 AND NOT b:Undetermined THEN [1] ELSE [] END |
 FOREACH (_ IN CASE WHEN value = 0 AND (b:In OR b:Undetermined OR NOT b:Out) THEN [1] ELSE [] END |
   REMOVE b:In:Undetermined SET b:Out)
 SET b.depth = depth
-RETURN e AS element, b.id AS id, old_value, value, old_depth, depth
+RETURN collect([e, b.id, old_value, value, old_depth, depth]) AS rows
 
 // name: cycle_derivable
 // Of the candidate beliefs (on cycles), those with a justification satisfied under the assumptions; one least-model step.

@@ -92,17 +92,17 @@ DETACH DELETE n
 RETURN count(*) AS deleted
 
 // name: create_labelled_beliefs
-// Creates beliefs that already carry their final truth labels and depth (bulk import); returns each id with its element id.
+// Creates beliefs that already carry their final truth labels and depth (bulk import); returns [id, element id] pairs, collected in one record.
 UNWIND $rows AS row
 CREATE (b:$(row.labels))
 SET b = row.props
-RETURN b.id AS id, elementId(b) AS element
+RETURN collect([b.id, elementId(b)]) AS pairs
 
 // name: create_placeholders
-// Creates a :Missing placeholder for each given id (bulk import, ids known to be absent); returns each id with its element id.
+// Creates a :Missing placeholder for each given id (bulk import, ids known to be absent); returns [id, element id] pairs, collected in one record.
 UNWIND $ids AS ref
 CREATE (m:Missing {id: ref})
-RETURN m.id AS id, elementId(m) AS element
+RETURN collect([m.id, elementId(m)]) AS pairs
 
 // name: create_justifications_by_element
 // Creates justifications whose belief and named nodes are given by element id (bulk import); returns nothing.
