@@ -16,7 +16,7 @@ MATCH (a:Belief {id: aid})<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:
 RETURN aid AS id, collect(DISTINCT c.id) AS dependents
 
 // name: region_dependents_by_element
-// For each given belief (element id), the beliefs with a justification naming it, each as [element id, whether anything names it in turn].
+// For each given belief (element id), the beliefs with a justification naming it, each as [element id, whether anything names it in turn]; all as [element, dependents] rows collected in one record.
 UNWIND $elements AS e
 MATCH (a) WHERE elementId(a) = e
 MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
@@ -28,7 +28,7 @@ WITH e, collect(entry) AS dependents
 RETURN collect([e, dependents]) AS rows
 
 // name: evaluate_beliefs
-// Relabels each given belief from the current labels of what its justifications name; returns old and new value and depth.
+// Relabels each given belief from the current labels of what its justifications name; returns [element, id, old value, value, old depth, depth] rows collected in one record.
 UNWIND $elements AS e
 MATCH (b) WHERE elementId(b) = e
 // One pair per named node and justification: [value it contributes, depth it contributes].
