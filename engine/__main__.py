@@ -1,5 +1,5 @@
 import sys
 
-from engine.cli import main
+from engine.cli.tms import main
 
 sys.exit(main())

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli import COMMANDS, PROG, main
+from engine.cli.tms import COMMANDS, PROG, main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,7 +25,7 @@ def test_there_are_commands():
 
 @pytest.mark.parametrize("name", list(COMMANDS))
 def test_command_has_help_with_an_example(capsys, name):
-    _, help_text, example = COMMANDS[name]
+    help_text, example = COMMANDS[name].help, COMMANDS[name].example
     assert help_text.strip()
     text = _help(capsys, name)
     assert help_text in text

@@ -1,5 +1,5 @@
 import sys
 
-from engine.derive.cli import main
+from engine.cli.derive import main
 
 sys.exit(main())

@@ -81,9 +81,9 @@ def test_an_unreachable_store_is_one_line(tmp_path):
 def test_importing_derive_loads_no_heavy_package():
     code = (
         "import sys\n"
-        "import engine.derive.cli, engine.derive.run, engine.derive.rounds, engine.derive.accept\n"
+        "import engine.cli.derive, engine.derive.run, engine.derive.rounds, engine.derive.accept\n"
         "import engine.derive.sampling, engine.derive.prompt, engine.derive.parser\n"
-        "from engine.derive.cli import main\n"
+        "from engine.cli.derive import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "heavy = ['torch', 'sentence_transformers', 'sklearn', 'llama_cpp', 'langchain_openai',"
         " 'langchain_anthropic', 'langchain_ollama', 'openai', 'anthropic', 'ollama', 'neo4j']\n"
@@ -197,7 +197,7 @@ def test_replay_re_runs_a_recorded_run(network, store, neo4j_settings, tmp_path)
 def wiring_for(fake_store, script, stderr):
     from contextlib import nullcontext
 
-    from engine.derive.cli import ModelBinding, Wiring
+    from engine.cli.derive import ModelBinding, Wiring
     from engine.derive.contract import unconstrained
     from tests.derive_fakes import ScriptedChatModel
 
@@ -211,7 +211,7 @@ def wiring_for(fake_store, script, stderr):
 def test_in_process_run_and_exit_codes(tmp_path, capsys, monkeypatch):
     import io
 
-    from engine.derive.cli import main
+    from engine.cli.derive import main
     from tests.fakes import FakeStore
 
     monkeypatch.chdir(tmp_path)

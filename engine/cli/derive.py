@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.cli_support import open_store, print_json, run_guarded
+from engine.cli.support import open_store, print_json, run_guarded
 from engine.derive.calls import CallPolicy, default_is_transient
 from engine.derive.contract import ModelForRound
 from engine.derive.report import ReportFile, report_path, summary_table

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from engine import explain as explaining
 from engine import interchange, queries, tms, viz
-from engine.cli_support import open_store, print_json, run_guarded, shorten, split_ids, table
+from engine.cli.support import open_store, print_json, run_guarded, shorten, split_ids, table
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
 from engine.store import BeliefFilter
@@ -268,39 +270,125 @@ def _justification_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--label", help="a short label for the justification")
 
 
-COMMANDS = {
-    # name: (handler, help, example)
-    "init": (cmd_init, "create the schema (constraints, indexes)", "init"),
-    "reset": (cmd_reset, "delete every belief, justification and nogood", "reset --yes"),
-    "add": (cmd_add, "add a belief (a premise unless --sl/--cp/--unless)",
-            "add auth-uses-jwt 'The auth service validates JWTs' --source src/auth.py"),
-    "add-justification": (cmd_add_justification, "give a belief another justification",
-                          "add-justification auth-bottleneck --sl auth-uses-jwt,auth-sync-check"),
-    "retract": (cmd_retract, "pin a belief OUT until it is asserted",
-                "retract auth-uses-jwt --reason 'moved to sessions'"),
-    "assert": (cmd_assert, "un-retract a belief, or hold a derived one as a fact",
-               "assert auth-uses-jwt"),
-    "nogood": (cmd_nogood, "record beliefs that must not all be IN",
-               "nogood cache-is-coherent cache-serves-stale-reads"),
-    "status": (cmd_status, "counts of beliefs by label and kind", "status --json"),
-    "list": (cmd_list, "list beliefs", "list --in --derived"),
-    "show": (cmd_show, "one belief with its justifications", "show auth-bottleneck"),
-    "explain": (cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck"),
-    "trace": (cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json"),
-    "what-if": (cmd_what_if, "what a retract or assert would change (nothing written)",
-                "what-if retract auth-uses-jwt"),
-    "verify": (cmd_verify, "recompute every label from scratch and compare", "verify"),
-    "import": (cmd_import, "load a network.json (ftl-reasons / reasonsforge format)",
-               "import network.json"),
-    "export": (cmd_export, "write the network as network.json", "export -o network.json"),
-    "query": (cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
-              "query why_in --param id=auth-key-fetch-blocks-requests"),
-    "viz": (cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
-            "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html"),
+def _id(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+
+
+def _add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("text")
+    _justification_flags(p)
+    p.add_argument("--source", help="where the belief was observed")
+    p.add_argument("--source-url", help="a URL for the source")
+
+
+def _add_justification_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    _justification_flags(p)
+
+
+def _reset_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--yes", action="store_true", help="confirm")
+
+
+def _retract_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("--reason", help="why (kept on the belief)")
+
+
+def _nogood_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("ids", nargs="+", metavar="ID")
+    p.add_argument("--name", help="the nogood's id (default: from its members)")
+
+
+def _list_arguments(p: argparse.ArgumentParser) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
+    group.add_argument("--out", action="store_true", help="OUT beliefs only")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--premises", action="store_true", help="premises only")
+    kind.add_argument("--derived", action="store_true", help="derived beliefs only")
+
+
+def _what_if_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("operation", choices=["retract", "assert"])
+    p.add_argument("id")
+
+
+def _import_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file")
+
+
+def _export_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", help="file to write (default: stdout)")
+
+
+def _query_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", help="the query (see --list)")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a query parameter (repeat for each)")
+    p.add_argument("--list", action="store_true", help="list the queries of the pack")
+    p.add_argument("--favourites", metavar="FILE.zip",
+                   help="write the pack as Neo4j Browser favourites (drop it on Browser)")
+
+
+def _viz_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("--depth", type=int, default=2,
+                   help="justification steps up and down from the belief (default 2)")
+    p.add_argument("-o", "--output", default="graph.html",
+                   help="the HTML file to write (default graph.html)")
+
+
+def _no_arguments(p: argparse.ArgumentParser) -> None:
+    pass
+
+
+@dataclass(frozen=True)
+class Command:
+    handler: Callable[[Any, argparse.Namespace], int]
+    help: str
+    example: str  # the command line after `python -m engine`
+    arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+    json: bool = True  # takes --json
+
+
+COMMANDS: dict[str, Command] = {
+    "init": Command(cmd_init, "create the schema (constraints, indexes)", "init", json=False),
+    "reset": Command(cmd_reset, "delete every belief, justification and nogood", "reset --yes",
+                     _reset_arguments, json=False),
+    "add": Command(cmd_add, "add a belief (a premise unless --sl/--cp/--unless)",
+                   "add auth-uses-jwt 'The auth service validates JWTs' --source src/auth.py",
+                   _add_arguments),
+    "add-justification": Command(
+        cmd_add_justification, "give a belief another justification",
+        "add-justification auth-bottleneck --sl auth-uses-jwt,auth-sync-check",
+        _add_justification_arguments),
+    "retract": Command(cmd_retract, "pin a belief OUT until it is asserted",
+                       "retract auth-uses-jwt --reason 'moved to sessions'", _retract_arguments),
+    "assert": Command(cmd_assert, "un-retract a belief, or hold a derived one as a fact",
+                      "assert auth-uses-jwt", _id),
+    "nogood": Command(cmd_nogood, "record beliefs that must not all be IN",
+                      "nogood cache-is-coherent cache-serves-stale-reads", _nogood_arguments),
+    "status": Command(cmd_status, "counts of beliefs by label and kind", "status --json"),
+    "list": Command(cmd_list, "list beliefs", "list --in --derived", _list_arguments),
+    "show": Command(cmd_show, "one belief with its justifications", "show auth-bottleneck", _id),
+    "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck", _id),
+    "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
+                     _id),
+    "what-if": Command(cmd_what_if, "what a retract or assert would change (nothing written)",
+                       "what-if retract auth-uses-jwt", _what_if_arguments),
+    "verify": Command(cmd_verify, "recompute every label from scratch and compare", "verify"),
+    "import": Command(cmd_import, "load a network.json (ftl-reasons / reasonsforge format)",
+                      "import network.json", _import_arguments),
+    "export": Command(cmd_export, "write the network as network.json", "export -o network.json",
+                      _export_arguments, json=False),
+    "query": Command(cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
+                     "query why_in --param id=auth-key-fetch-blocks-requests", _query_arguments),
+    "viz": Command(cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
+                   "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
+                   json=False),
 }
-READ_COMMANDS = {"status", "list", "show", "explain", "trace", "what-if", "verify", "import",
-                 "query"}
-MUTATING = {"add", "add-justification", "retract", "assert", "nogood"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -312,70 +400,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (_, help_text, example) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text,
-                           epilog=f"example: {PROG} {example}",
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(name, help=command.help, description=command.help,
+                           epilog=f"example: {PROG} {command.example}",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show tracebacks")
-        if name in READ_COMMANDS or name in MUTATING:
+        if command.json:
             p.add_argument("--json", action="store_true", help="print JSON")
-        _command_arguments(name, p)
+        command.arguments(p)
     return parser
-
-
-def _command_arguments(name: str, p: argparse.ArgumentParser) -> None:
-    if name == "reset":
-        p.add_argument("--yes", action="store_true", help="confirm")
-    elif name == "add":
-        p.add_argument("id")
-        p.add_argument("text")
-        _justification_flags(p)
-        p.add_argument("--source", help="where the belief was observed")
-        p.add_argument("--source-url", help="a URL for the source")
-    elif name == "add-justification":
-        p.add_argument("id")
-        _justification_flags(p)
-    elif name == "retract":
-        p.add_argument("id")
-        p.add_argument("--reason", help="why (kept on the belief)")
-    elif name in ("assert", "show", "explain", "trace"):
-        p.add_argument("id")
-    elif name == "nogood":
-        p.add_argument("ids", nargs="+", metavar="ID")
-        p.add_argument("--name", help="the nogood's id (default: from its members)")
-    elif name == "list":
-        group = p.add_mutually_exclusive_group()
-        group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
-        group.add_argument("--out", action="store_true", help="OUT beliefs only")
-        kind = p.add_mutually_exclusive_group()
-        kind.add_argument("--premises", action="store_true", help="premises only")
-        kind.add_argument("--derived", action="store_true", help="derived beliefs only")
-    elif name == "what-if":
-        p.add_argument("operation", choices=["retract", "assert"])
-        p.add_argument("id")
-    elif name == "import":
-        p.add_argument("file")
-    elif name == "export":
-        p.add_argument("-o", "--output", help="file to write (default: stdout)")
-    elif name == "query":
-        p.add_argument("name", nargs="?", help="the query (see --list)")
-        p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                       help="a query parameter (repeat for each)")
-        p.add_argument("--list", action="store_true", help="list the queries of the pack")
-        p.add_argument("--favourites", metavar="FILE.zip",
-                       help="write the pack as Neo4j Browser favourites (drop it on Browser)")
-    elif name == "viz":
-        p.add_argument("id")
-        p.add_argument("--depth", type=int, default=2,
-                       help="justification steps up and down from the belief (default 2)")
-        p.add_argument("-o", "--output", default="graph.html",
-                       help="the HTML file to write (default graph.html)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handler = COMMANDS[args.command][0]
+    handler = COMMANDS[args.command].handler
 
     def run() -> int:
         with open_store() as store:
