@@ -23,3 +23,7 @@ CREATE INDEX belief_depth IF NOT EXISTS FOR (b:Belief) ON (b.depth)
 CREATE VECTOR INDEX belief_embedding IF NOT EXISTS
 FOR (b:Belief) ON b.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
+
+// name: index_belief_text
+// Creates the belief_text full-text index on Belief.text and Belief.id, what `search` ranks by (idempotent).
+CREATE FULLTEXT INDEX belief_text IF NOT EXISTS FOR (b:Belief) ON EACH [b.text, b.id]

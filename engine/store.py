@@ -77,6 +77,28 @@ class StoredEmbedding:
     vector: Sequence[float]
 
 
+@dataclass(frozen=True)
+class BeliefHit:
+    """A belief as search shows it: enough to judge it without another call."""
+
+    id: str
+    text: str
+    truth: Truth
+    depth: int | None
+    dependents: int  # beliefs with a justification naming it
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """One run of an LLM stage, as the stage recorded it on its (:Run) node."""
+
+    id: str
+    stage: str
+    model: str
+    started_at: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
 class GraphTx(Protocol):
     # --- reads -------------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
@@ -117,6 +139,17 @@ class GraphTx(Protocol):
 
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         """Nogoods with a member among `member_ids` whose members are all IN now."""
+
+    # --- search and stage runs ---------------------------------------------------------
+    def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
+        """Up to `limit` beliefs whose text or id matches any of `words` (a word, or a
+        word's prefix), best first by relevance; OUT beliefs only with `include_out`."""
+
+    def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
+        """The named beliefs that exist, as search hits."""
+
+    def recent_stage_runs(self, limit: int) -> list[StageRun]:
+        """The `limit` most recent (:Run) nodes of the LLM stages, newest first."""
 
     # --- the query pack ------------------------------------------------------------------
     def run_pack_query(self, name: str, params: Mapping[str, Any]) -> QueryResult:

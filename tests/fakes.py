@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -14,7 +15,7 @@ from engine.errors import StoreError
 from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
 from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, Pinned, ProposedBy
-from engine.store import StoredEmbedding
+from engine.store import BeliefHit, StageRun, StoredEmbedding
 
 T = TypeVar("T")
 
@@ -209,6 +210,29 @@ class FakeTx:
         return sorted(out, key=lambda p: (p.run.started_at, p.round.round))
 
 
+    # --- search and stage runs ------------------------------------------------------
+    def _hit(self, b: Belief) -> BeliefHit:
+        return BeliefHit(b.id, b.text, b.truth, b.depth, len(self.direct_dependents(b.id)))
+
+    def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
+        """Relevance here: how many words occur in the id or text (as a word's prefix)."""
+        wanted = [w.lower() for w in words if w.strip()]
+        scored = []
+        for b in self.s.beliefs.values():
+            if not include_out and b.truth != Truth.IN:
+                continue
+            tokens = re.findall(r"[a-z0-9]+", f"{b.id} {b.text}".lower())
+            score = sum(any(t.startswith(w) for t in tokens) for w in wanted)
+            if score:
+                scored.append((-score, b.id, b))
+        return [self._hit(b) for _, _, b in sorted(scored)[:limit]]
+
+    def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
+        return {i: self._hit(self.s.beliefs[i]) for i in ids if i in self.s.beliefs}
+
+    def recent_stage_runs(self, limit: int) -> list[StageRun]:
+        return sorted(self.s.stage_runs, key=lambda r: (r.started_at, r.id), reverse=True)[:limit]
+
     # --- sampling and embeddings ----------------------------------------------------
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
         words = [w.lower() for w in topic_words if w.strip()]
@@ -248,13 +272,15 @@ class FakeState:
     rounds: list[DeriveRoundRecord] = dataclasses.field(default_factory=list)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
+    stage_runs: list[StageRun] = dataclasses.field(default_factory=list)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
         in place, so copying the containers is enough (and deepcopy cannot copy the
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
-                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings))
+                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings),
+                         list(self.stage_runs))
 
 
 class FakeStore:

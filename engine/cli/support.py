@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,14 +26,18 @@ class LazyStore:
 
     def __init__(self) -> None:
         self._store = None
+        self._opening = threading.Lock()  # a server's first calls may come at once
 
     def _opened(self):
         if self._store is None:
-            from adapters.neo4j.connection import Neo4jSettings, connect
-            from adapters.neo4j.store import Neo4jStore
+            with self._opening:
+                if self._store is None:
+                    from adapters.neo4j.connection import Neo4jSettings, connect
+                    from adapters.neo4j.store import Neo4jStore
 
-            settings = Neo4jSettings.from_env(os.environ)
-            self._store = Neo4jStore(connect(settings), settings.database, settings.uri)
+                    settings = Neo4jSettings.from_env(os.environ)
+                    self._store = Neo4jStore(connect(settings), settings.database,
+                                             settings.uri)
         return self._store
 
     def init_schema(self) -> None:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import explain as explaining
-from engine import interchange, queries, tms, viz
+from engine import interchange, queries, results, tms, viz
+from engine import search as searching
 from engine.cli.support import open_store, print_json, run_guarded, shorten, split_ids, table
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
@@ -106,8 +107,7 @@ def cmd_list(store, args) -> int:
     premises = True if args.premises else False if args.derived else None
     beliefs = tms.list_beliefs(store, BeliefFilter(truth=truth, premises=premises))
     if args.json:
-        print_json([{"id": b.id, "truth": b.truth.value, "depth": b.depth,
-                     "premise": b.is_premise, "text": b.text} for b in beliefs])
+        print_json([results.belief_row(b) for b in beliefs])
         return 0
     print(table([(b.id, b.truth.value, b.depth if b.depth is not None else "-",
                   shorten(b.text, 70)) for b in beliefs], ["id", "truth", "depth", "text"]))
@@ -116,17 +116,8 @@ def cmd_list(store, args) -> int:
 
 def cmd_show(store, args) -> int:
     b, dependents = tms.show(store, args.id)
-    record = {
-        "id": b.id, "text": b.text, "truth": b.truth.value, "depth": b.depth,
-        "retracted": b.retracted, "asserted": b.asserted, "retract_reason": b.retract_reason,
-        "source": b.source, "source_url": b.source_url, "metadata": dict(b.metadata),
-        "justifications": [{"kind": j.kind.value, "antecedents": list(j.antecedents),
-                            "outlist": list(j.outlist), "label": j.label}
-                           for j in b.justifications],
-        "dependents": dependents,
-    }
     if args.json:
-        print_json(record)
+        print_json(results.belief_record(b, dependents))
         return 0
     depth = b.depth if b.depth is not None else "none (no finite derivation)"
     print(f"{b.id}  [{b.truth.value}]  depth {depth}")
@@ -174,8 +165,7 @@ def cmd_verify(store, args) -> int:
     problems = tms.verify(store)
     status = tms.status(store)
     if args.json:
-        print_json({"ok": not problems, "mismatches": [p.__dict__ for p in problems],
-                    "undetermined": list(status.undetermined_ids)})
+        print_json(results.verify_record(problems, status.undetermined_ids))
     elif problems:
         print(table([(p.id, p.stored, p.computed) for p in problems],
                     ["belief", "stored", "computed from scratch"]))
@@ -248,6 +238,33 @@ def cmd_query(store, args) -> int:
     else:
         print("(no rows)")
     return 0
+
+
+def cmd_search(store, args) -> int:
+    embedder = None
+    if args.semantic:
+        from adapters.embeddings import SentenceTransformerEmbedder
+
+        embedder = SentenceTransformerEmbedder()
+    hits = searching.search(store, args.words, limit=args.limit, include_out=args.all,
+                            embedder=embedder)
+    if args.json:
+        print_json([h.as_dict() for h in hits])
+        return 0
+    if not hits:
+        print("no belief matches" + ("" if args.all else " (IN beliefs only; --all for OUT)"))
+        return 0
+    print(table([(h.belief.id, h.belief.truth.value,
+                  h.belief.depth if h.belief.depth is not None else "-", h.belief.dependents,
+                  shorten(h.belief.text, 60)) for h in hits],
+                ["id", "truth", "depth", "dependents", "text"]))
+    return 0
+
+
+def cmd_batch(store, args) -> int:
+    from engine.cli.batch import run_batch
+
+    return run_batch(store, args, build_parser(), COMMANDS)
 
 
 def cmd_viz(store, args) -> int:
@@ -340,6 +357,28 @@ def _viz_arguments(p: argparse.ArgumentParser) -> None:
                    help="the HTML file to write (default graph.html)")
 
 
+def _search_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("words", nargs="+", metavar="WORD",
+                   help="words to find in belief texts and ids (any of them; prefixes match)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--in", dest="in_", action="store_true",
+                       help="IN beliefs only (the default)")
+    which.add_argument("--all", action="store_true",
+                       help="OUT beliefs too (retracted, unsupported, undetermined)")
+    p.add_argument("--semantic", action="store_true",
+                   help="rank by meaning as well: the vector index over the embeddings stored "
+                        "on beliefs (derive --cluster stores them), fused with the text ranking")
+    p.add_argument("--limit", type=int, default=searching.DEFAULT_LIMIT,
+                   help=f"at most this many hits (default {searching.DEFAULT_LIMIT})")
+
+
+def _batch_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", default="-",
+                   help="commands, one per line in this CLI's syntax (default -: stdin)")
+    p.add_argument("--keep-going", action="store_true",
+                   help="run every line even after one fails (exit code: the first failure's)")
+
+
 def _no_arguments(p: argparse.ArgumentParser) -> None:
     pass
 
@@ -385,6 +424,12 @@ COMMANDS: dict[str, Command] = {
                       _export_arguments, json=False),
     "query": Command(cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
                      "query why_in --param id=auth-key-fetch-blocks-requests", _query_arguments),
+    "search": Command(
+        cmd_search, "find beliefs by words (and meaning, --semantic); IN only unless --all",
+        "search cache stale reads --limit 5", _search_arguments),
+    "batch": Command(
+        cmd_batch, "run commands from a file or stdin, one per line, over one connection",
+        "batch commands.txt --keep-going", _batch_arguments),
     "viz": Command(cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
                    "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
                    json=False),

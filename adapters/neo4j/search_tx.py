@@ -1,0 +1,63 @@
+"""Neo4jTx part: full-text search over beliefs, and the LLM stages' run records.
+
+Queries in cypher/search.cypher and cypher/stage_runs.cypher; the belief_text full-text
+index is in cypher/schema.cypher.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from adapters.neo4j.base import TxBase
+from engine.model import Truth
+from engine.store import BeliefHit, StageRun
+
+
+_LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+
+
+def lucene_query(words: Sequence[str]) -> str:
+    """Each word as a term and as a prefix, special characters escaped; lower case, so a
+    word like AND or NOT is a term, never an operator. Terms are OR-ed (Lucene's default)."""
+    terms = []
+    for word in words:
+        escaped = _LUCENE_SPECIAL.sub(r"\\\1", word.strip().lower())
+        if escaped:
+            terms += [escaped, escaped + "*"]
+    return " ".join(terms)
+
+
+def hit_from_row(row: Sequence[Any]) -> BeliefHit:
+    bid, text, truth, depth, dependents = row
+    return BeliefHit(bid, text or "", Truth(truth), depth, int(dependents))
+
+
+def stage_run_from_row(row: Sequence[Any]) -> StageRun:
+    rid, stage, model, started_at, params = row
+    try:
+        decoded = json.loads(params) if isinstance(params, str) and params else {}
+    except json.JSONDecodeError:
+        decoded = {"raw": params}
+    return StageRun(rid or "", stage or "", model or "", str(started_at or ""),
+                    decoded if isinstance(decoded, dict) else {"value": decoded})
+
+
+class SearchTxPart(TxBase):
+    def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
+        query = lucene_query(words)
+        if not query:
+            return []
+        record = self._single("search_text", query=query, limit=int(limit),
+                              include_out=bool(include_out))
+        return [hit_from_row(r) for r in record["hits"]] if record else []
+
+    def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
+        record = self._single("search_belief_hits", ids=sorted(set(ids)))
+        hits = [hit_from_row(r) for r in record["hits"]] if record else []
+        return {h.id: h for h in hits}
+
+    def recent_stage_runs(self, limit: int) -> list[StageRun]:
+        record = self._single("recent_stage_runs", limit=int(limit))
+        return [stage_run_from_row(r) for r in record["runs"]] if record else []

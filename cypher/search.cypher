@@ -1,0 +1,29 @@
+// Search: the belief_text full-text index (cypher/schema.cypher) ranks beliefs by their text
+// and id; each hit carries what an agent needs to judge it without another call: its label,
+// depth, and how many beliefs have a justification naming it. Rows come collected in one
+// record (the driver reads each record separately).
+
+// name: search_text
+// One record, `hits`: [id, text, truth, depth, dependents] of up to $limit beliefs matching the Lucene $query, best first; OUT beliefs only when $include_out.
+CALL db.index.fulltext.queryNodes('belief_text', $query) YIELD node, score
+WHERE $include_out OR node:In
+WITH node, score
+ORDER BY score DESC, node.id
+LIMIT $limit
+RETURN collect([
+  node.id, node.text,
+  CASE WHEN node:In THEN 'IN' WHEN node:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
+  node.depth,
+  COUNT { MATCH (node)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c }
+]) AS hits
+
+// name: search_belief_hits
+// One record, `hits`: [id, text, truth, depth, dependents] of each belief of $ids that exists.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+RETURN collect([
+  b.id, b.text,
+  CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
+  b.depth,
+  COUNT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c }
+]) AS hits

@@ -1,0 +1,32 @@
+"""The JSON shapes of results, one function per kind: what `--json` prints and what the MCP
+tools return, so a script and an agent read the same thing."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.model import Belief
+
+
+def belief_row(b: Belief) -> dict[str, Any]:
+    """A belief in a listing (no justifications)."""
+    return {"id": b.id, "truth": b.truth.value, "depth": b.depth, "premise": b.is_premise,
+            "text": b.text}
+
+
+def belief_record(b: Belief, dependents: Sequence[str]) -> dict[str, Any]:
+    """One belief in full, with its justifications and direct dependents."""
+    return {
+        "id": b.id, "text": b.text, "truth": b.truth.value, "depth": b.depth,
+        "retracted": b.retracted, "asserted": b.asserted, "retract_reason": b.retract_reason,
+        "source": b.source, "source_url": b.source_url, "metadata": dict(b.metadata),
+        "justifications": [{"kind": j.kind.value, "antecedents": list(j.antecedents),
+                            "outlist": list(j.outlist), "label": j.label}
+                           for j in b.justifications],
+        "dependents": list(dependents),
+    }
+
+
+def verify_record(problems: Sequence[Any], undetermined: Sequence[str]) -> dict[str, Any]:
+    return {"ok": not problems, "mismatches": [p.__dict__ for p in problems],
+            "undetermined": list(undetermined)}

@@ -1,0 +1,107 @@
+"""engine/search.py on the in-memory store: the text ranking, OUT beliefs only on request,
+the meaning ranking from an injected embedder, and reciprocal rank fusion."""
+from __future__ import annotations
+
+import pytest
+
+from engine import search as searching
+from engine import tms
+from engine.errors import InvalidInput
+from engine.model import Truth
+from engine.store import BeliefHit, StoredEmbedding
+from tests.fakes import FakeStore
+
+
+class AxisEmbedder:
+    """Texts mentioning a keyword point along that keyword's axis (a fake with a meaning)."""
+
+    model_name = "axes"
+    AXES = ("cache", "auth", "queue")
+
+    def embed(self, texts):
+        out = []
+        for text in texts:
+            v = [1.0 if axis in text.lower() else 0.0 for axis in self.AXES]
+            out.append(v if any(v) else [0.0, 0.0, 0.1])
+        return out
+
+
+@pytest.fixture
+def store():
+    s = FakeStore()
+    tms.add(s, "cache-coherent", "The cache is coherent with the database")
+    tms.add(s, "cache-stale-reads", "Readers may see stale values")
+    tms.add(s, "auth-uses-jwt", "The auth service validates JWTs")
+    tms.add(s, "cache-hot-path", "Reads hit memory first",
+            tms.make_justifications(["cache-coherent", "auth-uses-jwt"]))
+    tms.add(s, "queue-backlog", "The queue backs up at peak")
+    return s
+
+
+def test_words_rank_by_how_many_match_and_hits_carry_label_depth_dependents(store):
+    hits = searching.search(store, "cache coherent")
+    assert hits[0].belief.id == "cache-coherent"
+    assert {h.belief.id for h in hits} == {"cache-coherent", "cache-stale-reads",
+                                           "cache-hot-path"}
+    top = hits[0].as_dict()
+    assert top["truth"] == "IN" and top["depth"] == 0 and top["dependents"] == 1
+    assert top["text_rank"] == 1 and top["semantic_rank"] is None
+
+
+def test_out_beliefs_only_when_asked(store):
+    tms.retract(store, "cache-stale-reads")
+    assert "cache-stale-reads" not in {h.belief.id for h in searching.search(store, "stale")}
+    hits = searching.search(store, "stale", include_out=True)
+    assert [(h.belief.id, h.belief.truth) for h in hits] == [("cache-stale-reads", Truth.OUT)]
+
+
+def test_the_limit_cuts_the_list(store):
+    assert len(searching.search(store, "cache", limit=2)) == 2
+
+
+@pytest.mark.parametrize("words", ["", "   ", []])
+def test_no_words_is_bad_input(store, words):
+    with pytest.raises(InvalidInput, match="at least one word"):
+        searching.search(store, words)
+
+
+@pytest.mark.parametrize("limit", [0, -1, 5000])
+def test_a_limit_out_of_range_is_bad_input(store, limit):
+    with pytest.raises(InvalidInput, match="--limit takes a number from 1"):
+        searching.search(store, "cache", limit=limit)
+
+
+def test_semantic_adds_beliefs_the_words_miss_and_fuses_the_ranks(store):
+    embedder = AxisEmbedder()
+    rows = [StoredEmbedding(b.id, "sha", embedder.model_name, embedder.embed([b.text])[0])
+            for b in tms.list_beliefs(store)]
+    store.write(lambda tx: tx.save_embeddings(rows))
+    # "database" is a word of cache-coherent only; by meaning every cache belief is near
+    hits = searching.search(store, "cache database", embedder=embedder, limit=10)
+    by_id = {h.belief.id: h for h in hits}
+    assert hits[0].belief.id == "cache-coherent"  # first in both rankings
+    assert by_id["cache-coherent"].text_rank == 1 and by_id["cache-coherent"].semantic_rank
+    assert "auth-uses-jwt" not in by_id or by_id["auth-uses-jwt"].score < hits[0].score
+
+
+def test_semantic_leaves_out_out_beliefs_unless_asked(store):
+    embedder = AxisEmbedder()
+    rows = [StoredEmbedding(b.id, "sha", "axes", embedder.embed([b.text])[0])
+            for b in tms.list_beliefs(store)]
+    store.write(lambda tx: tx.save_embeddings(rows))
+    tms.retract(store, "queue-backlog")
+    assert "queue-backlog" not in {h.belief.id for h in
+                                   searching.search(store, "queue", embedder=embedder)}
+    assert "queue-backlog" in {h.belief.id for h in
+                               searching.search(store, "queue", embedder=embedder,
+                                                include_out=True)}
+
+
+def test_fusion_adds_reciprocal_ranks():
+    a, b, c = (BeliefHit(i, "", Truth.IN, 0, 0) for i in "abc")
+    fused = searching.fuse({"text": [a, b], "semantic": [b, c]}, limit=3)
+    assert [h.belief.id for h in fused] == ["b", "a", "c"]
+    k = searching.RRF_K
+    assert fused[0].score == pytest.approx(1 / (k + 2) + 1 / (k + 1))
+    assert fused[1].score == pytest.approx(1 / (k + 1))
+    assert (fused[0].text_rank, fused[0].semantic_rank) == (2, 1)
