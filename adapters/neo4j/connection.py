@@ -49,10 +49,12 @@ def _local_password(environ: Mapping[str, str]) -> str | None:
         return None
 
 
-def connect(settings: Neo4jSettings) -> neo4j.Driver:
+def connect(settings: Neo4jSettings, *, retry_seconds: float = 15) -> neo4j.Driver:
     """Build a driver and check that the server answers and accepts the credentials.
 
-    Raises StoreError with one line saying what failed, at which URI, and what to do.
+    `retry_seconds`: how long a managed transaction retries transient failures (a lost
+    connection among them) before giving up. Raises StoreError with one line saying what
+    failed, at which URI, and what to do.
     """
     if settings.password is None:
         raise StoreError(
@@ -66,7 +68,7 @@ def connect(settings: Neo4jSettings) -> neo4j.Driver:
             auth=(settings.user, settings.password),
             notifications_min_severity="OFF",
             connection_acquisition_timeout=30,
-            max_transaction_retry_time=15,
+            max_transaction_retry_time=retry_seconds,
         )
     except (ValueError, neo4j_errors.ConfigurationError) as e:
         raise StoreError(f"bad NEO4J_URI {settings.uri!r}: {e}", uri=settings.uri) from e

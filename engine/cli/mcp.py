@@ -21,6 +21,7 @@ import argparse
 import functools
 import hmac
 import json
+import logging
 import os
 import secrets
 import sys
@@ -36,6 +37,10 @@ PROG = "python -m engine.mcp"
 MCP_HINT = "pip install 'eem-engine[mcp]'"
 TOKEN_FILE = "mcp-token"
 HOST = "127.0.0.1"
+# How long a transaction retries a lost connection: long enough to ride out a blip or a
+# deadlock between concurrent writers, short enough that a call answers soon while Neo4j is
+# down (the driver reconnects by itself on the next call once it is back).
+RETRY_SECONDS = 3.0
 INSTRUCTIONS = (
     "A network of justified beliefs with truth maintenance. Beliefs are IN or OUT; derived "
     "beliefs hold while their justifications hold, and every change propagates at once. "
@@ -62,10 +67,11 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[],
         try:
             return method(**kwargs)
         except EngineError as e:
-            message = f"Error: {e}"
+            message = str(e)
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
-            message = f"Error: {_describe(e, uri())}"
-        return types.CallToolResult(content=[types.TextContent(type="text", text=message)],
+            message = _describe(e, uri())
+        line = "Error: " + " ".join(message.split())  # a driver's message may span lines
+        return types.CallToolResult(content=[types.TextContent(type="text", text=line)],
                                     is_error=True)
 
     return call
@@ -190,7 +196,8 @@ def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[Pac
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    store = LazyStore()
+    logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
+    store = LazyStore(retry_seconds=RETRY_SECONDS)
     try:
         tools, entries = make_tools(store, Path(args.report_dir))
         server = build_server(tools, entries, os.environ.get("NEO4J_URI", ""))

@@ -24,8 +24,9 @@ class LazyStore:
     (`query --list`, `reset` without --yes) works with the server down. This is the
     composition root: the only place the CLI reaches for the Neo4j adapter."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, retry_seconds: float = 15) -> None:
         self._store = None
+        self._retry_seconds = retry_seconds
         self._opening = threading.Lock()  # a server's first calls may come at once
 
     def _opened(self):
@@ -36,8 +37,8 @@ class LazyStore:
                     from adapters.neo4j.store import Neo4jStore
 
                     settings = Neo4jSettings.from_env(os.environ)
-                    self._store = Neo4jStore(connect(settings), settings.database,
-                                             settings.uri)
+                    driver = connect(settings, retry_seconds=self._retry_seconds)
+                    self._store = Neo4jStore(driver, settings.database, settings.uri)
         return self._store
 
     def init_schema(self) -> None:

@@ -55,16 +55,16 @@ def run(coroutine):
     return asyncio.run(asyncio.wait_for(coroutine, timeout=240))
 
 
-async def call(client, name: str, **arguments):
+async def call(client, tool: str, /, **arguments):
     """A tool's structured result; asserts the call succeeded."""
-    result = await client.call_tool(name, arguments)
-    assert not result.is_error, (name, arguments, result.content)
+    result = await client.call_tool(tool, arguments)
+    assert not result.is_error, (tool, arguments, result.content)
     return result.structured_content
 
 
-async def error(client, name: str, **arguments) -> str:
-    result = await client.call_tool(name, arguments)
-    assert result.is_error, (name, arguments, result.structured_content)
+async def error(client, tool: str, /, **arguments) -> str:
+    result = await client.call_tool(tool, arguments)
+    assert result.is_error, (tool, arguments, result.structured_content)
     [content] = result.content
     return content.text
 
