@@ -1,0 +1,71 @@
+"""engine/agent_tools.py on the in-memory store: the JSON each tool returns, and bad input
+raised as the CLI raises it."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from engine import tms
+from engine.agent_tools import TOOL_NAMES, AgentTools, report_files, tool_methods
+from engine.errors import InvalidInput, NotFound
+from engine.store import StageRun
+from tests.fakes import FakeStore
+
+
+@pytest.fixture
+def tools(tmp_path):
+    store = FakeStore()
+    tms.add(store, "p", "a premise about caches")
+    tms.add(store, "a", "from p", tms.make_justifications(["p"]))
+    return AgentTools(store, [], report_dir=tmp_path)
+
+
+def test_every_tool_is_a_method_with_a_description_and_an_example(tools):
+    methods = tool_methods(tools)
+    assert list(methods) == list(TOOL_NAMES)
+    for name, method in methods.items():
+        assert "Example: " + name + "(" in " ".join(method.__doc__.split()), name
+
+
+def test_list_beliefs_filters_and_cuts(tools):
+    assert [b["id"] for b in tools.list_beliefs(kind="derived")["beliefs"]] == ["a"]
+    cut = tools.list_beliefs(limit=1)
+    assert cut["total"] == 2 and cut["truncated"] and len(cut["beliefs"]) == 1
+    with pytest.raises(InvalidInput, match="truth takes any, in or out"):
+        tools.list_beliefs(truth="maybe")
+    with pytest.raises(InvalidInput, match="kind takes any, premises or derived"):
+        tools.list_beliefs(kind="both")
+
+
+def test_writes_return_the_change_and_bad_input_raises(tools):
+    assert tools.add(id="b", text="from a", antecedents=["a"]) == {"went_in": ["b"],
+                                                                    "went_out": []}
+    assert tools.retract(id="p")["went_out"] == ["a", "b", "p"]
+    assert tools.what_if(operation="assert", id="p")["went_in"] == ["a", "b", "p"]
+    with pytest.raises(NotFound):
+        tools.show(id="nope")
+    with pytest.raises(InvalidInput, match="kind takes 'SL' or 'CP'"):
+        tools.add(id="c", text="x", antecedents=["a"], kind="XX")
+
+
+def test_stage_runs_newest_first_with_the_report_files(tools, tmp_path):
+    tools._store.state.stage_runs += [StageRun("r1", "derive", "local", "2026-01-01"),
+                                      StageRun("r2", "review", "local", "2026-02-01")]
+    older, newer = tmp_path / "derive-1.json", tmp_path / "review-2.json"
+    older.write_text("{}")
+    newer.write_text("{}")
+    os.utime(older, (1, 1))
+    (tmp_path / "notes.txt").write_text("not a report")
+    runs = tools.stage_runs(limit=1)
+    assert [r["id"] for r in runs["runs"]] == ["r2"]
+    assert runs["reports"] == [{"path": str(newer), "stage": "review"}]
+    assert report_files(tmp_path / "absent", 5) == []
+    with pytest.raises(InvalidInput):
+        tools.stage_runs(limit=0)
+
+
+def test_semantic_search_without_an_embedder_is_bad_input(tools):
+    with pytest.raises(InvalidInput, match="semantic search is not available"):
+        tools.search(words="cache", semantic=True)
+    assert [h["id"] for h in tools.search(words="cache")["hits"]] == ["p"]
