@@ -200,7 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     store = LazyStore(retry_seconds=RETRY_SECONDS)
     try:
         tools, entries = make_tools(store, Path(args.report_dir))
-        server = build_server(tools, entries, os.environ.get("NEO4J_URI", ""))
+        from adapters.neo4j.connection import DEFAULT_URI
+
+        server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI)
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")
