@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from langchain_core.language_models import BaseChatModel
 
 from adapters.llm.errors import setup_error
-from engine.derive.contract import ModelForRound, unconstrained
+from engine.stages.contract import ModelForRound, unconstrained
 
 SCHEMES = ("ollama", "anthropic", "openai", "local", "py", "replay")
 EXAMPLES = (

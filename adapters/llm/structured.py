@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
 from adapters.llm.errors import setup_error
-from engine.derive.contract import ModelForRound, RoundContract
+from engine.stages.contract import ModelForRound, RoundContract
 from engine.derive.parser import parse_reply
 
 NEW_ID_PATTERN = "^[a-z0-9][a-z0-9._:-]{0,199}$"
@@ -188,7 +188,7 @@ def structured_rounds(chat: BaseChatModel, **options: Any) -> ModelForRound:
 
 def _check_supported(for_round: Callable[[RoundContract], object], chat: BaseChatModel) -> None:
     try:
-        for_round(RoundContract(allowed_ids=("a", "b")))
+        for_round(RoundContract.markdown(("a", "b")))
     except NotImplementedError as e:
         message = f"{type(chat).__name__} has no structured output; run without --structured"
         raise setup_error(message, None) from e

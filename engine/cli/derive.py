@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.support import open_store, print_json, run_guarded
-from engine.derive.calls import CallPolicy, default_is_transient
-from engine.derive.contract import ModelForRound
+from engine.stages.calls import CallPolicy, default_is_transient
+from engine.stages.contract import ModelForRound
 from engine.derive.report import ReportFile, report_path, summary_table
 from engine.derive.rounds import RoundResult
 from engine.derive.validate import ValidationRules

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
 from engine.derive.apply import RoundWrite, write_round
-from engine.derive.calls import CallPolicy, ModelCallFailed, call_model
-from engine.derive.contract import ModelForRound, RoundContract
+from engine.stages.calls import CallPolicy, ModelCallFailed, call_model
+from engine.stages.contract import ModelForRound, RoundContract
 from engine.derive.parser import ParseResult, parse_reply
 from engine.derive.prompt import Prompt, PromptOptions, build_prompt
 from engine.derive.proposals import FORMAT, NO_PROPOSALS, Proposal

@@ -19,8 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.derive.calls import CallPolicy
-from engine.derive.contract import ModelForRound
+from engine.stages.calls import CallPolicy
+from engine.stages.contract import ModelForRound
 from engine.derive.prompt import Prompt, PromptOptions, build_prompt
 from engine.derive.proposals import Proposal, render_proposals
 from engine.derive.report import COMPLETE, ERROR, PARTIAL, ReportFile

@@ -198,7 +198,7 @@ def wiring_for(fake_store, script, stderr):
     from contextlib import nullcontext
 
     from engine.cli.derive import ModelBinding, Wiring
-    from engine.derive.contract import unconstrained
+    from engine.stages.contract import unconstrained
     from tests.derive_fakes import ScriptedChatModel
 
     chat = ScriptedChatModel(script=script)

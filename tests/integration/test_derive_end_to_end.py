@@ -9,7 +9,7 @@ import pytest
 
 from engine import tms
 from engine.derive.accept import accept
-from engine.derive.calls import CallPolicy
+from engine.stages.calls import CallPolicy
 from engine.derive.report import ReportFile
 from engine.derive.run import DeriveOptions, derive
 from engine.model import Truth

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from engine.derive.calls import CallPolicy
+from engine.stages.calls import CallPolicy
 from engine.derive.report import ReportFile
 from engine.derive.run import DeriveOptions, derive
 from engine.derive.validate import ValidationRules

@@ -10,12 +10,12 @@ from langchain_core.messages import HumanMessage
 from adapters.llm import grammar as g
 from adapters.llm.grammar import markdown_grammar
 from adapters.llm.local import check_grammar, grammar_rounds
-from engine.derive.contract import RoundContract
+from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
 from engine.errors import ModelError
 
 IDS = ("cache-ttl-60s", "reads-from-cache", "writes-invalidate")
-CONTRACT = RoundContract(allowed_ids=IDS, min_antecedents=2, max_proposals=2)
+CONTRACT = RoundContract.markdown(IDS, min_antecedents=2, max_proposals=2)
 GOOD = """### DERIVE cache-serves-stale-reads
 Reads may see data up to a minute old.
 - Antecedents: cache-ttl-60s, reads-from-cache
@@ -39,17 +39,17 @@ def test_the_only_citable_ids_are_the_rounds():
 
 
 def test_too_few_ids_leave_only_no_proposals():
-    grammar = markdown_grammar(RoundContract(allowed_ids=("only-one",), min_antecedents=2))
+    grammar = markdown_grammar(RoundContract.markdown(("only-one",), min_antecedents=2))
     assert grammar.gbnf == 'root ::= "NO PROPOSALS"\n'
 
 
 def test_no_gate_rule_when_gates_are_not_allowed():
-    gbnf = markdown_grammar(RoundContract(allowed_ids=IDS, allow_gate=False)).gbnf
+    gbnf = markdown_grammar(RoundContract.markdown(IDS, allow_gate=False)).gbnf
     assert "GATE" not in gbnf and "unless" not in gbnf
 
 
 def test_ids_are_escaped_as_gbnf_literals():
-    assert id_alternatives(markdown_grammar(RoundContract(allowed_ids=('a"b', "c\\d"))).gbnf) == ['a\\"b', "c\\\\d"]
+    assert id_alternatives(markdown_grammar(RoundContract.markdown(('a"b', "c\\d"))).gbnf) == ['a\\"b', "c\\\\d"]
 
 
 def longest_reply(contract: RoundContract, blocks: int) -> str:
@@ -142,7 +142,7 @@ def test_refused(llama, reply):
 
 @pytest.mark.local_model
 def test_no_gate_when_gates_are_not_allowed(llama):
-    assert not admits(llama, markdown_grammar(RoundContract(allowed_ids=IDS, allow_gate=False)).gbnf, GATE)
+    assert not admits(llama, markdown_grammar(RoundContract.markdown(IDS, allow_gate=False)).gbnf, GATE)
 
 
 @pytest.mark.local_model

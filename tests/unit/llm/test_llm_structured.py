@@ -11,13 +11,13 @@ from langchain_core.messages import HumanMessage
 
 from adapters.llm import build_chat_model, model_for_round
 from adapters.llm.structured import proposal_schema, render_markdown, structured_rounds
-from engine.derive.contract import RoundContract
+from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
 from engine.derive.proposals import Mode, ProposalKind
 from tests.llm_fakes import FakeStructuredChat
 
 IDS = ("cache-ttl-60s", "reads-from-cache", "writes-invalidate", "ttl-disabled")
-CONTRACT = RoundContract(allowed_ids=IDS, min_antecedents=2, max_proposals=5)
+CONTRACT = RoundContract.markdown(IDS, min_antecedents=2, max_proposals=5)
 DERIVE = {
     "kind": "DERIVE", "id": "cache-serves-stale-reads", "conclusion": "Reads may be\na minute  old.",
     "antecedents": ["cache-ttl-60s", "reads-from-cache"], "unless": [], "mode": "ALL",
@@ -48,7 +48,7 @@ def test_the_unbounded_schema_keeps_to_openais_strict_subset():
 
 
 def test_no_gates_when_the_round_forbids_them():
-    schema = proposal_schema(RoundContract(allowed_ids=IDS, allow_gate=False))
+    schema = proposal_schema(RoundContract.markdown(IDS, allow_gate=False))
     assert schema["properties"]["proposals"]["items"]["properties"]["kind"]["enum"] == ["DERIVE"]
 
 
