@@ -565,6 +565,7 @@ class Bench:
 
         from engine.derive.embedding_cache import embedding_source
         from engine.derive.prompt import build_prompt
+        from adapters.clustering import kmeans_clusterer
         from engine.derive.sampling import make_sampler
         from engine.derive.view import read_view
 
@@ -601,7 +602,8 @@ class Bench:
         for strategy in STRATEGIES:
             say(f"derive {network}: {ROUNDS} rounds of {strategy}")
             sampler = make_sampler(strategy, budget=BUDGET, seed=SEED,
-                                   vectors=source if "cluster" in strategy else None)
+                                   vectors=source if "cluster" in strategy else None,
+                                   clusterer=kmeans_clusterer() if "cluster" in strategy else None)
             rounds = {name: Samples() for name in names}
             shown: dict[str, list] = {name: [] for name in names}
             pools = {"ours": len(pool)}
