@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import InvalidInput, NotFound
+from engine.files import write_text_atomically
 from engine.model import check_id
 from engine.queries import GraphEdge, GraphNode
 from engine.store import Store
@@ -54,9 +55,5 @@ def neighbourhood(store: Store, belief_id: str, steps: int = 2) -> Neighbourhood
 
 
 def write_html(path: str | os.PathLike, html: str) -> Path:
-    """Write the page whole (a temporary file renamed into place)."""
-    target = Path(path)
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_text(html, encoding="utf-8")
-    os.replace(temporary, target)
-    return target
+    """Write the page whole: a reader never sees half of it."""
+    return write_text_atomically(path, html)

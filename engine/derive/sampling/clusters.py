@@ -29,10 +29,10 @@ from typing import Any
 from engine.derive.sampling.sample import Clusterer, PoolItem, VectorSource
 from engine.derive.sampling.sweep import Sweep, SweepingSampler, window_label
 from engine.errors import ModelError
+from engine.optional import numpy_module
 
 MAX_DEFAULT_CLUSTERS = 32
 CENTRE_ROWS = 256  # members averaged into a cluster's centre (for premises added later)
-EMBEDDINGS_HINT = "pip install 'eem-engine[embeddings]'"
 
 
 def default_n_clusters(pool_size: int, budget: int) -> int:
@@ -102,7 +102,7 @@ class _ClusterSampler(SweepingSampler):
         self._centroids: Any = None
 
     def _matrix(self, items: Sequence[PoolItem]):
-        np = _numpy()
+        np = numpy_module("the cluster strategies")
         rows = np.asarray(self._vectors(items), dtype=np.float32)
         if rows.ndim != 2 or rows.shape[0] != len(items):
             raise ModelError(
@@ -111,7 +111,7 @@ class _ClusterSampler(SweepingSampler):
         return rows
 
     def _start(self, items: list[PoolItem]) -> None:
-        np = _numpy()
+        np = numpy_module("the cluster strategies")
         matrix = self._matrix(items)
         k = self._requested or default_n_clusters(len(items), self.budget)
         k = max(1, min(k, len(items)))
@@ -211,11 +211,3 @@ class IntraClusterSampler(_ClusterSampler):
         what = (f"intra-cluster: cluster {c} of {k} (0 = largest; {len(sweep)} premises),"
                 f" window {window_label(shown_before, len(sweep), self.budget)}")
         return chosen, c, what
-
-
-def _numpy():
-    try:
-        import numpy
-    except ImportError as e:
-        raise ModelError(f"the cluster strategies need numpy: {EMBEDDINGS_HINT}") from e
-    return numpy
