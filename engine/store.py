@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
-from engine.queries import QueryResult
+from engine.query_result import QueryResult
 
 T = TypeVar("T")
 
