@@ -97,9 +97,6 @@ class GraphTx(Protocol):
         """`ids` and every belief reachable from them through antecedents and outlists,
         with justifications: the material for explain, trace and nogood resolution."""
 
-    def dependents(self, ids: Iterable[str]) -> set[str]:
-        """Every belief whose label could depend on one of `ids` (transitively)."""
-
     def direct_dependents(self, belief_id: str) -> set[str]:
         """Beliefs with a justification that names `belief_id`."""
 
