@@ -25,7 +25,7 @@ from engine.queries import PackParam, PackQuery, cell, find_query, json_rows, pa
 from engine.query_result import GraphEdge, GraphNode, QueryResult
 
 PACK = {"why_in", "premises", "out_if_retracted", "gated", "by_depth", "undetermined",
-        "nogoods", "proposed_by", "run_added", "derive_runs", "neighbourhood"}
+        "nogoods", "proposed_by", "run_added", "derive_runs", "stage_runs", "neighbourhood"}
 
 
 def test_the_pack_holds_every_query_of_the_issue():
