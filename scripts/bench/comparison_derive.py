@@ -16,9 +16,9 @@ BUDGET, SEED, ROUNDS = 300, 7, 10
 def derive(bench: Bench, path: Path, size: int, network: str, vectors_kind: str) -> None:
     import numpy as np
 
+    from adapters.clustering import kmeans_clusterer
     from engine.derive.embedding_cache import embedding_source
     from engine.derive.prompt import build_prompt
-    from adapters.clustering import kmeans_clusterer
     from engine.derive.sampling import make_sampler
     from engine.derive.view import read_view
 
@@ -85,8 +85,8 @@ def derive(bench: Bench, path: Path, size: int, network: str, vectors_kind: str)
         for r in range(ROUNDS):
             for name in rotated(names, r):
                 bench.attempt(failed, name, f"prompt_{strategy}",
-                             lambda r=r, name=name: (ours_round if name == "ours"
-                                                     else their_round)(r))
+                              lambda r=r, name=name: (ours_round if name == "ours"
+                                                      else their_round)(r))
         for name in names:
             s = rounds[name]
             s.extra = {"network": network,

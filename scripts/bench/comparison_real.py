@@ -31,7 +31,7 @@ def real(bench: Bench) -> None:
             say(f"real {network}: import, repetition {rep + 1}/{reps}")
             for impl in rotated(bench.impls, rep):
                 bench.attempt(failed, impl.name, "import",
-                             lambda impl=impl: imports[impl.name].add(*impl.import_file(path)))
+                              lambda impl=impl: imports[impl.name].add(*impl.import_file(path)))
         record_group(bench.rec, "import", "in-process", size, imports, failed,
                      network=network)
         compare_labels(bench, size, network, failed)
@@ -52,18 +52,18 @@ def real(bench: Bench) -> None:
         for k, bid in enumerate(chosen):
             for impl in rotated(bench.impls, k):
                 bench.attempt(failed, impl.name, "retract_random_premise",
-                             lambda impl=impl, bid=bid: retract_and_restore(impl, bid))
+                              lambda impl=impl, bid=bid: retract_and_restore(impl, bid))
         for name, samples in retractions.items():
             error = {"error": failed[name]} if name in failed else {}
             if samples.seconds or error:
                 bench.rec.measurement("retract_random_premise", "in-process", size, name,
-                                     samples.seconds, sum(samples.changed),
-                                     network=network, premises=len(samples.seconds),
-                                     **error)
+                                      samples.seconds, sum(samples.changed),
+                                      network=network, premises=len(samples.seconds),
+                                      **error)
         differing = {b: c for b, c in per_premise.items() if len(set(c.values())) > 1}
         if differing:
             bench.rec.check(check="changed counts disagree",
-                           workload="retract_random_premise", mode="in-process",
-                           network=network, size=size, premises=differing)
+                            workload="retract_random_premise", mode="in-process",
+                            network=network, size=size, premises=differing)
         if "ours" not in failed:
             derive(bench, path, size, network, "model")

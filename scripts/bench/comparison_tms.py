@@ -25,7 +25,7 @@ def in_process(bench: Bench, path: Path, size: int, single: str) -> None:
         for impl in rotated(bench.impls, rep):
             target = imports[impl.name] if rep >= warmup else Samples()
             bench.attempt(failed, impl.name, "import",
-                         lambda impl=impl, t=target: t.add(*impl.import_file(path)))
+                          lambda impl=impl, t=target: t.add(*impl.import_file(path)))
     record_group(bench.rec, "import", "in-process", size, imports, failed)
     compare_labels(bench, size, "synthetic", failed)
 
@@ -45,7 +45,7 @@ def in_process(bench: Bench, path: Path, size: int, single: str) -> None:
                f"repetition {rep - warmup + 1}/{reps}"))
         for impl in rotated(bench.impls, rep):
             bench.attempt(failed, impl.name, "retract/assert",
-                         lambda impl=impl, t=rep >= warmup: sequence(impl, t))
+                          lambda impl=impl, t=rep >= warmup: sequence(impl, t))
     for workload, samples in ops.items():
         record_group(bench.rec, workload, "in-process", size, samples, failed)
 
@@ -54,7 +54,7 @@ def in_process(bench: Bench, path: Path, size: int, single: str) -> None:
         for impl in rotated(bench.impls, rep):
             target = checks[impl.name] if rep >= warmup else Samples()
             bench.attempt(failed, impl.name, "verify",
-                         lambda impl=impl, t=target: t.add(*impl.verify()))
+                          lambda impl=impl, t=target: t.add(*impl.verify()))
     record_group(bench.rec, "verify", "in-process", size, checks, failed)
 
 
@@ -62,7 +62,7 @@ def compare_labels(bench: Bench, size: int, network: str, failed: dict[str, str]
     labels = {}
     for impl in bench.impls:
         bench.attempt(failed, impl.name, "labels",
-                     lambda impl=impl: labels.__setitem__(impl.name, impl.labels()))
+                      lambda impl=impl: labels.__setitem__(impl.name, impl.labels()))
     if "ours" not in labels:
         return
     ours_out = set(labels["ours"]["out"])
@@ -167,6 +167,6 @@ def unhashed(bench: Bench) -> None:
     say(f"import without the peers' hashes, {size_label(2 * n)}, once each")
     for impl in bench.impls:
         bench.attempt(failed, impl.name, "import",
-                     lambda impl=impl: samples[impl.name].add(*impl.import_file(raw)))
+                      lambda impl=impl: samples[impl.name].add(*impl.import_file(raw)))
     record_group(bench.rec, "import_without_peer_hashes", "in-process", len(data["nodes"]),
                  samples, failed)
