@@ -170,7 +170,7 @@ class AgentTools:
                                value=limit)
         runs = self._store.read(lambda tx: tx.recent_stage_runs(limit))
         return {"runs": [{"id": r.id, "stage": r.stage, "model": r.model,
-                          "started_at": r.started_at, "params": r.params} for r in runs],
+                          "started_at": r.started_at, "params": dict(r.params)} for r in runs],
                 "reports": report_files(self._report_dir, limit)}
 
     # --- changing --------------------------------------------------------------------

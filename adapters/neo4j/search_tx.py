@@ -12,7 +12,8 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from engine.model import Truth
-from engine.store import BeliefHit, StageRun
+from engine.provenance import RunRecord
+from engine.store import BeliefHit
 
 
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
@@ -34,14 +35,14 @@ def hit_from_row(row: Sequence[Any]) -> BeliefHit:
     return BeliefHit(bid, text or "", Truth(truth), depth, int(dependents))
 
 
-def stage_run_from_row(row: Sequence[Any]) -> StageRun:
+def stage_run_from_row(row: Sequence[Any]) -> RunRecord:
     rid, stage, model, started_at, params = row
     try:
         decoded = json.loads(params) if isinstance(params, str) and params else {}
     except json.JSONDecodeError:
         decoded = {"raw": params}
-    return StageRun(rid or "", stage or "", model or "", str(started_at or ""),
-                    decoded if isinstance(decoded, dict) else {"value": decoded})
+    return RunRecord(rid or "", model or "", str(started_at or ""),
+                     decoded if isinstance(decoded, dict) else {"value": decoded}, stage or "")
 
 
 class SearchTxPart(TxBase):
@@ -58,6 +59,6 @@ class SearchTxPart(TxBase):
         hits = [hit_from_row(r) for r in record["hits"]] if record else []
         return {h.id: h for h in hits}
 
-    def recent_stage_runs(self, limit: int) -> list[StageRun]:
+    def recent_stage_runs(self, limit: int) -> list[RunRecord]:
         record = self._single("recent_stage_runs", limit=int(limit))
         return [stage_run_from_row(r) for r in record["runs"]] if record else []

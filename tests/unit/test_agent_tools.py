@@ -9,7 +9,7 @@ import pytest
 from engine import tms
 from engine.agent_tools import TOOL_NAMES, AgentTools, report_files, tool_methods
 from engine.errors import InvalidInput, NotFound
-from engine.store import StageRun
+from engine.provenance import RunRecord
 from tests.fakes import FakeStore
 
 
@@ -50,8 +50,8 @@ def test_writes_return_the_change_and_bad_input_raises(tools):
 
 
 def test_stage_runs_newest_first_with_the_report_files(tools, tmp_path):
-    tools._store.state.stage_runs += [StageRun("r1", "derive", "local", "2026-01-01"),
-                                      StageRun("r2", "review", "local", "2026-02-01")]
+    tools._store.state.runs.update(r1=RunRecord("r1", "local", "2026-01-01", stage="derive"),
+                                   r2=RunRecord("r2", "local", "2026-02-01", stage="review"))
     older, newer = tmp_path / "derive-1.json", tmp_path / "review-2.json"
     older.write_text("{}")
     newer.write_text("{}")
