@@ -1,6 +1,6 @@
 """A real OpenAI-compatible server end to end: llama-cpp-python's own server
-(`python -m llama_cpp.server`, the `llm-server` extra) on loopback with the SmolLM2 GGUF the
-project already uses, and one derive round through `--model openai:<name>` with
+(`llama_cpp.server`, the `llm-server` extra; tests/llama_server.py caps a reply's tokens) on
+loopback with the SmolLM2 GGUF the project already uses, and one derive round through `--model openai:<name>` with
 OPENAI_BASE_URL pointing at it: the real langchain-openai client over real HTTP, the usage
 the server reports counted in the round's report. The path users of vLLM, LM Studio and
 llama.cpp's server take."""
@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.neo4j, pytest.mark.local_model]
 
 ROOT = Path(__file__).resolve().parents[2]
 ALIAS = "smollm2-135m"
+MAX_TOKENS = 200  # per reply (see tests/llama_server.py)
 PREMISES = {
     "cache-ttl-60s": "Cache entries expire 60 seconds after they are written.",
     "cache-invalidated-on-write": "A write to a row invalidates the cache entries for that row.",
@@ -59,9 +60,8 @@ def llama_server(tmp_path_factory):
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     log = open(log_path, "w", encoding="utf-8")  # llama.cpp logs a lot: a pipe would fill up
     process = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", ALIAS,
-         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
-        stdout=log, stderr=subprocess.STDOUT)
+        [sys.executable, str(ROOT / "tests" / "llama_server.py"), str(gguf), ALIAS, str(port),
+         str(MAX_TOKENS)], stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
     base = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + 180
     while True:
