@@ -4,18 +4,19 @@
 // record (the driver reads each record separately).
 
 // name: search_text
-// One record, `hits`: [id, text, truth, depth, dependents] of up to $limit beliefs matching the Lucene $query, best first; OUT beliefs only when $include_out.
-CALL db.index.fulltext.queryNodes('belief_text', $query) YIELD node, score
-WHERE $include_out OR node:In
-WITH node, score
-ORDER BY score DESC, node.id
-LIMIT $limit
-RETURN collect([
+// One record: `fetched`, how many matches of the Lucene $query the index gave (its best $fetch), and `hits`, [id, text, truth, depth, dependents] of the first $limit of them, best first, OUT beliefs only when $include_out.
+CALL db.index.fulltext.queryNodes('belief_text', $query, {limit: $fetch}) YIELD node, score
+WITH node ORDER BY score DESC, node.id
+WITH collect(node) AS found
+WITH size(found) AS fetched, [n IN found WHERE $include_out OR n:In][..$limit] AS kept
+UNWIND (CASE WHEN kept = [] THEN [null] ELSE kept END) AS node
+WITH fetched, node
+RETURN fetched, collect(CASE WHEN node IS NOT NULL THEN [
   node.id, node.text,
   CASE WHEN node:In THEN 'IN' WHEN node:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   node.depth,
   COUNT { MATCH (node)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c }
-]) AS hits
+] END) AS hits
 
 // name: search_belief_hits
 // One record, `hits`: [id, text, truth, depth, dependents] of each belief of $ids that exists.

@@ -16,6 +16,8 @@ from engine.provenance import RunRecord
 from engine.store import BeliefHit
 
 
+FETCH_FACTOR = 4
+MIN_FETCH = 40
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 
 
@@ -50,9 +52,16 @@ class SearchTxPart(TxBase):
         query = lucene_query(words)
         if not query:
             return []
-        record = self._single("search_text", query=query, limit=int(limit),
-                              include_out=bool(include_out))
-        return [hit_from_row(r) for r in record["hits"]] if record else []
+        # Lucene is asked for a few times `limit` best matches, not all of them (a common word
+        # matches most of a big network); only when OUT ones leave too few is it asked again.
+        fetch = max(int(limit) * FETCH_FACTOR, MIN_FETCH)
+        while True:
+            record = self._single("search_text", query=query, limit=int(limit), fetch=fetch,
+                                  include_out=bool(include_out))
+            hits = [hit_from_row(r) for r in record["hits"]]
+            if len(hits) >= limit or record["fetched"] < fetch:
+                return hits
+            fetch *= FETCH_FACTOR * 4
 
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         record = self._single("search_belief_hits", ids=sorted(set(ids)))

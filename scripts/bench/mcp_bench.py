@@ -339,7 +339,7 @@ def main() -> int:
     networks = []
     for path in args.real or ([REAL_DEFAULT] if REAL_DEFAULT.exists() else []):
         networks.append((path.stem.removesuffix("-eem"), json.loads(path.read_text())))
-    for n in args.size or [10000]:
+    for n in [n for n in args.size or [10000] if n > 0]:  # --size 0: the real network only
         networks.append((f"synthetic {n // 1000}k+{n // 1000}k", generate(n)))
     rows = []
     with tempfile.TemporaryDirectory(prefix="mcp-bench-") as tmp:
