@@ -23,3 +23,7 @@ CREATE INDEX belief_depth IF NOT EXISTS FOR (b:Belief) ON (b.depth)
 CREATE VECTOR INDEX belief_embedding IF NOT EXISTS
 FOR (b:Belief) ON b.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
+
+// name: constraint_write_lock_key
+// Creates the unique constraint on the write lock's key, so concurrent first writers MERGE one lock node (idempotent).
+CREATE CONSTRAINT write_lock_key IF NOT EXISTS FOR (l:WriteLock) REQUIRE l.key IS UNIQUE

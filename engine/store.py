@@ -148,6 +148,10 @@ class GraphTx(Protocol):
         """Propagate from beliefs whose definition changed until labels and depths are the
         well-founded model again; return what went IN and OUT."""
 
+    def write_labels(self, labels: Mapping[str, Label]) -> None:
+        """Set the named beliefs' truth and depth exactly as given, with no propagation
+        (verify --repair writes the from-scratch labels where the graph differs)."""
+
     def create_nogood(self, nogood: Nogood) -> None: ...
 
     def set_nogood_resolution(self, nogood_id: str, resolution: str) -> None: ...

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from engine.errors import StoreError
-from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
+from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
 from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, Pinned, ProposedBy
 from engine.store import StoredEmbedding
@@ -155,6 +155,12 @@ class FakeTx:
         change.went_in.sort()
         change.went_out.sort()
         return change
+
+    def write_labels(self, labels: Mapping[str, Label]) -> None:
+        for i, label in labels.items():
+            if i in self.s.beliefs:
+                self.s.beliefs[i] = dataclasses.replace(self.s.beliefs[i], truth=label.truth,
+                                                        depth=label.depth)
 
     def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
         named = {r for b in self.s.beliefs.values() for j in b.justifications for r in j.mentions()}
