@@ -351,10 +351,11 @@ PROPERTY = settings(max_examples=30, deadline=None, derandomize=True,
                                            HealthCheck.too_slow])
 KNOWN = ["p", "q", "a", "g", "f", "x", "y", "not-yet"]
 well_formed_ids = st.from_regex(r"[a-z0-9][a-z0-9._:-]{0,12}", fullmatch=True)
-any_ids = st.one_of(st.sampled_from(KNOWN), well_formed_ids,
-                    st.text(min_size=0, max_size=12), st.just("x" * 201))
-texts = st.one_of(st.text(max_size=30), st.just("   "), st.just("a belief"))
-id_lists = st.lists(any_ids, max_size=4)
+valid_ids = st.one_of(st.sampled_from(KNOWN), well_formed_ids)
+any_ids = st.one_of(valid_ids, st.text(min_size=0, max_size=12), st.just("x" * 201))
+texts = st.one_of(st.just("a belief"), st.text(min_size=1, max_size=30), st.just("   "))
+# mostly valid ids, so that lists are often accepted as a whole and written
+id_lists = st.lists(st.one_of(valid_ids, valid_ids, valid_ids, any_ids), max_size=4)
 
 
 def applied_or_refused(store, call) -> EngineError | None:
@@ -408,7 +409,28 @@ node_records = st.fixed_dictionaries(
               "metadata": st.one_of(st.dictionaries(st.text(max_size=4), json_scalars,
                                                     max_size=2), json_scalars),
               "source": st.one_of(st.text(max_size=6), json_scalars)})
+good_nodes = st.fixed_dictionaries(
+    {"text": st.just("a belief from a file")},
+    optional={"truth_value": st.sampled_from(["IN", "OUT"]),
+              "justifications": st.lists(st.fixed_dictionaries(
+                  {"antecedents": st.lists(valid_ids, max_size=3)},
+                  optional={"outlist": st.lists(valid_ids, max_size=2)}), max_size=2)})
+
+
+@st.composite
+def mostly_good_files(draw) -> dict:
+    """Well-formed nodes with new ids, then perhaps one bad node at a random place."""
+    nodes = draw(st.dictionaries(well_formed_ids.map(lambda i: "file-" + i), good_nodes,
+                                 min_size=1, max_size=5))
+    if draw(st.booleans()):
+        items = list(nodes.items())
+        items.insert(draw(st.integers(0, len(items))), (draw(any_ids), draw(node_records)))
+        nodes = dict(items)
+    return {"nodes": nodes}
+
+
 network_files = st.one_of(
+    mostly_good_files(),
     st.fixed_dictionaries(
         {"nodes": st.dictionaries(any_ids, node_records, max_size=5)},
         optional={"nogoods": st.one_of(st.lists(st.fixed_dictionaries(
@@ -421,7 +443,7 @@ network_files = st.one_of(
 
 
 @PROPERTY
-@given(data=network_files, mangle=st.sampled_from(["json", "truncated", "bytes"]))
+@given(data=network_files, mangle=st.sampled_from(["json", "json", "truncated", "bytes"]))
 def test_random_network_files(base, tmp_path, data, mangle):
     path = tmp_path / "random.json"
     text = json.dumps(data)

@@ -17,8 +17,8 @@ pytestmark = pytest.mark.neo4j
 
 J = tms.make_justifications
 WRITERS = 4
-THREAD_OPS = 45  # per thread writer
-PROCESS_OPS = 30  # per process writer
+THREAD_OPS = 30  # per thread writer
+PROCESS_OPS = 25  # per process writer: 220 operations in all
 BASE_IDS = ["p1", "p2", "p3", "p4", "p5", "p6", "all", "any", "gate", "top", "cyc-a", "cyc-b",
             "odd-x", "odd-y"]
 
