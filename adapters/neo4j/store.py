@@ -92,8 +92,10 @@ class Neo4jStore:
             ) from e
         except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as e:
             raise StoreError(
-                f"lost Neo4j at {self._uri}: {e}; start it with `scripts/neo4j start`",
+                f"lost Neo4j at {self._uri}: {' '.join(str(e).split())}; start it with"
+                " `scripts/neo4j start`",
                 uri=self._uri,
             ) from e
         except neo4j_errors.Neo4jError as e:
-            raise StoreError(f"Neo4j query failed: {e.code}: {e.message}", uri=self._uri) from e
+            message = " ".join(str(e.message).split())
+            raise StoreError(f"Neo4j query failed: {e.code}: {message}", uri=self._uri) from e
