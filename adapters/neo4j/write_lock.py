@@ -48,7 +48,9 @@ class _Watchdog:
                 return
             self.fired = True
         try:
-            with self._driver.session(database=self._database) as session:
+            # write access: on a cluster, the session reaches the leader the writer is on
+            with self._driver.session(database=self._database,
+                                      default_access_mode=neo4j.WRITE_ACCESS) as session:
                 ids = [r["transactionId"] for r in session.run(cypher("transactions_tagged"),
                                                                tag=self._tag)]
                 if ids:

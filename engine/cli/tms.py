@@ -421,6 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Justified beliefs in Neo4j with truth maintenance.",
         epilog="Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. "
+               "A writer waits for the write lock at most EEM_LOCK_TIMEOUT seconds (60). "
                "Derive: python -m engine.derive --help",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
