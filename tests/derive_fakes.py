@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from engine.derive.contract import RoundContract, unconstrained
+from engine.stages.contract import RoundContract, unconstrained
 from engine.derive.sampling import Sample, make_sampler
 from engine.model import Belief, Justification
 from engine.tms import add_beliefs_in

@@ -15,10 +15,10 @@ from typing import TypeVar
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
-from adapters.cypher_files import cypher, load_all
-from adapters.neo4j.derive_tx import DeriveTxPart
+from adapters.cypher_files import load_all
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.query_tx import QueryTxPart
+from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.errors import EngineError, StoreError
@@ -26,7 +26,7 @@ from engine.errors import EngineError, StoreError
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart):
+class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
@@ -38,12 +38,13 @@ class Neo4jStore:
         self._uri = uri
         self._lock = WriteLock(driver, database, lock_timeout)
 
-    def init_schema(self) -> None:
+    def init_schema(self) -> dict[str, int]:
         statements = [q for q in load_all().values() if q.path == "schema.cypher"]
         with self._session(neo4j.WRITE_ACCESS) as session:
             for q in statements:
                 self._guard(lambda: session.run(q.text).consume())
-            self._guard(lambda: session.run(cypher("ensure_write_lock")).consume())
+        # a write: it also creates the write lock's node (take_write_lock MERGEs it)
+        return self.write(lambda tx: tx.upgrade_provenance())
 
     def read(self, work: Callable[[Neo4jTx], T]) -> T:
         with self._session(neo4j.READ_ACCESS) as session:

@@ -14,7 +14,3 @@ RETURN transactionId
 // name: terminate_transactions
 // Terminates the given transactions (rolled back; their locks released); returns one row per id with its outcome.
 TERMINATE TRANSACTIONS $ids
-
-// name: ensure_write_lock
-// Creates the :WriteLock node if absent (init); returns nothing.
-MERGE (:WriteLock {key: 'labels'})

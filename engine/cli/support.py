@@ -55,8 +55,8 @@ class LazyStore:
                                      lock_timeout=lock_timeout)
         return self._store
 
-    def init_schema(self) -> None:
-        self._opened().init_schema()
+    def init_schema(self) -> dict[str, int]:
+        return self._opened().init_schema()
 
     def read(self, work):
         return self._opened().read(work)

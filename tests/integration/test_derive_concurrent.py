@@ -10,7 +10,7 @@ import pytest
 
 from adapters.neo4j.store import Neo4jStore
 from engine import tms
-from engine.derive.calls import CallPolicy
+from engine.stages.calls import CallPolicy
 from engine.derive.run import DeriveOptions, derive
 from engine.model import Truth
 from tests.derive_fakes import (

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import HumanMessage
 
-from engine.derive.calls import CallPolicy, call_model
-from engine.derive.contract import RoundContract
+from engine.stages.calls import CallPolicy, call_model
+from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
 from engine.derive.prompt import build_prompt
 from engine.derive.sampling import Sample
@@ -54,7 +54,7 @@ def test_a_grammar_constrained_round_parses_and_cites_only_the_sample(local_chat
     from adapters.llm.errors import is_transient
 
     prompt = six_premise_prompt()
-    contract = RoundContract(allowed_ids=prompt.allowed_ids)
+    contract = RoundContract.markdown(prompt.allowed_ids)
     runnable = model_for_round("local", local_chat, structured=False)(contract)
     call = call_model(runnable, [HumanMessage(prompt.text)], CallPolicy(timeout=120, is_transient=is_transient))
 
@@ -72,7 +72,7 @@ def test_a_grammar_constrained_round_parses_and_cites_only_the_sample(local_chat
 def test_structured_rounds_of_the_local_model_use_the_same_grammar(local_chat):
     from adapters.llm import model_for_round
 
-    contract = RoundContract(allowed_ids=tuple(PREMISES))
+    contract = RoundContract.markdown(tuple(PREMISES))
     markdown = model_for_round("local", local_chat, structured=False)(contract)
     structured = model_for_round("local", local_chat, structured=True)(contract)
     assert structured.kwargs == markdown.kwargs and "### DERIVE" in structured.kwargs["grammar"]

@@ -21,7 +21,7 @@ import pytest
 from adapters.formats import parse_network
 from adapters.neo4j.store import Neo4jStore
 from engine import interchange, tms
-from engine.derive.calls import CallPolicy
+from engine.stages.calls import CallPolicy
 from engine.derive.run import DeriveOptions, derive
 from engine.errors import StoreError
 from tests.derive_fakes import (
@@ -229,7 +229,7 @@ def test_kill_during_a_derive_round_apply_leaves_all_or_nothing(server):
         status = tms.status(store)
         assert (status.beliefs, status.derived) == (2, 0)  # none of the round
         with driver.session(database="neo4j") as session:
-            assert session.run("MATCH (n:DeriveRun) RETURN count(n) AS n").single()["n"] == 0
+            assert session.run("MATCH (n:Run) RETURN count(n) AS n").single()["n"] == 0
         assert tms.verify(store) == []
     finally:
         driver.close()

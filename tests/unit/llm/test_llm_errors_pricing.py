@@ -11,7 +11,7 @@ import pytest
 
 from adapters.llm.errors import is_transient
 from adapters.llm.pricing import cost_usd, price_per_million
-from engine.derive.calls import CallTimeout
+from engine.stages.calls import CallTimeout
 from engine.errors import ModelError
 
 REQUEST = httpx.Request("POST", "https://api.example/v1/chat")

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import ctypes
+import json
 
 import pytest
 from langchain_core.messages import HumanMessage
 
 from adapters.llm import grammar as g
-from adapters.llm.grammar import markdown_grammar
+from adapters.llm.grammar import json_grammar, markdown_grammar
 from adapters.llm.local import check_grammar, grammar_rounds
-from engine.derive.contract import RoundContract
+from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
 from engine.errors import ModelError
 
 IDS = ("cache-ttl-60s", "reads-from-cache", "writes-invalidate")
-CONTRACT = RoundContract(allowed_ids=IDS, min_antecedents=2, max_proposals=2)
+CONTRACT = RoundContract.markdown(IDS, min_antecedents=2, max_proposals=2)
 GOOD = """### DERIVE cache-serves-stale-reads
 Reads may see data up to a minute old.
 - Antecedents: cache-ttl-60s, reads-from-cache
@@ -39,17 +40,17 @@ def test_the_only_citable_ids_are_the_rounds():
 
 
 def test_too_few_ids_leave_only_no_proposals():
-    grammar = markdown_grammar(RoundContract(allowed_ids=("only-one",), min_antecedents=2))
+    grammar = markdown_grammar(RoundContract.markdown(("only-one",), min_antecedents=2))
     assert grammar.gbnf == 'root ::= "NO PROPOSALS"\n'
 
 
 def test_no_gate_rule_when_gates_are_not_allowed():
-    gbnf = markdown_grammar(RoundContract(allowed_ids=IDS, allow_gate=False)).gbnf
+    gbnf = markdown_grammar(RoundContract.markdown(IDS, allow_gate=False)).gbnf
     assert "GATE" not in gbnf and "unless" not in gbnf
 
 
 def test_ids_are_escaped_as_gbnf_literals():
-    assert id_alternatives(markdown_grammar(RoundContract(allowed_ids=('a"b', "c\\d"))).gbnf) == ['a\\"b', "c\\\\d"]
+    assert id_alternatives(markdown_grammar(RoundContract.markdown(('a"b', "c\\d"))).gbnf) == ['a\\"b', "c\\\\d"]
 
 
 def longest_reply(contract: RoundContract, blocks: int) -> str:
@@ -142,7 +143,7 @@ def test_refused(llama, reply):
 
 @pytest.mark.local_model
 def test_no_gate_when_gates_are_not_allowed(llama):
-    assert not admits(llama, markdown_grammar(RoundContract(allowed_ids=IDS, allow_gate=False)).gbnf, GATE)
+    assert not admits(llama, markdown_grammar(RoundContract.markdown(IDS, allow_gate=False)).gbnf, GATE)
 
 
 @pytest.mark.local_model
@@ -165,3 +166,36 @@ def test_sampled_replies_parse_and_cite_only_the_rounds_ids(smollm2, seed):
     for proposal in parsed.proposals:
         assert set(proposal.antecedents) | set(proposal.unless) <= set(IDS)
     assert reply.response_metadata["finish_reason"] == "stop"
+
+
+# --- a JSON stage's reply: the grammar compiled from its schema -----------------------------
+VERDICTS = {
+    "type": "object",
+    "properties": {"verdicts": {"type": "array", "maxItems": 2, "items": {
+        "type": "object",
+        "properties": {"id": {"type": "string", "enum": ["auth-ok", "db-ok"]},
+                       "valid": {"type": "boolean"}},
+        "required": ["id", "valid"], "additionalProperties": False}}},
+    "required": ["verdicts"], "additionalProperties": False,
+}
+
+
+@pytest.mark.local_model
+def test_a_json_schema_becomes_a_grammar_admitting_only_its_values(llama):
+    gbnf = json_grammar(VERDICTS)
+    check_grammar(llama, gbnf)
+    assert admits(llama, gbnf, '{"verdicts": [{"id": "auth-ok", "valid": true}]}')
+    assert not admits(llama, gbnf, '{"verdicts": [{"id": "made-up", "valid": true}]}')
+    assert not admits(llama, gbnf, '{"verdicts": [{"id": "auth-ok"}]}')
+
+
+@pytest.mark.local_model
+def test_the_local_model_decodes_a_json_round_under_its_schema(smollm2):
+    from engine.stages.contract import JsonReply
+
+    contract = RoundContract(("auth-ok", "db-ok"), JsonReply(VERDICTS), stage="review")
+    reply = grammar_rounds(smollm2)(contract).invoke(
+        [HumanMessage("Judge auth-ok and db-ok. Reply in JSON.")])
+    data = json.loads(reply.content)
+    assert set(data) == {"verdicts"}
+    assert all(v["id"] in ("auth-ok", "db-ok") for v in data["verdicts"])

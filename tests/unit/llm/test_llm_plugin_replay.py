@@ -9,8 +9,8 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from adapters.llm import build_chat_model, model_for_round
 from adapters.llm.errors import is_transient
-from engine.derive.calls import CallPolicy, ModelCallFailed, call_model
-from engine.derive.contract import RoundContract
+from engine.stages.calls import CallPolicy, ModelCallFailed, call_model
+from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
 from engine.errors import ModelError
 
@@ -19,7 +19,7 @@ Reads may see data up to a minute old.
 - Antecedents: cache-ttl-60s, reads-from-cache
 - Mode: ALL
 - Label: TTL bounds staleness"""
-CONTRACT = RoundContract(allowed_ids=("cache-ttl-60s", "reads-from-cache"))
+CONTRACT = RoundContract.markdown(("cache-ttl-60s", "reads-from-cache"))
 PROMPT = [HumanMessage("propose")]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-from engine.derive.calls import CallPolicy, ModelCallFailed, call_model, default_is_transient
+from engine.stages.calls import CallPolicy, ModelCallFailed, call_model, default_is_transient
 from engine.errors import ModelError
 from tests.derive_fakes import Hang, ScriptedChatModel
 

@@ -1,0 +1,84 @@
+"""What a stage and a chat-model back-end agree on for one round.
+
+The engine never knows which model it talks to. The entry point injects a `ModelForRound`:
+given the round's contract it returns a langchain-core Runnable that takes the prompt
+messages and returns an AIMessage whose `content` is the reply text the stage's parser reads,
+with `usage_metadata` where the model reports tokens. A plain chat model ignores the contract;
+a grammar-constrained local model builds its grammar from it; a structured-output back-end
+asks for JSON in the contract's schema.
+
+A contract's `reply` is one of two formats:
+- `MarkdownProposals`: derive's markdown proposal blocks (adapters/llm/grammar.py builds
+  their grammar; structured output asks for JSON and renders it back to markdown).
+- `JsonReply`: a JSON value in a schema the stage writes (its ids restricted to what the
+  round showed, as enums). The local model decodes under a grammar compiled from the schema;
+  structured output asks for the schema and hands the JSON text on. The schema's top level
+  is an object (what every provider accepts), so stages put their list under one key and
+  their parsers also accept the bare list a free-text model tends to write.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import Runnable
+
+
+@dataclass(frozen=True)
+class MarkdownProposals:
+    """Derive's reply format: proposal blocks citing only the round's allowed ids."""
+
+    min_antecedents: int = 2
+    max_proposals: int = 8  # a bound for constrained decoders; parsers accept any number
+    allow_gate: bool = True
+
+
+@dataclass(frozen=True)
+class JsonReply:
+    """A reply that is one JSON value of `schema`.
+
+    `schema` may carry length and count bounds (minItems, maxItems, maxLength) that keep a
+    grammar-constrained reply finite; `strict_schema`, when given, is the same shape without
+    them, for providers whose strict mode refuses such keywords (OpenAI)."""
+
+    schema: Mapping[str, Any]
+    strict_schema: Mapping[str, Any] | None = None
+
+    def for_provider(self, *, bounded: bool) -> Mapping[str, Any]:
+        return self.schema if bounded or self.strict_schema is None else self.strict_schema
+
+
+@dataclass(frozen=True)
+class RoundContract:
+    allowed_ids: tuple[str, ...]  # ids a reply may cite
+    reply: MarkdownProposals | JsonReply = field(default_factory=MarkdownProposals)
+    stage: str = "derive"
+
+    @classmethod
+    def markdown(cls, allowed_ids, **options: Any) -> "RoundContract":
+        """Derive's contract: `options` are MarkdownProposals' fields."""
+        return cls(tuple(allowed_ids), MarkdownProposals(**options))
+
+    # Derive's fields, read by the markdown grammar and schema.
+    @property
+    def min_antecedents(self) -> int:
+        return self.reply.min_antecedents if isinstance(self.reply, MarkdownProposals) else 0
+
+    @property
+    def max_proposals(self) -> int:
+        return self.reply.max_proposals if isinstance(self.reply, MarkdownProposals) else 0
+
+    @property
+    def allow_gate(self) -> bool:
+        return isinstance(self.reply, MarkdownProposals) and self.reply.allow_gate
+
+
+ModelForRound = Callable[[RoundContract], Runnable[list[BaseMessage], BaseMessage]]
+
+
+def unconstrained(chat: BaseChatModel) -> ModelForRound:
+    """The contract is only in the prompt: any chat model as it is."""
+    return lambda contract: chat

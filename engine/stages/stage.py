@@ -1,0 +1,155 @@
+"""What a stage is: the five parts that are its own. Everything else (the model call with its
+timeout, retries and the one format retry; the run loop; the report; provenance; accept) is
+the shared machinery in engine/stages/ and works the same for every stage.
+
+A round, as engine/stages/rounds.py runs it:
+
+    shown   = stage.read_round(store, n)             what the round shows: prompt, contract
+    (shown.empty: nothing to do; the model is not called; outcome `empty`)
+    parsed  = stage.parse(reply, shown)              items + diagnostics (never raises)
+    (parsed.needs_retry: one more call, quoting stage.retry_message(parsed, shown); then
+     parsed = stage.combine(first, second))
+    checked = stage.check(tx, parsed.items, shown)   validation, each skip with its reason
+    applied = stage.apply(tx, checked, shown, round) one write transaction, with `check` run
+                                                     again inside it, under the write lock
+
+`check` runs in a read transaction when the round only proposes (no `--auto`): the valid
+items go to a proposals file (`stage.render_file`) that `accept` reads back with
+`stage.parse` and applies like a round. With `--auto`, `check` and `apply` run in ONE write
+transaction, so what was validated is what is written.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+from engine.model import Change
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.contract import RoundContract
+from engine.store import GraphTx, Store
+
+ItemT = TypeVar("ItemT")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    text: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class RoundInput:
+    """What one round shows the model, and what its reply may cite."""
+
+    prompt: Prompt
+    contract: RoundContract
+    shown: tuple[str, ...] = ()  # the ids the round is about (sample, beliefs due, clusters)
+    empty: bool = False  # nothing to do this round: the model is not called
+    details: Mapping[str, Any] = field(default_factory=dict)  # the stage's own, for the
+    # report and the Round node (scalars only there): strategy, cluster, network counts...
+    context: Any = None  # anything the stage keeps for parse/check/apply of this round
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """Something wrong with a reply: what, and where (1-based line) when known."""
+
+    reason: str
+    line: int = 0  # 0: about the reply as a whole
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "reason": self.reason}
+
+
+class ParsedReply(Protocol[ItemT]):
+    """What the machinery needs of a parse: the items, whether the one retry is due, and a
+    form for the report. `Parsed` below is the ready-made one."""
+
+    @property
+    def items(self) -> Sequence[ItemT]: ...
+
+    @property
+    def needs_retry(self) -> bool: ...
+
+    @property
+    def diagnostics(self) -> Sequence[Diagnostic]: ...  # each with .line and .reason
+
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass
+class Parsed(Generic[ItemT]):
+    """What a stage's parser read from one reply."""
+
+    items: list[ItemT] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    nothing_to_say: bool = False  # an explicit "nothing" (NO PROPOSALS, an empty list)
+    needs_retry: bool = False  # a format failure, or parts of the answer missing
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"items": len(self.items), "nothing_to_say": self.nothing_to_say,
+                "needs_retry": self.needs_retry,
+                "diagnostics": [d.as_dict() for d in self.diagnostics]}
+
+
+@dataclass(frozen=True)
+class Skip:
+    """An item that failed validation: its key (a belief id, `id#2`, a cluster number), why,
+    and the reply line where it was, when known."""
+
+    id: str
+    reason: str
+    line: int = 0  # 0: not from a reply line
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "reason": self.reason, "line": self.line}
+
+
+@dataclass
+class Checked(Generic[ItemT]):
+    valid: list[ItemT] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+
+
+@dataclass
+class Applied:
+    """What a round's write did: one entry per applied item for the report (each a dict with
+    at least "id"; "truth_value" where a belief's label is the point), and the labels that
+    changed (propagation and nogoods included)."""
+
+    checked: Checked
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    change: Change = field(default_factory=Change)
+
+
+class Stage(Protocol[ItemT]):
+    name: str  # "derive", "review", "dedup", "contradictions", "forge"
+
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        """Round `n`'s (1-based) view, read fresh from the store."""
+
+    def parse(self, reply: str, shown: RoundInput | None) -> ParsedReply[ItemT]:
+        """The items of a reply (or of a proposals file, with `shown` None); never raises."""
+
+    def retry_message(self, parsed: ParsedReply[ItemT], shown: RoundInput) -> str:
+        """The message of the one retry: what was wrong, and the format again."""
+
+    def combine(self, first: ParsedReply[ItemT], second: ParsedReply[ItemT]
+                ) -> ParsedReply[ItemT]:
+        """The round's parse after the retry (e.g. the second, or both merged)."""
+
+    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None) -> Checked[ItemT]:
+        """Validate against the graph as it is now; reads only."""
+
+    def apply(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        """Inside the round's write transaction: check again, write the valid items and
+        their provenance (the Run and Round nodes are written by the machinery)."""
+
+    def item_dict(self, item: ItemT) -> dict[str, Any]:
+        """An item as the report shows it."""
+
+    def render_file(self, items: Sequence[ItemT], run: RunRecord, command: str) -> str:
+        """The proposals file of a run without --auto; `stage.parse` reads it back.
+        `command` is the accept command line to print in it."""
