@@ -60,7 +60,7 @@ def test_antecedent_retracted_while_the_model_thinks(store, driver, neo4j_settin
                          meanwhile=lambda: tms.retract(other, "db-reads-heavy"))
     result = one_round(store, chat)
     (done,) = result.rounds
-    assert done.applied == [("origin-load-high", Truth.OUT)]
+    assert done.applied == [{"id": "origin-load-high", "truth_value": "OUT"}]
     assert tms.show(store, "origin-load-high")[0].truth == Truth.OUT
     assert tms.verify(store) == []
 
