@@ -210,7 +210,7 @@ def test_kill_during_a_derive_round_apply_leaves_all_or_nothing(server):
     store = Neo4jStore(driver, "neo4j", server.uri)
     tms.reset(store)
     load(store, PREMISES)
-    pausing = PausingStore(store, "record_derive_round")  # beliefs created, propagated
+    pausing = PausingStore(store, "link_proposed")  # Run, Round, beliefs written; propagated
     results = {}
 
     def one_round():
