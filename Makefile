@@ -7,7 +7,7 @@ PIP := $(VENV)/bin/pip
 # the portable AVX2 code path only.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
-EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic
+EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,documents
 
 .PHONY: demo test setup venv neo4j neo4j-stop browser bench clean
 

@@ -23,3 +23,7 @@ CREATE INDEX belief_depth IF NOT EXISTS FOR (b:Belief) ON (b.depth)
 CREATE VECTOR INDEX belief_embedding IF NOT EXISTS
 FOR (b:Belief) ON b.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
+
+// name: constraint_source_path
+// Creates the unique constraint on forge's source paths (idempotent).
+CREATE CONSTRAINT source_path IF NOT EXISTS FOR (s:Source) REQUIRE s.path IS UNIQUE

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
+from engine.provenance import RoundRecord, RunRecord
 from engine.queries import QueryResult
 
 T = TypeVar("T")
@@ -75,6 +76,31 @@ class StoredEmbedding:
     sha256: str
     model: str
     vector: Sequence[float]
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    """A source file forge has read: (:Source {path, sha256, size, forged_at, chunks})."""
+
+    path: str  # relative to the root forge was given
+    sha256: str  # of the file's bytes when it was last forged
+    size: int
+    forged_at: str
+    chunks: tuple[str, ...] = ()  # sha256 of each chunk of that text already forged
+
+
+@dataclass(frozen=True)
+class SourcePin:
+    """Where a premise's words stand in its source: the belief's `source`, `source_hash` and
+    `metadata` (quote and lines inside) are set, and its one (:Belief)-[:FROM {lines}]->
+    (:Source) edge points at `source`."""
+
+    id: str
+    source: str
+    source_hash: str
+    lines: tuple[int, int]
+    metadata: Mapping[str, Any]
+    at: str = ""
 
 
 class GraphTx(Protocol):
@@ -192,6 +218,26 @@ class GraphTx(Protocol):
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         """Up to `limit` (id, cosine score) of the beliefs whose stored embedding is
         nearest to `vector`, best first (the belief_embedding vector index)."""
+
+    # --- forge: sources and the premises drawn from them ----------------------------------
+    def sources(self) -> list[SourceRecord]:
+        """Every Source node, by path."""
+
+    def save_sources(self, sources: Sequence[SourceRecord]) -> None:
+        """Create or update each source by path (its hash, size, time and forged chunks)."""
+
+    def pin_to_sources(self, pins: Sequence[SourcePin]) -> int:
+        """Set each belief's source fields and its FROM edge (replacing an older one); the
+        sources must exist. Returns how many beliefs were found."""
+
+    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
+        """Beliefs with a FROM edge to one of these sources, with pins, truth and metadata,
+        by id."""
+
+    def record_stage_round(self, run: RunRecord, record: RoundRecord,
+                           proposed: Sequence[str] = ()) -> None:
+        """(:Run)-[:HAS_ROUND]->(:Round)-[:PROPOSED]->(:Belief) for a stage's round: the
+        run is created on its first round; every id in `proposed` must name a belief."""
 
 
 class Store(Protocol):

@@ -14,7 +14,8 @@ from engine.errors import StoreError
 from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
 from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, Pinned, ProposedBy
-from engine.store import StoredEmbedding
+from engine.store import SourcePin, SourceRecord, StoredEmbedding
+from engine.provenance import RoundRecord, RunRecord
 
 T = TypeVar("T")
 
@@ -181,6 +182,10 @@ class FakeTx:
         self.s.runs.clear()
         self.s.rounds.clear()
         self.s.embeddings.clear()
+        self.s.sources.clear()
+        self.s.from_edges.clear()
+        self.s.stage_runs.clear()
+        self.s.stage_rounds.clear()
 
     # --- derive --------------------------------------------------------------------
     def create_derive_run(self, run: DeriveRunRecord) -> None:
@@ -240,6 +245,41 @@ class FakeTx:
                 scored.append((i, (1 + cos) / 2))  # Neo4j's cosine score, in [0, 1]
         return sorted(scored, key=lambda p: (-p[1], p[0]))[:limit]
 
+    # --- forge ------------------------------------------------------------------------
+    def sources(self) -> list[SourceRecord]:
+        return [self.s.sources[p] for p in sorted(self.s.sources)]
+
+    def save_sources(self, sources: Sequence[SourceRecord]) -> None:
+        for src in sources:
+            self.s.sources[src.path] = src
+
+    def pin_to_sources(self, pins: Sequence[SourcePin]) -> int:
+        found = 0
+        for p in pins:
+            if p.id not in self.s.beliefs or p.source not in self.s.sources:
+                continue
+            b = self.s.beliefs[p.id]
+            self.s.beliefs[p.id] = dataclasses.replace(
+                b, source=p.source, source_hash=p.source_hash, metadata=dict(p.metadata),
+                updated_at=p.at)
+            self.s.from_edges[p.id] = (p.source, tuple(p.lines))
+            found += 1
+        return found
+
+    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
+        wanted = set(paths)
+        return [self.s.beliefs[i] for i in sorted(self.s.from_edges)
+                if self.s.from_edges[i][0] in wanted and i in self.s.beliefs]
+
+    def record_stage_round(self, run: RunRecord, record: RoundRecord,
+                           proposed: Sequence[str] = ()) -> None:
+        missing = [i for i in proposed if i not in self.s.beliefs]
+        if missing:
+            raise StoreError(f"{run.stage} round proposes beliefs that do not exist: {missing}")
+        self.s.stage_runs.setdefault(run.id, run)
+        self.s.stage_rounds.append((record, tuple(proposed)))
+
+
 @dataclasses.dataclass
 class FakeState:
     beliefs: dict[str, Belief] = dataclasses.field(default_factory=dict)
@@ -248,13 +288,19 @@ class FakeState:
     rounds: list[DeriveRoundRecord] = dataclasses.field(default_factory=list)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
+    sources: dict[str, SourceRecord] = dataclasses.field(default_factory=dict)
+    from_edges: dict[str, tuple[str, tuple[int, int]]] = dataclasses.field(default_factory=dict)
+    stage_runs: dict[str, RunRecord] = dataclasses.field(default_factory=dict)
+    stage_rounds: list = dataclasses.field(default_factory=list)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
         in place, so copying the containers is enough (and deepcopy cannot copy the
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
-                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings))
+                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings),
+                         dict(self.sources), dict(self.from_edges), dict(self.stage_runs),
+                         list(self.stage_rounds))
 
 
 class FakeStore:

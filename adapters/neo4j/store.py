@@ -15,6 +15,7 @@ from neo4j import exceptions as neo4j_errors
 from adapters.cypher_files import load_all
 from adapters.neo4j.derive_tx import DeriveTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
+from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from engine.errors import EngineError, StoreError
@@ -22,7 +23,7 @@ from engine.errors import EngineError, StoreError
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart):
+class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

@@ -1,0 +1,79 @@
+"""Neo4jTx part: forge's sources, the FROM edges of the premises drawn from them, and a
+stage round's provenance nodes. Queries in cypher/forge/sources.cypher.
+
+A belief's `metadata` and a run's `params` are JSON text (properties cannot hold maps),
+written here and read back by records.belief_from_map.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from adapters.neo4j.base import TxBase
+from engine.errors import StoreError
+from engine.model import Belief
+from engine.provenance import RoundRecord, RunRecord
+from engine.store import SourcePin, SourceRecord
+
+
+def _json(value: Mapping[str, Any]) -> str:
+    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False, default=str)
+
+
+# a source written, and read back, side by side
+def source_to_row(s: SourceRecord) -> dict[str, Any]:
+    return {"path": s.path, "sha256": s.sha256, "size": s.size, "forged_at": s.forged_at,
+            "chunks": list(s.chunks)}
+
+
+def source_from_map(m: Mapping[str, Any]) -> SourceRecord:
+    return SourceRecord(path=m["path"], sha256=m.get("sha256") or "", size=m.get("size") or 0,
+                        forged_at=m.get("forged_at") or "", chunks=tuple(m.get("chunks") or ()))
+
+
+def pin_to_row(p: SourcePin) -> dict[str, Any]:
+    return {"id": p.id, "source": p.source, "source_hash": p.source_hash,
+            "metadata": _json(p.metadata), "lines": list(p.lines), "at": p.at}
+
+
+def round_to_row(record: RoundRecord) -> dict[str, Any]:
+    row = {"run_id": record.run_id, "n": record.round, "stage": record.stage,
+           "strategy": record.strategy, "prompt_sha256": record.prompt_sha256,
+           "tokens_in": record.tokens_in, "tokens_out": record.tokens_out,
+           "seconds": float(record.seconds)}
+    if record.cluster is not None:
+        row["cluster"] = record.cluster
+    return row
+
+
+class ForgeTxPart(TxBase):
+    def sources(self) -> list[SourceRecord]:
+        record = self._single("forge_sources")
+        return [source_from_map(m) for m in record["sources"]] if record else []
+
+    def save_sources(self, sources: Sequence[SourceRecord]) -> None:
+        if sources:
+            self._run("forge_save_sources", rows=[source_to_row(s) for s in sources])
+
+    def pin_to_sources(self, pins: Sequence[SourcePin]) -> int:
+        if not pins:
+            return 0
+        record = self._single("forge_pin_to_sources", rows=[pin_to_row(p) for p in pins])
+        return record["pinned"] if record else 0
+
+    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
+        record = self._single("forge_belief_ids_from_sources", paths=sorted(set(paths)))
+        ids = record["ids"] if record else []
+        found = self.get_beliefs(ids)  # type: ignore[attr-defined]  (TmsTxPart)
+        return [found[i] for i in sorted(found)]
+
+    def record_stage_round(self, run: RunRecord, record: RoundRecord,
+                           proposed: Sequence[str] = ()) -> None:
+        run_row = {"id": run.id, "stage": run.stage, "model": run.model,
+                   "started_at": run.started_at, "params": _json(run.params)}
+        r = self._single("stage_record_round", run=run_row, round=round_to_row(record),
+                         proposed=list(proposed))
+        if r is None or r["edges"] != len(proposed):
+            raise StoreError(f"{run.stage} round {record.round} of run '{run.id}' names beliefs "
+                             "that do not exist")
