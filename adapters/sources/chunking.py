@@ -63,11 +63,15 @@ def _code_starts(lines: Sequence[str]) -> list[tuple[int, str, str]]:
 
 
 def _paragraph_starts(lines: Sequence[str], lo: int = 0, hi: int | None = None) -> list[int]:
+    """Lines that open a paragraph (a text line after a blank one), except right after a
+    heading, which stays with the paragraph it heads."""
     hi = len(lines) if hi is None else hi
-    out = [lo]
+    out, last_text = [lo], lines[lo] if lo < hi else ""
     for i in range(lo + 1, hi):
-        if lines[i].strip() and not lines[i - 1].strip():
-            out.append(i)
+        if lines[i].strip():
+            if not lines[i - 1].strip() and not _HEADING.match(last_text):
+                out.append(i)
+            last_text = lines[i]
     return out
 
 
@@ -123,14 +127,23 @@ def _trimmed(lines: Sequence[str], start: int, end: int) -> tuple[int, int]:
 def chunk_text(path: str, text: str, kind: str, *, budget: int = 600) -> tuple[Chunk, ...]:
     """The chunks of `text` (the text of source `path`), in order."""
     lines = text.splitlines()
-    pieces = [p for s in sections(lines, kind) for p in _fit(lines, s, budget)]
     packed: list[_Section] = []
-    for piece in pieces:
-        last = packed[-1] if packed else None
-        if last is not None and _size(lines, last.start, piece.end) <= budget:
-            packed[-1] = _Section(last.start, piece.end, last.kind, last.title)
-        else:
-            packed.append(piece)
+    whole = False  # whether the last packed chunk holds whole sections only
+    for section in sections(lines, kind):
+        pieces = _fit(lines, section, budget)
+        if len(pieces) == 1 and whole and _size(lines, packed[-1].start, section.end) <= budget:
+            last = packed[-1]
+            packed[-1] = _Section(last.start, section.end, last.kind, last.title)
+            continue
+        # the pieces of a cut section pack among themselves, never into a neighbour
+        first = len(packed)
+        for piece in pieces:
+            if len(packed) > first and _size(lines, packed[-1].start, piece.end) <= budget:
+                last = packed[-1]
+                packed[-1] = _Section(last.start, piece.end, last.kind, last.title)
+            else:
+                packed.append(piece)
+        whole = len(pieces) == 1
     chunks = []
     for p in packed:
         start, end = _trimmed(lines, p.start, p.end)

@@ -10,7 +10,7 @@ class ProposedPremise:
     id: str
     claim: str
     quote: str
-    line: int | None = None  # where it was in the reply (1-based), when known
+    line: int = 0  # where it was in the reply (1-based); 0 when not known
     # A proposals file carries the origin of each premise; a model's reply does not (the
     # round knows its chunk).
     source: str = ""

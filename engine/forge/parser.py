@@ -78,7 +78,7 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, max(offset, 0)) + 1
 
 
-def _item(raw: Any, k: int, line: int | None) -> ProposedPremise | Diagnostic:
+def _item(raw: Any, k: int, line: int) -> ProposedPremise | Diagnostic:
     if not isinstance(raw, dict):
         return Diagnostic(f"premise {k}: not an object but {type(raw).__name__}", line)
     missing = [f for f in FIELDS if f not in raw]
@@ -101,7 +101,7 @@ def parse_premises(reply: str) -> Parsed[ProposedPremise]:
     text = reply if len(reply) <= MAX_REPLY_CHARS else reply[:MAX_REPLY_CHARS]
     if len(reply) > MAX_REPLY_CHARS:
         parsed.diagnostics.append(Diagnostic(f"reply cut at {MAX_REPLY_CHARS} characters"))
-    found: list[tuple[Any, int | None]] | None = None
+    found: list[tuple[Any, int]] | None = None
     for value, offset in _decoded_values(text):
         items = _items_of(value)
         if items is not None:
@@ -116,7 +116,7 @@ def parse_premises(reply: str) -> Parsed[ProposedPremise]:
         reason = ("empty reply" if not text.strip() else
                   "no JSON array of premises found (expected {\"premises\": [{\"id\", "
                   "\"claim\", \"quote\"}, ...]})")
-        parsed.diagnostics.append(Diagnostic(reason, None))
+        parsed.diagnostics.append(Diagnostic(reason))
         parsed.needs_retry = True
         return parsed
     if not found:

@@ -63,7 +63,7 @@ def check_premises(
     `vectors` embeds claims and `nearest` names the closest existing belief with its cosine
     (both None: rule 6 is off)."""
     out: Checked[ProposedPremise] = Checked()
-    seen: dict[str, int | None] = {}
+    seen: dict[str, int] = {}
     passed: list[ProposedPremise] = []
     for p in items:
         reason, grounded = _first_rules(p, ground_of, existing, rules, seen)
@@ -86,7 +86,7 @@ def check_premises(
 
 
 def _first_rules(p: ProposedPremise, ground_of, existing: set[str], rules: ForgeRules,
-                 seen: dict[str, int | None]) -> tuple[str | None, ProposedPremise]:
+                 seen: dict[str, int]) -> tuple[str | None, ProposedPremise]:
     if not ID_RE.fullmatch(p.id):
         return (f"invalid id {p.id!r}: ids are 1-200 characters of [a-z0-9._:-], starting "
                 "with a letter or digit"), p
