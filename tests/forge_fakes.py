@@ -56,7 +56,7 @@ class QuotingChatModel(BaseChatModel):
         premises = []
         for _, line in chunk_lines(prompt):
             text = line.strip()
-            if not text.endswith(".") or text.startswith("#") or text.startswith('"""'):
+            if not text.endswith(".") or text.startswith('"""'):
                 continue
             pid = premise_id(text)
             if pid in drawn:

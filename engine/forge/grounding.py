@@ -55,7 +55,7 @@ def clean_quote(quote: str) -> str:
 def find_quote(quote: str, text: str, first_line: int = 1) -> tuple[int, int] | None:
     """The (first, last) line of `text` (numbered from `first_line`) where `quote` occurs,
     or None when it does not occur (an empty quote never does)."""
-    needle = normalize(clean_quote(quote))
+    needle = normalize(clean_quote(quote)).strip(_QUOTE_MARKS)
     if not needle:
         return None
     haystack, where = _normalized_with_map(text)

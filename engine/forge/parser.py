@@ -23,10 +23,8 @@ MAX_REPLY_CHARS = 1_000_000
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\n(.*?)```", re.DOTALL)
 
 
-def _decoded_values(text: str) -> Iterator[tuple[Any, int]]:
-    """JSON values found in `text`, with the offset each starts at: fenced blocks first,
-    then the whole text, then values starting at each `{` or `[` (prose around them)."""
-    decoder = json.JSONDecoder()
+def _whole_values(text: str) -> Iterator[tuple[Any, int]]:
+    """JSON values that are a fenced block, or the whole text, with their offsets."""
     for m in _FENCE.finditer(text):
         body = m.group(1).strip()
         try:
@@ -36,9 +34,13 @@ def _decoded_values(text: str) -> Iterator[tuple[Any, int]]:
     stripped = text.strip()
     try:
         yield json.loads(stripped), text.find(stripped[:1]) if stripped else 0
-        return
     except json.JSONDecodeError:
         pass
+
+
+def _embedded_values(text: str) -> Iterator[tuple[Any, int]]:
+    """JSON values starting at each `{` or `[` of text with prose around them."""
+    decoder = json.JSONDecoder()
     for m in re.finditer(r"[\[{]", text):
         try:
             value, _ = decoder.raw_decode(text, m.start())
@@ -101,17 +103,13 @@ def parse_premises(reply: str) -> Parsed[ProposedPremise]:
     text = reply if len(reply) <= MAX_REPLY_CHARS else reply[:MAX_REPLY_CHARS]
     if len(reply) > MAX_REPLY_CHARS:
         parsed.diagnostics.append(Diagnostic(f"reply cut at {MAX_REPLY_CHARS} characters"))
-    found: list[tuple[Any, int]] | None = None
-    for value, offset in _decoded_values(text):
-        items = _items_of(value)
-        if items is not None:
-            first = _line_of(text, offset)
-            found = [(raw, _item_line(text, raw, first)) for raw in items]
-            break
+    found = _first_list(text, _whole_values(text))
     if found is None:
         lines = _json_lines(text)
-        if lines:
-            found = [(raw, n) for raw, n in lines]
+        if len(lines) > 1:
+            found = lines
+    if found is None:
+        found = _first_list(text, _embedded_values(text))
     if found is None:
         reason = ("empty reply" if not text.strip() else
                   "no JSON array of premises found (expected {\"premises\": [{\"id\", "
@@ -130,6 +128,15 @@ def parse_premises(reply: str) -> Parsed[ProposedPremise]:
             parsed.items.append(got)
     parsed.needs_retry = not parsed.items
     return parsed
+
+
+def _first_list(text: str, values: Iterator[tuple[Any, int]]) -> list[tuple[Any, int]] | None:
+    for value, offset in values:
+        items = _items_of(value)
+        if items is not None:
+            first = _line_of(text, offset)
+            return [(raw, _item_line(text, raw, first)) for raw in items]
+    return None
 
 
 def _item_line(text: str, raw: Any, first: int) -> int:
