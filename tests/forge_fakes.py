@@ -127,3 +127,40 @@ def tiny_pdf(lines: list[str]) -> bytes:
     out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n"
             ).encode()
     return bytes(out)
+
+
+def quoting_model() -> QuotingChatModel:
+    """A `py:` plug-in for CLI tests: `--model py:tests.forge_fakes:quoting_model`."""
+    return QuotingChatModel()
+
+
+_DERIVE_LINE = re.compile(r"^- `([^`]+)`", re.MULTILINE)
+
+
+class PipelineChatModel(QuotingChatModel):
+    """Forge prompts as QuotingChatModel; the first derive prompt gets one DERIVE over the
+    first two premises it shows, every later one NO PROPOSALS."""
+
+    _derived: bool = PrivateAttr(default=False)
+
+    @property
+    def _llm_type(self) -> str:
+        return "pipeline-fake"
+
+    def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+        prompt = str(messages[0].content)
+        if "## Source" in prompt and "## What to reply" in prompt:
+            return super()._generate(messages, stop, run_manager, **kwargs)
+        self._calls.append(prompt)
+        ids = _DERIVE_LINE.findall(prompt)
+        if self._derived or len(ids) < 2:
+            text = "NO PROPOSALS"
+        else:
+            self._derived = True
+            text = (f"### DERIVE shop-risk-from-{ids[0]}"[:80] + "\nThe two facts together are a "
+                    f"risk.\n- Antecedents: {ids[0]}, {ids[1]}\n- Mode: ALL\n- Label: both\n")
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def pipeline_model() -> PipelineChatModel:
+    return PipelineChatModel()

@@ -57,13 +57,28 @@ def build_model(args: argparse.Namespace) -> ModelBinding:
                         is_transient, lambda i, o: cost_usd(spec, i, o))
 
 
+def own_files(args: argparse.Namespace) -> tuple[str, ...]:
+    """Gitignore patterns for what forge itself writes under the root (the proposals file,
+    the reports folder), so a later run does not read them as sources."""
+    root = Path(args.root).resolve()
+    out = []
+    for path, folder in ((getattr(args, "output", None) or DEFAULT_OUTPUT, False),
+                         (getattr(args, "report_dir", None) or "reports", True)):
+        try:
+            rel = Path(path).resolve().relative_to(root).as_posix()
+        except ValueError:
+            continue
+        out.append("/" + rel + ("/" if folder else ""))
+    return tuple(out)
+
+
 def make_reader(args: argparse.Namespace):
     from adapters.sources.reader import FileSourceReader
     from adapters.sources.walk import Filters
 
+    exclude = tuple(getattr(args, "exclude", None) or ()) + own_files(args)
     return FileSourceReader(
-        Path(args.root), Filters(tuple(getattr(args, "include", None) or ()),
-                                 tuple(getattr(args, "exclude", None) or ()),
+        Path(args.root), Filters(tuple(getattr(args, "include", None) or ()), exclude,
                                  gitignore=not getattr(args, "no_gitignore", False)),
         max_bytes=getattr(args, "max_bytes", 2_000_000),
         chunk_tokens=getattr(args, "chunk_tokens", 600))
@@ -121,6 +136,27 @@ def _check_flags(p: argparse.ArgumentParser) -> None:
                    help="no nearest beliefs in the prompt and no --similar rule")
 
 
+def source_flags(p: argparse.ArgumentParser) -> None:
+    """The flags that say which files are read, how they are cut, and how premises are
+    checked (forge and the pipeline)."""
+    src = p.add_argument_group("sources")
+    _root_flag(src)
+    src.add_argument("--include", action="append", metavar="GLOB",
+                     help="only files matching this gitignore-style glob (repeatable)")
+    src.add_argument("--exclude", action="append", metavar="GLOB",
+                     help="never files matching this glob (repeatable)")
+    src.add_argument("--no-gitignore", action="store_true", help="ignore .gitignore files")
+    src.add_argument("--max-bytes", type=_positive_int, default=2_000_000, metavar="N",
+                     help="skip files larger than N bytes (default 2000000)")
+    src.add_argument("--chunk-tokens", type=_positive_int, default=600, metavar="N",
+                     help="chunk budget in tokens, about 4 characters each (default 600)")
+    prompt = p.add_argument_group("forge prompt")
+    prompt.add_argument("--max-premises", type=_positive_int, default=6, metavar="N",
+                        help="at most N premises per chunk (default 6)")
+    prompt.add_argument("--domain", metavar="TEXT", help="tell the model what the files are about")
+    _check_flags(p)
+
+
 def build_run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
@@ -147,22 +183,7 @@ def build_run_parser() -> argparse.ArgumentParser:
                       help="forge at most N chunks in this run (the rest stay pending)")
     mode.add_argument("-o", "--output", metavar="FILE", default=None,
                       help=f"proposals file, without --auto (default {DEFAULT_OUTPUT})")
-    src = p.add_argument_group("sources")
-    _root_flag(src)
-    src.add_argument("--include", action="append", metavar="GLOB",
-                     help="only files matching this gitignore-style glob (repeatable)")
-    src.add_argument("--exclude", action="append", metavar="GLOB",
-                     help="never files matching this glob (repeatable)")
-    src.add_argument("--no-gitignore", action="store_true", help="ignore .gitignore files")
-    src.add_argument("--max-bytes", type=_positive_int, default=2_000_000, metavar="N",
-                     help="skip files larger than N bytes (default 2000000)")
-    src.add_argument("--chunk-tokens", type=_positive_int, default=600, metavar="N",
-                     help="chunk budget in tokens, about 4 characters each (default 600)")
-    prompt = p.add_argument_group("prompt")
-    prompt.add_argument("--max-premises", type=_positive_int, default=6, metavar="N",
-                        help="at most N premises per chunk (default 6)")
-    prompt.add_argument("--domain", metavar="TEXT", help="tell the model what the files are about")
-    _check_flags(p)
+    source_flags(p)
     out = p.add_argument_group("output")
     out.add_argument("--report-dir", default="reports", metavar="DIR",
                      help="where the JSON report goes (default reports/)")
@@ -257,7 +278,7 @@ def _settings(args: argparse.Namespace):
                          ForgeRules(args.max_claim_chars, args.similar))
 
 
-def _stage_factory(args: argparse.Namespace, reader, embedder):
+def stage_factory(args: argparse.Namespace, reader, embedder):
     from engine.forge.run import iso_utc, utc_now
     from engine.forge.stage import ForgeStage
 
@@ -309,7 +330,7 @@ def cmd_forge(args: argparse.Namespace, wiring: Wiring) -> int:
     for note in scan.notes:
         print(f"note: {note}", file=wiring.err())
     embedder = wiring.make_embedder(args)
-    make_stage = _stage_factory(args, reader, embedder)
+    make_stage = stage_factory(args, reader, embedder)
     with wiring.open_store() as store:
         if args.dry_run:
             plan = plan_forge(store, scan)
@@ -364,7 +385,7 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.forge.accept import accept
 
     reader = wiring.make_reader(args)
-    make_stage = _stage_factory(args, reader, wiring.make_embedder(args))
+    make_stage = stage_factory(args, reader, wiring.make_embedder(args))
     with wiring.open_store() as store:
         result = accept(store, make_stage([]), Path(args.file))
     a = result.applied
