@@ -5,7 +5,8 @@ from pathlib import Path
 
 from adapters.sources.reader import FileSourceReader
 from engine.forge.prompt import PromptOptions
-from engine.forge.run import RunOptions, forge, iso_utc, utc_now
+from engine.forge.run import ForgeRunOptions, forge
+from engine.stages.run import iso_utc, utc_now
 from engine.forge.stage import ForgeSettings, ForgeStage
 from engine.forge.validate import ForgeRules
 from engine.stages.calls import CallPolicy
@@ -22,5 +23,5 @@ def run_forge(store, root: Path, chat, *, auto: bool = True, embedder=None, outp
     reader = FileSourceReader(root, chunk_tokens=chunk_tokens)
     scan = reader.scan([str(root / p) for p in (paths or ["."])])
     return forge(store, scan, stage_factory(reader, embedder, similar), unconstrained(chat),
-                 RunOptions(model="fake", auto=auto, calls=CallPolicy(sleep=lambda s: None),
-                            output=output))
+                 ForgeRunOptions(model="fake", auto=auto, calls=CallPolicy(sleep=lambda s: None),
+                                 output=output))

@@ -1,7 +1,7 @@
-"""Neo4jTx part: forge's sources, the FROM edges of the premises drawn from them, and a
-stage round's provenance nodes. Queries in cypher/forge/sources.cypher.
+"""Neo4jTx part: forge's sources and the FROM edges of the premises drawn from them.
+Queries in cypher/forge/sources.cypher.
 
-A belief's `metadata` and a run's `params` are JSON text (properties cannot hold maps),
+A belief's `metadata` is JSON text (properties cannot hold maps),
 written here and read back by records.belief_from_map.
 """
 from __future__ import annotations
@@ -11,9 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
-from engine.errors import StoreError
 from engine.model import Belief
-from engine.provenance import RoundRecord, RunRecord
 from engine.store import SourcePin, SourceRecord
 
 
@@ -37,15 +35,6 @@ def pin_to_row(p: SourcePin) -> dict[str, Any]:
             "metadata": _json(p.metadata), "lines": list(p.lines), "at": p.at}
 
 
-def round_to_row(record: RoundRecord) -> dict[str, Any]:
-    row = {"run_id": record.run_id, "n": record.round, "stage": record.stage,
-           "strategy": record.strategy, "prompt_sha256": record.prompt_sha256,
-           "tokens_in": record.tokens_in, "tokens_out": record.tokens_out,
-           "seconds": float(record.seconds)}
-    if record.cluster is not None:
-        row["cluster"] = record.cluster
-    return row
-
 
 class ForgeTxPart(TxBase):
     def sources(self) -> list[SourceRecord]:
@@ -67,13 +56,3 @@ class ForgeTxPart(TxBase):
         ids = record["ids"] if record else []
         found = self.get_beliefs(ids)  # type: ignore[attr-defined]  (TmsTxPart)
         return [found[i] for i in sorted(found)]
-
-    def record_stage_round(self, run: RunRecord, record: RoundRecord,
-                           proposed: Sequence[str] = ()) -> None:
-        run_row = {"id": run.id, "stage": run.stage, "model": run.model,
-                   "started_at": run.started_at, "params": _json(run.params)}
-        r = self._single("stage_record_round", run=run_row, round=round_to_row(record),
-                         proposed=list(proposed))
-        if r is None or r["edges"] != len(proposed):
-            raise StoreError(f"{run.stage} round {record.round} of run '{run.id}' names beliefs "
-                             "that do not exist")

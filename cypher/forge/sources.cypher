@@ -1,6 +1,5 @@
 // Forge: (:Source {path, sha256, size, forged_at, chunks}) nodes, the
-// (:Belief)-[:FROM {lines}]->(:Source) edges of the premises drawn from them, and the
-// (:Run {stage: 'forge'})-[:HAS_ROUND]->(:Round)-[:PROPOSED]->(:Belief) provenance.
+// (:Belief)-[:FROM {lines}]->(:Source) edges of the premises drawn from them.
 
 // name: forge_sources
 // One record, `sources`: every Source node as a map {path, sha256, size, forged_at, chunks}, by path.
@@ -35,19 +34,3 @@ RETURN count(b) AS pinned
 MATCH (b:Belief)-[:FROM]->(s:Source)
 WHERE s.path IN $paths
 RETURN collect(DISTINCT b.id) AS ids
-
-// name: stage_record_round
-// Creates the Run of $run ({id, stage, model, started_at, params}) unless it exists, then one Round under it ($round) with a PROPOSED edge to each belief of $proposed; returns `edges`, the PROPOSED edges made.
-MERGE (run:Run {id: $run.id})
-ON CREATE SET run.stage = $run.stage, run.model = $run.model,
-              run.started_at = $run.started_at, run.params = $run.params
-CREATE (run)-[:HAS_ROUND]->(r:Round)
-SET r = $round
-WITH r
-CALL (r) {
-  UNWIND $proposed AS bid
-  MATCH (b:Belief {id: bid})
-  CREATE (r)-[:PROPOSED]->(b)
-  RETURN count(*) AS edges
-}
-RETURN edges

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.cli.derive import ModelBinding, _positive_float, _positive_int
+from engine.cli.stage_cli import (ModelBinding, add_model_flags, add_output_flags, build_model,
+                                  positive_float, positive_int, print_accept, print_run,
+                                  progress_for, report_file, run_params)
 from engine.cli.support import open_store, print_json, run_guarded, shorten, table
-from engine.errors import ModelError
-from engine.stages.calls import CallPolicy, default_is_transient
+from engine.stages.calls import CallPolicy
 from engine.store import Store
 
 PROG = "python -m engine.forge"
@@ -40,21 +41,6 @@ exit codes: 0 ok; 1 the run ended in error (nothing of that round was applied); 
 or usage, or the store cannot be reached.
 """
 
-
-def build_model(args: argparse.Namespace) -> ModelBinding:
-    """The real back-ends, with the JSON-reply wiring (adapters/json_rounds.py)."""
-    try:
-        from adapters.json_rounds import json_model_for_round
-        from adapters.llm import build_chat_model
-        from adapters.llm.errors import is_transient
-        from adapters.llm.pricing import cost_usd
-    except ImportError as e:
-        raise ModelError(f"the chat-model back-ends cannot be loaded: {e}", model=args.model,
-                         exit_code=2) from e
-    chat = build_chat_model(args.model, timeout=args.timeout)
-    spec = args.model
-    return ModelBinding(json_model_for_round(spec, chat, structured=args.structured),
-                        is_transient, lambda i, o: cost_usd(spec, i, o))
 
 
 def own_files(args: argparse.Namespace) -> tuple[str, ...]:
@@ -114,7 +100,7 @@ class Wiring:
 
 # --- the parsers ---------------------------------------------------------------------
 def _cosine(text: str) -> float:
-    value = _positive_float(text)
+    value = positive_float(text)
     if value > 1:
         raise argparse.ArgumentTypeError(f"a cosine similarity in (0, 1], got {text}")
     return value
@@ -130,7 +116,7 @@ def _check_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--similar", type=_cosine, default=0.92, metavar="C",
                    help="skip a premise whose claim has cosine similarity >= C to an existing "
                         "belief (a likely duplicate; default 0.92; needs embeddings)")
-    g.add_argument("--max-claim-chars", type=_positive_int, default=300, metavar="N",
+    g.add_argument("--max-claim-chars", type=positive_int, default=300, metavar="N",
                    help="skip a claim longer than N characters (default 300)")
     g.add_argument("--no-embeddings", action="store_true",
                    help="no nearest beliefs in the prompt and no --similar rule")
@@ -146,12 +132,12 @@ def source_flags(p: argparse.ArgumentParser) -> None:
     src.add_argument("--exclude", action="append", metavar="GLOB",
                      help="never files matching this glob (repeatable)")
     src.add_argument("--no-gitignore", action="store_true", help="ignore .gitignore files")
-    src.add_argument("--max-bytes", type=_positive_int, default=2_000_000, metavar="N",
+    src.add_argument("--max-bytes", type=positive_int, default=2_000_000, metavar="N",
                      help="skip files larger than N bytes (default 2000000)")
-    src.add_argument("--chunk-tokens", type=_positive_int, default=600, metavar="N",
+    src.add_argument("--chunk-tokens", type=positive_int, default=600, metavar="N",
                      help="chunk budget in tokens, about 4 characters each (default 600)")
     prompt = p.add_argument_group("forge prompt")
-    prompt.add_argument("--max-premises", type=_positive_int, default=6, metavar="N",
+    prompt.add_argument("--max-premises", type=positive_int, default=6, metavar="N",
                         help="at most N premises per chunk (default 6)")
     prompt.add_argument("--domain", metavar="TEXT", help="tell the model what the files are about")
     _check_flags(p)
@@ -168,29 +154,17 @@ def build_run_parser() -> argparse.ArgumentParser:
         epilog=RUN_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False)
     p.add_argument("paths", nargs="+", metavar="PATHS", help="files and folders to read")
-    p.add_argument("--model", metavar="SPEC",
-                   help="the chat model: ollama:<name>, anthropic:<name>, openai:<name>, "
-                        "local[:<file.gguf>], py:<module>:<callable>, replay:<report.json>")
-    p.add_argument("--structured", action="store_true",
-                   help="ask the provider for JSON in the reply schema")
-    p.add_argument("--timeout", type=_positive_float, default=600.0, metavar="S",
-                   help="seconds per model call before it is retried (default 600)")
+    add_model_flags(p)
     mode = p.add_argument_group("mode")
     mode.add_argument("--auto", action="store_true", help="add the valid premises to the graph")
     mode.add_argument("--dry-run", action="store_true",
                       help="show the sources, chunks and the first prompt; call no model")
-    mode.add_argument("--max-rounds", type=_positive_int, default=None, metavar="N",
+    mode.add_argument("--max-rounds", type=positive_int, default=None, metavar="N",
                       help="forge at most N chunks in this run (the rest stay pending)")
     mode.add_argument("-o", "--output", metavar="FILE", default=None,
                       help=f"proposals file, without --auto (default {DEFAULT_OUTPUT})")
     source_flags(p)
-    out = p.add_argument_group("output")
-    out.add_argument("--report-dir", default="reports", metavar="DIR",
-                     help="where the JSON report goes (default reports/)")
-    out.add_argument("--no-report", action="store_true", help="write no report")
-    out.add_argument("--json", action="store_true", help="print the totals as JSON")
-    out.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    out.add_argument("--debug", action="store_true", help="show tracebacks")
+    add_output_flags(p)
     return p
 
 
@@ -249,25 +223,6 @@ def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None
 
 
 # --- the commands --------------------------------------------------------------------
-class StderrProgress:
-    def __init__(self, stream):
-        self.stream = stream
-
-    def round_started(self, n: int, total: int, details: Mapping[str, Any]) -> None:
-        print(f"round {n}/{total}: {details.get('source')} lines {details.get('lines')}...",
-              file=self.stream, flush=True)
-
-    def round_finished(self, r) -> None:
-        if r.error:
-            print(f"round {r.n}: error: {r.error}", file=self.stream, flush=True)
-            return
-        applied = len(r.applied.entries) if r.applied else 0
-        print(f"round {r.n}: {r.outcome}: {len(r.items)} proposed, {len(r.checked.valid)} "
-              f"valid, {applied} applied, {len(r.checked.skipped)} skipped; {r.calls} call(s), "
-              f"{r.tokens_in}+{r.tokens_out} tokens, {r.seconds:.1f} s",
-              file=self.stream, flush=True)
-
-
 def _settings(args: argparse.Namespace):
     from engine.forge.prompt import PromptOptions
     from engine.forge.stage import ForgeSettings
@@ -279,50 +234,43 @@ def _settings(args: argparse.Namespace):
 
 
 def stage_factory(args: argparse.Namespace, reader, embedder):
-    from engine.forge.run import iso_utc, utc_now
     from engine.forge.stage import ForgeStage
+    from engine.stages.run import iso_utc, utc_now
 
     settings = _settings(args)
     return lambda plan: ForgeStage(plan, reader, lambda: iso_utc(utc_now()), settings, embedder)
 
 
-def _params(args: argparse.Namespace, embedder) -> dict[str, Any]:
-    skip = {"debug", "json", "quiet"}
-    params = {k: v for k, v in sorted(vars(args).items()) if k not in skip}
-    params["embeddings"] = getattr(embedder, "model_name", None)
-    return params
+def forge_options(args: argparse.Namespace, binding: ModelBinding, embedder):
+    from engine.forge.run import ForgeRunOptions
+
+    return ForgeRunOptions(
+        model=args.model, auto=args.auto, max_rounds=args.max_rounds,
+        calls=CallPolicy(timeout=args.timeout, is_transient=binding.is_transient),
+        output=None if args.auto else Path(args.output or DEFAULT_OUTPUT),
+        accept_command=f"{PROG} accept",
+        params=run_params(args, embeddings=getattr(embedder, "model_name", None)))
 
 
-def report_file(args: argparse.Namespace, stage: str):
-    from engine.derive.report import ReportFile
-    from engine.forge.run import utc_now
+def print_dry_run(store: Store, scan, make_stage) -> None:
+    from engine.forge.run import plan_forge
 
-    if args.no_report:
-        return ReportFile(None)
-    stamp = utc_now().strftime("%Y%m%dT%H%M%SZ")
-    path, n = Path(args.report_dir) / f"{stage}-{stamp}.json", 2
-    while path.exists():
-        path, n = Path(args.report_dir) / f"{stage}-{stamp}-{n}.json", n + 1
-    return ReportFile(path)
-
-
-def summary_table(report: Mapping[str, Any]) -> str:
-    rows = []
-    for r in report.get("rounds", []):
-        rows.append((r["round"], f"{r.get('source', '')}:{r.get('lines', '')}", r["outcome"],
-                     len(r.get("items", [])), len(r.get("valid", [])), len(r.get("applied", [])),
-                     len(r.get("skipped", [])), r["tokens"]["input"], r["tokens"]["output"],
-                     f"{r.get('seconds', 0):.1f}"))
-    t = report.get("totals", {})
-    rows.append(("total", "", report.get("status", ""), t.get("proposed", 0), t.get("valid", 0),
-                 t.get("applied", 0), t.get("skipped", 0), t.get("tokens", {}).get("input", 0),
-                 t.get("tokens", {}).get("output", 0), f"{t.get('seconds', 0):.1f}"))
-    return table(rows, ("round", "chunk", "outcome", "found", "valid", "applied", "skipped",
-                        "tokens in", "tokens out", "seconds"))
+    plan = plan_forge(store, scan)
+    print(f"{len(scan.sources)} source(s), {plan.chunks} chunk(s), {len(plan.pending)} not "
+          f"forged yet; {len(plan.new)} new, {len(plan.changed)} changed")
+    for s in scan.skipped:
+        print(f"skipped {s.path}: {s.reason}")
+    for p in plan.pending:
+        c = p.chunk
+        title = f", {shorten(c.title, 50)}" if c.title else ""
+        print(f"chunk {c.path}:{c.start}-{c.end} ({c.kind}{title})")
+    if plan.pending:
+        print("\n--- the first prompt ---")
+        sys.stdout.write(make_stage(list(plan.pending)).read_round(store, 1).prompt.text)
 
 
 def cmd_forge(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.forge.run import RunOptions, forge, plan_forge
+    from engine.forge.run import forge
 
     binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
     reader = wiring.make_reader(args)
@@ -333,77 +281,31 @@ def cmd_forge(args: argparse.Namespace, wiring: Wiring) -> int:
     make_stage = stage_factory(args, reader, embedder)
     with wiring.open_store() as store:
         if args.dry_run:
-            plan = plan_forge(store, scan)
-            print(f"{len(scan.sources)} source(s), {plan.chunks} chunk(s), "
-                  f"{len(plan.pending)} not forged yet; {len(plan.new)} new, "
-                  f"{len(plan.changed)} changed")
-            for s in scan.skipped:
-                print(f"skipped {s.path}: {s.reason}")
-            for p in plan.pending:
-                c = p.chunk
-                print(f"chunk {c.path}:{c.start}-{c.end} ({c.kind}{', ' + shorten(c.title, 50) if c.title else ''})")
-            if plan.pending:
-                print("\n--- the first prompt ---")
-                sys.stdout.write(make_stage(list(plan.pending)).read_round(store, 1).prompt.text)
+            print_dry_run(store, scan, make_stage)
             return 0
-        options = RunOptions(
-            model=args.model, auto=args.auto, max_rounds=args.max_rounds,
-            calls=CallPolicy(timeout=args.timeout, is_transient=binding.is_transient),
-            output=None if args.auto else Path(args.output or DEFAULT_OUTPUT),
-            accept_command=f"{PROG} accept", params=_params(args, embedder))
-        progress = None if args.quiet else StderrProgress(wiring.err())
-        result = forge(store, scan, make_stage, binding.model_for_round, options,
-                       report=report_file(args, "forge"), progress=progress)
-    report = result.report
-    if args.json:
-        print_json({"run_id": result.run_id, "status": result.status, "plan": report["plan"],
-                    "reconciled": report["reconciled"], "totals": report["totals"],
-                    "report": str(result.report_path) if result.report_path else None,
-                    "proposals_file": report["proposals_file"], "error": result.error})
-    else:
+        result = forge(store, scan, make_stage, binding.model_for_round,
+                       forge_options(args, binding, embedder),
+                       report_file=report_file(args, "forge"),
+                       progress=progress_for(args, wiring), cost=binding.cost)
+    if not args.json:
         for r in result.reconciled:
             print(f"changed {r.path}: {len(r.kept)} premise(s) kept (re-pinned), "
                   f"{len(r.restored)} restored, {len(r.retracted)} retracted")
-        if report["rounds"]:
-            print(summary_table(report))
-        t = report["totals"]
-        print(f"run {result.run_id}: {result.status}; {len(scan.sources)} source(s), "
-              f"{report['plan']['pending']} chunk(s) to forge, {t['rounds']} forged, "
-              f"{t['applied']} premise(s) added, {t['not_grounded']} not grounded")
-        if result.report_path:
-            print(f"report: {result.report_path}")
-        if result.proposals_file:
-            print(f"proposals: {result.proposals_file} (apply with: {PROG} accept "
-                  f"{result.proposals_file})")
-    if result.status == "error":
-        print(f"Error: {result.error}", file=wiring.err())
-        return 1
-    return 0
+        g, plan = result.report.grounding(), result.report.plan
+        print(f"{plan['sources']} source(s), {plan['chunks']} chunk(s), {plan['pending']} to "
+              f"forge; {g['proposed']} premise(s) proposed, {g['not_grounded']} not grounded")
+    return print_run(result, args, wiring, PROG)
 
 
 def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.forge.accept import accept
+    from engine.stages.accept import accept
 
     reader = wiring.make_reader(args)
     make_stage = stage_factory(args, reader, wiring.make_embedder(args))
     with wiring.open_store() as store:
-        result = accept(store, make_stage([]), Path(args.file))
-    a = result.applied
-    if args.json:
-        print_json({"run_id": result.run_id, "parse": result.parsed.as_dict(),
-                    "applied": a.entries, "skipped": [s.as_dict() for s in a.checked.skipped],
-                    "change": a.change.as_dict()})
-        return 0
-    for d in result.parsed.diagnostics:
-        print(f"rejected{f' (line {d.line})' if d.line else ''}: {d.reason}")
-    for s in a.checked.skipped:
-        print(f"skipped {s.id}: {s.reason}")
-    for e in a.entries:
-        print(f"added {e['id']} [{e['truth_value']}] from {e['source']} lines "
-              f"{'-'.join(str(x) for x in e['lines'])}")
-    print(f"run {result.run_id}: {len(a.entries)} added, {len(a.checked.skipped)} skipped, "
-          f"{len(result.parsed.diagnostics)} rejected")
-    return 0
+        result = accept(store, make_stage([]), Path(args.file),
+                        params={"similar": args.similar, "root": args.root})
+    return print_accept(result, args)
 
 
 def cmd_status(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -427,9 +329,9 @@ def cmd_status(args: argparse.Namespace, wiring: Wiring) -> int:
 
 
 def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.forge.run import iso_utc, utc_now
     from engine.forge.staleness import retract_stale, stale_beliefs
     from engine.model import Change
+    from engine.stages.run import iso_utc, utc_now
 
     reader = wiring.make_reader(args)
     with wiring.open_store() as store:

@@ -12,13 +12,12 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from engine.cli import forge as forge_cli
-from engine.cli.derive import _positive_float, _positive_int
+from engine.cli.stage_cli import positive_float as _positive_float
+from engine.cli.stage_cli import positive_int as _positive_int
 from engine.cli.support import print_json, run_guarded, table
-from engine.errors import ModelError
 from engine.pipeline.passes import ERROR, PipelineStage, StageOutcome, run_pipeline
 from engine.stages.calls import CallPolicy
 from engine.store import Store
@@ -47,16 +46,10 @@ class Models:
 
 
 def build_models(args: argparse.Namespace) -> Models:
-    try:
-        from adapters.json_rounds import json_model_for_round
-        from adapters.llm import build_chat_model, model_for_round
-        from adapters.llm.errors import is_transient
-    except ImportError as e:
-        raise ModelError(f"the chat-model back-ends cannot be loaded: {e}", model=args.model,
-                         exit_code=2) from e
-    chat = build_chat_model(args.model, timeout=args.timeout)
-    return Models(json_model_for_round(args.model, chat, structured=args.structured),
-                  model_for_round(args.model, chat, structured=args.structured), is_transient)
+    """One chat model for every stage: each round's contract says how it must answer
+    (derive's markdown, forge's JSON), and the back-end honours it."""
+    binding = forge_cli.build_model(args)
+    return Models(binding.model_for_round, binding.model_for_round, binding.is_transient)
 
 
 @dataclass
@@ -107,24 +100,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def forge_stage(args: argparse.Namespace, models: Models, reader, embedder) -> PipelineStage:
-    from engine.forge.run import RunOptions, forge
+    from engine.forge.run import ForgeRunOptions, forge
 
     make_stage = forge_cli.stage_factory(args, reader, embedder)
 
     def run(store: Store) -> StageOutcome:
         result = forge(store, reader.scan(args.paths), make_stage, models.forge,
-                       RunOptions(model=args.model, auto=True,
-                                  calls=CallPolicy(timeout=args.timeout,
-                                                   is_transient=models.is_transient),
-                                  params={"pipeline": True, "paths": list(args.paths)}),
-                       report=forge_cli.report_file(args, "forge"))
-        t = result.report["totals"]
+                       ForgeRunOptions(model=args.model, auto=True,
+                                       calls=CallPolicy(timeout=args.timeout,
+                                                        is_transient=models.is_transient),
+                                       params={"pipeline": True, "paths": list(args.paths)}),
+                       report_file=forge_cli.report_file(args, "forge"))
+        t = result.report.totals
         return StageOutcome(
-            "forge", result.status, rounds=t["rounds"],
-            added=t["applied"] + sum(len(r.restored) for r in result.reconciled),
-            defeated=sum(len(r.retracted) for r in result.reconciled), seconds=t["seconds"],
+            "forge", result.status.value, rounds=t.rounds,
+            added=t.applied + sum(len(r.restored) for r in result.reconciled),
+            defeated=sum(len(r.retracted) for r in result.reconciled), seconds=t.seconds,
             report=str(result.report_path) if result.report_path else None, error=result.error,
-            note=f"{t['not_grounded']} not grounded")
+            note=f"{result.report.grounding()['not_grounded']} not grounded")
 
     return PipelineStage("forge", run)
 
@@ -137,8 +130,7 @@ def _sampler_args(args: argparse.Namespace) -> argparse.Namespace:
 
 def derive_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> PipelineStage:
     from engine.cli.derive import make_sampler, strategy_of
-    from engine.derive.report import ReportFile, report_path
-    from engine.derive.run import DeriveOptions, derive, utc_now
+    from engine.derive.run import DeriveOptions, derive
 
     def run(store: Store) -> StageOutcome:
         sargs = _sampler_args(args)
@@ -148,12 +140,11 @@ def derive_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
             max_rounds=args.max_rounds, intra_cluster=args.intra_cluster,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
             params={"pipeline": True, "strategy": strategy_of(sargs)})
-        report = ReportFile(None if args.no_report else report_path(Path(args.report_dir),
-                                                                     utc_now()))
+        report = forge_cli.report_file(args, "derive")
         result = derive(store, models.derive, sampler, options, report=report)
-        t = result.report["totals"]
-        return StageOutcome("derive", result.status, rounds=t["rounds"], added=t["applied"],
-                            seconds=t["seconds"], report=str(report.path) if report.path
+        t = result.report.totals
+        return StageOutcome("derive", result.status.value, rounds=t.rounds, added=t.applied,
+                            seconds=t.seconds, report=str(report.path) if report.path
                             else None, error=result.error, note=f"stopped: {result.stopped}")
 
     return PipelineStage("derive", run)

@@ -3,8 +3,9 @@ source, in the order the plan lists them (the chunks not forged yet).
 
 Valid premises become beliefs without justifications, each with `source` (its path),
 `source_hash`, metadata `{source_type: forge, quote, lines, chunk, forge_run, forge_round}`
-and an edge (:Belief)-[:FROM {lines}]->(:Source); the chunk's hash joins the Source's
-`chunks`, so a later run does not send it again. Everything of a round commits in one
+and an edge (:Belief)-[:FROM {lines}]->(:Source), and the round a PROPOSED edge to it (kind
+PREMISE, label `path:a-b`); the chunk's hash joins the Source's `chunks`, so a later run
+does not send it again. Everything of a round commits in one
 transaction with the propagation it causes.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
 from engine.forge.validate import ForgeRules, Ground, check_premises
 from engine.model import Belief
 from engine.provenance import RoundRecord, RunRecord
+from engine.stages.accept import run_note
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput
 from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
@@ -52,6 +54,9 @@ class ForgeStage:
     embedder: Embedder | None = None
     name: str = "forge"
     _vectors: dict[str, list[float]] = field(default_factory=dict, repr=False)
+    # prompt sha256 -> whether the round's last reply was unreadable: such a chunk is not
+    # marked forged, so the next run asks again
+    _unreadable: dict[str, bool] = field(default_factory=dict, repr=False)
 
     # --- the round's view ------------------------------------------------------------
     def contract(self) -> RoundContract:
@@ -97,7 +102,10 @@ class ForgeStage:
 
     # --- the reply ---------------------------------------------------------------------
     def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ProposedPremise]:
-        return parse_premises(reply)
+        parsed = parse_premises(reply)
+        if shown is not None:
+            self._unreadable[shown.prompt.sha256] = parsed.needs_retry
+        return parsed
 
     def retry_message(self, parsed: Parsed[ProposedPremise], shown: RoundInput) -> str:
         lines = ["Your reply could not be read as premises."]
@@ -157,6 +165,8 @@ class ForgeStage:
 
         checked = self.check(tx, items, shown)
         at = self.at()
+        if shown is not None and self._unreadable.get(shown.prompt.sha256) and not items:
+            return Applied(checked)  # a format failure: the chunk stays pending
         self._save_sources(tx, checked.valid, shown, at)
         beliefs = [self._belief(p, run, record, at) for p in checked.valid]
         applied = Applied(checked)
@@ -170,6 +180,10 @@ class ForgeStage:
             tx.save_embeddings([StoredEmbedding(b.id, text_sha256(b.text),
                                                 self.embedder.model_name, v)
                                 for b, v in zip(beliefs, self.vectors([b.text for b in beliefs]))])
+        tx.link_proposed(run.id, record.round, [
+            {"id": b.id, "kind": "PREMISE", "mode": "",
+             "label": f"{b.source}:{'-'.join(str(x) for x in b.metadata['lines'])}"}
+            for b in beliefs])
         found = tx.get_beliefs([b.id for b in beliefs])
         applied.entries = [
             {"id": p.id, "truth_value": found[p.id].truth.value if p.id in found and
@@ -218,7 +232,7 @@ class ForgeStage:
         body = json.dumps([p.as_dict() for p in items], indent=2, ensure_ascii=False)
         return "\n".join([
             "# Proposed premises", "",
-            f"<!-- eem-forge run {run.id}, model {run.model or '-'}, {run.started_at} -->", "",
+            run_note(self.name, run), "",
             "Each premise quotes its source. Delete the entries you do not want (a claim may "
             "be reworded; the quote must stay words of the file), then apply the rest with:",
             "", f"    {command}", "", "```json", body, "```", ""])

@@ -72,6 +72,9 @@ class ParsedReply(Protocol[ItemT]):
     @property
     def needs_retry(self) -> bool: ...
 
+    @property
+    def diagnostics(self) -> Sequence[Diagnostic]: ...  # each with .line and .reason
+
     def as_dict(self) -> dict[str, Any]: ...
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from adapters.sources.reader import FileSourceReader
 from engine import tms
-from engine.forge.accept import accept
+from engine.stages.accept import accept
 from engine.forge.staleness import retract_stale, source_states, stale_beliefs
 from engine.model import Justification, Truth
 from tests.derive_fakes import ScriptedChatModel
@@ -62,7 +62,7 @@ def test_forge_adds_grounded_premises_with_sources_and_provenance(store, driver,
     assert result.status == "complete" and len(chat.calls) == 2
     got = beliefs(store)
     assert set(got) == {IDS["jwt"], IDS["jwks"], IDS["pool"]}
-    skipped = [s for r in result.rounds for s in r.checked.skipped]
+    skipped = [s for r in result.rounds for s in r.skipped]
     assert [(s.id, s.reason) for s in skipped] == [
         (IDS["refresh"], "not grounded: the quote does not occur in docs/auth.md lines 1-5")]
     jwt = got[IDS["jwt"]]
@@ -85,7 +85,8 @@ def test_forge_adds_grounded_premises_with_sources_and_provenance(store, driver,
                            "OPTIONAL MATCH (d)-[:PROPOSED]->(b) RETURN d.n AS n, "
                            "collect(b.id) AS ids ORDER BY n")
     assert [(r["n"], len(r["ids"])) for r in rounds] == [(1, 2), (2, 1)]
-    assert result.report["totals"]["grounded_share"] == 0.75
+    assert result.report.grounding()["grounded_share"] == 0.75
+    assert result.report.to_json()["grounding"]["not_grounded"] == 1
 
 
 def test_a_rerun_on_unchanged_sources_calls_the_model_zero_times(store, tree):
@@ -177,7 +178,7 @@ def test_a_pdf_and_a_markdown_file_through_the_converter(store, tmp_path):
                                "The dead-letter queue is never alerted on."]),
         "notes.md": "# Notes\n\nOrders are delivered at least once.\n"})
     result = run_forge(store, root, QuotingChatModel())
-    assert result.status == "complete" and not result.report["skipped_files"]
+    assert result.status == "complete" and not result.report.skipped_files
     got = beliefs(store)
     assert got["queue-consumers-retry-five-times"].source == "paper.pdf"
     assert got["orders-are-delivered-at-least-once"].metadata["lines"] == [3, 3]
@@ -191,7 +192,7 @@ def test_the_similar_rule_on_the_vector_index(store, tmp_path):
         "b.md": "# B\n\nIn production Redis runs as a single node.\n"})
     embedder = BagOfWordsEmbedder()
     result = run_forge(store, root, QuotingChatModel(), embedder=embedder, similar=0.9)
-    skipped = [s for r in result.rounds for s in r.checked.skipped]
+    skipped = [s for r in result.rounds for s in r.skipped]
     assert [s.id for s in skipped] == ["in-production-redis-runs-as-a"]
     assert skipped[0].reason.startswith(
         "likely duplicate of existing belief 'redis-runs-as-a-single-node'")
