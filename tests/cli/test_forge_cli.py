@@ -85,7 +85,7 @@ def test_dry_run_then_proposals_then_accept_then_status_and_stale(store, neo4j_s
     assert all(e["truth_value"] == "IN" for e in added)
 
     again = forge_cli([".", "--model", MODEL, "--auto", "--no-embeddings", "--no-report"], **run)
-    assert again.returncode == 0 and "0 forged" in again.stdout  # nothing sent again
+    assert again.returncode == 0 and "0 to forge" in again.stdout  # nothing sent again
 
     auth = tmp_path / "shop" / "docs" / "auth.md"
     auth.write_text(auth.read_text().replace("every five minutes", "every hour"))
