@@ -11,8 +11,9 @@ EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,documents
 
 .PHONY: demo test setup venv neo4j neo4j-stop browser bench clean
 
+# `make demo FROM=sources` starts from scripts/example-sources/ (forge, then derive).
 demo: setup neo4j
-	$(PY) scripts/demo
+	$(PY) scripts/demo $(if $(filter sources,$(FROM)),--from-sources,)
 
 test: setup neo4j browser
 	$(PY) -m pytest
