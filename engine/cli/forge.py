@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.cli.stage_cli import (ModelBinding, add_model_flags, add_output_flags, build_model,
                                   positive_float, positive_int, print_accept, print_run,
-                                  progress_for, report_file, run_params)
+                                  progress_for, report_file, run_params, share)
 from engine.cli.support import open_store, print_json, run_guarded, shorten, table
 from engine.stages.calls import CallPolicy
 from engine.store import Store
@@ -99,13 +99,6 @@ class Wiring:
 
 
 # --- the parsers ---------------------------------------------------------------------
-def _cosine(text: str) -> float:
-    value = positive_float(text)
-    if value > 1:
-        raise argparse.ArgumentTypeError(f"a cosine similarity in (0, 1], got {text}")
-    return value
-
-
 def _root_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", default=".", metavar="DIR",
                    help="source paths are stored relative to DIR (default: the current folder)")
@@ -113,7 +106,7 @@ def _root_flag(p: argparse.ArgumentParser) -> None:
 
 def _check_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("validation")
-    g.add_argument("--similar", type=_cosine, default=0.92, metavar="C",
+    g.add_argument("--similar", type=share, default=0.92, metavar="C",
                    help="skip a premise whose claim has cosine similarity >= C to an existing "
                         "belief (a likely duplicate; default 0.92; needs embeddings)")
     g.add_argument("--max-claim-chars", type=positive_int, default=300, metavar="N",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cli import forge as forge_cli
+from engine.cli.stage_cli import add_output_flags
 from engine.cli.stage_cli import positive_float as _positive_float
 from engine.cli.stage_cli import positive_int as _positive_int
 from engine.cli.support import print_json, run_guarded, table
@@ -89,13 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
     loop.add_argument("--intra-cluster", action="store_true",
                       help="derive's one cluster per round")
     forge_cli.source_flags(p)
-    out = p.add_argument_group("output")
-    out.add_argument("--report-dir", default="reports", metavar="DIR",
-                     help="where each stage's JSON report goes (default reports/)")
-    out.add_argument("--no-report", action="store_true", help="write no reports")
-    out.add_argument("--json", action="store_true", help="print the result as JSON")
-    out.add_argument("--quiet", action="store_true", help="no line per stage on stderr")
-    out.add_argument("--debug", action="store_true", help="show tracebacks")
+    add_output_flags(p)
     return p
 
 

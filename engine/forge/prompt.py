@@ -7,6 +7,7 @@ so the model does not repeat them, and asks for premises each grounded in a quot
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,9 +91,28 @@ def _line(text: str, width: int = 160) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def reply_schema(max_premises: int, *, bounded: bool) -> dict[str, Any]:
+MIN_QUOTE_CHARS = 12  # a shorter prefix states nothing
+
+
+def quotable_lines(chunk: Chunk) -> list[str]:
+    """The chunk's lines a grammar may offer as quotes: each line, stripped and cut before
+    its first double quote or backslash (llama.cpp's schema converter does not escape them
+    in enum values) and at MAX_QUOTE_CHARS, when at least MIN_QUOTE_CHARS remain; a prefix of
+    a line is still words of the file. Without repeats, in order."""
+    out = []
+    for line in chunk.text.split("\n"):
+        cut = re.split(r'["\\]', line.strip(), maxsplit=1)[0][:MAX_QUOTE_CHARS].strip()
+        if len(cut) >= MIN_QUOTE_CHARS:
+            out.append(cut)
+    return list(dict.fromkeys(out))
+
+
+def reply_schema(max_premises: int, *, bounded: bool,
+                 quotes: Sequence[str] = ()) -> dict[str, Any]:
     """The JSON schema of a reply: `bounded` for grammars (counts and lengths capped, so a
-    constrained reply is finite), else the strict form (every property required, no others)."""
+    constrained reply is finite, and with `quotes` the quote one of the chunk's lines, so a
+    constrained decoder can only quote the file), else the strict form (every property
+    required, no others; the quote free text, checked by validation)."""
     string: dict[str, Any] = {"type": "string"}
     item = {
         "type": "object",
@@ -100,8 +120,7 @@ def reply_schema(max_premises: int, *, bounded: bool) -> dict[str, Any]:
             "id": {**string, "pattern": ID_PATTERN} if bounded else string,
             "claim": {**string, "minLength": 1, "maxLength": MAX_CLAIM_CHARS} if bounded
             else string,
-            "quote": {**string, "minLength": 1, "maxLength": MAX_QUOTE_CHARS} if bounded
-            else string,
+            "quote": _quote_schema(bounded, quotes),
         },
         "required": ["id", "claim", "quote"],
         "additionalProperties": False,
@@ -111,3 +130,11 @@ def reply_schema(max_premises: int, *, bounded: bool) -> dict[str, Any]:
         premises["maxItems"] = max_premises
     return {"type": "object", "properties": {"premises": premises}, "required": ["premises"],
             "additionalProperties": False}
+
+
+def _quote_schema(bounded: bool, quotes: Sequence[str]) -> dict[str, Any]:
+    if not bounded:
+        return {"type": "string"}
+    if quotes:
+        return {"type": "string", "enum": list(quotes)}
+    return {"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS}

@@ -26,7 +26,7 @@ from engine.stages.contract import ModelForRound
 from engine.stages.report import (Outcome, ReportFile, RoundResult, RunReport, RunStatus,
                                   StopReason)
 from engine.stages.rounds import RoundSettings, run_round
-from engine.stages.run import NoProgress, Progress, iso_utc, new_run_id, utc_now
+from engine.stages.run import NoProgress, Progress, RunResult, iso_utc, new_run_id, utc_now
 from engine.store import Store
 
 NOT_GROUNDED = "not grounded"
@@ -96,34 +96,14 @@ class ForgeReport(RunReport):
 
 
 @dataclass
-class ForgeResult:
-    report: ForgeReport
-    plan: Plan
-    report_path: Path | None = None
+class ForgeResult(RunResult):
+    """The shared run result, with forge's plan and its report's reconciled sources."""
 
-    @property
-    def run_id(self) -> str:
-        return self.report.run_id
-
-    @property
-    def status(self) -> RunStatus:
-        return self.report.status
-
-    @property
-    def rounds(self) -> list[RoundResult]:
-        return self.report.rounds
+    plan: Plan | None = None
 
     @property
     def reconciled(self) -> list[Reconciled]:
-        return self.report.reconciled
-
-    @property
-    def error(self) -> str | None:
-        return self.report.error
-
-    @property
-    def proposals_file(self) -> Path | None:
-        return self.report.proposals_file
+        return self.report.reconciled  # type: ignore[attr-defined]  (a ForgeReport)
 
 
 def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], ForgeStage],
@@ -180,4 +160,4 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
                       if reason is StopReason.MAX_ROUNDS else reason.value)
     report.finished_at = iso_utc(now())
     report_file.write(report)
-    return ForgeResult(report, plan, report_file.path)
+    return ForgeResult(report, report_file.path, plan)

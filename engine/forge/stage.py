@@ -19,7 +19,8 @@ from engine.derive.embedding_cache import Embedder, text_sha256
 from engine.forge.grounding import clean_quote
 from engine.forge.items import ProposedPremise
 from engine.forge.parser import parse_premises
-from engine.forge.prompt import ChunkView, PromptOptions, build_prompt, reply_format, reply_schema
+from engine.forge.prompt import (ChunkView, PromptOptions, build_prompt, quotable_lines,
+                                 reply_format, reply_schema)
 from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
 from engine.forge.validate import ForgeRules, Ground, check_premises
 from engine.model import Belief
@@ -59,9 +60,10 @@ class ForgeStage:
     _unreadable: dict[str, bool] = field(default_factory=dict, repr=False)
 
     # --- the round's view ------------------------------------------------------------
-    def contract(self) -> RoundContract:
+    def contract(self, chunk: Chunk | None = None) -> RoundContract:
         n = self.settings.prompt.max_premises
-        return RoundContract((), JsonReply(reply_schema(n, bounded=True),
+        quotes = quotable_lines(chunk) if chunk is not None else ()
+        return RoundContract((), JsonReply(reply_schema(n, bounded=True, quotes=quotes),
                                            reply_schema(n, bounded=False)), stage=self.name)
 
     def read_round(self, store: Store, n: int) -> RoundInput:
@@ -71,7 +73,7 @@ class ForgeStage:
         view = store.read(lambda tx: self._view(tx, planned))
         prompt = build_prompt(view, self.settings.prompt)
         c = planned.chunk
-        return RoundInput(prompt, self.contract(), shown=tuple(i for i, _ in view.drawn),
+        return RoundInput(prompt, self.contract(planned.chunk), shown=tuple(i for i, _ in view.drawn),
                           details={"strategy": "chunk", "source": c.path,
                                    "lines": f"{c.start}-{c.end}", "chunk": c.sha256,
                                    "kind": c.kind},

@@ -39,7 +39,7 @@ def forge_cli(args, **kw):
 @pytest.mark.parametrize("args, message", [
     (["docs"], "--model is required"),
     (["docs", "--model", "x", "--auto", "-o", "f.md"], "-o/--output is for runs without --auto"),
-    (["docs", "--similar", "1.5", "--dry-run"], "a cosine similarity in (0, 1]"),
+    (["docs", "--similar", "1.5", "--dry-run"], "must be in (0, 1]"),
 ])
 def test_usage_errors_exit_2(tmp_path, args, message):
     r = forge_cli(args, cwd=tmp_path)

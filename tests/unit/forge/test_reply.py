@@ -168,3 +168,22 @@ def test_near_duplicates_within_one_reply_keep_the_first():
     got = check(items, vectors=lambda ts: [vectors[t] for t in ts], nearest=lambda v: None)
     assert [p.id for p in got.valid] == ["a-one"]
     assert reasons(got)["a-two"].startswith("likely duplicate of proposed earlier in this reply 'a-one'")
+
+
+# --- the reply schema ------------------------------------------------------------------
+def test_the_bounded_schema_offers_the_chunks_lines_as_quotes():
+    from engine.forge.prompt import quotable_lines, reply_schema
+    from engine.forge.sources import Chunk
+
+    chunk = Chunk("a.py", 1, 4, '# Short\nThe pool keeps 10 connections.\nx = "a string"\n'
+                  'path = C:\\\\temp and more', "h")
+    quotes = quotable_lines(chunk)
+    assert quotes == ["The pool keeps 10 connections."]
+    bounded = reply_schema(3, bounded=True, quotes=quotes)
+    item = bounded["properties"]["premises"]["items"]["properties"]
+    assert item["quote"] == {"type": "string", "enum": quotes}
+    assert bounded["properties"]["premises"]["maxItems"] == 3
+    strict = reply_schema(3, bounded=False)
+    assert strict["properties"]["premises"]["items"]["properties"]["quote"] == {"type": "string"}
+    assert "maxItems" not in strict["properties"]["premises"]
+    assert all(find_quote(q, chunk.text) for q in quotes)
