@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.stage_cli import (ModelBinding, add_model_flags, add_output_flags, build_model,
-                                  positive_float, positive_int, print_accept, print_run,
+                                  positive_int, print_accept, print_run,
                                   progress_for, report_file, run_params, share)
 from engine.cli.support import open_store, print_json, run_guarded, shorten, table
 from engine.stages.calls import CallPolicy

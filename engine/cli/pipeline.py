@@ -94,7 +94,14 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def forge_stage(args: argparse.Namespace, models: Models, reader, embedder) -> PipelineStage:
+def _rounds_progress(args: argparse.Namespace, wiring: "Wiring"):
+    from engine.cli.stage_cli import StderrProgress as RoundLines
+
+    return None if args.quiet else RoundLines(wiring.err())
+
+
+def forge_stage(args: argparse.Namespace, models: Models, reader, embedder,
+                wiring: "Wiring") -> PipelineStage:
     from engine.forge.run import ForgeRunOptions, forge
 
     make_stage = forge_cli.stage_factory(args, reader, embedder)
@@ -105,7 +112,8 @@ def forge_stage(args: argparse.Namespace, models: Models, reader, embedder) -> P
                                        calls=CallPolicy(timeout=args.timeout,
                                                         is_transient=models.is_transient),
                                        params={"pipeline": True, "paths": list(args.paths)}),
-                       report_file=forge_cli.report_file(args, "forge"))
+                       report_file=forge_cli.report_file(args, "forge"),
+                       progress=_rounds_progress(args, wiring))
         t = result.report.totals
         return StageOutcome(
             "forge", result.status.value, rounds=t.rounds,
@@ -136,7 +144,8 @@ def derive_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
             params={"pipeline": True, "strategy": strategy_of(sargs)})
         report = forge_cli.report_file(args, "derive")
-        result = derive(store, models.derive, sampler, options, report=report)
+        result = derive(store, models.derive, sampler, options, report=report,
+                        progress=_rounds_progress(args, wiring))
         t = result.report.totals
         return StageOutcome("derive", result.status.value, rounds=t.rounds, added=t.applied,
                             seconds=t.seconds, report=str(report.path) if report.path
@@ -164,7 +173,7 @@ def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     models = wiring.build_models(args)
     reader = wiring.make_reader(args)
     embedder = wiring.make_embedder(args)
-    first = [forge_stage(args, models, reader, embedder)]
+    first = [forge_stage(args, models, reader, embedder, wiring)]
     loop = [derive_stage(args, models, wiring)]
     progress = None if args.quiet else StderrProgress(wiring.err())
     with wiring.open_store() as store:

@@ -23,7 +23,7 @@ from engine.forge.staleness import Reconciled, reconcile_in
 from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
-from engine.stages.report import (Outcome, ReportFile, RoundResult, RunReport, RunStatus,
+from engine.stages.report import (Outcome, ReportFile, RunReport, RunStatus,
                                   StopReason)
 from engine.stages.rounds import RoundSettings, run_round
 from engine.stages.run import NoProgress, Progress, RunResult, iso_utc, new_run_id, utc_now
