@@ -35,3 +35,7 @@ OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: '
 // name: constraint_write_lock_key
 // Creates the unique constraint on the write lock's key, so concurrent first writers MERGE one lock node (idempotent).
 CREATE CONSTRAINT write_lock_key IF NOT EXISTS FOR (l:WriteLock) REQUIRE l.key IS UNIQUE
+
+// name: constraint_source_path
+// Creates the unique constraint on forge's source paths (idempotent).
+CREATE CONSTRAINT source_path IF NOT EXISTS FOR (s:Source) REQUIRE s.path IS UNIQUE

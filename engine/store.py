@@ -46,6 +46,31 @@ class StoredEmbedding:
     vector: Sequence[float]
 
 
+@dataclass(frozen=True)
+class SourceRecord:
+    """A source file forge has read: (:Source {path, sha256, size, forged_at, chunks})."""
+
+    path: str  # relative to the root forge was given
+    sha256: str  # of the file's bytes when it was last forged
+    size: int
+    forged_at: str
+    chunks: tuple[str, ...] = ()  # sha256 of each chunk of that text already forged
+
+
+@dataclass(frozen=True)
+class SourcePin:
+    """Where a premise's words stand in its source: the belief's `source`, `source_hash` and
+    `metadata` (quote and lines inside) are set, and its one (:Belief)-[:FROM {lines}]->
+    (:Source) edge points at `source`."""
+
+    id: str
+    source: str
+    source_hash: str
+    lines: tuple[int, int]
+    metadata: Mapping[str, Any]
+    at: str = ""
+
+
 class GraphTx(Protocol):
     # --- reads -------------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
@@ -167,6 +192,22 @@ class GraphTx(Protocol):
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         """Up to `limit` (id, cosine score) of the beliefs whose stored embedding is
         nearest to `vector`, best first (the belief_embedding vector index)."""
+
+    # --- forge: sources and the premises drawn from them ----------------------------------
+    def sources(self) -> list[SourceRecord]:
+        """Every Source node, by path."""
+
+    def save_sources(self, sources: Sequence[SourceRecord]) -> None:
+        """Create or update each source by path (its hash, size, time and forged chunks)."""
+
+    def pin_to_sources(self, pins: Sequence[SourcePin]) -> int:
+        """Set each belief's source fields and its FROM edge (replacing an older one); the
+        sources must exist. Returns how many beliefs were found."""
+
+    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
+        """Beliefs with a FROM edge to one of these sources, with pins, truth and metadata,
+        by id."""
+
 
 
 class Store(Protocol):

@@ -15,7 +15,7 @@ from engine.model import Belief, Change, Justification, Label, Network, Nogood, 
 from engine.semantics import compute_labels
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import BeliefFilter, Pinned
-from engine.store import StoredEmbedding
+from engine.store import SourcePin, SourceRecord, StoredEmbedding
 
 T = TypeVar("T")
 
@@ -174,6 +174,8 @@ class FakeTx:
         self.s.rounds.clear()
         self.s.proposed.clear()
         self.s.embeddings.clear()
+        self.s.sources.clear()
+        self.s.from_edges.clear()
 
     # --- stage provenance ---------------------------------------------------------
     def create_run(self, run: RunRecord) -> None:
@@ -236,6 +238,34 @@ class FakeTx:
                 scored.append((i, (1 + cos) / 2))  # Neo4j's cosine score, in [0, 1]
         return sorted(scored, key=lambda p: (-p[1], p[0]))[:limit]
 
+    # --- forge ------------------------------------------------------------------------
+    def sources(self) -> list[SourceRecord]:
+        return [self.s.sources[p] for p in sorted(self.s.sources)]
+
+    def save_sources(self, sources: Sequence[SourceRecord]) -> None:
+        for src in sources:
+            self.s.sources[src.path] = src
+
+    def pin_to_sources(self, pins: Sequence[SourcePin]) -> int:
+        found = 0
+        for p in pins:
+            if p.id not in self.s.beliefs or p.source not in self.s.sources:
+                continue
+            b = self.s.beliefs[p.id]
+            self.s.beliefs[p.id] = dataclasses.replace(
+                b, source=p.source, source_hash=p.source_hash, metadata=dict(p.metadata),
+                updated_at=p.at)
+            self.s.from_edges[p.id] = (p.source, tuple(p.lines))
+            found += 1
+        return found
+
+    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
+        wanted = set(paths)
+        return [self.s.beliefs[i] for i in sorted(self.s.from_edges)
+                if self.s.from_edges[i][0] in wanted and i in self.s.beliefs]
+
+
+
 @dataclasses.dataclass
 class FakeState:
     beliefs: dict[str, Belief] = dataclasses.field(default_factory=dict)
@@ -245,6 +275,8 @@ class FakeState:
     proposed: list[tuple[str, int, dict[str, str]]] = dataclasses.field(default_factory=list)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
+    sources: dict[str, SourceRecord] = dataclasses.field(default_factory=dict)
+    from_edges: dict[str, tuple[str, tuple[int, int]]] = dataclasses.field(default_factory=dict)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
@@ -252,7 +284,7 @@ class FakeState:
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
                          list(self.rounds), list(self.proposed), copy.deepcopy(self.extra),
-                         dict(self.embeddings))
+                         dict(self.embeddings), dict(self.sources), dict(self.from_edges))
 
 
 class FakeStore:

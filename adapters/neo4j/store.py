@@ -17,6 +17,7 @@ from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
+from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
 from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
@@ -26,7 +27,7 @@ from engine.errors import EngineError, StoreError
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart):
+class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
