@@ -77,6 +77,37 @@ class StoredEmbedding:
     vector: Sequence[float]
 
 
+@dataclass(frozen=True)
+class ReviewCandidate:
+    """An IN derived belief as review's what-is-due sees it (no texts)."""
+
+    id: str
+    depth: int | None
+    review_sha256: str = ""  # hash of what the last review was shown; "" when never reviewed
+    reviewed_at: str = ""
+    rests_on: tuple[str, ...] = ()  # the IN derived beliefs its justifications name as antecedents
+
+
+@dataclass(frozen=True)
+class ReviewStamp:
+    """A judged belief: when, the hash of what was judged, and by which run."""
+
+    id: str
+    at: str
+    sha256: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class VerdictEdge:
+    """One verdict on one justification (belief id + 1-based position in the belief's order),
+    recorded as an edge from the round that judged it; `fields` are scalars or lists of str."""
+
+    belief_id: str
+    position: int
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+
 class GraphTx(Protocol):
     # --- reads -------------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
@@ -172,6 +203,23 @@ class GraphTx(Protocol):
 
     def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
         """Every derive round that proposed the belief, oldest first."""
+
+    # --- review ------------------------------------------------------------------------
+    def review_candidates(self) -> list[ReviewCandidate]:
+        """Every IN belief that has justifications, with its review stamp and the IN derived
+        beliefs it names as antecedents."""
+
+    def add_to_outlist(self, belief_id: str, position: int, ids: Sequence[str]) -> None:
+        """Append `ids` to the outlist of the belief's `position`-th justification (1-based,
+        in the belief's order; ids already there are left as they are). Labels are not
+        recomputed here: relabel the belief afterwards."""
+
+    def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
+        """Record on each belief when it was judged and the hash of what was judged."""
+
+    def record_verdicts(self, run_id: str, round_n: int, verdicts: Sequence[VerdictEdge]) -> None:
+        """An edge from the round (which must exist) to each judged justification (which must
+        exist), carrying the verdict's fields."""
 
     # --- sampling and embeddings ---------------------------------------------------------
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ from engine.errors import StoreError
 from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
 from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, Pinned, ProposedBy
+from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
 from engine.store import StoredEmbedding
 
 T = TypeVar("T")
@@ -181,6 +182,8 @@ class FakeTx:
         self.s.runs.clear()
         self.s.rounds.clear()
         self.s.embeddings.clear()
+        self.s.reviews.clear()
+        self.s.verdicts.clear()
 
     # --- derive --------------------------------------------------------------------
     def create_derive_run(self, run: DeriveRunRecord) -> None:
@@ -208,6 +211,47 @@ class FakeTx:
                                           dataclasses.replace(r, proposed=(entry,))))
         return sorted(out, key=lambda p: (p.run.started_at, p.round.round))
 
+
+    # --- review ------------------------------------------------------------------------
+    def review_candidates(self) -> list[ReviewCandidate]:
+        beliefs = self.s.beliefs
+        out = []
+        for bid, b in sorted(beliefs.items()):
+            if b.truth != Truth.IN or b.is_premise:
+                continue
+            rests_on = sorted({a for j in b.justifications for a in j.antecedents
+                               if a in beliefs and beliefs[a].truth == Truth.IN
+                               and not beliefs[a].is_premise})
+            stamp = self.s.reviews.get(bid)
+            out.append(ReviewCandidate(bid, b.depth, stamp.sha256 if stamp else "",
+                                       stamp.at if stamp else "", tuple(rests_on)))
+        return out
+
+    def add_to_outlist(self, belief_id: str, position: int, ids: Sequence[str]) -> None:
+        b = self.s.beliefs.get(belief_id)
+        if b is None or not 1 <= position <= len(b.justifications):
+            raise StoreError(f"belief '{belief_id}' has no justification {position}")
+        js = list(b.justifications)
+        j = js[position - 1]
+        js[position - 1] = dataclasses.replace(
+            j, outlist=j.outlist + tuple(i for i in dict.fromkeys(ids) if i not in j.outlist))
+        self.s.beliefs[belief_id] = dataclasses.replace(b, justifications=tuple(js))
+
+    def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
+        missing = [s.id for s in stamps if s.id not in self.s.beliefs]
+        if missing:
+            raise StoreError(f"review stamps name beliefs that do not exist: {missing}")
+        for stamp in stamps:
+            self.s.reviews[stamp.id] = stamp
+
+    def record_verdicts(self, run_id: str, round_n: int, verdicts: Sequence[VerdictEdge]) -> None:
+        if not any(r.run_id == run_id and r.round == round_n for r in self.s.rounds):
+            raise StoreError(f"no round {round_n} of run '{run_id}'")
+        for v in verdicts:
+            b = self.s.beliefs.get(v.belief_id)
+            if b is None or not 1 <= v.position <= len(b.justifications):
+                raise StoreError(f"no justification {v.position} of '{v.belief_id}'")
+        self.s.verdicts.extend((run_id, round_n, v) for v in verdicts)
 
     # --- sampling and embeddings ----------------------------------------------------
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -248,13 +292,16 @@ class FakeState:
     rounds: list[DeriveRoundRecord] = dataclasses.field(default_factory=list)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
+    reviews: dict[str, ReviewStamp] = dataclasses.field(default_factory=dict)
+    verdicts: list[tuple[str, int, VerdictEdge]] = dataclasses.field(default_factory=list)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
         in place, so copying the containers is enough (and deepcopy cannot copy the
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
-                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings))
+                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings),
+                         dict(self.reviews), list(self.verdicts))
 
 
 class FakeStore:

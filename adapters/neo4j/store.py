@@ -16,13 +16,14 @@ from adapters.cypher_files import load_all
 from adapters.neo4j.derive_tx import DeriveTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.query_tx import QueryTxPart
+from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from engine.errors import EngineError, StoreError
 
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart):
+class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart, ReviewTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

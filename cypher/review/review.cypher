@@ -1,0 +1,59 @@
+// Review: what is due, defeaters added to one justification's outlist, review stamps, and
+// the REVIEWED edges from a round to the justifications it judged. A justification is named
+// by its belief and its 1-based position in the belief's order (ascending seq).
+
+// name: review_candidates
+// Every IN belief that has justifications: [id, depth, review hash, reviewed at, the IN derived beliefs its justifications name as antecedents] rows, collected in one record.
+MATCH (b:In)
+WHERE EXISTS { (b)<-[:SUPPORTS]-(:Justification) }
+WITH b, COLLECT {
+  MATCH (b)<-[:SUPPORTS]-(:Justification)-[:REQUIRES]->(a:In)
+  WHERE EXISTS { (a)<-[:SUPPORTS]-(:Justification) }
+  RETURN DISTINCT a.id
+} AS rests_on
+RETURN collect([b.id, b.depth, coalesce(b.review_sha256, ''), coalesce(b.reviewed_at, ''),
+                rests_on]) AS rows
+
+// name: review_add_to_outlist
+// Appends the given ids (beliefs or placeholders) to the outlist of one justification, named by its belief and 1-based position; returns the justification's seq and how many UNLESS edges it has now (no row when there is no such justification).
+MATCH (b:Belief {id: $belief_id})<-[:SUPPORTS]-(j:Justification)
+WITH j ORDER BY j.seq
+WITH collect(j) AS js
+WHERE size(js) >= $position
+WITH js[$position - 1] AS j
+CALL (j) {
+  UNWIND $ids AS ref
+  OPTIONAL MATCH (x:Belief {id: ref})
+  OPTIONAL MATCH (m:Missing {id: ref})
+  WITH coalesce(x, m) AS target
+  WHERE target IS NOT NULL AND NOT EXISTS { (j)-[:UNLESS]->(target) }
+  WITH collect(target) AS targets
+  WITH targets, COUNT { (j)-[:UNLESS]->() } AS had
+  UNWIND range(0, size(targets) - 1) AS k
+  WITH targets[k] AS target, had + k AS pos
+  CREATE (j)-[:UNLESS {pos: pos}]->(target)
+}
+RETURN j.seq AS seq, COUNT { (j)-[:UNLESS]->() } AS unless
+
+// name: review_stamp
+// Records on each belief when it was judged, the hash of what was judged and the run; returns how many beliefs were found.
+UNWIND $rows AS row
+MATCH (b:Belief {id: row.id})
+SET b.reviewed_at = row.at, b.review_sha256 = row.sha256, b.review_run = row.run_id
+RETURN count(b) AS found
+
+// name: review_record_verdicts
+// Creates a REVIEWED edge from the round to each judged justification (belief id + 1-based position) with the verdict's fields; returns the edges made (no row when the round does not exist).
+MATCH (r:Round {run_id: $run_id, n: $n})
+CALL (r) {
+  UNWIND $rows AS row
+  MATCH (:Belief {id: row.belief_id})<-[:SUPPORTS]-(j:Justification)
+  WITH r, row, j ORDER BY j.seq
+  WITH r, row, collect(j) AS js
+  WHERE size(js) >= row.position
+  WITH r, row, js[row.position - 1] AS j
+  CREATE (r)-[e:REVIEWED]->(j)
+  SET e += row.fields
+  RETURN count(e) AS edges
+}
+RETURN edges
