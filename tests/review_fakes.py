@@ -74,8 +74,8 @@ def review_round(store, stage: ReviewStage, text: str, n: int = 1, run: RunRecor
     return shown, parsed, applied
 
 
-def stage(**settings: Any) -> ReviewStage:
-    return ReviewStage(ReviewSettings(**settings))
+def stage(since: str | None = None, **settings: Any) -> ReviewStage:
+    return ReviewStage(ReviewSettings(**settings), since=since)
 
 
 def loaded(store) -> Any:
