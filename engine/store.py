@@ -209,10 +209,11 @@ class GraphTx(Protocol):
         """Every IN belief that has justifications, with its review stamp and the IN derived
         beliefs it names as antecedents."""
 
-    def add_to_outlist(self, belief_id: str, position: int, ids: Sequence[str]) -> None:
-        """Append `ids` to the outlist of the belief's `position`-th justification (1-based,
-        in the belief's order; ids already there are left as they are). Labels are not
-        recomputed here: relabel the belief afterwards."""
+    def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
+        """Append the belief `defeater_id` (which must exist) to the outlist of the belief's
+        `position`-th justification (1-based, in the belief's order; nothing changes when it
+        is there already) and mark it a defeater (:Defeater). Labels are not recomputed
+        here: relabel the belief afterwards."""
 
     def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
         """Record on each belief when it was judged and the hash of what was judged."""

@@ -184,6 +184,7 @@ class FakeTx:
         self.s.embeddings.clear()
         self.s.reviews.clear()
         self.s.verdicts.clear()
+        self.s.defeaters.clear()
 
     # --- derive --------------------------------------------------------------------
     def create_derive_run(self, run: DeriveRunRecord) -> None:
@@ -227,15 +228,18 @@ class FakeTx:
                                        stamp.at if stamp else "", tuple(rests_on)))
         return out
 
-    def add_to_outlist(self, belief_id: str, position: int, ids: Sequence[str]) -> None:
+    def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
         b = self.s.beliefs.get(belief_id)
-        if b is None or not 1 <= position <= len(b.justifications):
-            raise StoreError(f"belief '{belief_id}' has no justification {position}")
+        if (b is None or not 1 <= position <= len(b.justifications)
+                or defeater_id not in self.s.beliefs):
+            raise StoreError(f"no justification {position} of '{belief_id}', or no belief "
+                             f"'{defeater_id}'")
         js = list(b.justifications)
         j = js[position - 1]
-        js[position - 1] = dataclasses.replace(
-            j, outlist=j.outlist + tuple(i for i in dict.fromkeys(ids) if i not in j.outlist))
+        if defeater_id not in j.outlist:
+            js[position - 1] = dataclasses.replace(j, outlist=j.outlist + (defeater_id,))
         self.s.beliefs[belief_id] = dataclasses.replace(b, justifications=tuple(js))
+        self.s.defeaters.add(defeater_id)
 
     def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
         missing = [s.id for s in stamps if s.id not in self.s.beliefs]
@@ -294,6 +298,7 @@ class FakeState:
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
     reviews: dict[str, ReviewStamp] = dataclasses.field(default_factory=dict)
     verdicts: list[tuple[str, int, VerdictEdge]] = dataclasses.field(default_factory=list)
+    defeaters: set[str] = dataclasses.field(default_factory=set)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
@@ -301,7 +306,7 @@ class FakeState:
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
                          list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings),
-                         dict(self.reviews), list(self.verdicts))
+                         dict(self.reviews), list(self.verdicts), set(self.defeaters))
 
 
 class FakeStore:

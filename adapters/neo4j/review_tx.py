@@ -34,11 +34,11 @@ class ReviewTxPart(TxBase):
         record = self._single("review_candidates")
         return [candidate_from_row(row) for row in (record["rows"] if record else [])]
 
-    def add_to_outlist(self, belief_id: str, position: int, ids: Sequence[str]) -> None:
-        self._run("ensure_placeholders", ids=list(ids))
-        if self._single("review_add_to_outlist", belief_id=belief_id, position=position,
-                        ids=list(ids)) is None:
-            raise StoreError(f"belief '{belief_id}' has no justification {position}")
+    def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
+        if self._single("review_add_defeater", belief_id=belief_id, position=position,
+                        defeater_id=defeater_id) is None:
+            raise StoreError(f"no justification {position} of '{belief_id}', or no belief "
+                             f"'{defeater_id}'")
 
     def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
         rows = [stamp_to_row(s) for s in stamps]

@@ -14,26 +14,18 @@ WITH b, COLLECT {
 RETURN collect([b.id, b.depth, coalesce(b.review_sha256, ''), coalesce(b.reviewed_at, ''),
                 rests_on]) AS rows
 
-// name: review_add_to_outlist
-// Appends the given ids (beliefs or placeholders) to the outlist of one justification, named by its belief and 1-based position; returns the justification's seq and how many UNLESS edges it has now (no row when there is no such justification).
+// name: review_add_defeater
+// Appends a defeater belief to the outlist of one justification (named by its belief and 1-based position) unless it is there, and labels it :Defeater; returns the justification's seq (no row when the justification or the defeater does not exist).
 MATCH (b:Belief {id: $belief_id})<-[:SUPPORTS]-(j:Justification)
 WITH j ORDER BY j.seq
 WITH collect(j) AS js
 WHERE size(js) >= $position
 WITH js[$position - 1] AS j
-CALL (j) {
-  UNWIND $ids AS ref
-  OPTIONAL MATCH (x:Belief {id: ref})
-  OPTIONAL MATCH (m:Missing {id: ref})
-  WITH coalesce(x, m) AS target
-  WHERE target IS NOT NULL AND NOT EXISTS { (j)-[:UNLESS]->(target) }
-  WITH collect(target) AS targets
-  WITH targets, COUNT { (j)-[:UNLESS]->() } AS had
-  UNWIND range(0, size(targets) - 1) AS k
-  WITH targets[k] AS target, had + k AS pos
-  CREATE (j)-[:UNLESS {pos: pos}]->(target)
-}
-RETURN j.seq AS seq, COUNT { (j)-[:UNLESS]->() } AS unless
+MATCH (d:Belief {id: $defeater_id})
+SET d:Defeater
+WITH j, d, COUNT { (j)-[:UNLESS]->() } AS had, EXISTS { (j)-[:UNLESS]->(d) } AS there
+FOREACH (_ IN CASE WHEN there THEN [] ELSE [1] END | CREATE (j)-[:UNLESS {pos: had}]->(d))
+RETURN j.seq AS seq
 
 // name: review_stamp
 // Records on each belief when it was judged, the hash of what was judged and the run; returns how many beliefs were found.

@@ -115,7 +115,7 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
                 for ants in p.suggestion.antecedent_sets)
     change = add_beliefs_in(tx, premises) if premises else Change()
     for belief_id, position, ident in outlists:
-        tx.add_to_outlist(belief_id, position, [ident])
+        tx.add_defeater(belief_id, position, ident)
     for belief_id, js in additions.items():
         tx.add_justifications(belief_id, js)
     touched = sorted({b for b, _, _ in outlists} | additions.keys())
