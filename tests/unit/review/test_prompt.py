@@ -35,42 +35,49 @@ def shown_round(store, **settings):
 def test_sections_in_order(store):
     text = shown_round(store).prompt.text
     heads = re.findall(r"^## (.+)$", text, re.MULTILINE)
-    assert heads == ["Background", "Task", "Reason types", "Answer format", "Beliefs to review",
-                     "This round"]
+    assert heads == ["Background", "Task", "Reason types (for an invalid justification; a "
+                     "valid one has `none`)", "Answer format", "Beliefs to review", "This round"]
     for name in REASON_TYPES:
         assert f"- {name}: " in text
 
 
 def test_each_belief_is_a_block_with_its_justifications_numbered_in_order(store):
     text = shown_round(store).prompt.text
-    block = text.split("### mixed\n", 1)[1].split("\n### ", 1)[0]
-    assert block.startswith("Claim: Auth is a latency bottleneck.\nDepth: 1 (IN)\n")
-    assert "Justification 1 (ALL; label: (no label))\n" \
-           "- `p1` [IN]: The auth service validates a JWT on every request.\n" \
-           "- `p2` [IN]: JWT validation fetches signing keys synchronously.\n" in block
-    assert "Justification 2 (ALL; label: (no label))\n" \
-           "- `p3` [IN]: A load test showed p99 auth latency of 900 ms." in block
-    assert block.index("Justification 1") < block.index("Justification 2")
+    block = text.split("### mixed (depth 1)\n", 1)[1].split("\n### ", 1)[0]
+    assert block == (
+        "Claim: Auth is a latency bottleneck.\n"
+        "Justification 1 (ALL):\n"
+        "- `p1`: The auth service validates a JWT on every request.\n"
+        "- `p2`: JWT validation fetches signing keys synchronously.\n"
+        "Justification 2 (ALL):\n"
+        "- `p3`: A load test showed p99 auth latency of 900 ms.\n")
+
+
+def test_an_antecedent_that_is_not_in_shows_its_label(store):
+    tms.retract(store, "p3", "misread")  # mixed still holds by its first justification
+    text = shown_round(store).prompt.text
+    assert "Justification 2 (ALL):\n- `p3` [OUT]: A load test showed" in text
 
 
 def test_unless_ids_show_their_text_and_label_and_missing_ids_say_so(store):
     text = shown_round(store).prompt.text
-    assert "Justification 1 (ALL; label: ready unless the bug)" in text
+    assert "### gated (depth 1)\nClaim: Auth is production ready.\n" \
+           "Justification 1 (ALL; label: ready unless the bug):\n" in text
     assert "- Unless `bug` [OUT]: Bug 412 is open." in text
     assert "- Unless `later` [MISSING]: (not in the network yet)" in text
 
 
 def test_any_derivations_show_as_any(store):
     text = shown_round(store).prompt.text
-    block = text.split("### either\n", 1)[1].split("\n### ", 1)[0]
-    assert block.count("(ANY; label: auth evidence)") == 2
+    block = text.split("### either (depth 1)\n", 1)[1].split("\n### ", 1)[0]
+    assert block.count("(ANY; label: auth evidence):") == 2
     assert modes([Justification(("a",)), Justification(("b",), label="x")]) == ["ALL", "ALL"]
 
 
 def test_the_round_section_counts(store):
     text = shown_round(store).prompt.text
     # due now: the depth-1 beliefs (chain and top wait for mixed and solo)
-    assert "- Beliefs shown: 4 of 4 due for review\n- Justifications to judge: 6" in text
+    assert "4 of 4 beliefs due for review; 6 justifications to judge." in text
 
 
 def test_prompt_hash_is_of_the_text(store):
