@@ -9,7 +9,7 @@ transient failures), so it must not have side effects outside the transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth

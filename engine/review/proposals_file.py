@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from engine.provenance import RunRecord
 from engine.review.verdicts import Verdict
+from engine.stages.accept import run_note
 
 
 def _summary(v: Verdict) -> list[str]:
@@ -33,6 +34,7 @@ def _summary(v: Verdict) -> list[str]:
 def render(verdicts: Sequence[Verdict], run: RunRecord, command: str) -> str:
     invalid = sum(not v.valid for v in verdicts)
     lines = [
+        run_note("review", run),
         "# Review verdicts",
         "",
         f"Run {run.id}, model {run.model}, {run.started_at}: {len(verdicts)} verdict(s), "

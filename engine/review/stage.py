@@ -129,7 +129,8 @@ class ReviewStage:
               run: RunRecord, record: RoundRecord) -> Applied:
         ctx = _context(shown)
         return write_review(tx, items, ctx.hashes if ctx else {}, run, record,
-                            apply_suggestions=self.settings.apply_suggestions, at=now())
+                            apply_suggestions=self.settings.apply_suggestions,
+                            at=record.at or now())
 
     # --- reports and files -----------------------------------------------------------
     def item_dict(self, item: Verdict) -> dict[str, Any]:
