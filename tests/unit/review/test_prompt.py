@@ -86,18 +86,27 @@ def test_prompt_hash_is_of_the_text(store):
     assert p.sha256 == hashlib.sha256(p.text.encode()).hexdigest()
 
 
-def test_the_schema_allows_only_the_ids_numbers_and_antecedents_shown(store):
+def test_the_grammar_schema_is_one_verdict_per_justification_shown_in_order(store):
     shown = shown_round(store)
     assert shown.contract.stage == "review"
-    schema = shown.contract.reply.schema
-    verdicts = schema["properties"]["verdicts"]
-    assert verdicts["minItems"] == verdicts["maxItems"] == 6
-    options = {o["properties"]["id"]["enum"][0]: o for o in verdicts["items"]["anyOf"]}
+    verdicts = shown.contract.reply.schema["properties"]["verdicts"]
+    assert verdicts["minItems"] == verdicts["maxItems"] == 6 and verdicts["items"] is False
+    slots = [(v["properties"]["id"]["enum"], v["properties"]["justification"]["enum"],
+              v["properties"]["unnecessary_antecedents"]["items"].get("enum"))
+             for v in verdicts["prefixItems"]]
+    assert slots == [(["either"], [1], ["p1"]), (["either"], [2], ["p4"]),
+                     (["gated"], [1], ["p1", "p2"]), (["mixed"], [1], ["p1", "p2"]),
+                     (["mixed"], [2], ["p3"]), (["solo"], [1], ["p1", "p2"])]
+
+
+def test_the_strict_schema_allows_only_the_ids_numbers_and_antecedents_shown(store):
+    strict = shown_round(store).contract.reply.strict_schema
+    options = {o["properties"]["id"]["enum"][0]: o
+               for o in strict["properties"]["verdicts"]["items"]["anyOf"]}
     assert sorted(options) == ["either", "gated", "mixed", "solo"]
     assert options["mixed"]["properties"]["justification"]["enum"] == [1, 2]
     assert options["mixed"]["properties"]["unnecessary_antecedents"]["items"]["enum"] == [
         "p1", "p2", "p3"]
-    assert options["either"]["properties"]["justification"]["enum"] == [1, 2]
 
 
 def test_the_strict_schema_has_no_bounds_and_requires_everything(store):
