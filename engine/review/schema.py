@@ -22,9 +22,9 @@ from engine.review.verdicts import MODES, NO_REASON, REASON_TYPES
 from engine.stages.contract import JsonReply
 
 KEY = "verdicts"
-MAX_COMMENT = 160
-MAX_PROPERTY = 100
-MAX_FINDING = 80
+MAX_COMMENT = 120
+MAX_PROPERTY = 80
+MAX_FINDING = 60
 FIELDS = ("id", "justification", "valid", "sufficient", "necessary",
           "unnecessary_antecedents", "mode", "reason_type", "missing_property", "comment",
           "antecedents")

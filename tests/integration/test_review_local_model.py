@@ -27,15 +27,16 @@ def test_a_grammar_constrained_review_round_parses_on_the_example_network():
     from adapters.llm.errors import is_transient
 
     chat = local_model_or_skip()
+    chat.timeout = 900  # seconds of generation: a shared 2-core machine can be slow
     store = FakeStore()
     network, stored = parse_network(json.loads(EXAMPLE.read_text("utf-8")))
     interchange.import_network(store, network, stored)
-    s = stage(budget=2)
+    s = stage(budget=1)
     shown = s.read_round(store, 1)
-    assert len(shown.shown) == 2 and not shown.empty
+    assert len(shown.shown) == 1 and not shown.empty
     runnable = model_for_round("local", chat, structured=False)(shown.contract)
     call = call_model(runnable, [HumanMessage(shown.prompt.text)],
-                      CallPolicy(timeout=600, is_transient=is_transient))
+                      CallPolicy(timeout=900, is_transient=is_transient))
     parsed = s.parse(call.text, shown)
     assert parsed.diagnostics == [], (parsed.diagnostics, call.text)
     judged = sorted(v.key for v in parsed.items)
