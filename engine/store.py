@@ -58,6 +58,37 @@ class ReviewCandidate:
 
 
 @dataclass(frozen=True)
+class ArgumentPart:
+    """A node a justification names, as review shows it: id, text, truth label (IN, OUT,
+    UNDETERMINED, or MISSING for an id not added yet) and whether review put it there."""
+
+    id: str
+    text: str
+    truth: str
+    defeater: bool = False
+
+
+@dataclass(frozen=True)
+class ArgumentJustification:
+    kind: str
+    label: str
+    antecedents: tuple[ArgumentPart, ...] = ()
+    outlist: tuple[ArgumentPart, ...] = ()
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A belief with what review judges of it: its claim and justifications in order, each
+    with the texts and labels of what it names (nothing else of the network)."""
+
+    id: str
+    text: str
+    depth: int | None
+    truth: str
+    justifications: tuple[ArgumentJustification, ...] = ()
+
+
+@dataclass(frozen=True)
 class ReviewStamp:
     """A judged belief: when, the hash of what was judged, and by which run."""
 
@@ -180,8 +211,12 @@ class GraphTx(Protocol):
 
     # --- review ------------------------------------------------------------------------
     def review_candidates(self) -> list[ReviewCandidate]:
-        """Every IN belief that has justifications, with its review stamp and the IN derived
-        beliefs it names as antecedents."""
+        """Every IN belief its justifications hold (depth >= 1: neither a premise nor
+        asserted by the user), with its review stamp and the such beliefs it names as
+        antecedents."""
+
+    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
+        """The named beliefs that exist, as review shows and hashes them."""
 
     def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
         """Append the belief `defeater_id` (which must exist) to the outlist of the belief's

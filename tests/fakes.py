@@ -15,6 +15,7 @@ from engine.model import Belief, Change, Justification, Network, Nogood, Status,
 from engine.semantics import compute_labels
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import BeliefFilter, Pinned
+from engine.store import Argument, ArgumentJustification, ArgumentPart
 from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
 from engine.store import StoredEmbedding
 
@@ -222,16 +223,34 @@ class FakeTx:
     def review_candidates(self) -> list[ReviewCandidate]:
         beliefs = self.s.beliefs
         out = []
+        def held(b):  # IN by its justifications: depth >= 1 (not a premise, not asserted)
+            return b.truth == Truth.IN and (b.depth or 0) > 0
+
         for bid, b in sorted(beliefs.items()):
-            if b.truth != Truth.IN or b.is_premise:
+            if not held(b):
                 continue
             rests_on = sorted({a for j in b.justifications for a in j.antecedents
-                               if a in beliefs and beliefs[a].truth == Truth.IN
-                               and not beliefs[a].is_premise})
+                               if a in beliefs and held(beliefs[a])})
             stamp = self.s.reviews.get(bid)
             out.append(ReviewCandidate(bid, b.depth, stamp.sha256 if stamp else "",
                                        stamp.at if stamp else "", tuple(rests_on)))
         return out
+
+    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
+        beliefs = self.s.beliefs
+
+        def part(ref: str) -> ArgumentPart:
+            b = beliefs.get(ref)
+            if b is None:
+                return ArgumentPart(ref, "(not in the network yet)", "MISSING")
+            return ArgumentPart(ref, b.text, (b.truth or Truth.OUT).value,
+                                ref in self.s.defeaters)
+
+        return {i: Argument(i, b.text, b.depth, (b.truth or Truth.OUT).value, tuple(
+            ArgumentJustification(j.kind.value, j.label, tuple(part(a) for a in j.antecedents),
+                                  tuple(part(o) for o in j.outlist))
+            for j in b.justifications))
+                for i, b in ((i, beliefs.get(i)) for i in ids) if b is not None}
 
     def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
         b = self.s.beliefs.get(belief_id)

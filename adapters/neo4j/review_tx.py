@@ -5,11 +5,34 @@ Queries in cypher/review/review.cypher. A justification is named by its belief a
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from adapters.neo4j.base import TxBase
 from engine.errors import StoreError
-from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
+from engine.store import (
+    Argument,
+    ArgumentJustification,
+    ArgumentPart,
+    ReviewCandidate,
+    ReviewStamp,
+    VerdictEdge,
+)
+
+BATCH = 5000
+MISSING_TEXT = "(not in the network yet)"
+
+
+def _part(row: Sequence) -> ArgumentPart:
+    ident, text, truth, defeater = row
+    return ArgumentPart(ident, text if text is not None else MISSING_TEXT, truth, bool(defeater))
+
+
+def argument_from_row(row: Sequence) -> Argument:
+    ident, text, depth, truth, justifications = row
+    return Argument(ident, text or "", depth, truth, tuple(
+        ArgumentJustification(kind or "SL", label or "", tuple(_part(a) for a in ants),
+                              tuple(_part(o) for o in outs))
+        for kind, label, ants, outs in justifications))
 
 
 def candidate_from_row(row: Sequence) -> ReviewCandidate:
@@ -33,6 +56,16 @@ class ReviewTxPart(TxBase):
     def review_candidates(self) -> list[ReviewCandidate]:
         record = self._single("review_candidates")
         return [candidate_from_row(row) for row in (record["rows"] if record else [])]
+
+    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
+        ordered = sorted(set(ids))
+        out: dict[str, Argument] = {}
+        for start in range(0, len(ordered), BATCH):
+            record = self._single("review_arguments", ids=ordered[start:start + BATCH])
+            for row in record["rows"] if record else []:
+                a = argument_from_row(row)
+                out[a.id] = a
+        return out
 
     def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
         if self._single("review_add_defeater", belief_id=belief_id, position=position,

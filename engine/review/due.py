@@ -93,9 +93,14 @@ def states(candidates: Sequence[ReviewCandidate], current: set[str], *, independ
     scope = {c.id: c for c in candidates}
     if independent:
         return {i: OK if i in current else DUE for i in scope}
-    upstream = {i: [a for a in c.rests_on if a in scope and a != i] for i, c in scope.items()}
+    upstream = {c.id: [a for a in c.rests_on if a in scope and a != c.id] for c in candidates}
     state: dict[str, str] = {}
     for component in upstream_first(upstream):
+        if len(component) == 1:  # the usual case: no loop
+            (i,) = component
+            held = any(state[a] != OK for a in upstream[i])
+            state[i] = WAITING if held else (OK if i in current else DUE)
+            continue
         members = set(component)
         held = any(state[a] != OK for i in component for a in upstream[i] if a not in members)
         for i in component:

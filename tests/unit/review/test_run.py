@@ -98,3 +98,17 @@ def test_accept_refuses_verdicts_on_a_belief_changed_since(tmp_path):
     skipped = {s.id: s.reason for s in done.applied.checked.skipped}
     assert sorted(skipped) == ["mixed#1", "mixed#2"]
     assert "changed since it was reviewed" in skipped["mixed#1"]
+
+
+def test_structured_output_gets_the_schema_and_its_json_is_read():
+    from adapters.llm.structured import structured_rounds
+    from tests.llm_fakes import FakeStructuredChat
+
+    store = loaded(FakeStore())
+    chat = FakeStructuredChat(reply={"verdicts": json.loads(reply(*ROUND1))["verdicts"]})
+    result = run_stage(store, stage(), structured_rounds(chat, method="json_schema"),
+                       RunOptions(model="fake", auto=True))
+    assert result.rounds[0].outcome is Outcome.PROPOSED
+    schema, _ = chat.asked[-1]
+    assert "prefixItems" in schema["properties"]["verdicts"]  # bounded: the grammar's form
+    assert store.state.beliefs[defeater_id("mixed", 1)].truth is Truth.IN
