@@ -29,6 +29,7 @@ from engine.review.validate import read_and_check
 from engine.review.verdicts import SUPERSEDED, Verdict, defeater_id, finding_text
 from engine.stages.stage import Applied
 from engine.store import GraphTx, ReviewStamp, VerdictEdge
+from engine.tms import add_beliefs_in, enforce_nogoods
 
 DEFEATED, VALID, SUGGESTED, SUGGESTION_APPLIED = (
     "defeated", "valid", "suggestion recorded", "suggestion applied")
@@ -82,8 +83,6 @@ def edge_fields(p: Planned, at: str) -> dict[str, Any]:
 def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping[str, str],
                  run: RunRecord, record: RoundRecord, *, apply_suggestions: bool,
                  at: str) -> Applied:
-    from engine.tms import add_beliefs_in, enforce_nogoods
-
     checked, material = read_and_check(tx, verdicts, shown_hashes)
     planned = plan(checked.valid, material, apply_suggestions=apply_suggestions)
     wanted = [p.defeater for p in planned if p.defeater]

@@ -115,7 +115,7 @@ def _verdict_list(value: Any) -> list[Any] | None:
     return None
 
 
-def _scan(text: str, base: int, full: str) -> list[tuple[Any, int]] | None:
+def _scan(text: str, base: int = 0) -> list[tuple[Any, int]] | None:
     """Find the verdicts in `text` (which starts at offset `base` of `full`): the first array
     or verdicts object, else every verdict object found (JSON lines, objects in prose)."""
     decoder = json.JSONDecoder()
@@ -162,12 +162,12 @@ def find_verdicts(text: str) -> list[tuple[Any, int]] | None:
     else:
         listed = _verdict_list(whole)
         if listed is not None:
-            return _scan(text, 0, text) or [(v, 0) for v in listed]
+            return _scan(text) or [(v, 0) for v in listed]
     for fence in _FENCE.finditer(text):
-        found = _scan(fence.group(1), fence.start(1), text)
+        found = _scan(fence.group(1), fence.start(1))
         if found is not None:
             return found
-    return _scan(text, 0, text)
+    return _scan(text)
 
 
 def _boolean(value: Any) -> bool | None:

@@ -76,6 +76,8 @@ def test_retracting_a_defeater_restores(net):
     assert tms.verify(net) == []
     (row,) = rows(net, "defeated")
     assert row["defeating"] is False and row["truth"] == "IN"
+    # the retraction is a person's decision, not a change of the argument: solo stays reviewed
+    assert [r["belief"] for r in rows(net, "review_due")] == ["chain", "top"]
 
 
 def test_a_stale_review_comes_due_again_after_an_antecedent_text_changes(net, driver,
