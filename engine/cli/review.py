@@ -102,7 +102,8 @@ def build_run_parser() -> argparse.ArgumentParser:
     what.add_argument("--budget", type=positive_int, default=20, metavar="N",
                       help="beliefs per round (default 20)")
     what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
-                      help="review exactly these (IN, derived) beliefs")
+                      help="review only these IN derived beliefs (those without a current "
+                           "review; with --all, each of them), none waiting for another")
     what.add_argument("--min-depth", type=non_negative_int, default=0, metavar="D",
                       help="only beliefs at depth D or deeper")
     what.add_argument("--all", dest="review_all", action="store_true",
