@@ -15,6 +15,8 @@ from engine.model import Belief, Change, Justification, Label, Network, Nogood, 
 from engine.semantics import compute_labels
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import BeliefFilter, Pinned
+from engine.store import Argument, ArgumentJustification, ArgumentPart
+from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
 from engine.store import SourcePin, SourceRecord, StoredEmbedding
 
 T = TypeVar("T")
@@ -176,6 +178,9 @@ class FakeTx:
         self.s.embeddings.clear()
         self.s.sources.clear()
         self.s.from_edges.clear()
+        self.s.reviews.clear()
+        self.s.verdicts.clear()
+        self.s.defeaters.clear()
 
     # --- stage provenance ---------------------------------------------------------
     def create_run(self, run: RunRecord) -> None:
@@ -206,6 +211,68 @@ class FakeTx:
                           mode=p["mode"], label=p["label"])
                for run_id, n, p in self.s.proposed if p["id"] == belief_id]
         return sorted(out, key=lambda p: (p.run.started_at, p.round.round))
+
+    # --- review ------------------------------------------------------------------------
+    def review_candidates(self) -> list[ReviewCandidate]:
+        beliefs = self.s.beliefs
+        out = []
+        def held(b):  # IN by its justifications: depth >= 1 (not a premise, not asserted)
+            return b.truth == Truth.IN and (b.depth or 0) > 0
+
+        for bid, b in sorted(beliefs.items()):
+            if not held(b):
+                continue
+            rests_on = sorted({a for j in b.justifications for a in j.antecedents
+                               if a in beliefs and held(beliefs[a])})
+            stamp = self.s.reviews.get(bid)
+            out.append(ReviewCandidate(bid, b.depth, stamp.sha256 if stamp else "",
+                                       stamp.at if stamp else "", tuple(rests_on)))
+        return out
+
+    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
+        beliefs = self.s.beliefs
+
+        def part(ref: str) -> ArgumentPart:
+            b = beliefs.get(ref)
+            if b is None:
+                return ArgumentPart(ref, "(not in the network yet)", "MISSING")
+            return ArgumentPart(ref, b.text, (b.truth or Truth.OUT).value,
+                                ref in self.s.defeaters)
+
+        return {i: Argument(i, b.text, b.depth, (b.truth or Truth.OUT).value, tuple(
+            ArgumentJustification(j.kind.value, j.label, tuple(part(a) for a in j.antecedents),
+                                  tuple(part(o) for o in j.outlist))
+            for j in b.justifications))
+                for i, b in ((i, beliefs.get(i)) for i in ids) if b is not None}
+
+    def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
+        b = self.s.beliefs.get(belief_id)
+        if (b is None or not 1 <= position <= len(b.justifications)
+                or defeater_id not in self.s.beliefs):
+            raise StoreError(f"no justification {position} of '{belief_id}', or no belief "
+                             f"'{defeater_id}'")
+        js = list(b.justifications)
+        j = js[position - 1]
+        if defeater_id not in j.outlist:
+            js[position - 1] = dataclasses.replace(j, outlist=j.outlist + (defeater_id,))
+        self.s.beliefs[belief_id] = dataclasses.replace(b, justifications=tuple(js))
+        self.s.defeaters.add(defeater_id)
+
+    def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
+        missing = [s.id for s in stamps if s.id not in self.s.beliefs]
+        if missing:
+            raise StoreError(f"review stamps name beliefs that do not exist: {missing}")
+        for stamp in stamps:
+            self.s.reviews[stamp.id] = stamp
+
+    def record_verdicts(self, run_id: str, round_n: int, verdicts: Sequence[VerdictEdge]) -> None:
+        if not any(r.run_id == run_id and r.round == round_n for r in self.s.rounds):
+            raise StoreError(f"no round {round_n} of run '{run_id}'")
+        for v in verdicts:
+            b = self.s.beliefs.get(v.belief_id)
+            if b is None or not 1 <= v.position <= len(b.justifications):
+                raise StoreError(f"no justification {v.position} of '{v.belief_id}'")
+        self.s.verdicts.extend((run_id, round_n, v) for v in verdicts)
 
     # --- sampling and embeddings ----------------------------------------------------
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -277,6 +344,9 @@ class FakeState:
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
     sources: dict[str, SourceRecord] = dataclasses.field(default_factory=dict)
     from_edges: dict[str, tuple[str, tuple[int, int]]] = dataclasses.field(default_factory=dict)
+    reviews: dict[str, ReviewStamp] = dataclasses.field(default_factory=dict)
+    verdicts: list[tuple[str, int, VerdictEdge]] = dataclasses.field(default_factory=list)
+    defeaters: set[str] = dataclasses.field(default_factory=set)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
@@ -284,7 +354,8 @@ class FakeState:
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
                          list(self.rounds), list(self.proposed), copy.deepcopy(self.extra),
-                         dict(self.embeddings), dict(self.sources), dict(self.from_edges))
+                         dict(self.embeddings), dict(self.sources), dict(self.from_edges),
+                         dict(self.reviews), list(self.verdicts), set(self.defeaters))
 
 
 class FakeStore:

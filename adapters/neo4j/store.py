@@ -19,6 +19,7 @@ from adapters.cypher_files import load_all
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
+from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
@@ -27,7 +28,8 @@ from engine.errors import EngineError, StoreError
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart):
+class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
+              ReviewTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
