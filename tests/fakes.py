@@ -278,7 +278,7 @@ class FakeTx:
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
         words = [w.lower() for w in topic_words if w.strip()]
         return [(b.id, b.text) for _, b in sorted(self.s.beliefs.items())
-                if b.truth == Truth.IN and b.is_premise
+                if b.truth == Truth.IN and b.is_premise and b.id not in self.s.defeaters
                 and (not words or any(w in b.id.lower() or w in b.text.lower() for w in words))]
 
     def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
