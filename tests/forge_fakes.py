@@ -137,9 +137,14 @@ def quoting_model() -> QuotingChatModel:
 _DERIVE_LINE = re.compile(r"^- `([^`]+)`", re.MULTILINE)
 
 
+_REVIEW_BELIEF = re.compile(r"^### (\S+) \(depth", re.MULTILINE)
+_REVIEW_JUSTIFICATION = re.compile(r"^Justification (\d+) ", re.MULTILINE)
+
+
 class PipelineChatModel(QuotingChatModel):
     """Forge prompts as QuotingChatModel; the first derive prompt gets one DERIVE over the
-    first two premises it shows, every later one NO PROPOSALS."""
+    first two premises it shows, every later one NO PROPOSALS; a review prompt gets a valid
+    verdict on every justification it shows."""
 
     _derived: bool = PrivateAttr(default=False)
 
@@ -152,6 +157,9 @@ class PipelineChatModel(QuotingChatModel):
         if "## Source" in prompt and "## What to reply" in prompt:
             return super()._generate(messages, stop, run_manager, **kwargs)
         self._calls.append(prompt)
+        if "## Beliefs to review" in prompt:
+            return ChatResult(generations=[ChatGeneration(message=AIMessage(
+                content=json.dumps({"verdicts": _valid_verdicts(prompt)})))])
         ids = _DERIVE_LINE.findall(prompt)
         if self._derived or len(ids) < 2:
             text = "NO PROPOSALS"
@@ -160,6 +168,18 @@ class PipelineChatModel(QuotingChatModel):
             text = (f"### DERIVE shop-risk-from-{ids[0]}"[:80] + "\nThe two facts together are a "
                     f"risk.\n- Antecedents: {ids[0]}, {ids[1]}\n- Mode: ALL\n- Label: both\n")
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+
+def _valid_verdicts(prompt: str) -> list[dict]:
+    section = prompt.split("## Beliefs to review", 1)[1]
+    verdicts = []
+    for block in section.split("\n### ")[1:]:
+        (bid,) = _REVIEW_BELIEF.findall("### " + block)[:1]
+        for n in _REVIEW_JUSTIFICATION.findall(block):
+            verdicts.append({"id": bid, "justification": int(n), "valid": True,
+                             "sufficient": True, "necessary": True,
+                             "unnecessary_antecedents": [], "mode": "ALL", "comment": "fine"})
+    return verdicts
 
 
 def pipeline_model() -> PipelineChatModel:

@@ -25,7 +25,7 @@ from engine.store import Store
 
 PROG = "python -m engine.pipeline"
 # Stages of the loop not in this build yet; named in the output so a reader knows.
-NOT_WIRED = ("review", "dedup")
+NOT_WIRED = ("dedup",)
 
 EXAMPLES = f"""\
 examples:
@@ -154,6 +154,29 @@ def derive_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
     return PipelineStage("derive", run)
 
 
+def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> PipelineStage:
+    from engine.review.stage import ReviewSettings, ReviewStage
+    from engine.stages.run import RunOptions, run_stage
+
+    def run(store: Store) -> StageOutcome:
+        options = RunOptions(
+            model=args.model, auto=True, exhaust=True, max_rounds=args.max_rounds,
+            calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
+            params={"pipeline": True})
+        report = forge_cli.report_file(args, "review")
+        result = run_stage(store, ReviewStage(ReviewSettings()), models.derive, options,
+                           report_file=report, progress=_rounds_progress(args, wiring))
+        t = result.report.totals
+        defeated = sum(1 for r in result.rounds for a in r.applied
+                       if a.get("action") == "defeated")
+        return StageOutcome("review", result.status.value, rounds=t.rounds,
+                            defeated=defeated, seconds=t.seconds,
+                            report=str(report.path) if report.path else None,
+                            error=result.error, note=f"{t.applied} judged")
+
+    return PipelineStage("review", run)
+
+
 class StderrProgress:
     def __init__(self, stream):
         self.stream = stream
@@ -174,7 +197,7 @@ def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     reader = wiring.make_reader(args)
     embedder = wiring.make_embedder(args)
     first = [forge_stage(args, models, reader, embedder, wiring)]
-    loop = [derive_stage(args, models, wiring)]
+    loop = [derive_stage(args, models, wiring), review_stage(args, models, wiring)]
     progress = None if args.quiet else StderrProgress(wiring.err())
     with wiring.open_store() as store:
         result = run_pipeline(store, first, loop, max_passes=args.max_passes, progress=progress)
