@@ -7,12 +7,13 @@ PIP := $(VENV)/bin/pip
 # the portable AVX2 code path only.
 LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
-EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,mcp,llm-server
+EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,documents,mcp,llm-server
 
 .PHONY: demo test setup venv neo4j neo4j-stop browser bench clean
 
+# `make demo FROM=sources` starts from scripts/example-sources/ (forge, then derive).
 demo: setup neo4j
-	$(PY) scripts/demo
+	$(PY) scripts/demo $(if $(filter sources,$(FROM)),--from-sources,)
 
 test: setup neo4j browser
 	$(PY) -m pytest

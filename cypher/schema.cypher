@@ -35,3 +35,11 @@ OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: '
 // name: index_belief_text
 // Creates the belief_text full-text index on Belief.text and Belief.id, what `search` ranks by (idempotent).
 CREATE FULLTEXT INDEX belief_text IF NOT EXISTS FOR (b:Belief) ON EACH [b.text, b.id]
+
+// name: constraint_write_lock_key
+// Creates the unique constraint on the write lock's key, so concurrent first writers MERGE one lock node (idempotent).
+CREATE CONSTRAINT write_lock_key IF NOT EXISTS FOR (l:WriteLock) REQUIRE l.key IS UNIQUE
+
+// name: constraint_source_path
+// Creates the unique constraint on forge's source paths (idempotent).
+CREATE CONSTRAINT source_path IF NOT EXISTS FOR (s:Source) REQUIRE s.path IS UNIQUE

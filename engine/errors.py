@@ -46,6 +46,15 @@ class StoreError(EngineError):
         self.uri = uri
 
 
+class WriteLockTimeout(StoreError):
+    """A writer waited longer than its bound (EEM_LOCK_TIMEOUT) for the write lock another
+    writer held; its transaction was rolled back, nothing written."""
+
+    def __init__(self, message: str, *, timeout: float):
+        super().__init__(message)
+        self.timeout = timeout
+
+
 class ModelError(EngineError):
     """A chat model failed, timed out, or cannot be built (missing extra, key, host)."""
 

@@ -9,7 +9,7 @@ transient failures), so it must not have side effects outside the transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
@@ -55,6 +55,93 @@ class BeliefHit:
     truth: Truth
     depth: int | None
     dependents: int  # beliefs with a justification naming it
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    """A source file forge has read: (:Source {path, sha256, size, forged_at, chunks})."""
+
+    path: str  # relative to the root forge was given
+    sha256: str  # of the file's bytes when it was last forged
+    size: int
+    forged_at: str
+    chunks: tuple[str, ...] = ()  # sha256 of each chunk of that text already forged
+
+
+@dataclass(frozen=True)
+class SourcePin:
+    """Where a premise's words stand in its source: the belief's `source`, `source_hash` and
+    `metadata` (quote and lines inside) are set, and its one (:Belief)-[:FROM {lines}]->
+    (:Source) edge points at `source`."""
+
+    id: str
+    source: str
+    source_hash: str
+    lines: tuple[int, int]
+    metadata: Mapping[str, Any]
+    at: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewCandidate:
+    """An IN derived belief as review's what-is-due sees it (no texts)."""
+
+    id: str
+    depth: int | None
+    review_sha256: str = ""  # hash of what the last review was shown; "" when never reviewed
+    reviewed_at: str = ""
+    rests_on: tuple[str, ...] = ()  # the IN derived beliefs its justifications name as antecedents
+
+
+@dataclass(frozen=True)
+class ArgumentPart:
+    """A node a justification names, as review shows it: id, text, truth label (IN, OUT,
+    UNDETERMINED, or MISSING for an id not added yet) and whether review put it there."""
+
+    id: str
+    text: str
+    truth: str
+    defeater: bool = False
+
+
+@dataclass(frozen=True)
+class ArgumentJustification:
+    kind: str
+    label: str
+    antecedents: tuple[ArgumentPart, ...] = ()
+    outlist: tuple[ArgumentPart, ...] = ()
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A belief with what review judges of it: its claim and justifications in order, each
+    with the texts and labels of what it names (nothing else of the network)."""
+
+    id: str
+    text: str
+    depth: int | None
+    truth: str
+    justifications: tuple[ArgumentJustification, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReviewStamp:
+    """A judged belief: when, the hash of what was judged, and by which run."""
+
+    id: str
+    at: str
+    sha256: str
+    run_id: str
+
+
+@dataclass(frozen=True)
+class VerdictEdge:
+    """One verdict on one justification (belief id + 1-based position in the belief's order),
+    recorded as an edge from the round that judged it; `fields` are scalars or lists of str."""
+
+    belief_id: str
+    position: int
+    fields: Mapping[str, Any] = field(default_factory=dict)
 
 
 class GraphTx(Protocol):
@@ -136,6 +223,10 @@ class GraphTx(Protocol):
         """Propagate from beliefs whose definition changed until labels and depths are the
         well-founded model again; return what went IN and OUT."""
 
+    def write_labels(self, labels: Mapping[str, Label]) -> None:
+        """Set the named beliefs' truth and depth exactly as given, with no propagation
+        (verify --repair writes the from-scratch labels where the graph differs)."""
+
     def create_nogood(self, nogood: Nogood) -> None: ...
 
     def set_nogood_resolution(self, nogood_id: str, resolution: str) -> None: ...
@@ -166,6 +257,28 @@ class GraphTx(Protocol):
     def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
         """Every derive round that proposed the belief, oldest first."""
 
+    # --- review ------------------------------------------------------------------------
+    def review_candidates(self) -> list[ReviewCandidate]:
+        """Every IN belief its justifications hold (depth >= 1: neither a premise nor
+        asserted by the user), with its review stamp and the such beliefs it names as
+        antecedents."""
+
+    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
+        """The named beliefs that exist, as review shows and hashes them."""
+
+    def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
+        """Append the belief `defeater_id` (which must exist) to the outlist of the belief's
+        `position`-th justification (1-based, in the belief's order; nothing changes when it
+        is there already) and mark it a defeater (:Defeater). Labels are not recomputed
+        here: relabel the belief afterwards."""
+
+    def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
+        """Record on each belief when it was judged and the hash of what was judged."""
+
+    def record_verdicts(self, run_id: str, round_n: int, verdicts: Sequence[VerdictEdge]) -> None:
+        """An edge from the round (which must exist) to each judged justification (which must
+        exist), carrying the verdict's fields."""
+
     # --- sampling and embeddings ---------------------------------------------------------
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
         """(id, text) of every IN premise (no justification), sorted by id; with
@@ -185,6 +298,22 @@ class GraphTx(Protocol):
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         """Up to `limit` (id, cosine score) of the beliefs whose stored embedding is
         nearest to `vector`, best first (the belief_embedding vector index)."""
+
+    # --- forge: sources and the premises drawn from them ----------------------------------
+    def sources(self) -> list[SourceRecord]:
+        """Every Source node, by path."""
+
+    def save_sources(self, sources: Sequence[SourceRecord]) -> None:
+        """Create or update each source by path (its hash, size, time and forged chunks)."""
+
+    def pin_to_sources(self, pins: Sequence[SourcePin]) -> int:
+        """Set each belief's source fields and its FROM edge (replacing an older one); the
+        sources must exist. Returns how many beliefs were found."""
+
+    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
+        """Beliefs with a FROM edge to one of these sources, with pins, truth and metadata,
+        by id."""
+
 
 
 class Store(Protocol):

@@ -22,6 +22,7 @@ from engine.model import (
     Label,
     Nogood,
     Status,
+    Truth,
     check_id,
     check_text,
 )
@@ -262,8 +263,38 @@ def verify(store: Store) -> list[Mismatch]:
     return compare_labels(beliefs, raw_labels)
 
 
-def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]]) -> list[Mismatch]:
-    computed = compute_labels(beliefs)
+@dataclasses.dataclass(frozen=True)
+class Repair:
+    repaired: list[Mismatch]  # what the graph held, and the from-scratch value now written
+    change: Change  # what went IN and OUT, nogood retractions included
+
+
+def repair(store: Store) -> Repair:
+    """Recompute every label and depth from scratch and write the differences, in one write
+    transaction (under the write lock, so no writer changes the graph meanwhile); then
+    resolve the nogoods the repair made hold. For graphs edited by hand, written by another
+    tool or left by an older version."""
+
+    def work(tx: GraphTx) -> Repair:
+        beliefs, raw_labels = tx.read_labelling()
+        computed = compute_labels(beliefs)
+        problems = compare_labels(beliefs, raw_labels, computed)
+        if not problems:
+            return Repair([], Change())
+        tx.write_labels({p.id: computed[p.id] for p in problems})
+        was_in = {bid for bid in beliefs if "In" in raw_labels.get(bid, ())}
+        fixed = [p.id for p in problems]
+        change = Change(
+            went_in=sorted(b for b in fixed if computed[b].truth == Truth.IN and b not in was_in),
+            went_out=sorted(b for b in fixed if computed[b].truth != Truth.IN and b in was_in))
+        return Repair(problems, enforce_nogoods(tx, change))
+
+    return store.write(work)
+
+
+def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]],
+                   computed: dict[str, Label] | None = None) -> list[Mismatch]:
+    computed = computed if computed is not None else compute_labels(beliefs)
     problems: list[Mismatch] = []
     for bid in sorted(beliefs):
         labels = set(raw_labels.get(bid, ()))

@@ -8,15 +8,17 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from engine.errors import StoreError
-from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
+from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import BeliefFilter, BeliefHit, Pinned
-from engine.store import StoredEmbedding
+from engine.store import Argument, ArgumentJustification, ArgumentPart
+from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
+from engine.store import SourcePin, SourceRecord, StoredEmbedding
 
 T = TypeVar("T")
 
@@ -143,6 +145,12 @@ class FakeTx:
         change.went_out.sort()
         return change
 
+    def write_labels(self, labels: Mapping[str, Label]) -> None:
+        for i, label in labels.items():
+            if i in self.s.beliefs:
+                self.s.beliefs[i] = dataclasses.replace(self.s.beliefs[i], truth=label.truth,
+                                                        depth=label.depth)
+
     def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
         named = {r for b in self.s.beliefs.values() for j in b.justifications for r in j.mentions()}
         return {i for i in ids if i in named and i not in self.s.beliefs}
@@ -169,6 +177,11 @@ class FakeTx:
         self.s.rounds.clear()
         self.s.proposed.clear()
         self.s.embeddings.clear()
+        self.s.sources.clear()
+        self.s.from_edges.clear()
+        self.s.reviews.clear()
+        self.s.verdicts.clear()
+        self.s.defeaters.clear()
 
     # --- stage provenance ---------------------------------------------------------
     def create_run(self, run: RunRecord) -> None:
@@ -224,12 +237,73 @@ class FakeTx:
     def recent_stage_runs(self, limit: int) -> list[RunRecord]:
         runs = sorted(self.s.runs.values(), key=lambda r: (r.started_at, r.id), reverse=True)
         return runs[:limit]
+    # --- review ------------------------------------------------------------------------
+    def review_candidates(self) -> list[ReviewCandidate]:
+        beliefs = self.s.beliefs
+        out = []
+        def held(b):  # IN by its justifications: depth >= 1 (not a premise, not asserted)
+            return b.truth == Truth.IN and (b.depth or 0) > 0
+
+        for bid, b in sorted(beliefs.items()):
+            if not held(b):
+                continue
+            rests_on = sorted({a for j in b.justifications for a in j.antecedents
+                               if a in beliefs and held(beliefs[a])})
+            stamp = self.s.reviews.get(bid)
+            out.append(ReviewCandidate(bid, b.depth, stamp.sha256 if stamp else "",
+                                       stamp.at if stamp else "", tuple(rests_on)))
+        return out
+
+    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
+        beliefs = self.s.beliefs
+
+        def part(ref: str) -> ArgumentPart:
+            b = beliefs.get(ref)
+            if b is None:
+                return ArgumentPart(ref, "(not in the network yet)", "MISSING")
+            return ArgumentPart(ref, b.text, (b.truth or Truth.OUT).value,
+                                ref in self.s.defeaters)
+
+        return {i: Argument(i, b.text, b.depth, (b.truth or Truth.OUT).value, tuple(
+            ArgumentJustification(j.kind.value, j.label, tuple(part(a) for a in j.antecedents),
+                                  tuple(part(o) for o in j.outlist))
+            for j in b.justifications))
+                for i, b in ((i, beliefs.get(i)) for i in ids) if b is not None}
+
+    def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
+        b = self.s.beliefs.get(belief_id)
+        if (b is None or not 1 <= position <= len(b.justifications)
+                or defeater_id not in self.s.beliefs):
+            raise StoreError(f"no justification {position} of '{belief_id}', or no belief "
+                             f"'{defeater_id}'")
+        js = list(b.justifications)
+        j = js[position - 1]
+        if defeater_id not in j.outlist:
+            js[position - 1] = dataclasses.replace(j, outlist=j.outlist + (defeater_id,))
+        self.s.beliefs[belief_id] = dataclasses.replace(b, justifications=tuple(js))
+        self.s.defeaters.add(defeater_id)
+
+    def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
+        missing = [s.id for s in stamps if s.id not in self.s.beliefs]
+        if missing:
+            raise StoreError(f"review stamps name beliefs that do not exist: {missing}")
+        for stamp in stamps:
+            self.s.reviews[stamp.id] = stamp
+
+    def record_verdicts(self, run_id: str, round_n: int, verdicts: Sequence[VerdictEdge]) -> None:
+        if not any(r.run_id == run_id and r.round == round_n for r in self.s.rounds):
+            raise StoreError(f"no round {round_n} of run '{run_id}'")
+        for v in verdicts:
+            b = self.s.beliefs.get(v.belief_id)
+            if b is None or not 1 <= v.position <= len(b.justifications):
+                raise StoreError(f"no justification {v.position} of '{v.belief_id}'")
+        self.s.verdicts.extend((run_id, round_n, v) for v in verdicts)
 
     # --- sampling and embeddings ----------------------------------------------------
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
         words = [w.lower() for w in topic_words if w.strip()]
         return [(b.id, b.text) for _, b in sorted(self.s.beliefs.items())
-                if b.truth == Truth.IN and b.is_premise
+                if b.truth == Truth.IN and b.is_premise and b.id not in self.s.defeaters
                 and (not words or any(w in b.id.lower() or w in b.text.lower() for w in words))]
 
     def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -256,6 +330,34 @@ class FakeTx:
                 scored.append((i, (1 + cos) / 2))  # Neo4j's cosine score, in [0, 1]
         return sorted(scored, key=lambda p: (-p[1], p[0]))[:limit]
 
+    # --- forge ------------------------------------------------------------------------
+    def sources(self) -> list[SourceRecord]:
+        return [self.s.sources[p] for p in sorted(self.s.sources)]
+
+    def save_sources(self, sources: Sequence[SourceRecord]) -> None:
+        for src in sources:
+            self.s.sources[src.path] = src
+
+    def pin_to_sources(self, pins: Sequence[SourcePin]) -> int:
+        found = 0
+        for p in pins:
+            if p.id not in self.s.beliefs or p.source not in self.s.sources:
+                continue
+            b = self.s.beliefs[p.id]
+            self.s.beliefs[p.id] = dataclasses.replace(
+                b, source=p.source, source_hash=p.source_hash, metadata=dict(p.metadata),
+                updated_at=p.at)
+            self.s.from_edges[p.id] = (p.source, tuple(p.lines))
+            found += 1
+        return found
+
+    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
+        wanted = set(paths)
+        return [self.s.beliefs[i] for i in sorted(self.s.from_edges)
+                if self.s.from_edges[i][0] in wanted and i in self.s.beliefs]
+
+
+
 @dataclasses.dataclass
 class FakeState:
     beliefs: dict[str, Belief] = dataclasses.field(default_factory=dict)
@@ -265,6 +367,11 @@ class FakeState:
     proposed: list[tuple[str, int, dict[str, str]]] = dataclasses.field(default_factory=list)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
+    sources: dict[str, SourceRecord] = dataclasses.field(default_factory=dict)
+    from_edges: dict[str, tuple[str, tuple[int, int]]] = dataclasses.field(default_factory=dict)
+    reviews: dict[str, ReviewStamp] = dataclasses.field(default_factory=dict)
+    verdicts: list[tuple[str, int, VerdictEdge]] = dataclasses.field(default_factory=list)
+    defeaters: set[str] = dataclasses.field(default_factory=set)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
@@ -272,7 +379,8 @@ class FakeState:
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
                          list(self.rounds), list(self.proposed), copy.deepcopy(self.extra),
-                         dict(self.embeddings))
+                         dict(self.embeddings), dict(self.sources), dict(self.from_edges),
+                         dict(self.reviews), list(self.verdicts), set(self.defeaters))
 
 
 class FakeStore:

@@ -2,7 +2,10 @@
 
 Each `write` is one managed write transaction (`execute_write`), so an operation and all the
 propagation it causes commit together or not at all, and a cluster's routing and retries
-work. The transaction view `Neo4jTx` is assembled from one part per concern.
+work. Its first statement takes the write lock (adapters/neo4j/write_lock.py), so writers are
+applied one after another; `dry_run` (what-if) takes it too, to compute from a state no
+writer is changing. Reads take no lock. The transaction view `Neo4jTx` is assembled from one
+part per concern.
 """
 from __future__ import annotations
 
@@ -14,30 +17,37 @@ from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
+from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
+from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.search_tx import SearchTxPart
 from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
+from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.errors import EngineError, StoreError
 
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, SearchTxPart):
+class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
+              ReviewTxPart, SearchTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
 class Neo4jStore:
-    def __init__(self, driver: neo4j.Driver, database: str = "neo4j", uri: str = ""):
+    def __init__(self, driver: neo4j.Driver, database: str = "neo4j", uri: str = "",
+                 lock_timeout: float = DEFAULT_TIMEOUT):
         self._driver = driver
         self._database = database
         self._uri = uri
+        self._lock = WriteLock(driver, database, lock_timeout)
 
     def init_schema(self) -> dict[str, int]:
         statements = [q for q in load_all().values() if q.path == "schema.cypher"]
         with self._session(neo4j.WRITE_ACCESS) as session:
             for q in statements:
                 self._guard(lambda: session.run(q.text).consume())
+        # a write: it also creates the write lock's node (take_write_lock MERGEs it)
         return self.write(lambda tx: tx.upgrade_provenance())
 
     def read(self, work: Callable[[Neo4jTx], T]) -> T:
@@ -45,16 +55,26 @@ class Neo4jStore:
             return self._guard(lambda: session.execute_read(lambda tx: work(Neo4jTx(tx))))
 
     def write(self, work: Callable[[Neo4jTx], T]) -> T:
+        tag = self._lock.new_tag()
+
+        @neo4j.unit_of_work(metadata={"eem_write": tag})
+        def locked(tx: neo4j.ManagedTransaction) -> T:
+            self._lock.take(tx, tag)
+            return work(Neo4jTx(tx))
+
         with self._session(neo4j.WRITE_ACCESS) as session:
-            return self._guard(lambda: session.execute_write(lambda tx: work(Neo4jTx(tx))))
+            return self._guard(lambda: session.execute_write(locked))
 
     def dry_run(self, work: Callable[[Neo4jTx], T]) -> T:
+        tag = self._lock.new_tag()
         with self._session(neo4j.WRITE_ACCESS) as session:
-            tx = session.begin_transaction()
+            tx = session.begin_transaction(metadata={"eem_write": tag})
             try:
+                self._guard(lambda: self._lock.take(tx, tag))
                 return self._guard(lambda: work(Neo4jTx(tx)))
             finally:
-                tx.rollback()
+                if not tx.closed():
+                    tx.rollback()
 
     def close(self) -> None:
         self._driver.close()
@@ -69,10 +89,18 @@ class Neo4jStore:
             return call()
         except EngineError:
             raise
-        except neo4j_errors.ServiceUnavailable as e:
+        except neo4j_errors.IncompleteCommit as e:
             raise StoreError(
-                f"lost Neo4j at {self._uri}: {e}; start it with `scripts/neo4j start`",
+                f"lost Neo4j at {self._uri} while committing: the write may or may not have"
+                " been applied (it is whole or absent); check with `python -m engine verify`",
+                uri=self._uri,
+            ) from e
+        except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as e:
+            raise StoreError(
+                f"lost Neo4j at {self._uri}: {' '.join(str(e).split())}; start it with"
+                " `scripts/neo4j start`",
                 uri=self._uri,
             ) from e
         except neo4j_errors.Neo4jError as e:
-            raise StoreError(f"Neo4j query failed: {e.code}: {e.message}", uri=self._uri) from e
+            message = " ".join(str(e.message).split())
+            raise StoreError(f"Neo4j query failed: {e.code}: {message}", uri=self._uri) from e

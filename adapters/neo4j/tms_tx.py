@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
@@ -200,6 +200,12 @@ class TmsTxPart(TxBase):
 
     def relabel(self, seeds: Iterable[str]) -> Change:
         return Propagation(self).relabel(seeds)
+
+    def write_labels(self, labels: Mapping[str, Label]) -> None:
+        rows = [{"id": bid, "truth": label.truth.value, "depth": label.depth}
+                for bid, label in sorted(labels.items())]
+        for chunk in _batches(rows):
+            self._run("write_belief_labels", rows=chunk)
 
     def create_nogood(self, nogood: Nogood) -> None:
         named = list(nogood.members)

@@ -87,7 +87,7 @@ SET n.meta = $meta, n.repos = $repos
 // Deletes every node this project writes, in the current transaction; returns how many.
 MATCH (n)
 WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:Run OR n:Round
-   OR n:DeriveRun OR n:DeriveRound OR n:NetworkInfo
+   OR n:DeriveRun OR n:DeriveRound OR n:NetworkInfo OR n:Source
 DETACH DELETE n
 RETURN count(*) AS deleted
 
@@ -120,3 +120,14 @@ CALL (j, row) {
   MATCH (o) WHERE elementId(o) = row.outlist[pos]
   CREATE (j)-[:UNLESS {pos: pos}]->(o)
 }
+
+// name: write_belief_labels
+// Sets each named belief's truth labels and depth exactly as given (verify --repair); returns how many beliefs were written.
+UNWIND $rows AS row
+MATCH (b:Belief {id: row.id})
+REMOVE b:In:Out:Undetermined
+SET b.depth = row.depth
+FOREACH (_ IN CASE WHEN row.truth = 'IN' THEN [1] ELSE [] END | SET b:In)
+FOREACH (_ IN CASE WHEN row.truth <> 'IN' THEN [1] ELSE [] END | SET b:Out)
+FOREACH (_ IN CASE WHEN row.truth = 'UNDETERMINED' THEN [1] ELSE [] END | SET b:Undetermined)
+RETURN count(b) AS written

@@ -7,4 +7,5 @@ tests/test_import_rule.py holds that line.
 
     python -m engine ...         engine/cli/tms.py      truth maintenance, import/export, queries
     python -m engine.derive ...  engine/cli/derive.py   the derive stage
+    python -m engine.review ...  engine/cli/review.py   the review stage
 """

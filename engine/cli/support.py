@@ -15,14 +15,32 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from engine.errors import EngineError
+from engine.errors import EngineError, InvalidInput
+
+DEFAULT_LOCK_TIMEOUT = 60.0
+
+
+def lock_timeout_from_env(environ=os.environ) -> float:
+    """EEM_LOCK_TIMEOUT: the seconds a writer waits for the write lock (default 60)."""
+    text = (environ.get("EEM_LOCK_TIMEOUT") or "").strip()
+    if not text:
+        return DEFAULT_LOCK_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise InvalidInput(f"EEM_LOCK_TIMEOUT must be a positive number of seconds, not {text!r}",
+                           field="EEM_LOCK_TIMEOUT", value=text)
+    return seconds
 
 
 class LazyStore:
     """The store the environment configures (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD,
-    NEO4J_DATABASE), connected on first use, so a command that turns out not to need it
-    (`query --list`, `reset` without --yes) works with the server down. This is the
-    composition root: the only place the CLI reaches for the Neo4j adapter."""
+    NEO4J_DATABASE; EEM_LOCK_TIMEOUT, how long a writer waits for the write lock), connected
+    on first use, so a command that turns out not to need it (`query --list`, `reset` without
+    --yes) works with the server down. This is the composition root: the only place the CLI
+    reaches for the Neo4j adapter."""
 
     def __init__(self, *, retry_seconds: float = 15) -> None:
         self._store = None
@@ -37,8 +55,10 @@ class LazyStore:
                     from adapters.neo4j.store import Neo4jStore
 
                     settings = Neo4jSettings.from_env(os.environ)
+                    lock_timeout = lock_timeout_from_env(os.environ)
                     driver = connect(settings, retry_seconds=self._retry_seconds)
-                    self._store = Neo4jStore(driver, settings.database, settings.uri)
+                    self._store = Neo4jStore(driver, settings.database, settings.uri,
+                                             lock_timeout=lock_timeout)
         return self._store
 
     def init_schema(self) -> dict[str, int]:

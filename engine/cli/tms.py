@@ -165,6 +165,8 @@ def cmd_what_if(store, args) -> int:
 
 
 def cmd_verify(store, args) -> int:
+    if args.repair:
+        return _repair(store, args)
     problems = tms.verify(store)
     status = tms.status(store)
     if args.json:
@@ -177,6 +179,28 @@ def cmd_verify(store, args) -> int:
     if not args.json and status.undetermined_ids:
         print("undetermined (loops through outlists): " + ", ".join(status.undetermined_ids))
     return 1 if problems else 0
+
+
+def _repair(store, args) -> int:
+    result = tms.repair(store)
+    if args.json:
+        print_json({"repaired": [p.__dict__ for p in result.repaired], **result.change.as_dict(),
+                    "retracted_by_nogood": result.change.retracted_by_nogood})
+        return 0
+    if not result.repaired:
+        print("ok: nothing to repair; every label and depth equals the from-scratch computation")
+        return 0
+    print(table([(p.id, p.stored, p.computed) for p in result.repaired],
+                ["belief", "was", "now (from scratch)"]))
+    print(f"repaired {len(result.repaired)} beliefs in one transaction")
+    for bid in result.change.retracted_by_nogood:
+        print(f"retracted by nogood: {bid}")
+    return 0
+
+
+def _verify_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repair", action="store_true",
+                   help="write the from-scratch labels and depths where the graph differs")
 
 
 def cmd_import(store, args) -> int:
@@ -420,7 +444,8 @@ COMMANDS: dict[str, Command] = {
                      _id),
     "what-if": Command(cmd_what_if, "what a retract or assert would change (nothing written)",
                        "what-if retract auth-uses-jwt", _what_if_arguments),
-    "verify": Command(cmd_verify, "recompute every label from scratch and compare", "verify"),
+    "verify": Command(cmd_verify, "recompute every label from scratch and compare; --repair"
+                      " writes the differences", "verify --repair", _verify_arguments),
     "import": Command(cmd_import, "load a network.json (ftl-reasons / reasonsforge format)",
                       "import network.json", _import_arguments),
     "export": Command(cmd_export, "write the network as network.json", "export -o network.json",
@@ -444,6 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Justified beliefs in Neo4j with truth maintenance.",
         epilog="Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. "
+               "A writer waits for the write lock at most EEM_LOCK_TIMEOUT seconds (60). "
                "Derive: python -m engine.derive --help",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")

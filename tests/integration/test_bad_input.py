@@ -337,3 +337,158 @@ def test_bad_file_into_an_empty_graph_leaves_it_empty(store, tmp_path):
     with pytest.raises(InvalidInput):
         _import(store, path)
     assert tms.status(store).beliefs == 0
+
+
+# --- property-based: random input never raises a traceback nor writes part of itself ------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from engine.cli.tms import main as engine_main  # noqa: E402
+
+# Small example counts: every example runs against the real Neo4j, on CI's 2 cores.
+PROPERTY = settings(max_examples=30, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+KNOWN = ["p", "q", "a", "g", "f", "x", "y", "not-yet"]
+well_formed_ids = st.from_regex(r"[a-z0-9][a-z0-9._:-]{0,12}", fullmatch=True)
+valid_ids = st.one_of(st.sampled_from(KNOWN), well_formed_ids)
+any_ids = st.one_of(valid_ids, st.text(min_size=0, max_size=12), st.just("x" * 201))
+texts = st.one_of(st.just("a belief"), st.text(min_size=1, max_size=30), st.just("   "))
+# mostly valid ids, so that lists are often accepted as a whole and written
+id_lists = st.lists(st.one_of(valid_ids, valid_ids, valid_ids, any_ids), max_size=4)
+
+
+def applied_or_refused(store, call) -> EngineError | None:
+    """`call` either commits (and the labels stay the model) or raises an InvalidInput /
+    NotFound of one line and leaves the graph exactly as it was."""
+    before = snapshot(store)
+    try:
+        call()
+    except (InvalidInput, NotFound) as e:
+        assert str(e) and "\n" not in str(e)
+        assert snapshot(store) == before
+        return e
+    assert tms.verify(store) == []
+    return None
+
+
+@PROPERTY
+@given(bid=any_ids, text=texts, antecedents=id_lists, unless=id_lists, any_mode=st.booleans())
+def test_random_add(base, bid, text, antecedents, unless, any_mode):
+    applied_or_refused(base, lambda: tms.add(
+        base, bid, text, J(antecedents, unless=unless, any_mode=any_mode)))
+
+
+@PROPERTY
+@given(operation=st.sampled_from(["retract", "assert", "add-justification", "nogood",
+                                  "what-if", "show"]),
+       target=any_ids, others=id_lists, reason=texts)
+def test_random_operations(base, operation, target, others, reason):
+    calls = {
+        "retract": lambda: tms.retract(base, target, reason),
+        "assert": lambda: tms.assert_belief(base, target),
+        "add-justification": lambda: tms.add_justification(base, target, J(others)),
+        "nogood": lambda: tms.add_nogood(base, [target, *others]),
+        "what-if": lambda: tms.what_if(base, "retract", target),
+        "show": lambda: tms.show(base, target),
+    }
+    applied_or_refused(base, calls[operation])
+
+
+json_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=8))
+justification_records = st.fixed_dictionaries(
+    {"antecedents": st.one_of(id_lists, json_scalars)},
+    optional={"outlist": st.one_of(id_lists, json_scalars),
+              "type": st.sampled_from(["SL", "CP", "XOR", 1]),
+              "label": st.one_of(st.text(max_size=6), st.integers())})
+node_records = st.fixed_dictionaries(
+    {"text": st.one_of(texts, json_scalars)},
+    optional={"truth_value": st.sampled_from(["IN", "OUT", "in", "MAYBE", None, 1]),
+              "justifications": st.one_of(st.lists(justification_records, max_size=3),
+                                          json_scalars),
+              "metadata": st.one_of(st.dictionaries(st.text(max_size=4), json_scalars,
+                                                    max_size=2), json_scalars),
+              "source": st.one_of(st.text(max_size=6), json_scalars)})
+good_nodes = st.fixed_dictionaries(
+    {"text": st.just("a belief from a file")},
+    optional={"truth_value": st.sampled_from(["IN", "OUT"]),
+              "justifications": st.lists(st.fixed_dictionaries(
+                  {"antecedents": st.lists(valid_ids, max_size=3)},
+                  optional={"outlist": st.lists(valid_ids, max_size=2)}), max_size=2)})
+
+
+@st.composite
+def mostly_good_files(draw) -> dict:
+    """Well-formed nodes with new ids, then perhaps one bad node at a random place."""
+    nodes = draw(st.dictionaries(well_formed_ids.map(lambda i: "file-" + i), good_nodes,
+                                 min_size=1, max_size=5))
+    if draw(st.booleans()):
+        items = list(nodes.items())
+        items.insert(draw(st.integers(0, len(items))), (draw(any_ids), draw(node_records)))
+        nodes = dict(items)
+    return {"nodes": nodes}
+
+
+network_files = st.one_of(
+    mostly_good_files(),
+    st.fixed_dictionaries(
+        {"nodes": st.dictionaries(any_ids, node_records, max_size=5)},
+        optional={"nogoods": st.one_of(st.lists(st.fixed_dictionaries(
+            {"id": any_ids, "nodes": id_lists}), max_size=2), json_scalars),
+                  "meta": st.one_of(st.dictionaries(st.text(max_size=4), json_scalars,
+                                                    max_size=2), json_scalars)}),
+    st.recursive(json_scalars, lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+        max_leaves=8))
+
+
+@PROPERTY
+@given(data=network_files, mangle=st.sampled_from(["json", "json", "truncated", "bytes"]))
+def test_random_network_files(base, tmp_path, data, mangle):
+    path = tmp_path / "random.json"
+    text = json.dumps(data)
+    if mangle == "truncated":
+        text = text[: len(text) // 2]
+    path.write_bytes(text.encode("utf-8") if mangle != "bytes" else b"\xff\xfe" + text.encode())
+    applied_or_refused(base, lambda: _import(base, path))
+
+
+cli_values = st.one_of(any_ids, texts).filter(lambda v: not v.startswith("-") and "\0" not in v)
+
+
+@pytest.fixture
+def cli_environment(monkeypatch, neo4j_settings):
+    for key, value in (("NEO4J_URI", neo4j_settings.uri), ("NEO4J_USER", neo4j_settings.user),
+                       ("NEO4J_PASSWORD", neo4j_settings.password or ""),
+                       ("NEO4J_DATABASE", neo4j_settings.database)):
+        monkeypatch.setenv(key, value)
+
+
+@PROPERTY
+@given(command=st.sampled_from(["add", "retract", "assert", "add-justification", "nogood",
+                                "show", "explain", "trace", "what-if retract"]),
+       first=cli_values, second=cli_values, sl=st.lists(cli_values, max_size=3),
+       unless=st.lists(cli_values, max_size=2), json_flag=st.booleans())
+def test_random_command_lines(base, cli_environment, capsys, command, first, second, sl,
+                              unless, json_flag):
+    argv = command.split() + [first]
+    if command in ("add", "nogood"):
+        argv.append(second)
+    if command in ("add", "add-justification"):
+        if sl:
+            argv.append("--sl=" + ",".join(sl))
+        if unless:
+            argv.append("--unless=" + ",".join(unless))
+    if json_flag:
+        argv.append("--json")
+    before = snapshot(base)
+    code = engine_main(argv)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    if code == 0:
+        assert tms.verify(base) == []
+        return
+    assert code == 2, (argv, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), (argv, err)
+    assert snapshot(base) == before

@@ -25,7 +25,8 @@ from engine.queries import PackParam, PackQuery, cell, find_query, json_rows, pa
 from engine.query_result import GraphEdge, GraphNode, QueryResult
 
 PACK = {"why_in", "premises", "out_if_retracted", "gated", "by_depth", "undetermined",
-        "nogoods", "proposed_by", "run_added", "derive_runs", "stage_runs", "neighbourhood"}
+        "nogoods", "proposed_by", "run_added", "derive_runs", "stage_runs", "neighbourhood",
+        "review_of", "defeated", "review_due"}
 
 
 def test_the_pack_holds_every_query_of_the_issue():
@@ -140,6 +141,16 @@ def test_in_out_and_undetermined_beliefs_have_distinct_colours():
                 ("Missing",), ("Justification",))]
     assert len(set(colours)) == 5
     assert node_style(("Belief", "Out", "Undetermined")) != node_style(("Belief", "Out"))
+
+
+def test_defeaters_are_drawn_distinct_whatever_their_truth():
+    colours = {node_style(labels)["color"] for labels in
+               (("Belief", "In"), ("Belief", "Out"), ("Belief", "Out", "Undetermined"),
+                ("Missing",), ("Justification",))}
+    defeater_in = node_style(("Belief", "In", "Defeater"))
+    assert defeater_in["color"] not in colours
+    assert node_style(("Belief", "Out", "Defeater"))["color"] == defeater_in["color"]
+    assert relationship_style("REVIEWED")["caption"] == "{action}"
 
 
 def test_justifications_are_small_and_beliefs_are_captioned_by_id():

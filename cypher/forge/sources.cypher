@@ -1,0 +1,36 @@
+// Forge: (:Source {path, sha256, size, forged_at, chunks}) nodes, the
+// (:Belief)-[:FROM {lines}]->(:Source) edges of the premises drawn from them.
+
+// name: forge_sources
+// One record, `sources`: every Source node as a map {path, sha256, size, forged_at, chunks}, by path.
+MATCH (s:Source)
+WITH s ORDER BY s.path
+RETURN collect(s {.path, .sha256, .size, .forged_at, .chunks}) AS sources
+
+// name: forge_save_sources
+// Creates or updates each of $rows ({path, sha256, size, forged_at, chunks}) by path; returns `saved`.
+UNWIND $rows AS row
+MERGE (s:Source {path: row.path})
+SET s.sha256 = row.sha256, s.size = row.size, s.forged_at = row.forged_at,
+    s.chunks = row.chunks
+RETURN count(s) AS saved
+
+// name: forge_pin_to_sources
+// Sets each of $rows ({id, source, source_hash, metadata, lines, at}) on its belief and replaces the belief's FROM edge by one to that source; returns `pinned`, the beliefs found with their source.
+UNWIND $rows AS row
+MATCH (b:Belief {id: row.id})
+MATCH (s:Source {path: row.source})
+CALL (b) {
+  MATCH (b)-[old:FROM]->(:Source)
+  DELETE old
+}
+SET b.source = row.source, b.source_hash = row.source_hash, b.metadata = row.metadata,
+    b.updated_at = row.at
+CREATE (b)-[:FROM {lines: row.lines}]->(s)
+RETURN count(b) AS pinned
+
+// name: forge_belief_ids_from_sources
+// One record, `ids`: the ids of beliefs with a FROM edge to a Source whose path is in $paths.
+MATCH (b:Belief)-[:FROM]->(s:Source)
+WHERE s.path IN $paths
+RETURN collect(DISTINCT b.id) AS ids

@@ -1,0 +1,181 @@
+"""`python -m engine.review`: ask a chat model to judge the justifications of the derived
+beliefs that are due for review, and `python -m engine.review accept FILE` to apply a
+verdicts file later.
+
+A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
+review flags, the ReviewStage they configure, and the shared run and accept commands.
+Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from engine.cli.stage_cli import (
+    Wiring,
+    add_mode_flags,
+    add_model_flags,
+    add_output_flags,
+    check_mode_args,
+    print_accept,
+    print_run,
+    progress_for,
+    report_file,
+    run_options,
+    run_params,
+    split_accept,
+)
+from engine.cli.support import run_guarded
+from engine.errors import InvalidInput
+from engine.model import check_id
+
+PROG = "python -m engine.review"
+DEFAULT_OUTPUT = "proposed-review.md"
+
+RUN_EXAMPLES = f"""\
+examples:
+  {PROG} --dry-run --budget 20
+      print the prompt round 1 would send; no model is called
+  {PROG} --model ollama:qwen3:8b
+      one round; the verdicts go to {DEFAULT_OUTPUT}; nothing is written to the network
+  {PROG} accept {DEFAULT_OUTPUT}
+      apply a verdicts file (see: {PROG} accept --help)
+  {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust
+      review everything due, shallowest first, applying as it goes
+
+exit codes: 0 ok; 1 the run ended in error (the model failed after its tries; nothing of
+that round was applied); 2 bad input or usage, or the store cannot be reached.
+"""
+ACCEPT_EXAMPLES = f"""\
+example:
+  {PROG} accept {DEFAULT_OUTPUT} --apply-suggestions --json
+"""
+
+
+def id_list(text: str) -> tuple[str, ...]:
+    ids = tuple(dict.fromkeys(i.strip() for i in text.split(",") if i.strip()))
+    if not ids:
+        raise argparse.ArgumentTypeError("give belief ids separated by commas")
+    try:
+        for i in ids:
+            check_id(i)
+    except InvalidInput as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return ids
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _suggestion_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    p.add_argument("--apply-suggestions", action="store_true",
+                   help="apply suggested narrowings and ALL->ANY splits (the original is kept, "
+                        "defeated with reason `superseded by review`)")
+
+
+def build_run_parser() -> argparse.ArgumentParser:
+    from engine.cli.stage_cli import positive_int
+
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
+              f"       {PROG} accept FILE [options]",
+        description="Ask a chat model to judge each justification of the derived beliefs due "
+                    "for review; write the verdicts to a file, or apply them (--auto): an "
+                    "unsound justification gets a defeater in its outlist.",
+        epilog=RUN_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    add_model_flags(p)
+    add_mode_flags(p, DEFAULT_OUTPUT)
+    what = p.add_argument_group("what to review")
+    what.add_argument("--budget", type=positive_int, default=20, metavar="N",
+                      help="beliefs per round (default 20)")
+    what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
+                      help="review only these IN derived beliefs (those without a current "
+                           "review; with --all, each of them), none waiting for another")
+    what.add_argument("--min-depth", type=non_negative_int, default=0, metavar="D",
+                      help="only beliefs at depth D or deeper")
+    what.add_argument("--all", dest="review_all", action="store_true",
+                      help="review again what already has a current review")
+    what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    _suggestion_flag(what)
+    add_output_flags(p)
+    return p
+
+
+def build_accept_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} accept",
+        description="Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
+                    "network and apply them in one transaction, recorded as a review run.",
+        epilog=ACCEPT_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,
+    )
+    p.add_argument("file", metavar="FILE", help="a verdicts file")
+    _suggestion_flag(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
+def make_stage(args: argparse.Namespace):
+    from engine.review.stage import ReviewSettings, ReviewStage
+
+    return ReviewStage(ReviewSettings(
+        budget=getattr(args, "budget", 20), ids=tuple(getattr(args, "ids", ())),
+        min_depth=getattr(args, "min_depth", 0), review_all=getattr(args, "review_all", False),
+        apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
+
+
+def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.stages.run import run_stage
+
+    binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
+    stage = make_stage(args)
+    with wiring.open_store() as store:
+        if args.dry_run:
+            shown = stage.read_round(store, 1)
+            if shown.empty:
+                print("nothing is due for review", file=wiring.err())
+                return 0
+            sys.stdout.write(shown.prompt.text)
+            return 0
+        options = run_options(args, binding, default_output=DEFAULT_OUTPUT,
+                              accept_command=f"{PROG} accept", params=run_params(args))
+        result = run_stage(store, stage, binding.model_for_round, options,
+                           report_file=report_file(args, "review"),
+                           progress=progress_for(args, wiring), cost=binding.cost)
+    return print_run(result, args, wiring, PROG)
+
+
+def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.stages.accept import accept
+
+    with wiring.open_store() as store:
+        result = accept(store, make_stage(args), Path(args.file),
+                        params={"apply_suggestions": args.apply_suggestions})
+    return print_accept(result, args)
+
+
+def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
+    wiring = wiring or Wiring()
+    is_accept, argv = split_accept(argv)
+    if is_accept:
+        args = build_accept_parser().parse_args(argv)
+        return run_guarded(lambda: cmd_accept(args, wiring), debug=args.debug)
+    parser = build_run_parser()
+    args = parser.parse_args(argv)
+    check_mode_args(parser, args)
+    return run_guarded(lambda: cmd_review(args, wiring), debug=args.debug)

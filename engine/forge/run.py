@@ -1,0 +1,163 @@
+"""A forge run: plan (which chunks are not forged yet), bring changed sources up to date
+(with `auto`), then one round per pending chunk on the shared machinery
+(engine/stages/rounds.run_round: the model call, the one retry, check, and with `auto` the
+apply and the round's provenance in one write transaction), and the report.
+
+Forge's own part is the loop: every pending chunk gets its round, with or without `auto`, and
+without it the valid premises of all rounds go to one proposals file. A round that is dry
+(nothing valid, or an explicit empty list) marks its chunk forged; a format failure leaves it
+pending; an error ends the run with nothing of that round applied.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine.files import write_text_atomically
+from engine.forge.sources import Scan, SourceText
+from engine.forge.stage import ForgeStage, PlannedChunk
+from engine.forge.staleness import Reconciled, reconcile_in
+from engine.provenance import RunRecord
+from engine.stages.calls import CallPolicy
+from engine.stages.contract import ModelForRound
+from engine.stages.report import (Outcome, ReportFile, RunReport, RunStatus,
+                                  StopReason)
+from engine.stages.rounds import RoundSettings, run_round
+from engine.stages.run import NoProgress, Progress, RunResult, iso_utc, new_run_id, utc_now
+from engine.store import Store
+
+NOT_GROUNDED = "not grounded"
+
+
+@dataclass(frozen=True)
+class Plan:
+    sources: tuple[SourceText, ...]
+    new: tuple[str, ...]
+    changed: tuple[SourceText, ...]
+    pending: tuple[PlannedChunk, ...]
+    chunks: int  # in all the sources
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"sources": len(self.sources), "new": list(self.new),
+                "changed": [s.path for s in self.changed], "chunks": self.chunks,
+                "pending": len(self.pending)}
+
+
+def plan_forge(store: Store, scan: Scan) -> Plan:
+    """Which sources are new or changed, and which chunks were never forged (by hash)."""
+    known = {s.path: s for s in store.read(lambda tx: tx.sources())}
+    new, changed, pending = [], [], []
+    for src in scan.sources:
+        stored = known.get(src.path)
+        if stored is None:
+            new.append(src.path)
+        elif stored.sha256 != src.sha256:
+            changed.append(src)
+        done = set(stored.chunks) if stored else set()
+        pending += [PlannedChunk(src, c) for c in src.chunks if c.sha256 not in done]
+    return Plan(scan.sources, tuple(new), tuple(changed), tuple(pending),
+                sum(len(s.chunks) for s in scan.sources))
+
+
+@dataclass(frozen=True)
+class ForgeRunOptions:
+    model: str = ""
+    auto: bool = False
+    max_rounds: int | None = None  # at most this many chunks in this run
+    calls: CallPolicy = CallPolicy()
+    output: Path | None = None  # the proposals file, without `auto`
+    accept_command: str = "python -m engine.forge accept"
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ForgeReport(RunReport):
+    """The shared run report, with what forge read and reconciled."""
+
+    plan: dict[str, Any] = field(default_factory=dict)
+    skipped_files: list[dict[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    reconciled: list[Reconciled] = field(default_factory=list)
+
+    def grounding(self) -> dict[str, Any]:
+        found = sum(len(r.proposals) for r in self.rounds)
+        not_grounded = sum(1 for r in self.rounds for s in r.skipped
+                           if s.reason.startswith(NOT_GROUNDED))
+        return {"proposed": found, "not_grounded": not_grounded,
+                "grounded_share": round(1 - not_grounded / found, 3) if found else None}
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "plan": self.plan, "skipped_files": self.skipped_files,
+                "notes": self.notes, "reconciled": [r.as_dict() for r in self.reconciled],
+                "grounding": self.grounding()}
+
+
+@dataclass
+class ForgeResult(RunResult):
+    """The shared run result, with forge's plan and its report's reconciled sources."""
+
+    plan: Plan | None = None
+
+    @property
+    def reconciled(self) -> list[Reconciled]:
+        return self.report.reconciled  # type: ignore[attr-defined]  (a ForgeReport)
+
+
+def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], ForgeStage],
+          model_for_round: ModelForRound, options: ForgeRunOptions, *,
+          report_file: ReportFile | None = None, progress: Progress | None = None,
+          cost: Callable[[int, int], float | None] | None = None,
+          now: Callable[[], datetime] = utc_now) -> ForgeResult:
+    report_file = report_file or ReportFile(None)
+    progress = progress or NoProgress()
+    started = now()
+    run = RunRecord(new_run_id(started), options.model, iso_utc(started),
+                    dict(options.params), stage="forge")
+    plan = plan_forge(store, scan)
+    report = ForgeReport(stage="forge", run_id=run.id, model=options.model,
+                         started_at=run.started_at, params=dict(options.params), cost=cost,
+                         skipped_files=[{"path": s.path, "reason": s.reason}
+                                        for s in scan.skipped], notes=list(scan.notes))
+    if options.auto and plan.changed:
+        stamp = iso_utc(now())
+        report.reconciled = store.write(
+            lambda tx: [reconcile_in(tx, s, at=stamp) for s in plan.changed])
+        plan = plan_forge(store, scan)
+    report.plan = plan.as_dict()
+    todo = list(plan.pending)[:options.max_rounds]
+    stage = make_stage(todo)
+    settings = RoundSettings(auto=options.auto, calls=options.calls)
+    report_file.write(report)
+    reason = StopReason.MAX_ROUNDS
+    for n in range(1, len(todo) + 1):
+        progress.round_started(n, len(todo))
+        result = run_round(store, stage, model_for_round, settings, n=n, run=run,
+                           at=lambda: iso_utc(now()))
+        report.rounds.append(result)
+        report_file.write(report)
+        progress.round_finished(result)
+        if result.outcome is Outcome.ERROR:
+            reason, report.status, report.error = StopReason.ERROR, RunStatus.ERROR, result.error
+            break
+    if report.status is RunStatus.PARTIAL:
+        report.status = RunStatus.COMPLETE
+    if not options.auto and options.output is not None and report.status is RunStatus.COMPLETE:
+        valid = [p for r in report.rounds for p in r.valid]
+        try:
+            report.proposals_file = write_text_atomically(
+                options.output, stage.render_file(
+                    valid, run, f"{options.accept_command} {options.output}"))
+        except OSError as e:
+            reason, report.status = StopReason.ERROR, RunStatus.ERROR
+            report.error = f"cannot write the proposals file {options.output}: {e.strerror or e}"
+    report.stop_reason = reason
+    report.stopped = ("every pending chunk forged" if reason is StopReason.MAX_ROUNDS
+                      and len(todo) == len(plan.pending) else
+                      f"max rounds ({len(todo)} of {len(plan.pending)} chunks)"
+                      if reason is StopReason.MAX_ROUNDS else reason.value)
+    report.finished_at = iso_utc(now())
+    report_file.write(report)
+    return ForgeResult(report, report_file.path, plan)

@@ -1,0 +1,240 @@
+"""`ForgeStage`: forge as a Stage (engine/stages/stage.py). One round is one chunk of one
+source, in the order the plan lists them (the chunks not forged yet).
+
+Valid premises become beliefs without justifications, each with `source` (its path),
+`source_hash`, metadata `{source_type: forge, quote, lines, chunk, forge_run, forge_round}`
+and an edge (:Belief)-[:FROM {lines}]->(:Source), and the round a PROPOSED edge to it (kind
+PREMISE, label `path:a-b`); the chunk's hash joins the Source's `chunks`, so a later run
+does not send it again. Everything of a round commits in one
+transaction with the propagation it causes.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.derive.embedding_cache import Embedder, text_sha256
+from engine.forge.grounding import clean_quote
+from engine.forge.items import ProposedPremise
+from engine.forge.parser import parse_premises
+from engine.forge.prompt import (ChunkView, PromptOptions, build_prompt, quotable_lines,
+                                 reply_format, reply_schema)
+from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
+from engine.forge.validate import ForgeRules, Ground, check_premises
+from engine.model import Belief
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.accept import run_note
+from engine.stages.contract import JsonReply, RoundContract
+from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput
+from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
+
+NEAREST = 8  # existing beliefs shown as nearest to a chunk
+MAX_LISTED_PROBLEMS = 20
+
+
+@dataclass(frozen=True)
+class PlannedChunk:
+    source: SourceText
+    chunk: Chunk
+
+
+@dataclass(frozen=True)
+class ForgeSettings:
+    prompt: PromptOptions = PromptOptions()
+    rules: ForgeRules = ForgeRules()
+
+
+@dataclass
+class ForgeStage:
+    plan: Sequence[PlannedChunk]
+    reader: SourceReader
+    at: Callable[[], str]
+    settings: ForgeSettings = ForgeSettings()
+    embedder: Embedder | None = None
+    name: str = "forge"
+    _vectors: dict[str, list[float]] = field(default_factory=dict, repr=False)
+    # prompt sha256 -> whether the round's last reply was unreadable: such a chunk is not
+    # marked forged, so the next run asks again
+    _unreadable: dict[str, bool] = field(default_factory=dict, repr=False)
+
+    # --- the round's view ------------------------------------------------------------
+    def contract(self, chunk: Chunk | None = None) -> RoundContract:
+        n = self.settings.prompt.max_premises
+        quotes = quotable_lines(chunk) if chunk is not None else ()
+        return RoundContract((), JsonReply(reply_schema(n, bounded=True, quotes=quotes),
+                                           reply_schema(n, bounded=False)), stage=self.name)
+
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        if n > len(self.plan):
+            return RoundInput(Prompt("", ""), self.contract(), empty=True)
+        planned = self.plan[n - 1]
+        view = store.read(lambda tx: self._view(tx, planned))
+        prompt = build_prompt(view, self.settings.prompt)
+        c = planned.chunk
+        return RoundInput(prompt, self.contract(planned.chunk), shown=tuple(i for i, _ in view.drawn),
+                          details={"strategy": "chunk", "source": c.path,
+                                   "lines": f"{c.start}-{c.end}", "chunk": c.sha256,
+                                   "kind": c.kind},
+                          context=planned)
+
+    def _view(self, tx: GraphTx, planned: PlannedChunk) -> ChunkView:
+        drawn = [(b.id, b.text) for b in tx.beliefs_from_sources([planned.chunk.path])]
+        nearest: list[tuple[str, str, float]] = []
+        if self.embedder is not None:
+            hits = self._nearest_in(tx, self.vectors([planned.chunk.text])[0], NEAREST)
+            texts = tx.get_beliefs([i for i, _ in hits])
+            nearest = [(i, texts[i].text, s) for i, s in hits if i in texts]
+        return ChunkView(planned.chunk, planned.source.kind, drawn, nearest,
+                         embeddings=self.embedder is not None)
+
+    def vectors(self, texts: Sequence[str]) -> list[list[float]]:
+        assert self.embedder is not None
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            for t, v in zip(missing, self.embedder.embed(missing)):
+                self._vectors[t] = [float(x) for x in v]
+        return [self._vectors[t] for t in texts]
+
+    @staticmethod
+    def _nearest_in(tx: GraphTx, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
+        # the vector index scores cosine as (1 + cos) / 2; the rules speak of the cosine
+        return [(i, 2 * score - 1) for i, score in tx.similar_beliefs(vector, limit)]
+
+    # --- the reply ---------------------------------------------------------------------
+    def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ProposedPremise]:
+        parsed = parse_premises(reply)
+        if shown is not None:
+            self._unreadable[shown.prompt.sha256] = parsed.needs_retry
+        return parsed
+
+    def retry_message(self, parsed: Parsed[ProposedPremise], shown: RoundInput) -> str:
+        lines = ["Your reply could not be read as premises."]
+        if parsed.diagnostics:
+            lines.append("What was wrong:")
+            lines += [f"- line {d.line}: {d.reason}" if d.line else f"- {d.reason}"
+                      for d in parsed.diagnostics[:MAX_LISTED_PROBLEMS]]
+        lines += ["", reply_format(self.settings.prompt.max_premises)]
+        return "\n".join(lines)
+
+    def combine(self, first: Parsed[ProposedPremise],
+                second: Parsed[ProposedPremise]) -> Parsed[ProposedPremise]:
+        return second
+
+    # --- validation and apply ------------------------------------------------------------
+    def check(self, tx: GraphTx, items: Sequence[ProposedPremise],
+              shown: RoundInput | None) -> Checked[ProposedPremise]:
+        ground_of = self._ground_for_round(shown) if shown is not None else self._ground_in_file()
+        existing = tx.existing_ids([p.id for p in items if p.id])
+        if self.embedder is None:
+            return check_premises(items, ground_of, existing, self.settings.rules)
+
+        def nearest(vector):
+            hits = self._nearest_in(tx, vector, 1)
+            return hits[0] if hits else None
+
+        return check_premises(items, ground_of, existing, self.settings.rules,
+                              vectors=self.vectors, nearest=nearest)
+
+    @staticmethod
+    def _ground_for_round(shown: RoundInput) -> Callable[[ProposedPremise], Ground | str]:
+        planned: PlannedChunk = shown.context
+        c = planned.chunk
+        ground = Ground(c.path, c.text, c.start, planned.source.sha256, c.sha256)
+        return lambda p: ground
+
+    def _ground_in_file(self) -> Callable[[ProposedPremise], Ground | str]:
+        read: dict[str, SourceText | SkippedFile | None] = {}
+
+        def ground_of(p: ProposedPremise) -> Ground | str:
+            if not p.source:
+                return "no source: a proposals file names the source of every premise"
+            if p.source not in read:
+                read[p.source] = self.reader.read(p.source)
+            got = read[p.source]
+            if got is None:
+                return f"source missing: {p.source}"
+            if isinstance(got, SkippedFile):
+                return f"source unreadable: {p.source}: {got.reason}"
+            return Ground(got.path, got.text, 1, got.sha256, p.chunk)
+
+        return ground_of
+
+    def apply(self, tx: GraphTx, items: Sequence[ProposedPremise], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        from engine.tms import add_beliefs_in
+
+        checked = self.check(tx, items, shown)
+        at = self.at()
+        if shown is not None and self._unreadable.get(shown.prompt.sha256) and not items:
+            return Applied(checked)  # a format failure: the chunk stays pending
+        self._save_sources(tx, checked.valid, shown, at)
+        beliefs = [self._belief(p, run, record, at) for p in checked.valid]
+        applied = Applied(checked)
+        if not beliefs:
+            return applied
+        applied.change = add_beliefs_in(tx, beliefs)
+        tx.pin_to_sources([SourcePin(b.id, b.source, b.source_hash,
+                                     tuple(b.metadata["lines"]), b.metadata, at)
+                           for b in beliefs])
+        if self.embedder is not None:
+            tx.save_embeddings([StoredEmbedding(b.id, text_sha256(b.text),
+                                                self.embedder.model_name, v)
+                                for b, v in zip(beliefs, self.vectors([b.text for b in beliefs]))])
+        tx.link_proposed(run.id, record.round, [
+            {"id": b.id, "kind": "PREMISE", "mode": "",
+             "label": f"{b.source}:{'-'.join(str(x) for x in b.metadata['lines'])}"}
+            for b in beliefs])
+        found = tx.get_beliefs([b.id for b in beliefs])
+        applied.entries = [
+            {"id": p.id, "truth_value": found[p.id].truth.value if p.id in found and
+             found[p.id].truth else None, "source": p.source, "lines": list(p.lines or ())}
+            for p in checked.valid]
+        return applied
+
+    @staticmethod
+    def _belief(p: ProposedPremise, run: RunRecord, record: RoundRecord, at: str) -> Belief:
+        metadata = {"source_type": "forge", "quote": clean_quote(p.quote),
+                    "lines": list(p.lines or ()), "chunk": p.chunk,
+                    "forge_run": run.id, "forge_round": record.round}
+        return Belief(id=p.id, text=p.claim, source=p.source, source_hash=p.source_hash,
+                      metadata=metadata, created_at=at, updated_at=at)
+
+    def _save_sources(self, tx: GraphTx, valid: Sequence[ProposedPremise],
+                      shown: RoundInput | None, at: str) -> None:
+        """The round's source (or each source a proposals file names) with its current hash,
+        and the chunks now forged: those already forged that are still in the text, and this
+        round's."""
+        stored = {s.path: s for s in tx.sources()}
+        touched: dict[str, tuple[SourceText, set[str]]] = {}
+        if shown is not None:
+            planned: PlannedChunk = shown.context
+            touched[planned.source.path] = (planned.source, {planned.chunk.sha256})
+        for p in valid:
+            if p.source in touched:
+                continue
+            got = self.reader.read(p.source) if shown is None else None
+            if isinstance(got, SourceText):
+                touched[p.source] = (got, {q.chunk for q in valid
+                                           if q.source == p.source and q.chunk})
+        rows = []
+        for path, (src, new_chunks) in touched.items():
+            current = {c.sha256 for c in src.chunks}
+            old = set(stored[path].chunks) & current if path in stored else set()
+            rows.append(SourceRecord(path, src.sha256, src.size, at,
+                                     tuple(sorted(old | (new_chunks & current)))))
+        tx.save_sources(rows)
+
+    # --- report and proposals file --------------------------------------------------------
+    def item_dict(self, item: ProposedPremise) -> dict[str, Any]:
+        return item.as_dict()
+
+    def render_file(self, items: Sequence[ProposedPremise], run: RunRecord, command: str) -> str:
+        body = json.dumps([p.as_dict() for p in items], indent=2, ensure_ascii=False)
+        return "\n".join([
+            "# Proposed premises", "",
+            run_note(self.name, run), "",
+            "Each premise quotes its source. Delete the entries you do not want (a claim may "
+            "be reworded; the quote must stay words of the file), then apply the rest with:",
+            "", f"    {command}", "", "```json", body, "```", ""])

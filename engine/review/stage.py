@@ -1,0 +1,140 @@
+"""ReviewStage: the review critic as a stage of the shared machinery (engine/stages/).
+
+Each round reads what is due afresh (engine.review.due), shows up to `budget` beliefs with
+every justification (prompt.py), asks for one JSON verdict per justification (schema.py
+restricts ids and numbers to those shown), reads the reply (parser.py; the one retry quotes
+its diagnostics), checks the verdicts against the graph (validate.py) and, with --auto or on
+accept, applies them in the round's write transaction (apply.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.provenance import RoundRecord, RunRecord
+from engine.review import parser
+from engine.review.apply import write_review
+from engine.review.due import DueOptions, read_due
+from engine.review.material import UnderReview, read_under_review
+from engine.review.prompt import FORMAT, build_prompt
+from engine.review.proposals_file import render
+from engine.review.schema import json_reply
+from engine.review.validate import read_and_check
+from engine.review.verdicts import Verdict
+from engine.stages.contract import RoundContract
+from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.store import GraphTx, Store
+from engine.tms import now
+
+MAX_LISTED = 20  # diagnostics quoted in the retry message
+STRATEGY = "dependency order"
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    budget: int = 20  # beliefs per round
+    ids: tuple[str, ...] = ()
+    min_depth: int = 0
+    review_all: bool = False
+    apply_suggestions: bool = False
+    domain: str | None = None
+
+
+@dataclass(frozen=True)
+class ReviewRound:
+    """What a round keeps for parse, check and apply: what it showed."""
+
+    shown: tuple[UnderReview, ...]
+    hashes: Mapping[str, str] = field(default_factory=dict)
+    expected: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
+
+
+def _context(shown: RoundInput | None) -> ReviewRound | None:
+    return shown.context if shown is not None and isinstance(shown.context, ReviewRound) else None
+
+
+class ReviewStage:
+    name = "review"
+
+    def __init__(self, settings: ReviewSettings = ReviewSettings(), *, since: str | None = None):
+        self.settings = settings
+        self.since = since or now()  # with review_all: reviews older than this are redone
+
+    # --- a round ---------------------------------------------------------------------
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        s = self.settings
+        options = DueOptions(ids=s.ids, min_depth=s.min_depth, review_all=s.review_all,
+                             since=self.since)
+
+        def work(tx: GraphTx):
+            due = read_due(tx, options)
+            chosen = due.due[:s.budget]
+            unread = [i for i in chosen if i not in due.material]
+            fresh = read_under_review(tx, unread) if unread else {}
+            return due, tuple((due.material.get(i) or fresh[i]) for i in chosen)
+
+        due, shown = store.read(work)
+        prompt = build_prompt(shown, due_total=len(due.due), domain=s.domain)
+        allowed = sorted({b.id for b in shown}
+                         | {a for b in shown for j in b.justifications for a in j.antecedent_ids})
+        context = ReviewRound(
+            shown=shown,
+            hashes={b.id: b.sha256 for b in shown},
+            expected={b.id: {j.position: j.antecedent_ids for j in b.justifications}
+                      for b in shown})
+        details = {"strategy": STRATEGY, "due": len(due.due), "in_scope": due.in_scope,
+                   "current": due.current, "held_back": due.waiting,
+                   "justifications": len(prompt.justification_keys)}
+        return RoundInput(
+            prompt=Prompt(prompt.text, prompt.sha256),
+            contract=RoundContract(tuple(allowed), json_reply(shown), stage=self.name),
+            shown=prompt.belief_ids, empty=not shown, details=details, context=context)
+
+    def parse(self, reply: str, shown: RoundInput | None) -> parser.ReviewParse:
+        ctx = _context(shown)
+        parsed = parser.parse_reply(reply, ctx.expected if ctx else None)
+        if ctx is not None:  # each verdict carries the hash of what it judged (for files)
+            parsed.items = [dataclasses.replace(v, shown_sha256=ctx.hashes[v.belief])
+                            for v in parsed.items]
+        return parsed
+
+    def retry_message(self, parsed: parser.ReviewParse, shown: RoundInput) -> str:
+        lines = ["Your reply could not be used as it was."]
+        problems = list(parsed.diagnostics)
+        if problems:
+            lines.append("What was wrong:")
+            lines += [f"- line {d.line}: {d.reason}" if d.line else f"- {d.reason}"
+                      for d in problems[:MAX_LISTED]]
+            if len(problems) > MAX_LISTED:
+                lines.append(f"- ... and {len(problems) - MAX_LISTED} more")
+        if parsed.missing:
+            lines += ["", "Still without a verdict: " + ", ".join(
+                f"{k.rsplit('#', 1)[0]} justification {k.rsplit('#', 1)[1]}"
+                for k in parsed.missing)]
+        lines += ["", "Reply again with verdicts on every justification shown, in exactly "
+                      "this format:", "", FORMAT]
+        return "\n".join(lines)
+
+    def combine(self, first: parser.ReviewParse, second: parser.ReviewParse
+                ) -> parser.ReviewParse:
+        return parser.combine(first, second)
+
+    def check(self, tx: GraphTx, items: Sequence[Verdict], shown: RoundInput | None) -> Checked:
+        ctx = _context(shown)
+        return read_and_check(tx, items, ctx.hashes if ctx else {})[0]
+
+    def apply(self, tx: GraphTx, items: Sequence[Verdict], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        ctx = _context(shown)
+        return write_review(tx, items, ctx.hashes if ctx else {}, run, record,
+                            apply_suggestions=self.settings.apply_suggestions,
+                            at=record.at or now())
+
+    # --- reports and files -----------------------------------------------------------
+    def item_dict(self, item: Verdict) -> dict[str, Any]:
+        return item.as_dict()
+
+    def render_file(self, items: Sequence[Verdict], run: RunRecord, command: str) -> str:
+        return render(items, run, command)

@@ -1,0 +1,107 @@
+"""What is due: IN derived beliefs without a current review, shallowest first, each only once
+every derived belief it rests on has a current review; stale when a text it was shown
+changes; --ids, --min-depth, --all."""
+from __future__ import annotations
+
+import dataclasses
+
+from engine import tms
+from engine.model import Justification
+from engine.review.due import DueOptions, read_due, states
+from engine.store import ReviewCandidate
+from tests.derive_fakes import derived, load, premise
+from tests.fakes import FakeStore
+from tests.review_fakes import loaded, reply, review_round, stage, verdict
+
+
+def due(store, **options):
+    return store.read(lambda tx: read_due(tx, DueOptions(**options))).due
+
+
+def all_valid(shown):
+    return reply(*(verdict(b, n) for b, ns in shown.context.expected.items() for n in ns))
+
+
+def test_first_the_beliefs_that_rest_only_on_premises_then_what_rests_on_them():
+    store = loaded(FakeStore())
+    assert due(store) == ("either", "mixed", "solo")
+    s = stage()
+    shown, _, _ = review_round(store, s, all_valid(s.read_round(store, 1)))
+    assert shown.shown == ("either", "mixed", "solo")
+    assert due(store) == ("chain", "top")
+    review_round(store, s, all_valid(s.read_round(store, 2)), n=2)
+    assert due(store) == ()
+    assert s.read_round(store, 3).empty
+
+
+def test_shallowest_first_and_the_budget_takes_the_first():
+    store = FakeStore()
+    load(store, [premise("p"), premise("q"), derived("z1", ("p", "q")),
+                 derived("a2", ("z1", "p")), derived("b1", ("q", "p"))])
+    # a2 waits for z1; among the due, depth then id
+    assert due(store) == ("b1", "z1")
+    assert stage(budget=1).read_round(store, 1).shown == ("b1",)
+
+
+def test_a_stale_review_comes_due_again_when_an_antecedent_text_changes():
+    store = loaded(FakeStore())
+    s = stage()
+    review_round(store, s, all_valid(s.read_round(store, 1)))
+    review_round(store, s, all_valid(s.read_round(store, 2)), n=2)
+    assert due(store) == ()
+    b = store.state.beliefs["p3"]
+    store.state.beliefs["p3"] = dataclasses.replace(b, text="The load test was misread.")
+    # mixed showed p3's text; top rests on solo and p3 too; chain waits for mixed again
+    assert due(store) == ("mixed", "top")
+    b = store.state.beliefs["mixed"]
+    store.state.beliefs["mixed"] = dataclasses.replace(b, text="Auth is slow.")
+    assert due(store) == ("mixed", "top")  # its own claim changed too; chain still waits
+
+
+def test_a_new_justification_makes_a_review_stale():
+    store = loaded(FakeStore())
+    s = stage()
+    review_round(store, s, all_valid(s.read_round(store, 1)))
+    store.write(lambda tx: tx.add_justifications("solo", [Justification(("p4",))]))
+    assert "solo" in due(store)
+
+
+def test_out_beliefs_are_never_due():
+    store = loaded(FakeStore())
+    tms.retract(store, "p1", "gone")  # solo and mixed#1 fail; mixed holds by p3
+    assert due(store) == ("either", "mixed")
+
+
+def test_ids_take_exactly_those_beliefs_and_none_waits():
+    store = loaded(FakeStore())
+    assert due(store, ids=("top", "chain", "p1", "nope")) == ("chain", "top")
+
+
+def test_min_depth_leaves_the_shallow_out_and_they_hold_nothing_back():
+    store = loaded(FakeStore())
+    assert due(store, min_depth=2) == ("chain", "top")
+
+
+def test_all_reviews_again_what_was_reviewed_before_the_run():
+    store = loaded(FakeStore())
+    s = stage()
+    review_round(store, s, all_valid(s.read_round(store, 1)))
+    stamp = store.state.reviews["solo"].at
+    assert "solo" not in due(store)
+    later = "9999-01-01T00:00:00+00:00"
+    assert "solo" in due(store, review_all=True, since=later)
+    assert "solo" not in due(store, review_all=True, since=stamp)
+
+
+def test_a_loop_of_support_is_taken_together():
+    cands = [ReviewCandidate("a", 1, rests_on=("b",)), ReviewCandidate("b", 1, rests_on=("a",)),
+             ReviewCandidate("c", 2, rests_on=("a",))]
+    assert states(cands, set(), independent=False) == {"a": "due", "b": "due", "c": "waiting"}
+    assert states(cands, {"a", "b"}, independent=False)["c"] == "due"
+
+
+def test_a_current_belief_over_a_due_one_holds_back_what_rests_on_it():
+    cands = [ReviewCandidate("a", 1), ReviewCandidate("b", 2, rests_on=("a",)),
+             ReviewCandidate("c", 3, rests_on=("b",))]
+    assert states(cands, {"b"}, independent=False) == {"a": "due", "b": "waiting",
+                                                       "c": "waiting"}
