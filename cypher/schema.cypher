@@ -14,6 +14,10 @@ CREATE CONSTRAINT nogood_id IF NOT EXISTS FOR (n:Nogood) REQUIRE n.id IS UNIQUE
 // Creates the unique constraint on derive run ids (idempotent).
 CREATE CONSTRAINT derive_run_id IF NOT EXISTS FOR (r:DeriveRun) REQUIRE r.id IS UNIQUE
 
+// name: constraint_pair_verdict_key
+// Creates the unique constraint on dedup / contradictions pair verdicts (stage|a|b) (idempotent).
+CREATE CONSTRAINT pair_verdict_key IF NOT EXISTS FOR (v:PairVerdict) REQUIRE v.key IS UNIQUE
+
 // name: index_belief_depth
 // Creates the range index that serves `WHERE b.depth >= n` (idempotent).
 CREATE INDEX belief_depth IF NOT EXISTS FOR (b:Belief) ON (b.depth)

@@ -13,6 +13,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
+from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.derive_tx import DeriveTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.query_tx import QueryTxPart
@@ -22,7 +23,7 @@ from engine.errors import EngineError, StoreError
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart):
+class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart, DedupTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
