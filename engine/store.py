@@ -93,7 +93,7 @@ class PairVerdict:
     comment: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class RewiredEdge:
     """One antecedent (REQUIRES) or outlist (UNLESS) edge a merge moved from the merged belief
     to the kept one: justification number `seq` of belief `belief`, at position `pos`."""
