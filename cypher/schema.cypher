@@ -10,9 +10,17 @@ CREATE CONSTRAINT missing_id IF NOT EXISTS FOR (m:Missing) REQUIRE m.id IS UNIQU
 // Creates the unique constraint on nogood ids (idempotent).
 CREATE CONSTRAINT nogood_id IF NOT EXISTS FOR (n:Nogood) REQUIRE n.id IS UNIQUE
 
-// name: constraint_derive_run_id
-// Creates the unique constraint on derive run ids (idempotent).
-CREATE CONSTRAINT derive_run_id IF NOT EXISTS FOR (r:DeriveRun) REQUIRE r.id IS UNIQUE
+// name: drop_constraint_derive_run_id
+// Drops the constraint of the DeriveRun nodes older versions wrote (they become Run nodes; idempotent).
+DROP CONSTRAINT derive_run_id IF EXISTS
+
+// name: constraint_run_id
+// Creates the unique constraint on stage run ids (idempotent).
+CREATE CONSTRAINT run_id IF NOT EXISTS FOR (r:Run) REQUIRE r.id IS UNIQUE
+
+// name: index_round_run
+// Creates the index that finds a run's round by (run_id, n) (idempotent).
+CREATE INDEX round_run IF NOT EXISTS FOR (d:Round) ON (d.run_id, d.n)
 
 // name: constraint_pair_verdict_key
 // Creates the unique constraint on dedup / contradictions pair verdicts (stage|a|b) (idempotent).

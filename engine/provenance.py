@@ -37,6 +37,7 @@ class RoundRecord:
     strategy: str = ""  # how the round chose what it shows ("alphabetical", "accept", ...)
     cluster: int | None = None
     stage: str = "derive"
+    at: str = ""  # when the round was applied (ISO 8601, UTC): the time stages stamp on writes
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,11 @@ transient failures), so it must not have side effects outside the transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
+from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.queries import QueryResult
 
 T = TypeVar("T")
@@ -32,38 +33,6 @@ class BeliefFilter:
 
     truth: Truth | None = None  # IN, OUT (Undetermined included) or UNDETERMINED
     premises: bool | None = None  # True: premises only; False: derived only
-
-
-@dataclass(frozen=True)
-class DeriveRoundRecord:
-    """Provenance of one derive round, written with the beliefs it applied."""
-
-    run_id: str
-    round: int
-    strategy: str
-    cluster: int | None
-    prompt_sha256: str
-    tokens_in: int
-    tokens_out: int
-    seconds: float
-    # (belief id, kind DERIVE|GATE, mode ALL|ANY, label) for every applied proposal
-    proposed: Sequence[tuple[str, str, str, str]] = ()
-
-
-@dataclass(frozen=True)
-class DeriveRunRecord:
-    id: str
-    model: str
-    started_at: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class ProposedBy:
-    """Which run and round proposed a belief; `round.proposed` holds that belief's entry."""
-
-    run: DeriveRunRecord
-    round: DeriveRoundRecord
 
 
 @dataclass(frozen=True)
@@ -203,13 +172,18 @@ class GraphTx(Protocol):
     def reset(self) -> None:
         """Delete every node this project writes."""
 
-    # --- derive ------------------------------------------------------------------------
-    def create_derive_run(self, run: DeriveRunRecord) -> None:
+    # --- stage provenance ------------------------------------------------------------------
+    def create_run(self, run: RunRecord) -> None:
         """Create the run's node, once: a second call with the same id changes nothing."""
 
-    def record_derive_round(self, record: DeriveRoundRecord) -> None:
-        """Record one round under its run (which must exist), with a PROPOSED link to each
-        belief in `record.proposed` (which must exist)."""
+    def record_round(self, record: RoundRecord) -> None:
+        """Record one round under its run (which must exist)."""
+
+    # --- derive ------------------------------------------------------------------------
+    def link_proposed(self, run_id: str, round_n: int, proposed: Sequence[Mapping[str, str]]
+                      ) -> None:
+        """PROPOSED edges from a recorded round to the beliefs it created; each entry has
+        "id", "kind", "mode", "label" (the round and every belief must exist)."""
 
     def derived_citing(self, ids: Iterable[str]) -> list[Belief]:
         """Derived beliefs with a justification whose antecedents include one of `ids`,
@@ -281,8 +255,9 @@ class GraphTx(Protocol):
 
 
 class Store(Protocol):
-    def init_schema(self) -> None:
-        """Create constraints and indexes (idempotent)."""
+    def init_schema(self) -> dict[str, int]:
+        """Create constraints and indexes, and upgrade what older versions wrote
+        (idempotent); returns how many nodes each upgrade changed, by name."""
 
     def read(self, work: Callable[[GraphTx], T]) -> T: ...
 

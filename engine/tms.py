@@ -200,8 +200,10 @@ def enforce_nogoods(tx: GraphTx, change: Change) -> Change:
     return nogood_rules.resolve(tx, holding, change, at=now())
 
 
-def init(store: Store) -> None:
-    store.init_schema()
+def init(store: Store) -> dict[str, int]:
+    """Constraints and indexes, and the upgrades of what older versions wrote: how many
+    nodes each upgrade changed."""
+    return store.init_schema()
 
 
 def reset(store: Store) -> None:

@@ -13,7 +13,8 @@ from typing import Any, TypeVar
 from engine.errors import InvalidInput, StoreError
 from engine.model import Belief, Change, Justification, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
-from engine.store import BeliefFilter, DeriveRoundRecord, DeriveRunRecord, Pinned, ProposedBy
+from engine.provenance import ProposedBy, RoundRecord, RunRecord
+from engine.store import BeliefFilter, Pinned
 from engine.store import MergeRecord, PairVerdict, RewiredEdge, StoredEmbedding
 
 T = TypeVar("T")
@@ -180,22 +181,29 @@ class FakeTx:
         self.s.nogoods.clear()
         self.s.runs.clear()
         self.s.rounds.clear()
+        self.s.proposed.clear()
         self.s.embeddings.clear()
         self.s.verdicts.clear()
         self.s.merges.clear()
         self.s.found.clear()
 
-    # --- derive --------------------------------------------------------------------
-    def create_derive_run(self, run: DeriveRunRecord) -> None:
+    # --- stage provenance ---------------------------------------------------------
+    def create_run(self, run: RunRecord) -> None:
         self.s.runs.setdefault(run.id, run)
 
-    def record_derive_round(self, record: DeriveRoundRecord) -> None:
+    def record_round(self, record: RoundRecord) -> None:
         if record.run_id not in self.s.runs:
-            raise StoreError(f"no derive run '{record.run_id}'")
-        missing = [p[0] for p in record.proposed if p[0] not in self.s.beliefs]
+            raise StoreError(f"no run '{record.run_id}'")
+        self.s.rounds.append(record)
+
+    # --- derive --------------------------------------------------------------------
+    def link_proposed(self, run_id: str, round_n: int, proposed) -> None:
+        if not any(r.run_id == run_id and r.round == round_n for r in self.s.rounds):
+            raise StoreError(f"no round {round_n} of run '{run_id}'")
+        missing = [p["id"] for p in proposed if p["id"] not in self.s.beliefs]
         if missing:
             raise StoreError(f"derive round proposes beliefs that do not exist: {missing}")
-        self.s.rounds.append(record)
+        self.s.proposed += [(run_id, round_n, dict(p)) for p in proposed]
 
     def derived_citing(self, ids: Iterable[str]) -> list[Belief]:
         wanted = set(ids)
@@ -203,14 +211,11 @@ class FakeTx:
                 if any(wanted.intersection(j.antecedents) for j in b.justifications)]
 
     def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
-        out = []
-        for r in self.s.rounds:
-            for entry in r.proposed:
-                if entry[0] == belief_id:
-                    out.append(ProposedBy(self.s.runs[r.run_id],
-                                          dataclasses.replace(r, proposed=(entry,))))
+        rounds = {(r.run_id, r.round): r for r in self.s.rounds}
+        out = [ProposedBy(self.s.runs[run_id], rounds[run_id, n], kind=p["kind"],
+                          mode=p["mode"], label=p["label"])
+               for run_id, n, p in self.s.proposed if p["id"] == belief_id]
         return sorted(out, key=lambda p: (p.run.started_at, p.round.round))
-
 
     # --- sampling and embeddings ----------------------------------------------------
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
@@ -324,8 +329,9 @@ class FakeTx:
 class FakeState:
     beliefs: dict[str, Belief] = dataclasses.field(default_factory=dict)
     nogoods: list[Nogood] = dataclasses.field(default_factory=list)
-    runs: dict[str, DeriveRunRecord] = dataclasses.field(default_factory=dict)
-    rounds: list[DeriveRoundRecord] = dataclasses.field(default_factory=list)
+    runs: dict[str, RunRecord] = dataclasses.field(default_factory=dict)
+    rounds: list[RoundRecord] = dataclasses.field(default_factory=list)
+    proposed: list[tuple[str, int, dict[str, str]]] = dataclasses.field(default_factory=list)
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
     embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
     verdicts: dict[tuple[str, str, str], PairVerdict] = dataclasses.field(default_factory=dict)
@@ -337,8 +343,9 @@ class FakeState:
         in place, so copying the containers is enough (and deepcopy cannot copy the
         MappingProxyType a Belief's metadata is)."""
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
-                         list(self.rounds), copy.deepcopy(self.extra), dict(self.embeddings),
-                         dict(self.verdicts), dict(self.merges), dict(self.found))
+                         list(self.rounds), list(self.proposed), copy.deepcopy(self.extra),
+                         dict(self.embeddings), dict(self.verdicts), dict(self.merges),
+                         dict(self.found))
 
 
 class FakeStore:
@@ -348,8 +355,8 @@ class FakeStore:
         self.state = FakeState()
         self.writes = 0
 
-    def init_schema(self) -> None:
-        pass
+    def init_schema(self) -> dict[str, int]:
+        return {}
 
     def read(self, work: Callable[[FakeTx], T]) -> T:
         return work(FakeTx(self.state.copy()))

@@ -21,24 +21,24 @@ really writes).
 from __future__ import annotations
 
 from engine import tms
-from engine.derive.apply import write_round
 from engine.derive.proposals import Mode, Proposal, ProposalKind
-from engine.derive.validate import ValidationRules
-from engine.store import DeriveRoundRecord, DeriveRunRecord
+from engine.derive.stage import DeriveStage
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.rounds import apply_round
 from engine.tms import make_justifications
 
-RUN_A = DeriveRunRecord(id="run-a", model="scripted", started_at="2025-01-01T00:00:00+00:00",
-                        params={"budget": 300})
-RUN_B = DeriveRunRecord(id="run-b", model="scripted-2", started_at="2025-02-01T00:00:00+00:00",
-                        params={"budget": 100})
+RUN_A = RunRecord(id="run-a", model="scripted", started_at="2025-01-01T00:00:00+00:00",
+                  params={"budget": 300})
+RUN_B = RunRecord(id="run-b", model="scripted-2", started_at="2025-02-01T00:00:00+00:00",
+                  params={"budget": 100})
 SHA = {1: "a1" * 32, 2: "b2" * 32, 3: "c3" * 32, 4: "d4" * 32}
 
 
-def _round(run: DeriveRunRecord, n: int, strategy: str, cluster: int | None, sha: str,
-           tokens: tuple[int, int]) -> DeriveRoundRecord:
-    return DeriveRoundRecord(run_id=run.id, round=n, strategy=strategy, cluster=cluster,
-                             prompt_sha256=sha, tokens_in=tokens[0], tokens_out=tokens[1],
-                             seconds=1.5)
+def _round(run: RunRecord, n: int, strategy: str, cluster: int | None, sha: str,
+           tokens: tuple[int, int]) -> RoundRecord:
+    return RoundRecord(run_id=run.id, round=n, strategy=strategy, cluster=cluster,
+                       prompt_sha256=sha, tokens_in=tokens[0], tokens_out=tokens[1],
+                       seconds=1.5)
 
 
 def _derive(bid, antecedents, *, unless=(), mode=Mode.ALL, label="because"):
@@ -87,7 +87,7 @@ def build(store) -> None:
         (RUN_B, _round(RUN_B, 1, "random", None, SHA[4], (10, 2)),
          [_derive("r4", ["d1", "p4"], label="later")]),
     ]
+    stage = DeriveStage(None)
     for run, record, proposals in rounds:
-        written = store.write(lambda tx: write_round(tx, proposals, ValidationRules(), run,
-                                                     record, at=run.started_at))
-        assert not written.validation.skipped, written.validation.skipped
+        written = store.write(lambda tx: apply_round(tx, stage, proposals, None, run, record))
+        assert not written.checked.skipped, written.checked.skipped

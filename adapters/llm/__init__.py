@@ -1,4 +1,4 @@
-"""Chat-model back-ends for derive: a model string in, a langchain-core chat model out.
+"""Chat-model back-ends for the LLM stages: a model string in, a langchain-core chat model out.
 
     ollama:<model>            Ollama (host OLLAMA_HOST); everything after the first ':' is the
                               model name, e.g. ollama:qwen3:8b            extra: ollama
@@ -12,7 +12,7 @@
 
 `build_chat_model` checks everything it can before returning (extra installed, key set, host
 reachable, model file present) and raises ModelError with exit code 2 otherwise.
-`model_for_round` adapts the model to the derive engine's per-round contract: grammar-
+`model_for_round` adapts the model to a stage's per-round contract: grammar-
 constrained decoding for the local model, JSON structured output with `--structured`.
 Provider SDKs are imported only by the module of the back-end asked for.
 """
@@ -62,7 +62,7 @@ def build_chat_model(
     """The chat model a model string names, checked and ready; ModelError (exit 2) if not.
 
     `timeout` (seconds per call) goes to the provider's own timeout setting; provider retries
-    are off, since the derive engine retries transient errors itself (see errors.is_transient).
+    are off, since the stage machinery retries transient errors itself (see errors.is_transient).
     `environ` is read here only (keys, hosts); the entry point passes os.environ.
     """
     scheme, rest = split_spec(spec)

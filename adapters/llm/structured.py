@@ -1,4 +1,5 @@
-"""`--structured`: ask for the round's proposals as JSON, answer with the markdown format.
+"""`--structured`: ask for the round's reply as JSON. Derive's proposals are rendered back to
+its markdown format; a JSON stage (JsonReply) gets the JSON text itself.
 
 The JSON schema restricts antecedents and unless-ids to the round's allowed ids (an enum), so
 a provider that enforces schemas (Ollama's `format`, OpenAI's json_schema, Anthropic's tool
@@ -8,6 +9,7 @@ itself stays in the AIMessage's response_metadata["structured_output"].
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -17,7 +19,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig, RunnableLambda
 
 from adapters.llm.errors import setup_error
-from engine.stages.contract import ModelForRound, RoundContract
+from engine.stages.contract import JsonReply, ModelForRound, RoundContract
 from engine.derive.parser import parse_reply
 
 NEW_ID_PATTERN = "^[a-z0-9][a-z0-9._:-]{0,199}$"
@@ -171,6 +173,8 @@ def structured_rounds(chat: BaseChatModel, **options: Any) -> ModelForRound:
     bounded = options.pop("bounded", True)
 
     def for_round(contract: RoundContract) -> Runnable[list[BaseMessage], BaseMessage]:
+        if isinstance(contract.reply, JsonReply):
+            return json_round(chat, contract, bounded=bounded, **options)
         schema = proposal_schema(contract, bounded=bounded)
         structured = chat.with_structured_output(schema, include_raw=True, **options)
 
@@ -184,6 +188,37 @@ def structured_rounds(chat: BaseChatModel, **options: Any) -> ModelForRound:
 
     _check_supported(for_round, chat)
     return for_round
+
+
+def json_message(parsed: object, raw: BaseMessage, *, parsing_error: object = None
+                 ) -> AIMessage:
+    """The AIMessage a structured call of a JSON stage answers with: the decoded JSON as text
+    (the stage's parser reads it), or the raw reply when nothing could be decoded."""
+    metadata: dict[str, Any] = dict(getattr(raw, "response_metadata", None) or {})
+    if parsed is None:
+        content = str(raw.text)
+        if parsing_error is not None:
+            metadata["structured_error"] = str(parsing_error)
+    else:
+        content = json.dumps(parsed, ensure_ascii=False)
+    usage = getattr(raw, "usage_metadata", None)
+    return AIMessage(content=content, usage_metadata=usage, response_metadata=metadata)
+
+
+def json_round(chat: BaseChatModel, contract: RoundContract, *, bounded: bool,
+               **options: Any) -> Runnable[list[BaseMessage], BaseMessage]:
+    """A round of a JSON stage through `with_structured_output(schema)`."""
+    assert isinstance(contract.reply, JsonReply)
+    schema = dict(contract.reply.for_provider(bounded=bounded))
+    schema.setdefault("title", f"{contract.stage}_reply")
+    structured = chat.with_structured_output(schema, include_raw=True, **options)
+
+    def call(messages: list[BaseMessage], config: RunnableConfig) -> AIMessage:
+        result = structured.invoke(messages, config)
+        return json_message(result.get("parsed"), result["raw"],
+                            parsing_error=result.get("parsing_error"))
+
+    return RunnableLambda(call, name=f"structured_{contract.stage}_round")
 
 
 def _check_supported(for_round: Callable[[RoundContract], object], chat: BaseChatModel) -> None:

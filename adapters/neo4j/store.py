@@ -14,16 +14,16 @@ from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
 from adapters.neo4j.dedup_tx import DedupTxPart
-from adapters.neo4j.derive_tx import DeriveTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.query_tx import QueryTxPart
+from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from engine.errors import EngineError, StoreError
 
 T = TypeVar("T")
 
 
-class Neo4jTx(TmsTxPart, DeriveTxPart, EmbeddingTxPart, QueryTxPart, DedupTxPart):
+class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, DedupTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
@@ -33,11 +33,12 @@ class Neo4jStore:
         self._database = database
         self._uri = uri
 
-    def init_schema(self) -> None:
+    def init_schema(self) -> dict[str, int]:
         statements = [q for q in load_all().values() if q.path == "schema.cypher"]
         with self._session(neo4j.WRITE_ACCESS) as session:
             for q in statements:
                 self._guard(lambda: session.run(q.text).consume())
+        return self.write(lambda tx: tx.upgrade_provenance())
 
     def read(self, work: Callable[[Neo4jTx], T]) -> T:
         with self._session(neo4j.READ_ACCESS) as session:

@@ -8,7 +8,7 @@
 // Rows (oldest run first): run, model, started_at, round, strategy, cluster (the embedding
 // cluster sampled, if any), prompt_sha256 (hash of the exact prompt sent), tokens_in,
 // tokens_out, seconds, kind (DERIVE or GATE), mode (ALL or ANY), label.
-MATCH (run:DeriveRun)-[:HAS_ROUND]->(d:DeriveRound)-[p:PROPOSED]->(:Belief {id: $id})
+MATCH (run:Run)-[:HAS_ROUND]->(d:Round)-[p:PROPOSED]->(:Belief {id: $id})
 RETURN run.id AS run, run.model AS model, run.started_at AS started_at,
        d.n AS round, d.strategy AS strategy, d.cluster AS cluster,
        d.prompt_sha256 AS prompt_sha256, d.tokens_in AS tokens_in,

@@ -7,7 +7,7 @@
 // Find run ids with the derive_runs query. A round that proposed nothing (a dry round) gives
 // one row with no belief. Rows: round, strategy, cluster, prompt_sha256, belief, kind (DERIVE
 // or GATE), mode (ALL or ANY), truth (now), depth (now), text.
-MATCH (:DeriveRun {id: $run_id})-[:HAS_ROUND]->(d:DeriveRound)
+MATCH (:Run {id: $run_id})-[:HAS_ROUND]->(d:Round)
 OPTIONAL MATCH (d)-[p:PROPOSED]->(b:Belief)
 RETURN d.n AS round, d.strategy AS strategy, d.cluster AS cluster,
        d.prompt_sha256 AS prompt_sha256, b.id AS belief, p.kind AS kind, p.mode AS mode,

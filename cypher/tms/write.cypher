@@ -86,8 +86,8 @@ SET n.meta = $meta, n.repos = $repos
 // name: delete_everything
 // Deletes every node this project writes, in the current transaction; returns how many.
 MATCH (n)
-WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:DeriveRun OR n:DeriveRound
-   OR n:NetworkInfo OR n:PairVerdict
+WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:Run OR n:Round
+   OR n:DeriveRun OR n:DeriveRound OR n:NetworkInfo OR n:PairVerdict
 DETACH DELETE n
 RETURN count(*) AS deleted
 

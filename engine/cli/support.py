@@ -35,8 +35,8 @@ class LazyStore:
             self._store = Neo4jStore(connect(settings), settings.database, settings.uri)
         return self._store
 
-    def init_schema(self) -> None:
-        self._opened().init_schema()
+    def init_schema(self) -> dict[str, int]:
+        return self._opened().init_schema()
 
     def read(self, work):
         return self._opened().read(work)

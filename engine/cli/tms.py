@@ -47,8 +47,11 @@ def _report_change(change: Change, args) -> int:
 
 
 def cmd_init(store, args) -> int:
-    tms.init(store)
+    upgraded = tms.init(store)
     print("schema ready (constraints and indexes)")
+    if upgraded.get("migrate_derive_runs") or upgraded.get("migrate_derive_rounds"):
+        print(f"upgraded {upgraded.get('migrate_derive_runs', 0)} DeriveRun and "
+              f"{upgraded.get('migrate_derive_rounds', 0)} DeriveRound nodes to Run / Round")
     return 0
 
 

@@ -9,22 +9,15 @@ New beliefs carry metadata `source_type: derived` (and the run and round that pr
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from engine.derive.proposals import Mode, Proposal
-from engine.derive.validate import Validation, ValidationRules, read_facts, validate_proposals
-from engine.model import Belief, Change, Justification, Kind, Truth
-from engine.store import DeriveRoundRecord, DeriveRunRecord, GraphTx
-
-
-@dataclass
-class RoundWrite:
-    validation: Validation
-    applied: list[tuple[str, Truth | None]] = field(default_factory=list)
-    change: Change = field(default_factory=Change)
+from engine.derive.validate import Validation
+from engine.model import Belief, Change, Justification, Kind
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.stage import Applied
+from engine.store import GraphTx
 
 
 def justifications_for(p: Proposal) -> tuple[Justification, ...]:
@@ -47,28 +40,25 @@ def belief_for(p: Proposal, *, at: str, run_id: str, round_n: int) -> Belief:
     )
 
 
-def proposed_entries(proposals: Sequence[Proposal]) -> tuple[tuple[str, str, str, str], ...]:
-    return tuple((p.id, p.kind.value, p.mode.value, p.label) for p in proposals)
+def proposed_entries(proposals: Sequence[Proposal]) -> list[dict[str, str]]:
+    return [{"id": p.id, "kind": p.kind.value, "mode": p.mode.value, "label": p.label}
+            for p in proposals]
 
 
-def write_round(
-    tx: GraphTx,
-    proposals: Sequence[Proposal],
-    rules: ValidationRules,
-    run: DeriveRunRecord,
-    record: DeriveRoundRecord,
-    *,
-    at: str,
-) -> RoundWrite:
-    """Inside a write transaction: validate, create the valid beliefs, propagate, and record
-    the round. Raises (and so writes nothing) when any step fails."""
-    from engine.tms import add_beliefs_in
+def apply_proposals(tx: GraphTx, validation: Validation, run: RunRecord, record: RoundRecord
+                    ) -> Applied:
+    """Inside the round's write transaction (whose Run and Round nodes exist): create the
+    valid beliefs, propagate, and link the round to them. Raises (and so writes nothing)
+    when any step fails."""
+    from engine.tms import add_beliefs_in, now
 
-    validation = validate_proposals(proposals, read_facts(tx, proposals), rules)
-    beliefs = [belief_for(p, at=at, run_id=run.id, round_n=record.round) for p in validation.valid]
-    tx.create_derive_run(run)
+    at = record.at or now()
+    beliefs = [belief_for(p, at=at, run_id=run.id, round_n=record.round)
+               for p in validation.valid]
     change = add_beliefs_in(tx, beliefs) if beliefs else Change()
-    tx.record_derive_round(dataclasses.replace(record, proposed=proposed_entries(validation.valid)))
+    if beliefs:
+        tx.link_proposed(run.id, record.round, proposed_entries(validation.valid))
     found = tx.get_beliefs([b.id for b in beliefs]) if beliefs else {}
-    applied = [(b.id, found[b.id].truth if b.id in found else None) for b in beliefs]
-    return RoundWrite(validation, applied, change)
+    entries = [{"id": b.id, "truth_value": found[b.id].truth.value if b.id in found else None}
+               for b in beliefs]
+    return Applied(validation, entries, change)

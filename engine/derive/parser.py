@@ -76,6 +76,19 @@ class ParseResult:
         """Nothing parsable and no NO PROPOSALS line: not saturation, a broken reply."""
         return not self.proposals and not self.no_proposals
 
+    # What the stage machinery reads (engine.stages.stage.ParsedReply).
+    @property
+    def items(self) -> list[Proposal]:
+        return self.proposals
+
+    @property
+    def needs_retry(self) -> bool:
+        return self.is_format_failure
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.rejected + self.notes
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "blocks": self.blocks,

@@ -18,11 +18,11 @@ proposal's own id to rule 6, so each rule can be met.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from engine.derive.proposals import Mode, Proposal
 from engine.model import ID_RE
+from engine.stages.stage import Checked, Skip
 from engine.store import GraphTx
 
 
@@ -34,16 +34,6 @@ class ValidationRules:
 
 
 @dataclass(frozen=True)
-class Skip:
-    id: str
-    reason: str
-    line: int = 0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "reason": self.reason, "line": self.line}
-
-
-@dataclass(frozen=True)
 class NetworkFacts:
     """What validation needs to know of the network, read in the round's transaction."""
 
@@ -52,10 +42,7 @@ class NetworkFacts:
     out_ids: tuple[str, ...] = ()  # every OUT (or Undetermined) belief
 
 
-@dataclass
-class Validation:
-    valid: list[Proposal] = field(default_factory=list)
-    skipped: list[Skip] = field(default_factory=list)
+Validation = Checked  # valid proposals, and a Skip with its reason for each of the others
 
 
 def mentioned_ids(proposals: Iterable[Proposal]) -> set[str]:

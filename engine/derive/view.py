@@ -36,11 +36,6 @@ class RoundView:
     derived_related: int  # derived beliefs that qualified, before the cap
     status: Status
 
-    @property
-    def allowed_ids(self) -> tuple[str, ...]:
-        """The ids a proposal may cite: the sample and the shown derived beliefs."""
-        return self.sample_ids + tuple(b.id for b in self.derived)
-
 
 def id_prefix(belief_id: str) -> str:
     """The group of an id: the text before its first `-` (the whole id when it has none)."""

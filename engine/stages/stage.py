@@ -56,10 +56,26 @@ class Diagnostic:
     """Something wrong with a reply: what, and where (1-based line) when known."""
 
     reason: str
-    line: int | None = None
+    line: int = 0  # 0: about the reply as a whole
 
     def as_dict(self) -> dict[str, Any]:
-        return {"reason": self.reason, "line": self.line}
+        return {"line": self.line, "reason": self.reason}
+
+
+class ParsedReply(Protocol[ItemT]):
+    """What the machinery needs of a parse: the items, whether the one retry is due, and a
+    form for the report. `Parsed` below is the ready-made one."""
+
+    @property
+    def items(self) -> Sequence[ItemT]: ...
+
+    @property
+    def needs_retry(self) -> bool: ...
+
+    @property
+    def diagnostics(self) -> Sequence[Diagnostic]: ...  # each with .line and .reason
+
+    def as_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -84,7 +100,7 @@ class Skip:
 
     id: str
     reason: str
-    line: int | None = None
+    line: int = 0  # 0: not from a reply line
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.id, "reason": self.reason, "line": self.line}
@@ -113,13 +129,14 @@ class Stage(Protocol[ItemT]):
     def read_round(self, store: Store, n: int) -> RoundInput:
         """Round `n`'s (1-based) view, read fresh from the store."""
 
-    def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ItemT]:
+    def parse(self, reply: str, shown: RoundInput | None) -> ParsedReply[ItemT]:
         """The items of a reply (or of a proposals file, with `shown` None); never raises."""
 
-    def retry_message(self, parsed: Parsed[ItemT], shown: RoundInput) -> str:
+    def retry_message(self, parsed: ParsedReply[ItemT], shown: RoundInput) -> str:
         """The message of the one retry: what was wrong, and the format again."""
 
-    def combine(self, first: Parsed[ItemT], second: Parsed[ItemT]) -> Parsed[ItemT]:
+    def combine(self, first: ParsedReply[ItemT], second: ParsedReply[ItemT]
+                ) -> ParsedReply[ItemT]:
         """The round's parse after the retry (e.g. the second, or both merged)."""
 
     def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None) -> Checked[ItemT]:

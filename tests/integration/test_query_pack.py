@@ -273,6 +273,12 @@ def test_derive_runs(known):
         ("run-b", "scripted-2", 1, 1, 1, 10, 2), ("run-a", "scripted", 3, 3, 2, 350, 55)]
 
 
+def test_stage_runs(known):
+    assert pick(rows(known, "stage_runs"), "run", "stage", "model", "rounds", "tokens_in",
+                "tokens_out") == [
+        ("run-b", "derive", "scripted-2", 1, 10, 2), ("run-a", "derive", "scripted", 3, 350, 55)]
+
+
 def _edges(got):
     return sorted((r["belief"], r["edge"]["type"], r["node"]["properties"]["id"]) for r in got)
 

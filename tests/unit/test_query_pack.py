@@ -34,7 +34,7 @@ from engine.queries import (
 )
 
 PACK = {"why_in", "premises", "out_if_retracted", "gated", "by_depth", "undetermined",
-        "nogoods", "proposed_by", "run_added", "derive_runs", "neighbourhood",
+        "nogoods", "proposed_by", "run_added", "derive_runs", "stage_runs", "neighbourhood",
         "duplicates_of", "merged", "contradictions"}
 
 

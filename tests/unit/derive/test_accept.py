@@ -42,7 +42,7 @@ def test_accept_applies_what_a_run_proposed(store, tmp_path):
     path = proposals_file(store, tmp_path, reply(block("ab", ["a", "b"]), block("bc", ["b", "c"])))
     assert "ab" not in store.state.beliefs
     result = accept(store, path)
-    assert result.write.applied == [("ab", Truth.IN), ("bc", Truth.IN)]
+    assert applied(result) == [("ab", Truth.IN), ("bc", Truth.IN)]
     run = store.state.runs[result.run_id]
     assert run.model == "ollama:qwen3:8b" and run.params["accept"] == str(path)
     assert run.params["proposed_by_run"]
@@ -56,33 +56,33 @@ def test_an_edited_file_is_revalidated(store, tmp_path):
     text = path.read_text().replace("- Antecedents: b, c", "- Antecedents: b, gone")
     path.write_text(text)
     result = accept(store, path, ValidationRules())
-    assert [i for i, _ in result.write.applied] == ["ab"]
-    assert result.write.validation.skipped[0].reason == "antecedent(s) not in the network: gone"
+    assert [i for i, _ in applied(result)] == ["ab"]
+    assert result.applied.checked.skipped[0].reason == "antecedent(s) not in the network: gone"
 
 
 def test_accepting_twice_skips_what_exists(store, tmp_path):
     path = proposals_file(store, tmp_path, reply(block("ab", ["a", "b"])))
     accept(store, path)
     again = accept(store, path)
-    assert again.write.applied == []
-    assert again.write.validation.skipped[0].reason == "already exists"
+    assert applied(again) == []
+    assert again.applied.checked.skipped[0].reason == "already exists"
 
 
 def test_a_file_with_no_proposals_applies_nothing(store, tmp_path):
     path = proposals_file(store, tmp_path, "NO PROPOSALS")
     assert "NO PROPOSALS" in path.read_text()
-    assert accept(store, path).write.applied == []
+    assert applied(accept(store, path)) == []
 
 
 def test_a_legacy_report_block_is_accepted(store, tmp_path):
     path = tmp_path / "old.md"
     path.write_text("### DERIVE: `ab`\nA and B.\n- **Antecedents**: `a`, `b`\n- **Label**: old\n")
-    assert accept(store, path).write.applied == [("ab", Truth.IN)]
+    assert applied(accept(store, path)) == [("ab", Truth.IN)]
 
 
 @pytest.mark.parametrize("content, match", [
     (None, "cannot read"),
-    ("just prose, no blocks", "holds no proposal"),
+    ("just prose, no blocks", "holds nothing to accept"),
     ("### DERIVE x\n- Antecedents: a\n", "no conclusion text"),
 ])
 def test_bad_files_are_invalid_input(store, tmp_path, content, match):
@@ -100,3 +100,7 @@ def test_non_utf8_file(store, tmp_path):
     path.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(InvalidInput, match="not UTF-8"):
         accept(store, path)
+
+
+def applied(result):
+    return [(e["id"], e["truth_value"]) for e in result.applied.entries]

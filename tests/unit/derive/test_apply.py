@@ -5,19 +5,22 @@ from __future__ import annotations
 import pytest
 
 from engine import tms
-from engine.derive.apply import justifications_for, write_round
+from engine.derive.apply import justifications_for
 from engine.derive.proposals import Mode, Proposal, ProposalKind
+from engine.derive.stage import DeriveSettings, DeriveStage
 from engine.derive.validate import ValidationRules
 from engine.errors import StoreError
 from engine.model import Justification, Kind, Truth
-from engine.store import DeriveRoundRecord, DeriveRunRecord
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.rounds import apply_round
 from tests.derive_fakes import load, premise
 from tests.fakes import FakeStore, FakeTx
 
-RUN = DeriveRunRecord(id="run-1", model="fake", started_at="2025-01-01T00:00:00+00:00",
-                      params={"budget": 300})
-RECORD = DeriveRoundRecord(run_id="run-1", round=1, strategy="alphabetical", cluster=None,
-                           prompt_sha256="0" * 64, tokens_in=10, tokens_out=5, seconds=1.5)
+RUN = RunRecord(id="run-1", model="fake", started_at="2025-01-01T00:00:00+00:00",
+                params={"budget": 300})
+RECORD = RoundRecord(run_id="run-1", round=1, strategy="alphabetical", cluster=None,
+                     prompt_sha256="0" * 64, tokens_in=10, tokens_out=5, seconds=1.5,
+                     at="2025-01-01T00:00:01+00:00")
 
 ALL = Proposal(ProposalKind.DERIVE, "all-ab", "Needs both.", ("a", "b"), (), Mode.ALL, "both")
 ANY = Proposal(ProposalKind.DERIVE, "any-ab", "Either will do.", ("a", "b"), (), Mode.ANY,
@@ -36,8 +39,8 @@ def store():
 
 
 def apply(store, proposals, rules=ValidationRules()):
-    return store.write(lambda tx: write_round(tx, proposals, rules, RUN, RECORD,
-                                              at="2025-01-01T00:00:01+00:00"))
+    stage = DeriveStage(None, DeriveSettings(rules=rules))
+    return store.write(lambda tx: apply_round(tx, stage, proposals, None, RUN, RECORD))
 
 
 def truth(store, bid):
@@ -56,8 +59,8 @@ def test_justification_shapes():
 
 def test_applied_beliefs_and_their_labels(store):
     w = apply(store, [ALL, ANY, GATE, GATE_ANY])
-    assert w.applied == [("all-ab", Truth.IN), ("any-ab", Truth.IN), ("gate-ab", Truth.OUT),
-                         ("gate-any", Truth.OUT)]
+    assert [(e["id"], e["truth_value"]) for e in w.entries] == [
+        ("all-ab", Truth.IN), ("any-ab", Truth.IN), ("gate-ab", Truth.OUT), ("gate-any", Truth.OUT)]
     assert sorted(w.change.went_in) == ["all-ab", "any-ab"]
     b = store.state.beliefs["all-ab"]
     assert b.text == "Needs both." and b.depth == 1
@@ -91,24 +94,26 @@ def test_provenance_is_written_in_the_same_transaction(store):
     apply(store, [ALL, GATE])
     assert store.state.runs == {"run-1": RUN}
     (r,) = store.state.rounds
-    assert r.proposed == (("all-ab", "DERIVE", "ALL", "both"), ("gate-ab", "GATE", "ALL", "gated"))
+    assert [(run_id, n, tuple(p.values())) for run_id, n, p in store.state.proposed] == [
+        ("run-1", 1, ("all-ab", "DERIVE", "ALL", "both")),
+        ("run-1", 1, ("gate-ab", "GATE", "ALL", "gated"))]
     (prov,) = store.read(lambda tx: tx.derive_provenance("gate-ab"))
     assert prov.run.model == "fake" and prov.round.round == 1
-    assert prov.round.proposed == (("gate-ab", "GATE", "ALL", "gated"),)
+    assert (prov.kind, prov.mode, prov.label) == ("GATE", "ALL", "gated")
 
 
 def test_invalid_proposals_are_skipped_not_applied(store):
     bad = Proposal(ProposalKind.DERIVE, "ghostly", "Rests on a ghost.", ("a", "ghost"))
     w = apply(store, [ALL, bad])
-    assert [i for i, _ in w.applied] == ["all-ab"]
-    assert [s.id for s in w.validation.skipped] == ["ghostly"]
+    assert [e["id"] for e in w.entries] == ["all-ab"]
+    assert [s.id for s in w.checked.skipped] == ["ghostly"]
     assert "ghostly" not in store.state.beliefs
 
 
 def test_a_dry_round_records_the_round_without_beliefs(store):
     w = apply(store, [])
-    assert w.applied == [] and len(store.state.rounds) == 1
-    assert store.state.rounds[0].proposed == ()
+    assert w.entries == [] and len(store.state.rounds) == 1
+    assert store.state.proposed == []
 
 
 class FailingTx(FakeTx):
@@ -123,9 +128,9 @@ class FailingTx(FakeTx):
         self._maybe_fail("relabel")
         return change
 
-    def record_derive_round(self, record):
-        self._maybe_fail("record_derive_round")
-        return super().record_derive_round(record)
+    def link_proposed(self, run_id, round_n, proposed):
+        self._maybe_fail("link_proposed")
+        return super().link_proposed(run_id, round_n, proposed)
 
     def get_beliefs(self, ids):
         found = super().get_beliefs(ids)
@@ -149,7 +154,7 @@ class FailingStore(FakeStore):
         return result
 
 
-@pytest.mark.parametrize("step", ["relabel", "record_derive_round", "read_back"])
+@pytest.mark.parametrize("step", ["relabel", "link_proposed", "read_back"])
 def test_a_failure_in_the_middle_of_apply_leaves_nothing_applied(step):
     s = FailingStore("")
     load(s, [premise("a"), premise("b"), premise("bug")])

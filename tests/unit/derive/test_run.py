@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from engine.stages.calls import CallPolicy
-from engine.derive.report import ReportFile
+from engine.stages.report import ReportFile
 from engine.derive.run import DeriveOptions, derive
 from engine.derive.validate import ValidationRules
 from engine.model import Truth
@@ -45,9 +45,9 @@ class CapturingReport(ReportFile):
         super().__init__(path)
         self.versions = []
 
-    def write(self, data):
-        self.versions.append(json.loads(json.dumps(data)))
-        super().write(data)
+    def write(self, report):
+        self.versions.append(json.loads(json.dumps(report.to_json(), default=str)))
+        super().write(report)
 
 
 class Progress:
@@ -99,14 +99,15 @@ def test_auto_applies_with_provenance(store):
                  block("ab-gated", ["a", "b"], kind="GATE", unless=["bug"], label="gated"))
     result, _, _, _ = run(store, [text], auto=True)
     (r,) = result.rounds
-    assert r.applied == [("ab", Truth.IN), ("ab-gated", Truth.OUT)]
+    assert r.applied == [{"id": "ab", "truth_value": "IN"},
+                         {"id": "ab-gated", "truth_value": "OUT"}]
     assert store.state.beliefs["ab"].truth == Truth.IN
     (record,) = store.state.rounds
     assert record.run_id == result.run_id and record.round == 1
     assert record.strategy == "alphabetical" and record.prompt_sha256 == r.prompt_sha256
     assert record.tokens_in == 100 and record.tokens_out == 20
-    assert record.proposed == (("ab", "DERIVE", "ALL", "because"),
-                               ("ab-gated", "GATE", "ALL", "gated"))
+    assert [tuple(p.values()) for _, _, p in store.state.proposed] == [
+        ("ab", "DERIVE", "ALL", "because"), ("ab-gated", "GATE", "ALL", "gated")]
     assert store.state.runs[result.run_id].model == "scripted"
 
 
@@ -143,7 +144,7 @@ def test_two_format_failures_are_not_a_dry_round(store):
     result, _, _, _ = run(store, ["garbage", "more garbage", NO], exhaust=True, max_rounds=5)
     assert [r.outcome for r in result.rounds] == ["format_failure", "dry"]
     assert result.stopped == "1 consecutive dry round(s)"
-    assert result.report["totals"]["format_failures"] == 1
+    assert result.report.totals.format_failures == 1
 
 
 def test_all_invalid_is_a_dry_round(store):
@@ -161,7 +162,7 @@ def test_exhaust_re_reads_the_network_each_round(store):
     assert [r.outcome for r in result.rounds] == ["proposed", "proposed", "dry"]
     assert "#### [IN] depth-1: `ab`" in result.rounds[1].prompt
     assert store.state.beliefs["abcd"].depth == 2
-    assert result.report["totals"]["applied"] == 3
+    assert result.report.totals.applied == 3
 
 
 def test_exhaust_stops_at_max_rounds(store):
@@ -210,7 +211,7 @@ def test_a_store_failure_in_apply_is_an_error_round():
 
     s = FailingStore("")
     load(s, [premise("a"), premise("b")])
-    s.fail_at = "record_derive_round"
+    s.fail_at = "link_proposed"
     result, _, _, _ = run(s, [reply(block("ab", ["a", "b"]))], auto=True)
     assert result.status == "error" and "injected failure" in result.error
     assert "ab" not in s.state.beliefs
@@ -254,12 +255,12 @@ def test_report_contents_and_rewrites(store, tmp_path):
     assert store.state.runs[result.run_id].params == params
     assert on_disk["run_id"] == result.run_id and on_disk["finished_at"]
     r = on_disk["rounds"][0]
-    for key in ("round", "strategy", "cluster", "sample", "network", "prompt", "response",
+    for key in ("round", "strategy", "cluster", "shown", "network", "prompt", "response",
                 "responses", "parse", "proposals_found", "valid", "skipped", "applied",
                 "tokens", "calls", "seconds"):
         assert key in r, key
     assert r["round"] == 1 and r["strategy"] == "alphabetical" and r["cluster"] is None
-    assert r["sample"] == ["a", "b", "bug", "c", "d"]
+    assert r["shown"] == ["a", "b", "bug", "c", "d"]
     assert r["network"] == {"in": 5, "derived": 0, "max_depth": 0}
     assert r["prompt"].startswith("You are a reasoning architect")
     assert r["responses"] == ["junk", r1] and r["response"] == r1
@@ -281,7 +282,7 @@ def test_responses_replay_the_run(store):
     """The replay back-end answers call k with the k-th of all rounds' `responses`."""
     r1 = reply(block("ab", ["a", "b"]))
     first, _, _, _ = run(store, ["junk", r1, NO], exhaust=True)
-    recorded = [t for r in first.report["rounds"] for t in r["responses"]]
+    recorded = [t for r in first.rounds for t in r.responses]
     fresh = FakeStore()
     load(fresh, [premise(i, f"Premise {i}.") for i in ("a", "b", "c", "d", "bug")])
     again, _, _, _ = run(fresh, recorded, exhaust=True)
@@ -293,7 +294,7 @@ def test_cost_is_totalled_when_known(store):
     chat = ScriptedChatModel(script=[NO])
     result = derive(store, RecordingModelForRound(chat), alphabetical(),
                     DeriveOptions(calls=NO_SLEEP), cost=lambda i, o: i * 0.01 + o * 0.1)
-    assert result.report["totals"]["cost_usd"] == pytest.approx(3.0)
+    assert result.report.totals.cost_usd == pytest.approx(3.0)
 
 
 def test_a_huge_failed_reply_is_cut_in_the_retry(store):
@@ -312,4 +313,4 @@ def test_an_unwritable_proposals_file_ends_the_run_in_error(store, tmp_path):
     result, _, _, _ = run(store, [reply(block("ab", ["a", "b"]))],
                           output=blocker / "proposed.md")
     assert result.status == "error" and "cannot write the proposals file" in result.error
-    assert result.report["error"] == result.error
+    assert result.report.to_json()["error"] == result.error

@@ -1,0 +1,118 @@
+"""Derive as a stage of the shared machinery (engine/stages/): its view and prompt, its
+markdown parser, its validation, its apply. The run loop, calls, report, provenance and
+accept are the machinery's."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine.derive.apply import apply_proposals
+from engine.derive.parser import ParseResult, parse_reply
+from engine.derive.prompt import PromptOptions, build_prompt
+from engine.derive.proposals import FORMAT, NO_PROPOSALS, Proposal, render_proposals
+from engine.derive.validate import Validation, ValidationRules, read_facts, validate_proposals
+from engine.derive.view import RoundView, read_view
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.accept import run_note
+from engine.stages.contract import RoundContract
+from engine.stages.stage import Applied, Prompt, RoundInput
+from engine.store import GraphTx, Store
+
+if TYPE_CHECKING:
+    from engine.derive.sampling import Sampler
+
+MAX_LISTED_PROBLEMS = 20  # diagnostics quoted in the retry message
+
+
+@dataclass(frozen=True)
+class DeriveSettings:
+    budget: int = 300
+    domain: str | None = None
+    topic: str | None = None
+    rules: ValidationRules = ValidationRules()
+
+    def prompt_options(self) -> PromptOptions:
+        return PromptOptions(self.domain, self.topic, self.rules.min_antecedents)
+
+
+def network_stats(view: RoundView) -> dict[str, int]:
+    return {"in": view.status.in_, "derived": view.status.derived,
+            "max_depth": view.status.max_depth}
+
+
+def format_retry_message(parsed: ParseResult) -> str:
+    lines = [f"Your reply had no proposal in the required format and no `{NO_PROPOSALS}` line."]
+    problems = parsed.diagnostics
+    if problems:
+        lines.append("What was wrong:")
+        lines += [f"- line {d.line}: {d.reason}" if d.line else f"- {d.reason}"
+                  for d in problems[:MAX_LISTED_PROBLEMS]]
+        if len(problems) > MAX_LISTED_PROBLEMS:
+            lines.append(f"- ... and {len(problems) - MAX_LISTED_PROBLEMS} more")
+    lines.append("")
+    lines.append("Reply again with only the proposals, in exactly this format:")
+    lines.append("")
+    lines.append(FORMAT)
+    return "\n".join(lines)
+
+
+class DeriveStage:
+    name = "derive"
+
+    def __init__(self, sampler: "Sampler | None", settings: DeriveSettings = DeriveSettings()):
+        self.sampler = sampler  # None: the stage only checks and applies (accept)
+        self.settings = settings
+
+    def view(self, store: Store, n: int) -> RoundView:
+        if self.sampler is None:
+            raise TypeError("a DeriveStage without a sampler cannot read rounds")
+        return read_view(store, self.sampler, n - 1, budget=self.settings.budget,
+                         topic=self.settings.topic)
+
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        view = self.view(store, n)
+        prompt = build_prompt(view, self.settings.prompt_options())
+        contract = RoundContract.markdown(
+            prompt.allowed_ids, min_antecedents=self.settings.rules.min_antecedents)
+        return RoundInput(
+            prompt=Prompt(prompt.text, prompt.sha256),
+            contract=contract,
+            shown=view.sample_ids,
+            empty=not view.sample_ids,
+            details={"strategy": view.sample.strategy, "cluster": view.sample.cluster,
+                     "network": network_stats(view)},
+        )
+
+    def parse(self, reply: str, shown: RoundInput | None) -> ParseResult:
+        return parse_reply(reply)
+
+    def retry_message(self, parsed: ParseResult, shown: RoundInput) -> str:
+        return format_retry_message(parsed)
+
+    def combine(self, first: ParseResult, second: ParseResult) -> ParseResult:
+        return second
+
+    def check(self, tx: GraphTx, items: Sequence[Proposal], shown: RoundInput | None
+              ) -> Validation:
+        return validate_proposals(items, read_facts(tx, items), self.settings.rules)
+
+    def apply(self, tx: GraphTx, items: Sequence[Proposal], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        return apply_proposals(tx, self.check(tx, items, shown), run, record)
+
+    def item_dict(self, item: Proposal) -> dict[str, Any]:
+        return item.as_dict()
+
+    def render_file(self, items: Sequence[Proposal], run: RunRecord, command: str) -> str:
+        head = [
+            "# Proposed derivations",
+            "",
+            run_note(self.name, run),
+            "",
+            "Delete the blocks you do not want, then apply the rest with:",
+            "",
+            f"    {command}",
+            "",
+        ]
+        return "\n".join(head) + "\n" + render_proposals(items)

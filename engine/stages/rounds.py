@@ -1,0 +1,147 @@
+"""One round of any stage: read what the round shows, ask the model (retrying once when the
+reply needs it), parse, and validate; with `auto`, validate again and apply in ONE write
+transaction together with the round's provenance.
+
+Outcomes (engine.stages.report.Outcome): `proposed` (at least one valid item), `dry` (an
+explicit "nothing", or nothing valid), `format_failure` (after the retry the reply still
+needs one: not saturation), `empty` (nothing to show; the model is not called), `error` (the
+model failed after its tries, or the store failed: nothing of the round applied).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+
+from engine.errors import EngineError
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.calls import CallPolicy, ModelCallFailed, call_model
+from engine.stages.contract import ModelForRound
+from engine.stages.report import Outcome, RoundResult
+from engine.stages.stage import Applied, Checked, ParsedReply, RoundInput, Stage
+from engine.store import GraphTx, Store
+
+MAX_ECHO_CHARS = 20_000  # of a failed reply, repeated in the retry
+
+
+@dataclass(frozen=True)
+class RoundSettings:
+    auto: bool = False
+    calls: CallPolicy = CallPolicy()
+
+
+def echo(reply: str) -> str:
+    """The failed reply as the retry conversation repeats it: cut when huge."""
+    if len(reply) <= MAX_ECHO_CHARS:
+        return reply
+    return reply[:MAX_ECHO_CHARS] + f"\n[... {len(reply) - MAX_ECHO_CHARS} more characters]"
+
+
+def run_round(
+    store: Store,
+    stage: Stage,
+    model_for_round: ModelForRound,
+    settings: RoundSettings,
+    *,
+    n: int,
+    run: RunRecord,
+    at: Callable[[], str],
+    clock: Callable[[], float] = time.monotonic,
+) -> RoundResult:
+    """Run round `n` (1-based). Model and store failures end in outcome `error`, with nothing
+    of the round applied; they do not raise. Bugs do."""
+    start = clock()
+    result = RoundResult(n=n, stage=stage.name)
+    try:
+        shown = stage.read_round(store, n)
+        describe(result, shown)
+        if shown.empty:
+            result.outcome = Outcome.EMPTY
+            return result
+        parsed = _ask(result, stage, model_for_round, shown, settings)
+        result.parse = parsed
+        result.proposals = list(parsed.items)
+        result.proposal_dicts = [stage.item_dict(p) for p in result.proposals]
+        if settings.auto:
+            record = round_record(result, stage, run, seconds=clock() - start, at=at())
+            applied = store.write(
+                lambda tx: apply_round(tx, stage, result.proposals, shown, run, record))
+        else:
+            checked = (store.read(lambda tx: stage.check(tx, result.proposals, shown))
+                       if result.proposals else Checked())
+            applied = Applied(checked)
+        record_applied(result, applied)
+        if parsed.needs_retry:
+            result.outcome = Outcome.FORMAT_FAILURE
+        else:
+            result.outcome = Outcome.PROPOSED if result.valid else Outcome.DRY
+    except ModelCallFailed as e:
+        result.outcome = Outcome.ERROR
+        result.error = str(e)
+        result.calls += e.tries
+        result.call_errors += list(e.errors)
+    except EngineError as e:
+        result.outcome = Outcome.ERROR
+        result.error = f"{type(e).__name__}: {e}"
+    finally:
+        result.seconds = clock() - start
+    return result
+
+
+def apply_round(tx: GraphTx, stage: Stage, items, shown: RoundInput | None, run: RunRecord,
+                record: RoundRecord) -> Applied:
+    """Inside one write transaction: the run (once), the round, then the stage's writes."""
+    tx.create_run(run)
+    tx.record_round(record)
+    return stage.apply(tx, items, shown, run, record)
+
+
+def round_record(result: RoundResult, stage: Stage, run: RunRecord, *, seconds: float,
+                 at: str) -> RoundRecord:
+    return RoundRecord(
+        run_id=run.id, round=result.n, prompt_sha256=result.prompt_sha256,
+        tokens_in=result.tokens_in, tokens_out=result.tokens_out, seconds=round(seconds, 3),
+        strategy=result.strategy, cluster=result.cluster, stage=stage.name, at=at)
+
+
+def describe(result: RoundResult, shown: RoundInput) -> None:
+    result.strategy = str(shown.details.get("strategy", ""))
+    cluster = shown.details.get("cluster")
+    result.cluster = cluster if isinstance(cluster, int) else None
+    result.shown = shown.shown
+    result.details = {k: v for k, v in shown.details.items() if k not in ("strategy", "cluster")}
+    result.prompt = shown.prompt.text
+    result.prompt_sha256 = shown.prompt.sha256
+
+
+def record_applied(result: RoundResult, applied: Applied) -> None:
+    result.valid = list(applied.checked.valid)
+    result.skipped = list(applied.checked.skipped)
+    result.applied = list(applied.entries)
+    result.change = applied.change
+
+
+def _ask(result: RoundResult, stage: Stage, model_for_round: ModelForRound,
+         shown: RoundInput, settings: RoundSettings) -> ParsedReply:
+    runnable = model_for_round(shown.contract)
+    messages: list[BaseMessage] = [HumanMessage(shown.prompt.text)]
+    parsed = _call(result, stage, runnable, messages, shown, settings)
+    if parsed.needs_retry:
+        result.first_parse = parsed
+        messages += [AIMessage(echo(result.responses[-1])),
+                     HumanMessage(stage.retry_message(parsed, shown))]
+        parsed = stage.combine(parsed, _call(result, stage, runnable, messages, shown, settings))
+    return parsed
+
+
+def _call(result: RoundResult, stage: Stage, runnable, messages, shown: RoundInput,
+          settings: RoundSettings) -> ParsedReply:
+    call = call_model(runnable, messages, settings.calls)
+    result.calls += call.tries
+    result.call_errors += list(call.errors)
+    result.tokens_in += call.tokens_in
+    result.tokens_out += call.tokens_out
+    result.responses.append(call.text)
+    return stage.parse(call.text, shown)

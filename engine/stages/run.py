@@ -1,0 +1,183 @@
+"""A stage run: one round, or with `exhaust` rounds until the stage has nothing more to do.
+
+Without `auto`, one round runs and its valid items go to a proposals file
+(`stage.render_file`; `accept` applies it later). `auto` applies each round in one write
+transaction. `exhaust` (implies `auto`) repeats rounds, re-reading the network each time, up
+to `max_rounds`, and stops after `dry_rounds` consecutive dry rounds. A format failure is not
+a dry round: it neither counts towards the stop nor resets the count. A round that ends in
+error ends the run with status `error`; nothing of that round is applied.
+
+The report is rewritten after every round, so a run cut short still leaves a readable report.
+"""
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Protocol
+
+from engine.files import write_text_atomically
+from engine.provenance import RunRecord
+from engine.stages.calls import CallPolicy
+from engine.stages.contract import ModelForRound
+from engine.stages.report import (
+    Outcome,
+    ReportFile,
+    RoundResult,
+    RunReport,
+    RunStatus,
+    StopReason,
+    stop_description,
+)
+from engine.stages.rounds import RoundSettings, run_round
+from engine.stages.stage import Stage
+from engine.store import Store
+
+CostFunction = Callable[[int, int], "float | None"]  # (tokens_in, tokens_out) -> dollars
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    model: str = ""  # the model string, for the report and the Run node
+    auto: bool = False
+    exhaust: bool = False
+    max_rounds: int = 10
+    dry_rounds: int = 1  # consecutive dry rounds that end an exhaust run
+    calls: CallPolicy = CallPolicy()
+    output: Path | None = None  # the proposals file, without `auto`
+    accept_command: str = ""  # how to apply the proposals file, printed in it
+    params: Mapping[str, Any] = field(default_factory=dict)  # every parameter, as given
+
+    @property
+    def applies(self) -> bool:
+        return self.auto or self.exhaust
+
+    def round_settings(self) -> RoundSettings:
+        return RoundSettings(auto=self.applies, calls=self.calls)
+
+
+class Progress(Protocol):
+    def round_started(self, n: int, max_rounds: int) -> None: ...
+
+    def round_finished(self, result: RoundResult) -> None: ...
+
+
+class NoProgress:
+    def round_started(self, n: int, max_rounds: int) -> None:
+        pass
+
+    def round_finished(self, result: RoundResult) -> None:
+        pass
+
+
+@dataclass
+class RunResult:
+    report: RunReport
+    report_path: Path | None = None
+
+    @property
+    def run_id(self) -> str:
+        return self.report.run_id
+
+    @property
+    def status(self) -> RunStatus:
+        return self.report.status
+
+    @property
+    def rounds(self) -> list[RoundResult]:
+        return self.report.rounds
+
+    @property
+    def stopped(self) -> str | None:
+        return self.report.stopped
+
+    @property
+    def error(self) -> str | None:
+        return self.report.error
+
+    @property
+    def proposals_file(self) -> Path | None:
+        return self.report.proposals_file
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso_utc(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def new_run_id(started: datetime) -> str:
+    return started.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+
+
+def run_stage(
+    store: Store,
+    stage: Stage,
+    model_for_round: ModelForRound,
+    options: RunOptions,
+    *,
+    report_file: ReportFile | None = None,
+    progress: Progress | None = None,
+    cost: CostFunction | None = None,
+    now: Callable[[], datetime] = utc_now,
+) -> RunResult:
+    report_file = report_file or ReportFile(None)
+    progress = progress or NoProgress()
+    started = now()
+    run = RunRecord(id=new_run_id(started), model=options.model, started_at=iso_utc(started),
+                    params=dict(options.params), stage=stage.name)
+    report = RunReport(stage=stage.name, run_id=run.id, model=options.model,
+                       started_at=run.started_at, params=dict(options.params), cost=cost)
+    settings = options.round_settings()
+    max_rounds = max(1, options.max_rounds) if options.exhaust else 1
+    report_file.write(report)
+
+    reason, dry_streak = StopReason.ONE_ROUND, 0
+    try:
+        for n in range(1, max_rounds + 1):
+            progress.round_started(n, max_rounds)
+            result = run_round(store, stage, model_for_round, settings, n=n, run=run,
+                               at=lambda: iso_utc(now()))
+            report.rounds.append(result)
+            report_file.write(report)
+            progress.round_finished(result)
+            if result.outcome is Outcome.ERROR:
+                reason = StopReason.ERROR
+                report.status, report.error = RunStatus.ERROR, result.error
+                break
+            if result.is_dry:
+                dry_streak += 1
+            elif result.outcome is not Outcome.FORMAT_FAILURE:
+                dry_streak = 0
+            if options.exhaust:
+                if dry_streak >= max(1, options.dry_rounds):
+                    reason = StopReason.DRY_ROUNDS
+                    break
+                reason = StopReason.MAX_ROUNDS
+    except BaseException as e:  # a bug or an interrupt: leave a report that says so
+        report.status, report.stop_reason = RunStatus.ERROR, StopReason.CRASHED
+        report.stopped, report.finished_at = StopReason.CRASHED.value, iso_utc(now())
+        report.error = f"{type(e).__name__}: {e}"
+        report_file.write(report)
+        raise
+
+    if report.status is RunStatus.PARTIAL:
+        report.status = RunStatus.COMPLETE
+    if not options.applies and options.output is not None and report.status is RunStatus.COMPLETE:
+        last = report.rounds[-1]
+        try:
+            report.proposals_file = write_text_atomically(
+                options.output, stage.render_file(last.valid, run, options.accept_command))
+        except OSError as e:
+            reason, report.status = StopReason.ERROR, RunStatus.ERROR
+            report.error = (f"cannot write the proposals file {options.output}: "
+                            f"{e.strerror or e}")
+    report.stop_reason = reason
+    report.stopped = stop_description(reason, dry_streak=dry_streak, max_rounds=max_rounds)
+    report.finished_at = iso_utc(now())
+    report_file.write(report)
+    return RunResult(report, report_file.path)
