@@ -64,10 +64,19 @@ def _best_k(found: Iterable[tuple[str, str, float]], k: int) -> list[Pair]:
     return [Pair(a, b, s) for (a, b), s in sorted(best.items())]
 
 
+SEARCHES = ("auto", "index", "vectors")
+INDEX_UP_TO = 10_000  # `auto`: the vector index up to this many IN beliefs, blocks above
+
+
 def embedding_pairs(store: Store, embedder: Embedder, pool: Sequence[tuple[str, str]], *,
-                    threshold: float, k: int, cache: VectorCache | None = None,
+                    threshold: float, k: int, search: str = "auto",
+                    cache: VectorCache | None = None,
                     progress: Progress | None = None) -> list[Pair]:
-    """Neighbour pairs among `pool`'s beliefs at cosine >= threshold, each belief's k best."""
+    """Neighbour pairs among `pool`'s beliefs at cosine >= threshold, each belief's k best:
+    through the vector index (`index`), or block by block over the vectors derive's cache
+    holds (`vectors`, engine/dedup/neighbours.py); `auto` picks by the pool's size."""
+    if search == "vectors" or (search == "auto" and len(pool) > INDEX_UP_TO):
+        return _pairs_from_vectors(store, embedder, pool, threshold=threshold, k=k, cache=cache)
     ensure_current_embeddings(store, embedder, pool, cache=cache)
     ids = [i for i, _ in pool]
     members = set(ids)
@@ -79,6 +88,22 @@ def embedding_pairs(store: Store, embedder: Embedder, pool: Sequence[tuple[str, 
         if progress is not None:
             progress(min(start + KNN_BATCH, len(ids)), len(ids))
     return _best_k(found, k)
+
+
+def _pairs_from_vectors(store: Store, embedder: Embedder, pool: Sequence[tuple[str, str]], *,
+                        threshold: float, k: int, cache: VectorCache | None) -> list[Pair]:
+    from engine.dedup.neighbours import nearest, pairs_by_id
+
+    matrix = ensure_embeddings(store, embedder, pool, cache=cache)
+    if len(pool) < 2:
+        return []
+    import numpy as np  # ensure_embeddings has checked it is there
+
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = matrix / np.where(norms > 0, norms, 1.0)
+    ids = [i for i, _ in pool]
+    return _best_k(pairs_by_id(ids, nearest(matrix, k, threshold)), k)
 
 
 def ensure_current_embeddings(store: Store, embedder: Embedder, pool: Sequence[tuple[str, str]],

@@ -18,6 +18,7 @@ from itertools import combinations
 from typing import Any
 
 from engine.dedup.candidates import (
+    SEARCHES,
     Cluster,
     Pair,
     complete_link,
@@ -55,6 +56,7 @@ class DedupOptions:
     by_id: bool = False
     batch: int = DEFAULT_BATCH
     domain: str = ""
+    search: str = "auto"  # engine.dedup.candidates.SEARCHES
 
     @property
     def cutoff(self) -> float:
@@ -67,6 +69,9 @@ class DedupOptions:
         if not low < self.cutoff <= 1.0:
             raise InvalidInput(f"--threshold must be in ({low:g}, 1], not {self.cutoff:g}",
                                field="threshold", value=self.cutoff)
+        if self.search not in SEARCHES:
+            raise InvalidInput(f"--search is one of {', '.join(SEARCHES)}, not {self.search!r}",
+                               field="search", value=self.search)
         for name, value, least in (("k", self.k, 1), ("max-cluster", self.max_cluster, 2),
                                    ("batch", self.batch, 1)):
             if value < least:
@@ -76,7 +81,7 @@ class DedupOptions:
 
     def as_dict(self) -> dict[str, Any]:
         return {"threshold": self.cutoff, "k": self.k, "max_cluster": self.max_cluster,
-                "by_id": self.by_id, "batch": self.batch}
+                "by_id": self.by_id, "batch": self.batch, "search": self.search}
 
 
 @dataclass
@@ -102,7 +107,8 @@ class CandidateSource:
                                        "for a network without embeddings", field="by_id")
                 self._pairs = embedding_pairs(store, self.embedder, pool,
                                               threshold=self.options.cutoff, k=self.options.k,
-                                              cache=self.cache, progress=self.progress)
+                                              search=self.options.search, cache=self.cache,
+                                              progress=self.progress)
         return self._pairs
 
     def open_pairs(self, store: Store) -> tuple[list[Pair], dict[str, str]]:

@@ -11,8 +11,11 @@ of its topic), and 3% of them are near-copies of another belief (cosine about 0.
 those chained (copies of copies), so there are real clusters to find.
 
 Then, in a fresh process (so its peak memory is the candidate step's alone), times what
-`python -m engine.dedup --candidates` does: read the IN beliefs, check every embedding is
-current (none computed), k-NN through the vector index in batches, complete-link clusters.
+`python -m engine.dedup --candidates` does: read the IN beliefs, get their embeddings through
+derive's cache (checked current, none computed; read over Bolt, as a first run on a machine
+does), the k-NN search (`--search auto`: block by block over the vectors above 10k beliefs,
+engine/dedup/neighbours.py), complete-link clusters. Last, `dedup_index_rate` times the
+vector-index search (`--search index`) on a sample and says what the whole network would take.
 Targets (issue 14): under 60 s and under 2 GB of Python memory (peak RSS), where an N x N
 similarity matrix would need 40 GB for 100k beliefs.
 """
@@ -108,12 +111,30 @@ def setup(size: int) -> None:
         store.close()
 
 
-def candidates(threshold: float, k: int, max_cluster: int) -> None:
+def index_rate(sample: int, k: int, threshold: float) -> None:
+    """The vector-index search on `sample` beliefs: ms per belief, and what the whole network
+    would take at that rate."""
+    store, _ = open_store()
+    try:
+        pool = store.read(lambda tx: tx.in_belief_texts())
+        ids = [i for i, _ in pool][::max(1, len(pool) // sample)][:sample]
+        start = time.perf_counter()
+        for lo in range(0, len(ids), 500):
+            chunk = ids[lo:lo + 500]
+            store.read(lambda tx, chunk=chunk: tx.nearest_beliefs(chunk, k, threshold))
+        per = (time.perf_counter() - start) / len(ids)
+        emit(bench="dedup_index_rate", sampled=len(ids), ms_per_belief=round(per * 1000, 2),
+             whole_network_s=round(per * len(pool)), in_beliefs=len(pool))
+    finally:
+        store.close()
+
+
+def candidates(threshold: float, k: int, max_cluster: int, search: str) -> None:
     from engine.dedup.stage import CandidateSource, DedupOptions, find_clusters
 
     store, _ = open_store()
     try:
-        options = DedupOptions(threshold=threshold, k=k, max_cluster=max_cluster)
+        options = DedupOptions(threshold=threshold, k=k, max_cluster=max_cluster, search=search)
         source = CandidateSource(options, embedder=StoredOnlyEmbedder())
         start = time.perf_counter()
         cpu = time.process_time()
@@ -122,7 +143,7 @@ def candidates(threshold: float, k: int, max_cluster: int) -> None:
         sizes: dict[int, int] = {}
         for c in clusters:
             sizes[len(c.members)] = sizes.get(len(c.members), 0) + 1
-        emit(bench="dedup_candidates", in_beliefs=len(shas), threshold=threshold, k=k,
+        emit(bench="dedup_candidates", search=search, in_beliefs=len(shas), threshold=threshold, k=k,
              max_cluster=max_cluster, pairs=len(source._pairs or ()), clusters=len(clusters),
              cluster_sizes=dict(sorted(sizes.items())), seconds=round(seconds, 1),
              python_cpu_s=round(time.process_time() - cpu, 1),
@@ -141,17 +162,22 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
     parser.add_argument("--k", type=int, default=DEFAULT_K)
     parser.add_argument("--max-cluster", type=int, default=DEFAULT_MAX_CLUSTER)
+    parser.add_argument("--search", default="auto", help="auto, index or vectors")
+    parser.add_argument("--index-sample", type=int, default=2000, metavar="N",
+                        help="time the vector-index search on N beliefs (0: skip)")
     parser.add_argument("--phase", choices=["all", "candidates"], default="all",
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.phase == "candidates":
-        candidates(args.threshold, args.k, args.max_cluster)
+        candidates(args.threshold, args.k, args.max_cluster, args.search)
         return
     if not args.reuse:
         setup(args.size)
-    subprocess.run([sys.executable, __file__, "--phase", "candidates",
+    subprocess.run([sys.executable, __file__, "--phase", "candidates", "--search", args.search,
                     "--threshold", str(args.threshold), "--k", str(args.k),
                     "--max-cluster", str(args.max_cluster)], check=True)
+    if args.index_sample:
+        index_rate(args.index_sample, args.k, args.threshold)
 
 
 if __name__ == "__main__":
