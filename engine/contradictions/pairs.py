@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.dedup.json_text import json_items
-from engine.dedup.prompt import member_line
+from engine.dedup.prompt import member_line, retry_text as shared_retry_text
+from engine.dedup.verdicts import combine_by
 from engine.model import Belief
 from engine.stages.stage import Diagnostic, Parsed
 
@@ -74,9 +75,7 @@ def build_prompt(pairs: Sequence[ShownPair], beliefs: Mapping[str, Belief],
 
 
 def retry_text(reasons: Sequence[str]) -> str:
-    listed = "\n".join(f"- {r}" for r in reasons) or "- the reply could not be read"
-    return ("Your answer could not be used as it was:\n" + listed + "\n\n"
-            "Answer again for every pair, in this format.\n" + FORMAT)
+    return shared_retry_text(reasons, what="pair", answer_format=FORMAT)
 
 
 def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, Any]:
@@ -154,9 +153,4 @@ def _read(k: int, obj: Any, by_n: Mapping[int, ShownPair] | None):
 
 
 def combine_answers(first: Parsed[PairAnswer], second: Parsed[PairAnswer]) -> Parsed[PairAnswer]:
-    items = {a.pair: a for a in first.items}
-    items.update((a.pair, a) for a in second.items)
-    diagnostics = [Diagnostic("first reply: " + d.reason, d.line) for d in first.diagnostics]
-    diagnostics += [Diagnostic("retry: " + d.reason, d.line) for d in second.diagnostics]
-    return Parsed(items=[items[n] for n in sorted(items)], diagnostics=diagnostics,
-                  needs_retry=not items)
+    return combine_by(first, second, lambda a: a.pair)

@@ -25,10 +25,10 @@ from engine.contradictions.pairs import (
 )
 from engine.dedup.candidates import current_verdicts
 from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
-from engine.dedup.stage import CandidateSource
+from engine.dedup.stage import CandidateSource, stale_member
 from engine.derive.embedding_cache import text_sha256
 from engine.errors import InvalidInput
-from engine.model import Change, Truth
+from engine.model import Change
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput, Skip
@@ -135,16 +135,7 @@ class ContradictionsStage:
               ) -> Checked[PairAnswer]:
         checked: Checked[PairAnswer] = Checked()
         for item in items:
-            beliefs = tx.get_beliefs([item.a, item.b])
-            reason = ""
-            for i, sha in ((item.a, item.sha_a), (item.b, item.sha_b)):
-                b = beliefs.get(i)
-                if b is None:
-                    reason = reason or f"`{i}` no longer exists"
-                elif b.truth != Truth.IN:
-                    reason = reason or f"`{i}` is no longer IN"
-                elif text_sha256(b.text) != sha:
-                    reason = reason or f"the text of `{i}` changed since it was judged"
+            reason = stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b))
             if not reason and item.verdict == "CONTRADICTION" and has_nogood_over(tx, item.a,
                                                                                   item.b):
                 reason = "a nogood over the pair exists already"

@@ -3,7 +3,6 @@
 object per cluster under "verdicts", its cluster numbers and ids restricted to those shown."""
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,10 +49,11 @@ def build_prompt(clusters: Sequence[ShownCluster], beliefs: Mapping[str, Belief]
     return "\n".join(parts)
 
 
-def retry_text(reasons: Sequence[str]) -> str:
+def retry_text(reasons: Sequence[str], *, what: str = "cluster",
+               answer_format: str = FORMAT) -> str:
     listed = "\n".join(f"- {r}" for r in reasons) or "- the reply could not be read"
     return ("Your answer could not be used as it was:\n" + listed + "\n\n"
-            "Answer again for every cluster, in this format.\n" + FORMAT)
+            f"Answer again for every {what}, in this format.\n" + answer_format)
 
 
 def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str, Any]:
@@ -90,7 +90,3 @@ def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str
         listing.update(minItems=len(clusters), maxItems=len(clusters))
     return {"type": "object", "properties": {REPLY_KEY: listing}, "required": [REPLY_KEY],
             "additionalProperties": False}
-
-
-def schema_text(schema: Mapping[str, Any]) -> str:
-    return json.dumps(schema, sort_keys=True)

@@ -242,10 +242,10 @@ def _keep(tx: GraphTx, v: ClusterVerdict) -> str:
     return choose_keep(v.same, v.keep, beliefs, tx.dependent_counts(v.same))
 
 
-def _fault(tx: GraphTx, v: ClusterVerdict) -> str:
-    """Why a verdict cannot be applied to the graph as it is now ("" when it can)."""
-    beliefs = tx.get_beliefs(v.members)
-    for i, sha in zip(v.members, v.shas):
+def stale_member(tx: GraphTx, members: Sequence[str], shas: Sequence[str]) -> str:
+    """Why beliefs judged with these text hashes are no longer what was judged ("" if none)."""
+    beliefs = tx.get_beliefs(members)
+    for i, sha in zip(members, shas):
         b = beliefs.get(i)
         if b is None:
             return f"`{i}` no longer exists"
@@ -253,6 +253,14 @@ def _fault(tx: GraphTx, v: ClusterVerdict) -> str:
             return f"`{i}` is no longer IN"
         if text_sha256(b.text) != sha:
             return f"the text of `{i}` changed since it was judged"
+    return ""
+
+
+def _fault(tx: GraphTx, v: ClusterVerdict) -> str:
+    """Why a verdict cannot be applied to the graph as it is now ("" when it can)."""
+    stale = stale_member(tx, v.members, v.shas)
+    if stale:
+        return stale
     if v.same:
         keep = _keep(tx, v)
         for m in v.same:

@@ -12,7 +12,7 @@ missing or broken verdict is never read as DIFFERENT.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -159,11 +159,16 @@ def _strings(value: Any) -> tuple[str, ...] | None:
 
 def combine_verdicts(first: Parsed[ClusterVerdict], second: Parsed[ClusterVerdict]
                      ) -> Parsed[ClusterVerdict]:
-    """After the retry: the second reply's answers, and the first's for clusters the second
-    left out. What neither answered stays undecided (not a format failure unless nothing at
-    all was usable)."""
-    items = {v.cluster: v for v in first.items}
-    items.update((v.cluster, v) for v in second.items)
+    return combine_by(first, second, lambda v: v.cluster)
+
+
+def combine_by(first: Parsed[Any], second: Parsed[Any], key: Callable[[Any], int]
+               ) -> Parsed[Any]:
+    """After the retry: the second reply's answers, and the first's for what the second left
+    out (by `key`). What neither answered stays undecided (not a format failure unless nothing
+    at all was usable)."""
+    items = {key(v): v for v in first.items}
+    items.update((key(v), v) for v in second.items)
     diagnostics = [Diagnostic("first reply: " + d.reason, d.line) for d in first.diagnostics]
     diagnostics += [Diagnostic("retry: " + d.reason, d.line) for d in second.diagnostics]
     return Parsed(items=[items[n] for n in sorted(items)], diagnostics=diagnostics,

@@ -167,18 +167,10 @@ def test_undo_refuses_when_a_later_merge_moved_the_edges_on(store):
 
 
 # --- contradictions ---------------------------------------------------------------------------
-def contradiction_network(store):
-    load(store, [premise("weak", "Reads are always fresh."),
-                 premise("strong", "Cached reads are sometimes stale."),
-                 derived("rests", ["weak"], text="So no invalidation is needed.")])
-    tms.assert_belief(store, "weak")  # user-asserted: less entrenched than a premise
-
-
 def test_a_contradiction_becomes_a_nogood_and_backtracks(store):
-    load(store, [premise("p", "Reads are always fresh.")])
-    contradiction_network_b = [premise("q", "Cached reads are sometimes stale.",),
-                               derived("rests", ["p"], text="So no invalidation is needed.")]
-    load(store, contradiction_network_b)
+    load(store, [premise("p", "Reads are always fresh."),
+                 premise("q", "Cached reads are sometimes stale."),
+                 derived("rests", ["p"], text="So no invalidation is needed.")])
     result = apply(store, dedup_stage(), [verdict(store, 1, "CONTRADICTION", ("p", "q"),
                                                   contradicts=[("p", "q")])])
     assert result.entries[0]["action"] == "nogood"
