@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from engine.errors import ModelError
@@ -31,6 +32,13 @@ def start_loading() -> None:
     if _loading is None:
         _loading = threading.Thread(target=_import_sklearn, name="load-sklearn", daemon=True)
         _loading.start()
+
+
+def kmeans_clusterer() -> Callable[[Any, int, int], list[int]]:
+    """The clusterer an entry point gives the cluster strategies: `kmeans_labels`, with
+    scikit-learn starting to load now, while the first pool and vectors are read."""
+    start_loading()
+    return kmeans_labels
 
 
 def _import_sklearn() -> None:

@@ -14,12 +14,17 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from engine.errors import StoreError
+
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
 _PLACEHOLDER = re.compile(r"\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}")
 
 
-class CypherFileError(ValueError):
-    pass
+class CypherFileError(StoreError):
+    """A query file in cypher/ is malformed, or a query is asked for by a name no file has:
+    the installed package is broken, which no input of the user's can mend."""
+
+    exit_code = 1
 
 
 @dataclass(frozen=True)

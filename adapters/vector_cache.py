@@ -27,8 +27,9 @@ from typing import Any
 
 from engine.derive.embedding_cache import VectorTable
 from engine.errors import ModelError
+from engine.files import write_atomically
+from engine.optional import numpy_module
 
-EXTRA_HINT = "pip install 'eem-engine[embeddings]'"
 MAX_SEGMENTS = 16
 
 
@@ -53,7 +54,7 @@ class NpyVectorCache:
         return self._load(model).gather(shas)
 
     def put(self, model: str, shas: Sequence[str], rows: Any) -> None:
-        np = _numpy()
+        np = numpy_module("file caches of embeddings")
         table = self._load(model)
         rows = np.asarray(rows, dtype=np.float32)
         keep = [j for j, s in enumerate(shas) if s not in table]
@@ -73,7 +74,7 @@ class NpyVectorCache:
     def _load(self, model: str) -> VectorTable:
         if model in self._tables:
             return self._tables[model]
-        np = _numpy()
+        np = numpy_module("file caches of embeddings")
         table = VectorTable()
         loaded: list[Path] = []
         folder = self._folder(model)
@@ -93,25 +94,19 @@ class NpyVectorCache:
         return table
 
     def _write(self, model: str, shas: Sequence[str], rows: Any) -> Path | None:
-        np = _numpy()
+        np = numpy_module("file caches of embeddings")
         sha_column = np.array([s.encode("ascii") for s in shas], dtype="S64")
         rows = np.ascontiguousarray(rows, dtype=np.float32)
         folder = self._folder(model)
-        name = f"seg-{uuid.uuid4().hex}"
-        part = folder / f".{name}.part"
+
+        def write(f) -> None:
+            np.save(f, sha_column, allow_pickle=False)
+            np.save(f, rows, allow_pickle=False)
+
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            with open(part, "wb") as f:
-                np.save(f, sha_column, allow_pickle=False)
-                np.save(f, rows, allow_pickle=False)
-            final = folder / f"{name}.npy"
-            os.replace(part, final)
+            final = write_atomically(folder / f"seg-{uuid.uuid4().hex}.npy", write)
         except OSError as e:
             self.error = f"cannot write the embedding cache in {folder}: {e}"
-            try:
-                part.unlink(missing_ok=True)
-            except OSError:
-                pass
             return None
         self._segments[model].append(final)
         return final
@@ -124,11 +119,3 @@ class NpyVectorCache:
             return
         for path in old:
             path.unlink(missing_ok=True)
-
-
-def _numpy():
-    try:
-        import numpy
-    except ImportError as e:
-        raise ModelError(f"the embedding cache needs numpy: {EXTRA_HINT}") from e
-    return numpy

@@ -5,20 +5,18 @@ The engine sees a pack query as its name, description and documented parameters 
 type read off its Browser example, `:param id => 'x'` is a string, `:param steps => 2` an
 integer); it checks the user's `--param` values against them, runs the query through the
 store, and renders the rows. Values that are graph elements come back as GraphNode /
-GraphEdge, so nothing here depends on the driver.
+GraphEdge (engine/query_result.py), so nothing here depends on the driver.
 """
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from engine.errors import InvalidInput, NotFound
-
-if TYPE_CHECKING:
-    from engine.store import Store
+from engine.query_result import GraphEdge, GraphNode, QueryResult
+from engine.store import Store
 
 PARAM_TYPES = ("string", "integer", "float", "boolean")
 
@@ -35,39 +33,6 @@ class PackQuery:
     name: str
     description: str
     params: tuple[PackParam, ...] = ()
-
-
-@dataclass(frozen=True)
-class GraphNode:
-    """A node in a query result: `key` is the database's element id."""
-
-    key: str
-    labels: tuple[str, ...]
-    properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"labels": list(self.labels), "properties": dict(self.properties)}
-
-
-@dataclass(frozen=True)
-class GraphEdge:
-    key: str
-    type: str
-    source: str  # key of the start node
-    target: str  # key of the end node
-    properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "properties": dict(self.properties)}
-
-
-@dataclass(frozen=True)
-class QueryResult:
-    columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
-
-    def records(self) -> list[dict[str, Any]]:
-        return [dict(zip(self.columns, row)) for row in self.rows]
 
 
 # --- finding a query and checking its parameters ---------------------------------------
@@ -137,7 +102,7 @@ def _plain_example(p: PackParam) -> str:
 
 
 # --- running -----------------------------------------------------------------------------
-def run_query(store: "Store", query: PackQuery, params: Mapping[str, Any]) -> QueryResult:
+def run_query(store: Store, query: PackQuery, params: Mapping[str, Any]) -> QueryResult:
     """Run a pack query (read-only) with checked parameters."""
     return store.read(lambda tx: tx.run_pack_query(query.name, dict(params)))
 

@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
-from engine.queries import QueryResult
+from engine.query_result import QueryResult
 
 T = TypeVar("T")
 
@@ -110,9 +110,6 @@ class GraphTx(Protocol):
     def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
         """`ids` and every belief reachable from them through antecedents and outlists,
         with justifications: the material for explain, trace and nogood resolution."""
-
-    def dependents(self, ids: Iterable[str]) -> set[str]:
-        """Every belief whose label could depend on one of `ids` (transitively)."""
 
     def direct_dependents(self, belief_id: str) -> set[str]:
         """Beliefs with a justification that names `belief_id`."""

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import InvalidInput, NotFound
+from engine.files import write_text_atomically
 from engine.model import check_id
-from engine.queries import GraphEdge, GraphNode
+from engine.query_result import GraphEdge, GraphNode
 from engine.store import Store
 
 MAX_STEPS = 25  # the bound written in cypher/queries/neighbourhood.cypher
@@ -54,9 +55,5 @@ def neighbourhood(store: Store, belief_id: str, steps: int = 2) -> Neighbourhood
 
 
 def write_html(path: str | os.PathLike, html: str) -> Path:
-    """Write the page whole (a temporary file renamed into place)."""
-    target = Path(path)
-    temporary = target.with_name(f".{target.name}.tmp")
-    temporary.write_text(html, encoding="utf-8")
-    os.replace(temporary, target)
-    return target
+    """Write the page whole: a reader never sees half of it."""
+    return write_text_atomically(path, html)

@@ -75,21 +75,6 @@ class FakeTx:
                 stack.extend(a for a in j.mentions() if a in self.s.beliefs)
         return seen
 
-    def dependents(self, ids: Iterable[str]) -> set[str]:
-        users: dict[str, set[str]] = {}
-        for b in self.s.beliefs.values():
-            for j in b.justifications:
-                for a in j.mentions():
-                    users.setdefault(a, set()).add(b.id)
-        seen: set[str] = set()
-        stack = list(ids)
-        while stack:
-            for c in users.get(stack.pop(), ()):
-                if c not in seen:
-                    seen.add(c)
-                    stack.append(c)
-        return seen
-
     def direct_dependents(self, belief_id: str) -> set[str]:
         return {b.id for b in self.s.beliefs.values()
                 if any(belief_id in j.mentions() for j in b.justifications)}

@@ -1,6 +1,7 @@
 """What every part of the Neo4j transaction view shares: running a named query."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import neo4j
@@ -26,3 +27,12 @@ class TxBase:
 
     def _single(self, name: str, **params: Any) -> neo4j.Record | None:
         return self._tx.run(cypher(name), params).single()
+
+    # --- for code that drives this transaction from outside its parts (propagation) --------
+    def run_query(self, name: str, **params: Any) -> list[neo4j.Record]:
+        """Run the named query from cypher/ with `params` and return all its records."""
+        return self._run(name, **params)
+
+    def known_element_ids(self, ids: Iterable[str]) -> dict[str, str]:
+        """Belief id -> element id, for those of `ids` this transaction has already met."""
+        return {i: self._element_of[i] for i in ids if i in self._element_of}

@@ -38,8 +38,8 @@ class Propagation:
     # --- public -----------------------------------------------------------------------
     def relabel(self, seeds: Iterable[str]) -> Change:
         ids = sorted(set(seeds))
-        known = self._tx._element_of
-        elements = {known[i] for i in ids if i in known}
+        known = self._tx.known_element_ids(ids)
+        elements = set(known.values())
         unknown = [i for i in ids if i not in known]
         if unknown:
             elements.update(r["element"] for r in self._run("element_ids_of", ids=unknown))
@@ -49,7 +49,7 @@ class Propagation:
     # --- steps ------------------------------------------------------------------------
     def _run(self, name: str, **params):
         self.statements += 1
-        return self._tx._run(name, **params)
+        return self._tx.run_query(name, **params)
 
     def _expand(self, seeds: set[str]) -> dict[str, list[str]]:
         """The region as successor lists (every region belief is a key)."""

@@ -85,17 +85,6 @@ class TmsTxPart(TxBase):
             seen.update(frontier)
         return self.get_beliefs(seen)
 
-    def dependents(self, ids: Iterable[str]) -> set[str]:
-        start = set(ids)
-        seen: set[str] = set()
-        frontier = sorted(start)
-        while frontier:
-            found = {c for r in self._run("region_dependents", ids=frontier)
-                     for c in r["dependents"]}
-            frontier = sorted(found - seen - start)
-            seen.update(found)
-        return seen
-
     def direct_dependents(self, belief_id: str) -> set[str]:
         return {c for r in self._run("region_dependents", ids=[belief_id]) for c in r["dependents"]}
 

@@ -73,12 +73,13 @@ def strategy_of(args: argparse.Namespace) -> str:
 def make_sampler(args: argparse.Namespace, store: Store, stderr=None):
     """The sampling strategy the flags ask for (engine.derive.sampling); the cluster ones get
     embeddings from the store, computed by the local sentence-transformers model where
-    missing (imported here, only for them)."""
+    missing, and scikit-learn's KMeans (both imported here, only for them)."""
     from engine.derive.sampling import make_sampler as make
 
     strategy = strategy_of(args)
-    vectors = None
+    vectors = clusterer = None
     if strategy in ("cluster", "intra-cluster"):
+        from adapters.clustering import kmeans_clusterer
         from adapters.embeddings import SentenceTransformerEmbedder
         from adapters.vector_cache import NpyVectorCache
         from engine.derive.embedding_cache import embedding_source
@@ -92,8 +93,9 @@ def make_sampler(args: argparse.Namespace, store: Store, stderr=None):
         vectors = embedding_source(store, SentenceTransformerEmbedder(args.embedding_model),
                                    cache=NpyVectorCache(embedding_cache_dir()),
                                    progress=progress)
+        clusterer = kmeans_clusterer()
     return make(strategy, budget=args.budget, seed=args.seed, n_clusters=args.n_clusters,
-                vectors=vectors)
+                vectors=vectors, clusterer=clusterer)
 
 
 # --- the parsers ---------------------------------------------------------------------

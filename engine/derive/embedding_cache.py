@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from engine.errors import ModelError
+from engine.optional import numpy_module
 from engine.store import Store, StoredEmbedding
 
-EMBEDDINGS_HINT = "pip install 'eem-engine[embeddings]'"
 EMBED_BATCH = 256  # texts per embed call, and per write transaction
 READ_BATCH = 2000  # stored vectors per read transaction
 
@@ -70,7 +70,7 @@ class VectorTable:
         return sha in self._index
 
     def add(self, shas: Sequence[str], rows: Any) -> None:
-        np = _numpy()
+        np = numpy_module("embeddings")
         rows = np.asarray(rows, dtype=np.float32)
         keep = [j for j, s in enumerate(shas) if s not in self._index]
         if not keep:
@@ -89,7 +89,7 @@ class VectorTable:
             self._blocks = [np.concatenate(self._blocks)]
 
     def gather(self, shas: Sequence[str]) -> Any:
-        np = _numpy()
+        np = numpy_module("embeddings")
         where = np.fromiter((self._index[s] for s in shas), dtype=np.int64, count=len(shas))
         if len(self._blocks) > 1:
             self._blocks = [np.concatenate(self._blocks)]
@@ -117,7 +117,9 @@ class MemoryVectorCache:
         return [table is not None and s in table for s in shas]
 
     def rows(self, model: str, shas: Sequence[str]) -> Any:
-        return self._tables[model].gather(shas) if shas else _numpy().zeros((0, 0), "float32")
+        if not shas:
+            return numpy_module("embeddings").zeros((0, 0), "float32")
+        return self._tables[model].gather(shas)
 
     def put(self, model: str, shas: Sequence[str], rows: Any) -> None:
         self._tables.setdefault(model, VectorTable()).add(shas, rows)
@@ -138,7 +140,7 @@ def ensure_embeddings(
 ):
     """The embeddings of `pool`'s texts as a float32 array, row i for item i, computing and
     storing only those missing or stale in the store (and in `cache`)."""
-    np = _numpy()
+    np = numpy_module("embeddings")
     cache = cache if cache is not None else MemoryVectorCache()
     model = embedder.model_name
     if not pool:
@@ -204,11 +206,3 @@ def _save(store: Store, rows: list[StoredEmbedding], batch: int) -> None:
     for start in range(0, len(rows), batch):
         chunk = rows[start:start + batch]
         store.write(lambda tx, chunk=chunk: tx.save_embeddings(chunk))
-
-
-def _numpy():
-    try:
-        import numpy
-    except ImportError as e:
-        raise ModelError(f"embeddings need numpy: {EMBEDDINGS_HINT}") from e
-    return numpy

@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from prompt_build import MODEL, RandomUnitEmbedder, emit, timed, unit_rows  # noqa: E402
 
+from adapters.clustering import kmeans_clusterer  # noqa: E402
 from adapters.vector_cache import NpyVectorCache  # noqa: E402
 from engine.derive.embedding_cache import embedding_source, text_sha256  # noqa: E402
 from engine.derive.prompt import build_prompt  # noqa: E402
@@ -86,7 +87,9 @@ def main() -> None:
                 if strategy in ("cluster", "intra-cluster"):
                     vectors = embedding_source(store, RandomUnitEmbedder(),
                                                cache=NpyVectorCache(folder))
-                sampler = make_sampler(strategy, budget=args.budget, seed=7, vectors=vectors)
+                clusterer = kmeans_clusterer() if "cluster" in strategy else None
+                sampler = make_sampler(strategy, budget=args.budget, seed=7, vectors=vectors,
+                                       clusterer=clusterer)
                 for r in range(args.rounds):
                     view_s, view = timed(lambda r=r: read_view(store, sampler, r,
                                                                budget=args.budget))

@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
+from adapters.clustering import kmeans_clusterer  # noqa: E402
 from adapters.vector_cache import NpyVectorCache  # noqa: E402
 from engine.derive.embedding_cache import (  # noqa: E402
     MemoryVectorCache,
@@ -95,7 +96,8 @@ def synthetic_pool(size: int) -> list[tuple[str, str]]:
 
 
 def rounds_of(strategy, pool, vectors, args, label: str) -> None:
-    sampler = make_sampler(strategy, budget=args.budget, seed=7, vectors=vectors)
+    sampler = make_sampler(strategy, budget=args.budget, seed=7, vectors=vectors,
+                           clusterer=kmeans_clusterer() if "cluster" in strategy else None)
     cpu = time.process_time()
     first, sample = timed(lambda: sampler.sample(0, pool))
     cpu = time.process_time() - cpu
@@ -213,7 +215,8 @@ def time_rounds(args, store, embedder, pool, rows, shas, view_premise_pool) -> N
 
             with_import = "sklearn.cluster" not in sys.modules
             started, cpu = time.perf_counter(), time.process_time()
-            sampler = make_sampler(strategy, budget=args.budget, seed=7, vectors=vectors)
+            sampler = make_sampler(strategy, budget=args.budget, seed=7, vectors=vectors,
+                                   clusterer=kmeans_clusterer() if "cluster" in strategy else None)
             read_s, now = timed(lambda: store.read(lambda tx: tx.premise_pool()))
             sample_s, sample = timed(lambda: sampler.sample(0, now))
             total, cpu = time.perf_counter() - started, time.process_time() - cpu

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from adapters.clustering import kmeans_clusterer  # noqa: E402
 from engine.derive.embedding_cache import text_sha256  # noqa: E402
 from engine.derive.sampling import default_n_clusters, make_sampler  # noqa: E402
 
@@ -132,7 +133,8 @@ def run_network(path: Path, args) -> None:
             def vectors(items, rows=vector_rows, row_of=row_of):
                 return rows[[row_of[i] for i, _ in items]]
         sampler = make_sampler(strategy, budget=args.budget, seed=args.seed,
-                               n_clusters=args.n_clusters, vectors=vectors)
+                               n_clusters=args.n_clusters, vectors=vectors,
+                               clusterer=kmeans_clusterer() if "cluster" in strategy else None)
         started = time.perf_counter()
         samples = [sampler.sample(0, pool).ids]
         k = sampler.n_clusters or k_default

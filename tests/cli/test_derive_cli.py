@@ -81,7 +81,7 @@ def test_an_unreachable_store_is_one_line(tmp_path):
 def test_importing_derive_loads_no_heavy_package():
     code = (
         "import sys\n"
-        "import engine.cli.derive, engine.derive.run, engine.derive.rounds, engine.derive.accept\n"
+        "import engine.cli.derive, engine.derive.run, engine.stages.rounds, engine.derive.accept\n"
         "import engine.derive.sampling, engine.derive.prompt, engine.derive.parser\n"
         "from engine.cli.derive import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
@@ -120,7 +120,7 @@ def test_auto_run_applies_and_reports(network, neo4j_settings, tmp_path):
     r = derive_cli(["--model", MODEL, "--auto"], cwd=tmp_path, settings=neo4j_settings,
                    script=[GOOD])
     assert r.returncode == 0, r.stderr
-    assert "round 1: proposed: 4 beliefs shown, 2 proposed, 2 valid, 2 applied" in r.stderr
+    assert "round 1: proposed: 4 shown, 2 proposed, 2 valid, 2 applied" in r.stderr
     assert "round" in r.stdout and "total" in r.stdout  # the summary table
     (path,) = (tmp_path / "reports").glob("derive-*.json")
     assert f"report: {Path('reports') / path.name}" in r.stdout

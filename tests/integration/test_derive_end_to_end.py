@@ -10,7 +10,7 @@ import pytest
 from engine import tms
 from engine.derive.accept import accept
 from engine.stages.calls import CallPolicy
-from engine.derive.report import ReportFile
+from engine.stages.report import ReportFile
 from engine.derive.run import DeriveOptions, derive
 from engine.model import Truth
 from tests.derive_fakes import (
@@ -75,7 +75,7 @@ def test_exhaust_run_end_to_end(store, tmp_path):
     assert (p.run.id, p.run.model, p.round.round, p.round.strategy) == (
         result.run_id, "scripted", 2, "alphabetical")
     assert p.round.prompt_sha256 == result.rounds[1].prompt_sha256
-    assert p.round.proposed == (("system-latency-risk", "GATE", "ALL", "because"),)
+    assert (p.kind, p.mode, p.label) == ("GATE", "ALL", "because")
 
     # the cascade: the bug is fixed, the gate opens; a premise goes, its conclusions follow
     tms.retract(store, "bug-auth-timeout")
@@ -133,6 +133,6 @@ def test_proposals_file_then_accept(store, tmp_path):
            DeriveOptions(model="scripted", output=out))
     assert tms.status(store).derived == 0
     result = accept(store, out)
-    assert result.write.applied == [("auth-bottleneck", Truth.IN)]
+    assert result.applied.entries == [{"id": "auth-bottleneck", "truth_value": Truth.IN}]
     (p,) = store.read(lambda tx: tx.derive_provenance("auth-bottleneck"))
     assert p.round.strategy == "accept" and p.run.model == "scripted"

@@ -130,13 +130,15 @@ def test_the_same_text_is_embedded_once():
 
 
 def test_embedding_source_feeds_a_sampler_and_reports_progress():
+    from adapters.clustering import kmeans_labels
     from engine.derive.sampling import make_sampler
 
     store = FakeStore()
     pool = network(store, 30)
     seen = []
     vectors = embedding_source(store, WordHashEmbedder(), progress=lambda d, t: seen.append((d, t)))
-    sampler = make_sampler("intra-cluster", budget=10, seed=0, n_clusters=3, vectors=vectors)
+    sampler = make_sampler("intra-cluster", budget=10, seed=0, n_clusters=3, vectors=vectors,
+                           clusterer=kmeans_labels)
     sample = sampler.sample(0, pool)
     assert 0 < len(sample.ids) <= 10 and sample.cluster == 0
     assert seen[-1] == (30, 30)

@@ -192,7 +192,8 @@ def test_no_strategy_ever_exceeds_the_budget(p, n, strategy, rounds):
     pool = pool_of(p)
     rng = np.random.default_rng(p)
     vectors = Vectors({i: v for (i, _), v in zip(pool, rng.normal(size=(p, 8)))})
-    s = make_sampler(strategy, budget=n, seed=1, vectors=vectors, n_clusters=3)
+    s = make_sampler(strategy, budget=n, seed=1, vectors=vectors, n_clusters=3,
+                     clusterer=kmeans_labels)
     for sample in run(s, pool, rounds):
         assert len(sample.ids) <= n
         assert len(set(sample.ids)) == len(sample.ids)
@@ -212,9 +213,16 @@ def test_the_factory_refuses_bad_input():
         make_sampler("intra-cluster", vectors=lambda items: [], n_clusters=0)
 
 
+def test_the_cluster_strategies_are_given_their_clusterer():
+    for strategy in ("cluster", "intra-cluster"):
+        with pytest.raises(InvalidInput, match="needs a clusterer"):
+            make_sampler(strategy, vectors=lambda items: [])
+
+
 def test_an_empty_pool_gives_an_empty_sample():
     for strategy in STRATEGIES:
-        s = make_sampler(strategy, vectors=lambda items: np.zeros((len(items), 4)))
+        s = make_sampler(strategy, vectors=lambda items: np.zeros((len(items), 4)),
+                         clusterer=kmeans_labels)
         sample = s.sample(0, [])
         assert sample.ids == () and sample.strategy == strategy
         assert "no IN premises" in sample.description
@@ -263,7 +271,8 @@ def test_default_n_clusters_rule():
 # --- cluster (proportional) ---------------------------------------------------------------
 def test_cluster_slots_follow_cluster_sizes_with_real_kmeans():
     pool, vectors, group = grouped_vectors([60, 30, 10])
-    s = make_sampler("cluster", budget=20, seed=0, n_clusters=3, vectors=Vectors(vectors))
+    s = make_sampler("cluster", budget=20, seed=0, n_clusters=3, vectors=Vectors(vectors),
+                     clusterer=kmeans_labels)
     sample = s.sample(0, pool)
     per_group = Counter(group[i] for i in sample.ids)
     assert per_group == {0: 12, 1: 6, 2: 2}  # 20 slots in proportion to 60/30/10
@@ -274,7 +283,8 @@ def test_cluster_slots_follow_cluster_sizes_with_real_kmeans():
 
 def test_cluster_rotates_within_clusters_so_coverage_grows():
     pool, vectors, group = grouped_vectors([60, 30, 10])
-    s = make_sampler("cluster", budget=20, seed=0, n_clusters=3, vectors=Vectors(vectors))
+    s = make_sampler("cluster", budget=20, seed=0, n_clusters=3, vectors=Vectors(vectors),
+                     clusterer=kmeans_labels)
     samples = run(s, pool, 5)
     counts = Counter(i for smp in samples for i in smp.ids)
     assert set(counts) == {i for i, _ in pool}  # all 100 in ceil(100 / 20) rounds
@@ -304,10 +314,10 @@ def test_cluster_slots_a_small_cluster_cannot_fill_go_to_the_others():
 
 def test_cluster_is_deterministic_by_seed():
     pool, vectors, _ = grouped_vectors([40, 30, 20, 10], seed=5)
-    a = [x.ids for x in run(make_sampler("cluster", budget=15, seed=9,
-                                         vectors=Vectors(vectors)), pool, 4)]
-    b = [x.ids for x in run(make_sampler("cluster", budget=15, seed=9,
-                                         vectors=Vectors(vectors)), pool, 4)]
+    a = [x.ids for x in run(make_sampler("cluster", budget=15, seed=9, vectors=Vectors(vectors),
+                                         clusterer=kmeans_labels), pool, 4)]
+    b = [x.ids for x in run(make_sampler("cluster", budget=15, seed=9, vectors=Vectors(vectors),
+                                         clusterer=kmeans_labels), pool, 4)]
     assert a == b
 
 
@@ -318,7 +328,8 @@ def test_cluster_asks_for_vectors_once_and_then_only_for_new_premises():
     v[1] = 1.0
     vectors[new_id] = v
     source = Vectors(vectors)
-    s = make_sampler("cluster", budget=10, seed=0, n_clusters=2, vectors=source)
+    s = make_sampler("cluster", budget=10, seed=0, n_clusters=2, vectors=source,
+                     clusterer=kmeans_labels)
     s.sample(0, pool)
     assert sorted(source.asked) == sorted(i for i, _ in pool)
     s.sample(1, pool)
@@ -337,7 +348,7 @@ def test_cluster_asks_for_vectors_once_and_then_only_for_new_premises():
 def test_intra_cluster_rotates_through_all_clusters_largest_first():
     pool, vectors, group = grouped_vectors([25, 40, 10, 18])
     s = make_sampler("intra-cluster", budget=50, seed=0, n_clusters=4,
-                     vectors=Vectors(vectors))
+                     vectors=Vectors(vectors), clusterer=kmeans_labels)
     samples = run(s, pool, 8)
     assert [smp.cluster for smp in samples] == [0, 1, 2, 3, 0, 1, 2, 3]
     sizes = [len(smp.ids) for smp in samples[:4]]
@@ -388,7 +399,8 @@ def test_intra_cluster_skips_clusters_finished_in_this_pass():
 def test_intra_cluster_is_deterministic_by_seed():
     pool, vectors, _ = grouped_vectors([30, 20, 10], seed=2)
     runs = [[(x.cluster, x.ids) for x in run(make_sampler(
-        "intra-cluster", budget=15, seed=11, vectors=Vectors(vectors)), pool, 5)]
+        "intra-cluster", budget=15, seed=11, vectors=Vectors(vectors),
+        clusterer=kmeans_labels), pool, 5)]
         for _ in range(2)]
     assert runs[0] == runs[1]
 

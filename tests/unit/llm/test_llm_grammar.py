@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import ctypes
+import json
 
 import pytest
 from langchain_core.messages import HumanMessage
 
 from adapters.llm import grammar as g
-from adapters.llm.grammar import markdown_grammar
+from adapters.llm.grammar import json_grammar, markdown_grammar
 from adapters.llm.local import check_grammar, grammar_rounds
 from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
@@ -165,3 +166,36 @@ def test_sampled_replies_parse_and_cite_only_the_rounds_ids(smollm2, seed):
     for proposal in parsed.proposals:
         assert set(proposal.antecedents) | set(proposal.unless) <= set(IDS)
     assert reply.response_metadata["finish_reason"] == "stop"
+
+
+# --- a JSON stage's reply: the grammar compiled from its schema -----------------------------
+VERDICTS = {
+    "type": "object",
+    "properties": {"verdicts": {"type": "array", "maxItems": 2, "items": {
+        "type": "object",
+        "properties": {"id": {"type": "string", "enum": ["auth-ok", "db-ok"]},
+                       "valid": {"type": "boolean"}},
+        "required": ["id", "valid"], "additionalProperties": False}}},
+    "required": ["verdicts"], "additionalProperties": False,
+}
+
+
+@pytest.mark.local_model
+def test_a_json_schema_becomes_a_grammar_admitting_only_its_values(llama):
+    gbnf = json_grammar(VERDICTS)
+    check_grammar(llama, gbnf)
+    assert admits(llama, gbnf, '{"verdicts": [{"id": "auth-ok", "valid": true}]}')
+    assert not admits(llama, gbnf, '{"verdicts": [{"id": "made-up", "valid": true}]}')
+    assert not admits(llama, gbnf, '{"verdicts": [{"id": "auth-ok"}]}')
+
+
+@pytest.mark.local_model
+def test_the_local_model_decodes_a_json_round_under_its_schema(smollm2):
+    from engine.stages.contract import JsonReply
+
+    contract = RoundContract(("auth-ok", "db-ok"), JsonReply(VERDICTS), stage="review")
+    reply = grammar_rounds(smollm2)(contract).invoke(
+        [HumanMessage("Judge auth-ok and db-ok. Reply in JSON.")])
+    data = json.loads(reply.content)
+    assert set(data) == {"verdicts"}
+    assert all(v["id"] in ("auth-ok", "db-ok") for v in data["verdicts"])

@@ -183,3 +183,37 @@ def test_unstructured_provider_calls_return_the_text(provider_server, spec):
     chat = build_chat_model(spec, environ=environ)
     reply = model_for_round(spec, chat, structured=False)(CONTRACT).invoke(PROMPT)
     assert json.loads(reply.content) == {"proposals": []}
+
+
+# --- a JSON stage (JsonReply): the schema as the stage wrote it, the JSON text back ------------
+def _json_contract():
+    from engine.stages.contract import JsonReply
+
+    bounded = {"type": "object", "properties": {"verdicts": {"type": "array", "maxItems": 3}},
+               "required": ["verdicts"]}
+    strict = {"type": "object", "properties": {"verdicts": {"type": "array"}},
+              "required": ["verdicts"], "additionalProperties": False}
+    return RoundContract(("a", "b"), JsonReply(bounded, strict), stage="review")
+
+
+def test_a_json_stage_gets_its_schema_and_the_json_text_back():
+    chat = FakeStructuredChat(reply={"verdicts": [{"id": "a", "valid": False}]})
+    reply = structured_rounds(chat)(_json_contract()).invoke(PROMPT)
+    assert json.loads(reply.content) == {"verdicts": [{"id": "a", "valid": False}]}
+    assert reply.usage_metadata["input_tokens"] == 11
+    schema, options = chat.asked[-1]
+    assert schema["title"] == "review_reply" and schema["properties"]["verdicts"]["maxItems"] == 3
+
+
+def test_strict_providers_get_the_strict_schema():
+    chat = FakeStructuredChat(reply={"verdicts": []})
+    structured_rounds(chat, bounded=False)(_json_contract()).invoke(PROMPT)
+    schema, _ = chat.asked[-1]
+    assert schema["additionalProperties"] is False and "maxItems" not in json.dumps(schema)
+
+
+def test_an_undecodable_json_reply_hands_the_raw_text_on():
+    chat = FakeStructuredChat(reply=None, raw_text="I refuse")
+    reply = structured_rounds(chat)(_json_contract()).invoke(PROMPT)
+    assert reply.content == "I refuse"
+    assert "not JSON" in reply.response_metadata["structured_error"]
