@@ -75,5 +75,5 @@ def undo(store: Store, merged: str) -> Change:
 
 def rests_on(tx: GraphTx, kept: str, merged: str) -> bool:
     """Whether `kept`'s label depends on `merged`: merging would leave it circular."""
-    return kept in tx.dependents([merged])
+    return merged in tx.upstream([kept])
 
