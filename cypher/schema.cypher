@@ -22,6 +22,10 @@ CREATE CONSTRAINT run_id IF NOT EXISTS FOR (r:Run) REQUIRE r.id IS UNIQUE
 // Creates the index that finds a run's round by (run_id, n) (idempotent).
 CREATE INDEX round_run IF NOT EXISTS FOR (d:Round) ON (d.run_id, d.n)
 
+// name: constraint_pair_verdict_key
+// Creates the unique constraint on dedup / contradictions pair verdicts (stage|a|b) (idempotent).
+CREATE CONSTRAINT pair_verdict_key IF NOT EXISTS FOR (v:PairVerdict) REQUIRE v.key IS UNIQUE
+
 // name: index_belief_depth
 // Creates the range index that serves `WHERE b.depth >= n` (idempotent).
 CREATE INDEX belief_depth IF NOT EXISTS FOR (b:Belief) ON (b.depth)

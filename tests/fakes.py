@@ -11,13 +11,14 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from engine.errors import StoreError
+from engine.errors import InvalidInput, StoreError
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import BeliefFilter, BeliefHit, Pinned
 from engine.store import Argument, ArgumentJustification, ArgumentPart
 from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
+from engine.store import MergeRecord, PairVerdict, RewiredEdge
 from engine.store import SourcePin, SourceRecord, StoredEmbedding
 
 T = TypeVar("T")
@@ -182,6 +183,9 @@ class FakeTx:
         self.s.reviews.clear()
         self.s.verdicts.clear()
         self.s.defeaters.clear()
+        self.s.pair_verdicts.clear()
+        self.s.merges.clear()
+        self.s.found.clear()
 
     # --- stage provenance ---------------------------------------------------------
     def create_run(self, run: RunRecord) -> None:
@@ -356,6 +360,81 @@ class FakeTx:
         return [self.s.beliefs[i] for i in sorted(self.s.from_edges)
                 if self.s.from_edges[i][0] in wanted and i in self.s.beliefs]
 
+    # --- dedup and contradictions ----------------------------------------------------
+    def in_belief_texts(self) -> list[tuple[str, str]]:
+        return [(b.id, b.text) for _, b in sorted(self.s.beliefs.items()) if b.truth == Truth.IN]
+
+    def nearest_beliefs(self, ids: Sequence[str], k: int, min_cosine: float
+                        ) -> list[tuple[str, str, float]]:
+        out = []
+        for i in ids:
+            if i not in self.s.embeddings:
+                continue
+            scored = [(j, 2 * s - 1) for j, s in self.similar_beliefs(self.s.embeddings[i].vector,
+                                                                      k + 1) if j != i]
+            out += [(i, j, c) for j, c in scored[:k]
+                    if self.s.beliefs[j].truth == Truth.IN and c >= min_cosine - 1e-9]
+        return out
+
+    def sibling_groups(self, max_group: int) -> list[tuple[str, ...]]:
+        named: dict[str, set[str]] = {}
+        for b in self.s.beliefs.values():
+            if b.truth == Truth.IN:
+                for j in b.justifications:
+                    for a in j.antecedents:
+                        named.setdefault(a, set()).add(b.id)
+        return [tuple(sorted(g)) for a, g in sorted(named.items())
+                if a in self.s.beliefs and 2 <= len(g) <= max_group]
+
+    def pair_verdicts(self, stage: str) -> list[PairVerdict]:
+        return [v for (st, _, _), v in sorted(self.s.pair_verdicts.items()) if st == stage]
+
+    def save_pair_verdicts(self, verdicts: Sequence[PairVerdict]) -> None:
+        for v in verdicts:
+            self.s.pair_verdicts[(v.stage, v.a, v.b)] = v
+
+    def rewire_mentions(self, merged: str, kept: str) -> tuple[RewiredEdge, ...]:
+        moved = []
+        for bid, b in list(self.s.beliefs.items()):
+            if bid == kept:
+                continue
+            js = []
+            for seq, j in enumerate(b.justifications):
+                for kind, refs in (("REQUIRES", j.antecedents), ("UNLESS", j.outlist)):
+                    moved += [RewiredEdge(bid, seq, kind, pos) for pos, r in enumerate(refs)
+                              if r == merged]
+                js.append(dataclasses.replace(
+                    j, antecedents=tuple(kept if r == merged else r for r in j.antecedents),
+                    outlist=tuple(kept if r == merged else r for r in j.outlist)))
+            self.s.beliefs[bid] = dataclasses.replace(b, justifications=tuple(js))
+        return tuple(sorted(moved))
+
+    def record_merge(self, record: MergeRecord) -> None:
+        self.s.merges[record.merged] = record
+
+    def merge_record(self, merged: str) -> MergeRecord | None:
+        return self.s.merges.get(merged)
+
+    def undo_merge(self, record: MergeRecord) -> None:
+        for e in record.rewired:
+            b = self.s.beliefs[e.belief]
+            js = list(b.justifications)
+            j = js[e.seq]
+            refs = list(j.antecedents if e.kind == "REQUIRES" else j.outlist)
+            if refs[e.pos] != record.kept:
+                raise InvalidInput(f"cannot undo the merge of '{record.merged}'")
+            refs[e.pos] = record.merged
+            js[e.seq] = (dataclasses.replace(j, antecedents=tuple(refs)) if e.kind == "REQUIRES"
+                         else dataclasses.replace(j, outlist=tuple(refs)))
+            self.s.beliefs[e.belief] = dataclasses.replace(b, justifications=tuple(js))
+        self.s.beliefs[record.merged] = dataclasses.replace(
+            self.s.beliefs[record.merged], retracted=record.was_retracted,
+            asserted=record.was_asserted, retracted_at=record.was_retracted_at,
+            retract_reason=record.was_reason, updated_at=record.was_updated_at)
+        del self.s.merges[record.merged]
+
+    def mark_nogood_found(self, nogood_id: str, stage: str, run_id: str, round_n: int) -> None:
+        self.s.found[nogood_id] = (stage, run_id, round_n)
 
 
 @dataclasses.dataclass
@@ -372,6 +451,10 @@ class FakeState:
     reviews: dict[str, ReviewStamp] = dataclasses.field(default_factory=dict)
     verdicts: list[tuple[str, int, VerdictEdge]] = dataclasses.field(default_factory=list)
     defeaters: set[str] = dataclasses.field(default_factory=set)
+    pair_verdicts: dict[tuple[str, str, str], PairVerdict] = dataclasses.field(
+        default_factory=dict)
+    merges: dict[str, MergeRecord] = dataclasses.field(default_factory=dict)
+    found: dict[str, tuple[str, str, int]] = dataclasses.field(default_factory=dict)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
@@ -380,7 +463,8 @@ class FakeState:
         return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
                          list(self.rounds), list(self.proposed), copy.deepcopy(self.extra),
                          dict(self.embeddings), dict(self.sources), dict(self.from_edges),
-                         dict(self.reviews), list(self.verdicts), set(self.defeaters))
+                         dict(self.reviews), list(self.verdicts), set(self.defeaters),
+                         dict(self.pair_verdicts), dict(self.merges), dict(self.found))
 
 
 class FakeStore:

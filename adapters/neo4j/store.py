@@ -16,6 +16,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
+from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
@@ -30,7 +31,7 @@ T = TypeVar("T")
 
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
-              ReviewTxPart, SearchTxPart):
+              ReviewTxPart, SearchTxPart, DedupTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

@@ -87,7 +87,7 @@ SET n.meta = $meta, n.repos = $repos
 // Deletes every node this project writes, in the current transaction; returns how many.
 MATCH (n)
 WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:Run OR n:Round
-   OR n:DeriveRun OR n:DeriveRound OR n:NetworkInfo OR n:Source
+   OR n:DeriveRun OR n:DeriveRound OR n:NetworkInfo OR n:Source OR n:PairVerdict
 DETACH DELETE n
 RETURN count(*) AS deleted
 

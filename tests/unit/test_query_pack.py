@@ -26,7 +26,7 @@ from engine.query_result import GraphEdge, GraphNode, QueryResult
 
 PACK = {"why_in", "premises", "out_if_retracted", "gated", "by_depth", "undetermined",
         "nogoods", "proposed_by", "run_added", "derive_runs", "stage_runs", "neighbourhood",
-        "review_of", "defeated", "review_due"}
+        "review_of", "defeated", "review_due", "duplicates_of", "merged", "contradictions"}
 
 
 def test_the_pack_holds_every_query_of_the_issue():

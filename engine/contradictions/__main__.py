@@ -1,0 +1,5 @@
+import sys
+
+from engine.cli.contradictions import main
+
+sys.exit(main())

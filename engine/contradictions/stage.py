@@ -1,0 +1,183 @@
+"""ContradictionsStage: the Stage protocol for pairs of beliefs that cannot both hold.
+
+Candidates are pairs of IN beliefs close in meaning (dedup's neighbour search at a lower
+threshold) or resting on a common antecedent (siblings of an antecedent named by at most
+`max_siblings` beliefs, so a hub does not yield millions of pairs), minus the pairs already
+judged on the same texts and those a nogood already covers. A round shows up to `batch`
+pairs; with --auto a CONTRADICTION becomes a nogood over the pair, resolved at once, and a
+COMPATIBLE pair is recorded so it is not asked again.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from engine.contradictions.pairs import (
+    PairAnswer,
+    ShownPair,
+    build_prompt,
+    combine_answers,
+    parse_answers,
+    reply_schema,
+    retry_text,
+)
+from engine.dedup.candidates import current_verdicts
+from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
+from engine.dedup.stage import CandidateSource, stale_member
+from engine.derive.embedding_cache import text_sha256
+from engine.errors import InvalidInput
+from engine.model import Change
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.contract import JsonReply, RoundContract
+from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput, Skip
+from engine.store import GraphTx, PairVerdict, Store
+from engine.tms import now
+
+DEFAULT_THRESHOLD = 0.6  # cosine: lower than dedup's, contradicting claims share a subject
+DEFAULT_BATCH = 20  # pairs per round
+DEFAULT_MAX_SIBLINGS = 12
+
+
+@dataclass(frozen=True)
+class ContradictionOptions:
+    batch: int = DEFAULT_BATCH
+    max_siblings: int = DEFAULT_MAX_SIBLINGS
+    siblings: bool = True
+    domain: str = ""
+
+    def check(self) -> "ContradictionOptions":
+        if self.batch < 1:
+            raise InvalidInput(f"--batch must be at least 1, not {self.batch}", field="batch")
+        if self.max_siblings < 2:
+            raise InvalidInput(f"--max-siblings must be at least 2, not {self.max_siblings}",
+                               field="max_siblings")
+        return self
+
+
+@dataclass
+class PairSource:
+    """Candidate pairs by meaning (a CandidateSource) and by shared antecedents."""
+
+    meaning: CandidateSource | None
+    options: ContradictionOptions
+    _siblings: dict[tuple[str, str], str] | None = field(default=None, init=False)
+
+    def open_pairs(self, store: Store) -> tuple[list[tuple[str, str, str]], dict[str, str]]:
+        """[(a, b, why)] not judged on the current texts nor covered by a nogood, closest
+        first, and every IN belief's text sha256."""
+        found: dict[tuple[str, str], str] = {}
+        if self.meaning is not None:
+            live, shas = self.meaning.open_pairs(store)
+            for p in sorted(live, key=lambda p: (-p.score, p.a, p.b)):
+                found[(p.a, p.b)] = f"close in meaning, cosine {p.score:.2f}"
+        else:
+            shas = {i: text_sha256(t) for i, t in store.read(lambda tx: tx.in_belief_texts())}
+        if self.options.siblings:
+            if self._siblings is None:
+                groups = store.read(lambda tx: tx.sibling_groups(self.options.max_siblings))
+                self._siblings = {}
+                for g in groups:
+                    for a, b in combinations(g, 2):
+                        self._siblings.setdefault((a, b), "both rest on a common antecedent")
+            for key, why in self._siblings.items():
+                found.setdefault(key, why)
+        judged = current_verdicts(store.read(lambda tx: tx.pair_verdicts("contradictions")),
+                                  shas)
+        covered = {tuple(sorted(n.members)) for n in store.read(lambda tx: tx.nogoods())
+                   if len(n.members) == 2}
+        pairs = [(a, b, why) for (a, b), why in found.items()
+                 if a in shas and b in shas and (a, b) not in judged and (a, b) not in covered]
+        return pairs, shas
+
+
+class ContradictionsStage:
+    name = "contradictions"
+
+    def __init__(self, options: ContradictionOptions, source: PairSource):
+        self.options = options.check()
+        self.source = source
+        self._shown: set[tuple[str, str]] = set()
+
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        pairs, shas = self.source.open_pairs(store)
+        due = [p for p in pairs if (p[0], p[1]) not in self._shown][:self.options.batch]
+        shown = tuple(ShownPair(k, a, b, shas[a], shas[b], why)
+                      for k, (a, b, why) in enumerate(due, 1))
+        if not shown:
+            return RoundInput(prompt=Prompt("", text_sha256("")), contract=self.contract(()),
+                              empty=True, details={"pairs": 0, "candidates": len(pairs)})
+        self._shown.update((p.a, p.b) for p in shown)
+        ids = sorted({i for p in shown for i in (p.a, p.b)})
+        beliefs, counts = store.read(lambda tx: (tx.get_beliefs(ids), tx.dependent_counts(ids)))
+        text = build_prompt(shown, beliefs, counts, domain=self.options.domain)
+        return RoundInput(prompt=Prompt(text, text_sha256(text)), contract=self.contract(shown),
+                          shown=tuple(ids), details={"pairs": len(shown),
+                                                     "candidates": len(pairs)},
+                          context=shown)
+
+    def contract(self, shown: Sequence[ShownPair]) -> RoundContract:
+        ids = tuple(sorted({i for p in shown for i in (p.a, p.b)}))
+        return RoundContract(ids, JsonReply(reply_schema(shown, bounded=True),
+                                            reply_schema(shown, bounded=False)), stage=self.name)
+
+    def parse(self, reply: str, shown: RoundInput | None) -> Parsed[PairAnswer]:
+        return parse_answers(reply, shown.context if shown is not None else None)
+
+    def retry_message(self, parsed: Parsed[PairAnswer], shown: RoundInput) -> str:
+        return retry_text([d.reason for d in parsed.diagnostics])
+
+    def combine(self, first: Parsed[PairAnswer], second: Parsed[PairAnswer]) -> Parsed[PairAnswer]:
+        return combine_answers(first, second)
+
+    def check(self, tx: GraphTx, items: Sequence[PairAnswer], shown: RoundInput | None
+              ) -> Checked[PairAnswer]:
+        checked: Checked[PairAnswer] = Checked()
+        for item in items:
+            reason = stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b))
+            if not reason and item.verdict == "CONTRADICTION" and has_nogood_over(tx, item.a,
+                                                                                  item.b):
+                reason = "a nogood over the pair exists already"
+            if reason:
+                checked.skipped.append(Skip(f"pair {item.pair}", reason))
+            else:
+                checked.valid.append(item)
+        return checked
+
+    def apply(self, tx: GraphTx, items: Sequence[PairAnswer], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        checked = self.check(tx, items, shown)
+        at = now()
+        change = Change()
+        entries: list[dict[str, Any]] = []
+        for item in checked.valid:
+            a, b = sorted((item.a, item.b))
+            sha = {item.a: item.sha_a, item.b: item.sha_b}
+            tx.save_pair_verdicts([PairVerdict(self.name, a, b, sha[a], sha[b], item.verdict,
+                                               run.id, record.round, item.comment)])
+            if item.verdict == "CONTRADICTION":
+                ident, step = record_contradiction(tx, a, b, stage=self.name, run_id=run.id,
+                                                   round_n=record.round, at=at)
+                change = change.merge(step)
+                entries.append({"id": ident, "action": "nogood", "members": [a, b]})
+            else:
+                entries.append({"id": f"pair {item.pair}", "action": "compatible",
+                                "members": [a, b]})
+        return Applied(checked, entries, change)
+
+    def item_dict(self, item: PairAnswer) -> dict[str, Any]:
+        return item.as_dict()
+
+    def render_file(self, items: Sequence[PairAnswer], run: RunRecord, command: str) -> str:
+        import json
+
+        from engine.dedup.proposals_file import run_note
+
+        parts = [run_note(self.name, run), "# Proposed contradictions", "",
+                 "Edit or delete entries of the JSON block (it is what accept reads), then "
+                 "apply them with:", "", f"    {command}", ""]
+        parts += [f"- pair {i.pair}: `{i.a}` and `{i.b}`: {i.verdict}" for i in items]
+        block = json.dumps({"pairs": [i.as_dict() for i in items]}, indent=1,
+                           ensure_ascii=False)
+        return "\n".join(parts + ["", "```json", block, "```", ""])

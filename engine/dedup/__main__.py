@@ -1,0 +1,5 @@
+import sys
+
+from engine.cli.dedup import main
+
+sys.exit(main())

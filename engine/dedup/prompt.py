@@ -1,0 +1,92 @@
+"""Dedup's prompt and reply schema: each cluster as `## Cluster <n>`, each member as
+`` `id` `` with its full text, label, depth and number of dependents; the answer one JSON
+object per cluster under "verdicts", its cluster numbers and ids restricted to those shown."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.dedup.verdicts import MAX_COMMENT, REPLY_KEY, VERDICTS, ShownCluster
+from engine.model import Belief
+
+INSTRUCTIONS = """\
+You are checking a network of beliefs for claims stated more than once.
+Each cluster below holds beliefs whose texts are close in meaning. Judge each cluster:
+- SAME: two or more members state the same claim (possibly in other words). List them in
+  "same" and name the one to keep in "keep" (the clearest, most complete statement).
+- CONTRADICTION: some members cannot both be true. List each such pair in "contradicts".
+- DIFFERENT: the members are distinct claims that can all hold.
+A cluster may hold both: answer SAME for the duplicates and also list contradicting pairs.
+Similar wording is not enough for SAME: a claim that is narrower, broader, conditional or
+about another subject is DIFFERENT.
+"""
+
+FORMAT = """\
+Answer with one JSON object and nothing else, one entry per cluster:
+{"verdicts": [{"cluster": 1, "verdict": "SAME", "keep": "<id>", "same": ["<id>", "<id>"],
+  "contradicts": [], "comment": "<one sentence>"}, ...]}
+"verdict" is SAME, DIFFERENT or CONTRADICTION; ids are the members' ids exactly as shown.
+"""
+
+
+def member_line(b: Belief, dependents: int) -> str:
+    truth = b.truth.value if b.truth is not None else "?"
+    depth = "-" if b.depth is None else str(b.depth)
+    text = " ".join(b.text.split())
+    return f"- `{b.id}` ({truth}, depth {depth}, {dependents} dependents): {text}"
+
+
+def build_prompt(clusters: Sequence[ShownCluster], beliefs: Mapping[str, Belief],
+                 dependents: Mapping[str, int], *, domain: str = "") -> str:
+    parts = [INSTRUCTIONS]
+    if domain:
+        parts.append(f"Domain: {domain}\n")
+    for c in clusters:
+        lines = [f"## Cluster {c.n}"]
+        lines += [member_line(beliefs[i], dependents.get(i, 0)) for i in c.members]
+        parts.append("\n".join(lines) + "\n")
+    parts.append(FORMAT)
+    return "\n".join(parts)
+
+
+def retry_text(reasons: Sequence[str], *, what: str = "cluster",
+               answer_format: str = FORMAT) -> str:
+    listed = "\n".join(f"- {r}" for r in reasons) or "- the reply could not be read"
+    return ("Your answer could not be used as it was:\n" + listed + "\n\n"
+            f"Answer again for every {what}, in this format.\n" + answer_format)
+
+
+def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str, Any]:
+    """The reply as JSON Schema: cluster numbers and ids limited to what was shown.
+    `bounded` adds the count and length limits a grammar needs; without them every property
+    is required and no other is allowed (OpenAI's strict mode)."""
+    ids = sorted({i for c in clusters for i in c.members})
+    id_schema: dict[str, Any] = {"type": "string", "enum": ids}
+    item: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "cluster": {"type": "integer", "enum": [c.n for c in clusters]},
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+            "keep": {"type": "string", "enum": ids + [""]},
+            "same": {"type": "array", "items": id_schema},
+            "contradicts": {"type": "array",
+                            "items": {"type": "array", "items": id_schema,
+                                      "minItems": 2, "maxItems": 2}},
+            "comment": {"type": "string"},
+        },
+        "required": ["cluster", "verdict", "keep", "same", "contradicts", "comment"],
+        "additionalProperties": False,
+    }
+    if bounded:
+        largest = max((len(c.members) for c in clusters), default=2)
+        item["properties"]["same"]["maxItems"] = largest
+        item["properties"]["contradicts"]["maxItems"] = largest * (largest - 1) // 2
+        item["properties"]["comment"]["maxLength"] = min(MAX_COMMENT, 300)
+    else:
+        del item["properties"]["contradicts"]["items"]["minItems"]
+        del item["properties"]["contradicts"]["items"]["maxItems"]
+    listing: dict[str, Any] = {"type": "array", "items": item}
+    if bounded:
+        listing.update(minItems=len(clusters), maxItems=len(clusters))
+    return {"type": "object", "properties": {REPLY_KEY: listing}, "required": [REPLY_KEY],
+            "additionalProperties": False}

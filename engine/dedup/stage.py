@@ -1,0 +1,269 @@
+"""DedupStage: the Stage protocol (engine/stages/stage.py) for near-duplicates.
+
+A round shows up to `batch` candidate clusters not yet shown in this run (complete-link
+clusters of neighbour pairs nobody has judged on the current texts), asks for one verdict per
+cluster, and with --auto applies them in one write transaction:
+- SAME: the duplicates merge into the kept belief (engine/dedup/merge.py);
+- CONTRADICTION: a nogood over each pair named (engine/dedup/nogood_pairs.py);
+- DIFFERENT, and every pair of the cluster neither SAME nor contradicting: recorded, so the
+  pair is not asked again while both texts stay as they are.
+A cluster left undecided (no usable answer after the retry) records nothing: a later run asks
+it again; this run does not show it twice.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from engine.dedup.candidates import (
+    SEARCHES,
+    Cluster,
+    Pair,
+    complete_link,
+    current_verdicts,
+    embedding_pairs,
+    id_token_pairs,
+    unjudged,
+)
+from engine.dedup.merge import choose_keep, merge_in, rests_on
+from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
+from engine.dedup.prompt import build_prompt, reply_schema, retry_text
+from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
+from engine.derive.embedding_cache import Embedder, VectorCache, text_sha256
+from engine.errors import InvalidInput
+from engine.model import Change, Truth
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.contract import JsonReply, RoundContract
+from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput, Skip
+from engine.store import GraphTx, PairVerdict, Store
+from engine.tms import now
+
+# Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (README, "Dedup").
+DEFAULT_THRESHOLD = 0.85
+DEFAULT_ID_THRESHOLD = 0.6  # id-token Jaccard, for --by-id
+DEFAULT_K = 10
+DEFAULT_MAX_CLUSTER = 8
+DEFAULT_BATCH = 10  # clusters per round
+
+
+@dataclass(frozen=True)
+class DedupOptions:
+    threshold: float | None = None  # None: the default of the candidate source
+    k: int = DEFAULT_K
+    max_cluster: int = DEFAULT_MAX_CLUSTER
+    by_id: bool = False
+    batch: int = DEFAULT_BATCH
+    domain: str = ""
+    search: str = "auto"  # engine.dedup.candidates.SEARCHES
+
+    @property
+    def cutoff(self) -> float:
+        if self.threshold is not None:
+            return self.threshold
+        return DEFAULT_ID_THRESHOLD if self.by_id else DEFAULT_THRESHOLD
+
+    def check(self) -> "DedupOptions":
+        low = 0.0 if self.by_id else -1.0
+        if not low < self.cutoff <= 1.0:
+            raise InvalidInput(f"--threshold must be in ({low:g}, 1], not {self.cutoff:g}",
+                               field="threshold", value=self.cutoff)
+        if self.search not in SEARCHES:
+            raise InvalidInput(f"--search is one of {', '.join(SEARCHES)}, not {self.search!r}",
+                               field="search", value=self.search)
+        for name, value, least in (("k", self.k, 1), ("max-cluster", self.max_cluster, 2),
+                                   ("batch", self.batch, 1)):
+            if value < least:
+                raise InvalidInput(f"--{name} must be at least {least}, not {value}",
+                                   field=name, value=value)
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"threshold": self.cutoff, "k": self.k, "max_cluster": self.max_cluster,
+                "by_id": self.by_id, "batch": self.batch, "search": self.search}
+
+
+@dataclass
+class CandidateSource:
+    """Neighbour pairs among the IN beliefs, computed once per run (the expensive part) and
+    filtered by what the store says now on every call."""
+
+    options: DedupOptions
+    embedder: Embedder | None = None
+    cache: VectorCache | None = None
+    progress: Callable[[int, int], None] | None = None
+    stage: str = "dedup"
+    _pairs: list[Pair] | None = field(default=None, init=False)
+
+    def pairs(self, store: Store, pool: Sequence[tuple[str, str]]) -> list[Pair]:
+        if self._pairs is None:
+            if self.options.by_id:
+                self._pairs = id_token_pairs([i for i, _ in pool], threshold=self.options.cutoff,
+                                             k=self.options.k)
+            else:
+                if self.embedder is None:
+                    raise InvalidInput("candidates by meaning need an embedder; use --by-id "
+                                       "for a network without embeddings", field="by_id")
+                self._pairs = embedding_pairs(store, self.embedder, pool,
+                                              threshold=self.options.cutoff, k=self.options.k,
+                                              search=self.options.search, cache=self.cache,
+                                              progress=self.progress)
+        return self._pairs
+
+    def open_pairs(self, store: Store) -> tuple[list[Pair], dict[str, str]]:
+        """The pairs of IN beliefs not judged on their current texts, and every IN belief's
+        text sha256."""
+        pool = store.read(lambda tx: tx.in_belief_texts())
+        shas = {i: text_sha256(t) for i, t in pool}
+        pairs = self.pairs(store, pool)
+        judged = current_verdicts(store.read(lambda tx: tx.pair_verdicts(self.stage)), shas)
+        live = [p for p in unjudged(pairs, judged) if p.a in shas and p.b in shas]
+        return live, shas
+
+
+def find_clusters(store: Store, source: CandidateSource) -> tuple[list[Cluster], dict[str, str]]:
+    """`--candidates`: the complete-link clusters a run would ask about, strongest first."""
+    live, shas = source.open_pairs(store)
+    return complete_link(live, source.options.max_cluster), shas
+
+
+class DedupStage:
+    name = "dedup"
+
+    def __init__(self, options: DedupOptions, source: CandidateSource):
+        self.options = options.check()
+        self.source = source
+        self._shown: set[tuple[str, ...]] = set()  # clusters shown in this run
+
+    # --- one round's view ---------------------------------------------------------------
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        clusters, shas = find_clusters(store, self.source)
+        due = [c for c in clusters if c.members not in self._shown][:self.options.batch]
+        shown = tuple(ShownCluster(k, c.members, tuple(shas[i] for i in c.members), c.score)
+                      for k, c in enumerate(due, 1))
+        if not shown:
+            return RoundInput(prompt=Prompt("", text_sha256("")), contract=self.contract(()),
+                              empty=True, details={"clusters": 0, "candidates": len(clusters)})
+        self._shown.update(c.members for c in due)
+        ids = sorted({i for c in shown for i in c.members})
+        beliefs, counts = store.read(lambda tx: (tx.get_beliefs(ids), tx.dependent_counts(ids)))
+        text = build_prompt(shown, beliefs, counts, domain=self.options.domain)
+        return RoundInput(
+            prompt=Prompt(text, text_sha256(text)), contract=self.contract(shown), shown=tuple(ids),
+            details={"strategy": "by-id" if self.options.by_id else "embedding",
+                     "clusters": len(shown), "candidates": len(clusters)},
+            context=shown)
+
+    def contract(self, shown: Sequence[ShownCluster]) -> RoundContract:
+        ids = tuple(sorted({i for c in shown for i in c.members}))
+        return RoundContract(ids, JsonReply(reply_schema(shown, bounded=True),
+                                            reply_schema(shown, bounded=False)), stage=self.name)
+
+    # --- the reply ----------------------------------------------------------------------
+    def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ClusterVerdict]:
+        return parse_verdicts(reply, shown.context if shown is not None else None)
+
+    def retry_message(self, parsed: Parsed[ClusterVerdict], shown: RoundInput) -> str:
+        return retry_text([d.reason for d in parsed.diagnostics])
+
+    def combine(self, first: Parsed[ClusterVerdict], second: Parsed[ClusterVerdict]
+                ) -> Parsed[ClusterVerdict]:
+        return combine_verdicts(first, second)
+
+    # --- validation and apply -----------------------------------------------------------
+    def check(self, tx: GraphTx, items: Sequence[ClusterVerdict], shown: RoundInput | None
+              ) -> Checked[ClusterVerdict]:
+        checked: Checked[ClusterVerdict] = Checked()
+        for v in items:
+            reason = _fault(tx, v)
+            if reason:
+                checked.skipped.append(Skip(f"cluster {v.cluster}", reason))
+            else:
+                checked.valid.append(v)
+        return checked
+
+    def apply(self, tx: GraphTx, items: Sequence[ClusterVerdict], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        checked = self.check(tx, items, shown)
+        at = now()
+        change = Change()
+        entries: list[dict[str, Any]] = []
+        verdicts: list[PairVerdict] = []
+        for v in checked.valid:
+            shas = dict(zip(v.members, v.shas))
+            same: set[tuple[str, str]] = set()
+            if v.same:
+                keep = _keep(tx, v)
+                same = {tuple(sorted(p)) for p in combinations(v.same, 2)}
+                for m in v.same:
+                    if m != keep:
+                        change = change.merge(merge_in(tx, m, keep, run_id=run.id,
+                                                       round_n=record.round, at=at))
+                        entries.append({"id": m, "action": "merged", "kept": keep,
+                                        "cluster": v.cluster})
+            for a, b in v.contradicts:
+                if has_nogood_over(tx, a, b):
+                    continue
+                ident, step = record_contradiction(tx, a, b, stage=self.name, run_id=run.id,
+                                                   round_n=record.round, at=at)
+                change = change.merge(step)
+                entries.append({"id": ident, "action": "nogood", "members": [a, b],
+                                "cluster": v.cluster})
+            for a, b in combinations(v.members, 2):
+                key = (a, b) if a < b else (b, a)
+                verdict = ("SAME" if key in same else
+                           "CONTRADICTION" if key in v.contradicts else "DIFFERENT")
+                verdicts.append(PairVerdict(self.name, key[0], key[1], shas[key[0]],
+                                            shas[key[1]], verdict, run.id, record.round,
+                                            v.comment))
+            if not v.same and not v.contradicts:
+                entries.append({"id": f"cluster {v.cluster}", "action": "different",
+                                "members": list(v.members)})
+        tx.save_pair_verdicts(verdicts)
+        truths = tx.get_beliefs([e["kept"] for e in entries if "kept" in e])
+        for e in entries:
+            if "kept" in e and e["kept"] in truths:
+                e["truth_value"] = str(truths[e["kept"]].truth)
+        return Applied(checked, entries, change)
+
+    # --- the report and the proposals file -------------------------------------------------
+    def item_dict(self, item: ClusterVerdict) -> dict[str, Any]:
+        return item.as_dict()
+
+    def render_file(self, items: Sequence[ClusterVerdict], run: RunRecord, command: str) -> str:
+        from engine.dedup.proposals_file import render
+
+        return render(items, run, command)
+
+
+def _keep(tx: GraphTx, v: ClusterVerdict) -> str:
+    beliefs = tx.get_beliefs(v.same)
+    return choose_keep(v.same, v.keep, beliefs, tx.dependent_counts(v.same))
+
+
+def stale_member(tx: GraphTx, members: Sequence[str], shas: Sequence[str]) -> str:
+    """Why beliefs judged with these text hashes are no longer what was judged ("" if none)."""
+    beliefs = tx.get_beliefs(members)
+    for i, sha in zip(members, shas):
+        b = beliefs.get(i)
+        if b is None:
+            return f"`{i}` no longer exists"
+        if b.truth != Truth.IN:
+            return f"`{i}` is no longer IN"
+        if text_sha256(b.text) != sha:
+            return f"the text of `{i}` changed since it was judged"
+    return ""
+
+
+def _fault(tx: GraphTx, v: ClusterVerdict) -> str:
+    """Why a verdict cannot be applied to the graph as it is now ("" when it can)."""
+    stale = stale_member(tx, v.members, v.shas)
+    if stale:
+        return stale
+    if v.same:
+        keep = _keep(tx, v)
+        for m in v.same:
+            if m != keep and rests_on(tx, keep, m):
+                return f"the kept belief `{keep}` rests on `{m}`: merging would leave it circular"
+    return ""
