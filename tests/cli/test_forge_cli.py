@@ -111,12 +111,15 @@ def test_the_pipeline_converges_on_the_example(store, neo4j_settings, tmp_path):
             cwd=tmp_path, settings=neo4j_settings)
     assert r.returncode == 0, r.stderr
     assert "pipeline: complete, stopped: pass 2 changed nothing" in r.stdout
+    assert "not in this build yet" not in r.stdout
     lines = [line for line in r.stderr.splitlines() if line.startswith("pass ")]
-    assert lines[0].startswith("pass 0 forge: complete") and len(lines) == 5
+    assert lines[0].startswith("pass 0 forge: complete") and len(lines) == 7
     assert lines[1].startswith("pass 1 derive: complete") and ", 1 added," in lines[1]
     assert lines[2].startswith("pass 1 review: complete") and "1 judged" in lines[2]
-    assert ", 0 added," in lines[3] and lines[4].startswith("pass 2 review: complete")
+    assert lines[3].startswith("pass 1 dedup: complete") and ", 0 merged," in lines[3]
+    assert ", 0 added," in lines[4] and lines[5].startswith("pass 2 review: complete")
+    assert lines[6].startswith("pass 2 dedup: complete")
     derived = store.read(lambda tx: tx.list_beliefs(BeliefFilter(premises=False)))
     assert len(derived) == 1 and derived[0].truth == Truth.IN
     assert {p.name.split("-")[0] for p in (tmp_path / "reports").glob("*.json")} == {
-        "forge", "derive", "review"}
+        "forge", "derive", "review", "dedup"}
