@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adapters.neo4j.base import TxBase
+from engine.graphs import strongly_connected
 from engine.model import Change
 
 IN, UNDETERMINED, OUT, UNLABELLED = 2, 1, 0, -1
@@ -104,7 +105,7 @@ class Propagation:
 
     def _settle_cyclic(self, remainder, touched, successors) -> None:
         """`touched`: seeds and beliefs something upstream of which changed (so far)."""
-        components = strongly_connected(remainder, successors)
+        components = strongly_connected(sorted(remainder), successors)
         component_of = {b: i for i, comp in enumerate(components) for b in comp}
         # The condensation, in waves of components whose upstream components are settled.
         upstream_count = [0] * len(components)
@@ -201,54 +202,3 @@ class Propagation:
         went_out = sorted(self.belief_id[b] for b, v in self.value.items()
                           if v != IN and self.first_value[b] == IN)
         return Change(went_in, went_out)
-
-
-def strongly_connected(nodes: Iterable[str], successors: dict[str, list[str]]) -> list[list[str]]:
-    """Tarjan's algorithm, iterative, restricted to `nodes`; components in no set order."""
-    nodes = set(nodes)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    components: list[list[str]] = []
-    counter = 0
-    for root in sorted(nodes):
-        if root in index:
-            continue
-        work = [(root, iter(successors[root]))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            advanced = False
-            for child in children:
-                if child not in nodes:
-                    continue
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(successors[child])))
-                    advanced = True
-                    break
-                if child in on_stack:
-                    low[node] = min(low[node], index[child])
-            if advanced:
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w == node:
-                        break
-                components.append(sorted(comp))
-    return components

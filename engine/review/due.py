@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from engine.graphs import strongly_connected
 from engine.review.material import UnderReview, read_under_review
 from engine.store import GraphTx, ReviewCandidate
 
@@ -45,45 +46,8 @@ def is_current(c: ReviewCandidate, material: UnderReview | None, options: DueOpt
 
 def upstream_first(upstream: Mapping[str, Sequence[str]]) -> list[list[str]]:
     """The strongly connected components of the rests-on graph, each after every component
-    it rests on (Tarjan's algorithm, iterative: it emits a component once everything it
-    reaches, here everything upstream, has been emitted)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[list[str]] = []
-    for root in upstream:
-        if root in index:
-            continue
-        work = [(root, iter(upstream[root]))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            step = next(it, None)
-            if step is not None:
-                if step not in index:
-                    index[step] = low[step] = len(index)
-                    stack.append(step)
-                    on_stack.add(step)
-                    work.append((step, iter(upstream[step])))
-                elif step in on_stack:
-                    low[node] = min(low[node], index[step])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                out.append(sorted(component))
-    return out
+    it rests on."""
+    return strongly_connected(upstream, upstream)
 
 
 def states(candidates: Sequence[ReviewCandidate], current: set[str], *, independent: bool
