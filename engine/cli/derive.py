@@ -17,6 +17,7 @@ from typing import Any
 from engine.cli.stage_cli import (
     ModelBinding,
     Wiring,
+    accept_parser,
     add_mode_flags,
     add_model_flags,
     add_output_flags,
@@ -152,18 +153,10 @@ def build_run_parser() -> argparse.ArgumentParser:
 
 
 def build_accept_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=f"{PROG} accept",
-        description="Validate the proposals in FILE (a proposals file, perhaps edited) and "
-                    "apply the valid ones in one transaction, recorded as a derive run.",
-        epilog=ACCEPT_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
-    p.add_argument("file", metavar="FILE", help="a proposals file")
+    p = accept_parser(PROG, "Validate the proposals in FILE (a proposals file, perhaps edited) "
+                            "and apply the valid ones in one transaction, recorded as a derive "
+                            "run.", ACCEPT_EXAMPLES)
     _validation_flags(p)
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
 
 

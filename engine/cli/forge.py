@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.cli.stage_cli import (ModelBinding, add_model_flags, add_output_flags, build_model,
-                                  positive_int, print_accept, print_run,
-                                  progress_for, report_file, run_params, share)
+from engine.cli.stage_cli import (ModelBinding, accept_parser, add_model_flags,
+                                  add_output_flags, build_model, positive_int, print_accept,
+                                  print_run, progress_for, report_file, run_params, share)
 from engine.cli.support import open_store, print_json, run_guarded, shorten, table
 from engine.stages.calls import CallPolicy
 from engine.store import Store
@@ -162,18 +162,12 @@ def build_run_parser() -> argparse.ArgumentParser:
 
 
 def build_accept_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=f"{PROG} accept",
-        description="Validate the premises in FILE (a proposals file, perhaps edited; each "
-                    "quote is grounded again in its source as it is now) and add the valid "
-                    "ones in one transaction, recorded as a forge run.",
-        epilog=f"example:\n  {PROG} accept {DEFAULT_OUTPUT} --json\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
-    p.add_argument("file", metavar="FILE", help="a proposals file")
+    p = accept_parser(PROG, "Validate the premises in FILE (a proposals file, perhaps edited; "
+                            "each quote is grounded again in its source as it is now) and add "
+                            "the valid ones in one transaction, recorded as a forge run.",
+                      f"example:\n  {PROG} accept {DEFAULT_OUTPUT} --json\n")
     _root_flag(p)
     _check_flags(p)
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from engine.cli.stage_cli import (
     Wiring,
+    accept_parser,
     add_mode_flags,
     add_model_flags,
     add_output_flags,
@@ -115,18 +116,10 @@ def build_run_parser() -> argparse.ArgumentParser:
 
 
 def build_accept_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=f"{PROG} accept",
-        description="Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
-                    "network and apply them in one transaction, recorded as a review run.",
-        epilog=ACCEPT_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
-    p.add_argument("file", metavar="FILE", help="a verdicts file")
+    p = accept_parser(PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) "
+                            "against the network and apply them in one transaction, recorded "
+                            "as a review run.", ACCEPT_EXAMPLES, "a verdicts file")
     _suggestion_flag(p)
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
 
 

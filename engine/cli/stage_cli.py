@@ -141,6 +141,18 @@ def add_output_flags(p: argparse.ArgumentParser) -> None:
     out.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
+def accept_parser(prog: str, description: str, epilog: str,
+                  file_help: str = "a proposals file") -> argparse.ArgumentParser:
+    """`<stage> accept FILE [--json] [--debug]`; the stage adds its own flags."""
+    p = argparse.ArgumentParser(prog=f"{prog} accept", description=description, epilog=epilog,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                allow_abbrev=False)
+    p.add_argument("file", metavar="FILE", help=file_help)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
 def check_mode_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Conflicts argparse cannot see; each is a usage error (exit 2)."""
     if not args.dry_run and not args.model:
