@@ -16,6 +16,7 @@ from pathlib import Path
 from engine.cli.stage_cli import (
     Wiring,
     accept_parser,
+    non_negative_int,
     add_mode_flags,
     add_model_flags,
     add_output_flags,
@@ -65,16 +66,6 @@ def id_list(text: str) -> tuple[str, ...]:
     except InvalidInput as e:
         raise argparse.ArgumentTypeError(str(e)) from None
     return ids
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
 
 
 def _suggestion_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:

@@ -75,14 +75,22 @@ def embedding_cache_dir() -> Path:
 
 
 # --- argument types ----------------------------------------------------------------------
-def positive_int(text: str) -> int:
+def _whole_number(text: str, minimum: int, wanted: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(f"must be {wanted}, got {value}")
     return value
+
+
+def positive_int(text: str) -> int:
+    return _whole_number(text, 1, "at least 1")
+
+
+def non_negative_int(text: str) -> int:
+    return _whole_number(text, 0, "0 or more")
 
 
 def positive_float(text: str) -> float:
