@@ -47,3 +47,11 @@ CREATE CONSTRAINT write_lock_key IF NOT EXISTS FOR (l:WriteLock) REQUIRE l.key I
 // name: constraint_source_path
 // Creates the unique constraint on forge's source paths (idempotent).
 CREATE CONSTRAINT source_path IF NOT EXISTS FOR (s:Source) REQUIRE s.path IS UNIQUE
+
+// name: constraint_change_seq
+// Creates the unique constraint on change-log sequence numbers (idempotent).
+CREATE CONSTRAINT change_seq IF NOT EXISTS FOR (c:Change) REQUIRE c.seq IS UNIQUE
+
+// name: index_change_at
+// Creates the range index that serves `log --since` and `diff --since` by time (idempotent).
+CREATE INDEX change_at IF NOT EXISTS FOR (c:Change) ON (c.at)

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine import changelog, dialectic, editing, queries, results, supersede, tms
 from engine import explain as explaining
-from engine import queries, results, tms
 from engine import search as searching
+from engine.change_records import LogQuery
 from engine.errors import InvalidInput
 from engine.model import Kind, Truth
 from engine.queries import PackQuery
@@ -153,12 +154,41 @@ class AgentTools:
         problems = tms.verify(self._store)
         return results.verify_record(problems, tms.status(self._store).undetermined_ids)
 
-    def what_if(self, operation: str, id: str) -> dict[str, Any]:
-        """What retracting or asserting a belief would change (went_in, went_out), computed
-        in a transaction that is rolled back: nothing is written. operation: "retract" or
-        "assert". Use it before a retract to see the cascade.
-        Example: what_if(operation="retract", id="auth-uses-jwt")."""
+    def what_if(self, operation: str, id: str, new: str = "", text: str = "") -> dict[str, Any]:
+        """What retracting, asserting or superseding a belief would change (went_in,
+        went_out), computed in a transaction that is rolled back: nothing is written.
+        operation: "retract", "assert" or "supersede" (with new=an existing belief, or
+        text=a rewording). Use it before a retract or supersede to see the cascade.
+        Example: what_if(operation="retract", id="auth-uses-jwt");
+        what_if(operation="supersede", id="auth-uses-jwt", text="Auth validates sessions")."""
+        if operation == "supersede":
+            return supersede.what_if_supersede(self._store, id, new or None,
+                                               text=text or None).as_dict()
+        if new or text:
+            raise InvalidInput("new and text go with operation 'supersede'", field="operation",
+                               value=operation)
         return tms.what_if(self._store, operation, id).as_dict()
+
+    def log(self, since: str = "", id: str = "", op: str = "", actor: str = "",
+            limit: int = 50) -> dict[str, Any]:
+        """The change log, newest first: who changed what (op, args), why (reason), and the
+        cascade (went_in, went_out, retracted_by_nogood ids). since: an ISO time, or a seq
+        (entries after it); id: only entries that touched that belief.
+        Example: log(since="2026-12-03", op="retract", limit=20)."""
+        at, after = changelog.since_to_query(since or None)
+        entries = changelog.log(self._store, LogQuery(
+            since=at, after=after, belief_id=id or None, op=op or None, actor=actor or None,
+            limit=limit))
+        return {"entries": [e.as_dict() for e in entries]}
+
+    def changes_since(self, seq: int = 0, limit: int = 1000) -> dict[str, Any]:
+        """Every change-log entry after seq, oldest first, with the ids it touched: call it
+        at the start of a session with the last seq you saw (0 the first time) to catch up
+        on what others changed; `last_seq` is the one to remember for next time.
+        Example: changes_since(seq=1200)."""
+        entries = changelog.changes_since(self._store, seq, limit)
+        return {"entries": [e.as_dict() for e in entries],
+                "last_seq": entries[-1].seq if entries else seq}
 
     def stage_runs(self, limit: int = RUNS_LIMIT) -> dict[str, Any]:
         """Recent runs of the LLM stages (derive and the others), newest first: id, stage,
@@ -216,6 +246,57 @@ class AgentTools:
         Example: nogood(ids=["cache-is-coherent", "cache-serves-stale-reads"])."""
         return tms.add_nogood(self._store, ids, name or None).as_dict()
 
+    def supersede(self, old: str, new: str = "", text: str = "", new_id: str = "",
+                  rewire: bool | None = None, reason: str = "") -> dict[str, Any]:
+        """Replace belief old by new (an existing belief), or reword it (text: creates
+        new_id, default old-v2, with old's justifications, source and metadata, and moves
+        old's dependents to it unless rewire=false). While the new one is IN the old one is
+        OUT; undo with supersede_undo. Returns what went IN and OUT.
+        Example: supersede(old="auth-uses-jwt", text="Auth validates JWTs and sessions",
+        reason="sessions were added in v2")."""
+        return supersede.supersede(self._store, old, new or None, text=text or None,
+                                   new_id=new_id or None, rewire=rewire,
+                                   reason=reason).as_dict()
+
+    def supersede_undo(self, old: str) -> dict[str, Any]:
+        """Undo the supersede of old exactly (edges moved back, a reworded successor
+        removed). Example: supersede_undo(old="auth-uses-jwt")."""
+        return supersede.undo_supersede(self._store, old).as_dict()
+
+    def challenge(self, id: str, reason: str, justification: int = 0) -> dict[str, Any]:
+        """Challenge a belief: a new premise challenge:<id> (its text the reason) joins the
+        outlist of every justification of id (or of justification number `justification`,
+        1-based), so id goes OUT unless another justification holds. Answer it with defend.
+        Example: challenge(id="auth-bottleneck", reason="measured without the cache")."""
+        return dialectic.challenge(self._store, id, reason, justification or None).as_dict()
+
+    def defend(self, id: str, reason: str) -> dict[str, Any]:
+        """Defend against a challenge or a review defeater (review:<belief>:j<n>): a premise
+        defence:<id> gates it, so it goes OUT and its target comes back; retract the
+        defence to reopen it.
+        Example: defend(id="challenge:auth-bottleneck", reason="rerun with the cache")."""
+        return dialectic.defend(self._store, id, reason).as_dict()
+
+    def remove_justification(self, id: str, n: int) -> dict[str, Any]:
+        """Drop justification n (1-based, as show lists them) of a belief; never its last
+        one (use convert_to_premise or retract). Example: remove_justification(id="b", n=2)."""
+        return editing.remove_justification(self._store, id, n).as_dict()
+
+    def convert_to_premise(self, id: str) -> dict[str, Any]:
+        """Strip every justification of a belief so it holds as an observed premise (the
+        justifications are kept in the change log). Example: convert_to_premise(id="b")."""
+        return editing.convert_to_premise(self._store, id).as_dict()
+
+    def set_metadata(self, id: str, key: str, value: str | int | float | bool | list | dict
+                     | None = None, unset: bool = False) -> dict[str, Any]:
+        """Set (or with unset=true remove) one metadata key of a belief; value is any JSON
+        value. beliefs_type (assumption, observation, fact, axiom, ...) changes how
+        entrenched the belief is when a nogood must retract something, at once.
+        Example: set_metadata(id="auth-uses-jwt", key="beliefs_type", value="observation")."""
+        if unset:
+            return editing.unset_metadata(self._store, id, key).as_dict()
+        return editing.set_metadata(self._store, id, key, value).as_dict()
+
     # --- resources ---------------------------------------------------------------------
     def status_resource(self) -> str:
         return json.dumps(self.status(), indent=2)
@@ -246,9 +327,11 @@ def _param_text(value: Any) -> str:
 
 
 TOOL_NAMES = ("status", "show", "explain", "trace", "list_beliefs", "search", "query",
-              "verify", "what_if", "stage_runs", "add", "add_justification", "retract",
-              "assert_belief", "nogood")
-READ_ONLY = frozenset(TOOL_NAMES[:10])
+              "verify", "what_if", "stage_runs", "log", "changes_since", "add",
+              "add_justification", "retract", "assert_belief", "nogood", "supersede",
+              "supersede_undo", "challenge", "defend", "remove_justification",
+              "convert_to_premise", "set_metadata")
+READ_ONLY = frozenset(TOOL_NAMES[:12])
 
 
 def tool_methods(tools: AgentTools) -> Mapping[str, Callable[..., dict[str, Any]]]:

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from engine import nogoods as nogood_rules
+from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Label, Network, Truth
 from engine.semantics import compute_labels, is_valid
@@ -119,7 +120,8 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
             change = nogood_rules.resolve(tx, holding, change, at=now())
         return change
 
-    change = store.write(work)
+    change = store.write(work, ChangeEntry("import", {"beliefs": len(beliefs),
+                                                       "nogoods": len(network.nogoods)}))
     counts = store.read(lambda tx: tx.status())
     return ImportReport(
         beliefs=len(beliefs),

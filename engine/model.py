@@ -58,6 +58,9 @@ class Justification:
     outlist: tuple[str, ...] = ()
     kind: Kind = Kind.SL
     label: str = ""
+    # A gate: the outlist-only justification that lets supersede and challenge gate a
+    # premise without making it derived (see Belief.is_premise).
+    gate: bool = False
 
     def mentions(self) -> tuple[str, ...]:
         return self.antecedents + self.outlist
@@ -90,7 +93,9 @@ class Belief:
 
     @property
     def is_premise(self) -> bool:
-        return not self.justifications
+        """A premise to the user: no justification, or only the gate that supersede and
+        challenge give a premise (it stays a premise at depth 0, and IN while no gate is IN)."""
+        return all(j.gate for j in self.justifications)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ three values. True -> IN. False -> OUT. Undefined -> UNDETERMINED (stored as
 Circular positive support is no support: a belief whose only support runs through itself is
 false, hence OUT.
 
-Depth: 0 for premises (retracted or not) and for user-asserted beliefs (they hold as facts,
+Depth: 0 for premises (retracted or not; a premise gated by supersede or challenge included)
+and for user-asserted beliefs (they hold as facts,
 whatever their justifications); for an IN derived belief, 1 + the largest antecedent depth of its shallowest valid justification;
 for any other derived belief, the same over all its justifications. A missing id has depth 0.
 "Shallowest" is the minimum over finite derivations (Knuth's generalisation of Dijkstra), so a
@@ -51,7 +52,8 @@ def is_valid(j: Justification, truth: Mapping[str, Truth]) -> bool:
 
 
 def _is_fact(b: Belief) -> bool:
-    return not b.retracted and (b.is_premise or b.asserted)
+    # a gated premise (its only justification a gate) is not a fact: its gate is its rule
+    return not b.retracted and (not b.justifications or b.asserted)
 
 
 class _Program:

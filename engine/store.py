@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.query_result import QueryResult
@@ -33,6 +34,12 @@ class BeliefFilter:
 
     truth: Truth | None = None  # IN, OUT (Undetermined included) or UNDETERMINED
     premises: bool | None = None  # True: premises only; False: derived only
+    challenged: bool = False  # only beliefs a challenge gates
+    superseded: bool = False  # only beliefs a SUPERSEDED_BY link leaves
+    min_depth: int | None = None
+    max_depth: int | None = None
+    has_dependents: bool = False
+    sort: str = "id"  # id | depth | impact (direct dependents, most first) | updated (newest)
 
 
 @dataclass(frozen=True)
@@ -189,7 +196,88 @@ class MergeRecord:
     at: str
 
 
-class GraphTx(Protocol):
+@dataclass(frozen=True)
+class SupersedeRecord:
+    """A supersede, kept on its (OLD)-[:SUPERSEDED_BY]->(NEW) edge so undo restores it
+    exactly: whether NEW was created by the reword, and the dependents' edges moved to NEW."""
+
+    old: str
+    new: str
+    created_new: bool
+    rewired: tuple[RewiredEdge, ...]
+    reason: str
+    at: str
+
+
+class ChangeLog(Protocol):
+    """The change log seen from a transaction (engine/changelog.py). The store appends the
+    entry of each write itself, after `work`; these are what the engine adds and reads."""
+
+    def actor(self) -> str:
+        """Who this write is by (the entry point's actor, or the entry's)."""
+
+    def note_retracted_by_nogood(self, ids: Sequence[str]) -> None:
+        """Say, for this write's entry, that nogood resolution retracted these beliefs."""
+
+    def change_entries(self, query: LogQuery) -> list[LogEntry]: ...
+
+    def belief_history(self, belief_id: str) -> list[tuple[LogEntry, Touch]]:
+        """The entries that touched the belief, oldest first, with what each did to it."""
+
+    def seq_before(self, at: str | None) -> int:
+        """The seq of the last entry before time `at` (0: none)."""
+
+    def touches_after(self, seq: int) -> tuple[dict[str, list[Touch]], dict[str, bool]]:
+        """Every touch of a belief by an entry after `seq`, by belief id; and the ids the
+        entries after `seq` removed, each with whether one of them had created it."""
+
+    def prune_changes(self, before: str) -> int:
+        """Delete the entries older than `before`; how many."""
+
+
+class Editing(Protocol):
+    """The editing verbs: gates (supersede, challenge, defend), justifications, metadata.
+    None of them computes labels: relabel the beliefs afterwards."""
+
+    def gate_belief(self, belief_id: str, gate_id: str, positions: Sequence[int] | None) -> int:
+        """Append `gate_id` (which must exist) to the outlist of the belief's justifications
+        at `positions` (1-based; all when None; where not there already). A premise gets its
+        one gate justification (an outlist only, flagged `gate`) or has it extended.
+        Returns how many justifications were gated."""
+
+    def ungate_belief(self, belief_id: str, gate_id: str) -> int:
+        """Remove `gate_id` from the outlists of the belief's justifications, and a gate
+        justification it leaves empty; returns how many edges went."""
+
+    def record_supersede(self, record: SupersedeRecord) -> None: ...
+
+    def supersede_record(self, old: str) -> SupersedeRecord | None: ...
+
+    def delete_supersede(self, old: str) -> None: ...
+
+    def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
+        """(what supersedes the belief, what it supersedes)."""
+
+    def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
+                           ) -> int:
+        """Move recorded edges from `moved_to` back to `back_to`; how many were found."""
+
+    def remove_justification(self, belief_id: str, position: int) -> None:
+        """Delete the belief's `position`-th justification (1-based, in order)."""
+
+    def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None: ...
+
+    def copy_source_link(self, old: str, new: str) -> None:
+        """Give `new` the FROM edge (with its lines) `old` has, if any."""
+
+    def delete_belief(self, belief_id: str) -> None:
+        """Delete a belief nothing names, with its justifications."""
+
+    def mark_labels(self, belief_id: str, labels: Sequence[str]) -> None:
+        """Add marker labels (closed set: Defeater, Challenge, Defence) to a belief."""
+
+
+class GraphTx(ChangeLog, Editing, Protocol):
     # --- reads -------------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
         """The named beliefs that exist, with justifications, pins, truth and depth."""
@@ -409,7 +497,9 @@ class Store(Protocol):
 
     def read(self, work: Callable[[GraphTx], T]) -> T: ...
 
-    def write(self, work: Callable[[GraphTx], T]) -> T: ...
+    def write(self, work: Callable[[GraphTx], T], entry: ChangeEntry | None = None) -> T:
+        """Run `work` in one write transaction and append its change-log entry (`entry`
+        says what it is; None: op "write") in the same transaction."""
 
     def dry_run(self, work: Callable[[GraphTx], T]) -> T:
         """Run `work` in a transaction that is always rolled back (what-if)."""

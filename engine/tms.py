@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import nogoods as nogood_rules
+from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import (
     Belief,
@@ -97,7 +98,7 @@ def add(
         created_at=stamp,
         updated_at=stamp,
     )
-    return store.write(lambda tx: add_beliefs_in(tx, [belief]))
+    return store.write(lambda tx: add_beliefs_in(tx, [belief]), ChangeEntry("add", {"id": belief_id}))
 
 
 def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:
@@ -131,16 +132,53 @@ def add_justification(store: Store, belief_id: str, justifications: Sequence[Jus
 
     def work(tx: GraphTx) -> Change:
         _require(tx, [belief_id])
-        tx.add_justifications(belief_id, list(justifications))
+        add_justifications_in(tx, belief_id, justifications)
         return enforce_nogoods(tx, tx.relabel([belief_id]))
 
-    return store.write(work)
+    return store.write(work, ChangeEntry("add-justification", {
+        "id": belief_id, "justifications": [_justification_args(j) for j in justifications]}))
+
+
+def add_justifications_in(tx: GraphTx, belief_id: str,
+                          justifications: Sequence[Justification]) -> None:
+    """Add justifications, gated as the belief is gated whole (its supersessor, its
+    challenges of every justification): a gated premise becomes derived and stays gated,
+    its gate justification going."""
+    belief = tx.get_beliefs([belief_id])[belief_id]
+    extra = standing_gates(tx, belief)
+    justifications = [dataclasses.replace(
+        j, outlist=j.outlist + tuple(o for o in extra if o not in j.outlist))
+        for j in justifications]
+    for position in sorted((k for k, j in enumerate(belief.justifications, start=1)
+                            if j.gate), reverse=True):
+        tx.remove_justification(belief_id, position)
+    tx.add_justifications(belief_id, list(justifications))
+
+
+def standing_gates(tx: GraphTx, b: Belief) -> list[str]:
+    """The outlist members that gate a belief whole: what supersedes it, the challenges of
+    all its justifications, and whatever its gate justification holds."""
+    named = sorted({o for j in b.justifications for o in j.outlist})
+    if not named:
+        return []
+    info = tx.get_beliefs(named)
+    by, _ = tx.supersede_links(b.id)
+    held = {o for j in b.justifications if j.gate for o in j.outlist}
+    return [o for o in named if o in by or o in held or (
+        o in info and info[o].metadata.get("challenge_target") == b.id
+        and "justification" not in info[o].metadata)]
+
+
+def _justification_args(j: Justification) -> dict[str, Any]:
+    return {"kind": j.kind.value, "antecedents": list(j.antecedents), "outlist": list(j.outlist),
+            **({"label": j.label} if j.label else {})}
 
 
 def retract(store: Store, belief_id: str, reason: str = "") -> Change:
     """Pin a belief OUT (premise or derived) until it is asserted again."""
     check_id(belief_id)
-    return store.write(lambda tx: retract_in(tx, belief_id, reason))
+    return store.write(lambda tx: retract_in(tx, belief_id, reason),
+                       ChangeEntry("retract", {"id": belief_id}, reason))
 
 
 def retract_in(tx: GraphTx, belief_id: str, reason: str = "") -> Change:
@@ -154,7 +192,7 @@ def assert_belief(store: Store, belief_id: str) -> Change:
     """Un-pin a retracted belief; a derived belief that still has no valid support then
     holds as a user-asserted fact until it is retracted."""
     check_id(belief_id)
-    return store.write(lambda tx: assert_in(tx, belief_id))
+    return store.write(lambda tx: assert_in(tx, belief_id), ChangeEntry("assert", {"id": belief_id}))
 
 
 def assert_in(tx: GraphTx, belief_id: str) -> Change:
@@ -188,7 +226,7 @@ def add_nogood(store: Store, member_ids: Sequence[str], nogood_id: str | None = 
         tx.create_nogood(Nogood(ident, members, discovered=now()))
         return nogood_rules.resolve(tx, [Nogood(ident, members)], Change(), at=now())
 
-    return store.write(work)
+    return store.write(work, ChangeEntry("nogood", {"id": ident, "members": list(members)}))
 
 
 def enforce_nogoods(tx: GraphTx, change: Change) -> Change:
@@ -208,7 +246,7 @@ def init(store: Store) -> dict[str, int]:
 
 
 def reset(store: Store) -> None:
-    store.write(lambda tx: tx.reset())
+    store.write(lambda tx: tx.reset(), ChangeEntry("reset"))
 
 
 # --- reads ---------------------------------------------------------------------------
@@ -231,6 +269,11 @@ def show(store: Store, belief_id: str) -> tuple[Belief, list[str]]:
         return beliefs[belief_id], sorted(tx.direct_dependents(belief_id))
 
     return store.read(work)
+
+
+def supersede_links(store: Store, belief_id: str) -> tuple[list[str], list[str]]:
+    """(what supersedes the belief, what it supersedes)."""
+    return store.read(lambda tx: tx.supersede_links(belief_id))
 
 
 def show_many(store: Store, ids: Sequence[str]) -> dict[str, Belief]:
@@ -289,7 +332,7 @@ def repair(store: Store) -> Repair:
             went_out=sorted(b for b in fixed if computed[b].truth != Truth.IN and b in was_in))
         return Repair(problems, enforce_nogoods(tx, change))
 
-    return store.write(work)
+    return store.write(work, ChangeEntry("verify-repair"))
 
 
 def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]],

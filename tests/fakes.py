@@ -11,6 +11,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from types import MappingProxyType
+
+from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.errors import InvalidInput, StoreError
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.semantics import compute_labels
@@ -18,15 +21,124 @@ from engine.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import BeliefFilter, BeliefHit, Pinned
 from engine.store import Argument, ArgumentJustification, ArgumentPart
 from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
-from engine.store import MergeRecord, PairVerdict, RewiredEdge
+from engine.store import MergeRecord, PairVerdict, RewiredEdge, SupersedeRecord
 from engine.store import SourcePin, SourceRecord, StoredEmbedding
 
 T = TypeVar("T")
 
 
 class FakeTx:
-    def __init__(self, state: "FakeState"):
+    def __init__(self, state: "FakeState", actor: str = "test"):
         self.s = state
+        self._actor = actor
+        self.by_nogood: list[str] = []
+
+    # --- the change log (engine.store.ChangeLog) -------------------------------------
+    def actor(self) -> str:
+        return self._actor
+
+    def note_retracted_by_nogood(self, ids: Sequence[str]) -> None:
+        self.by_nogood.extend(ids)
+
+    def change_entries(self, query: LogQuery) -> list[LogEntry]:
+        found = [e for e in self.s.changes
+                 if (query.after is None or e.seq > query.after)
+                 and (query.since is None or e.at >= query.since)
+                 and (query.op is None or e.op == query.op)
+                 and (query.actor is None or e.actor == query.actor)]
+        found = found if query.oldest_first else found[::-1]
+        return found[:query.limit] if query.limit else found
+
+    def belief_history(self, belief_id: str) -> list[tuple[LogEntry, Touch]]:
+        return []  # the fake keeps no TOUCHED edges; the Neo4j store's tests cover them
+
+    def seq_before(self, at: str | None) -> int:
+        return max((e.seq for e in self.s.changes if at is not None and e.at < at), default=0)
+
+    def touches_after(self, seq: int) -> tuple[dict[str, list[Touch]], dict[str, bool]]:
+        return {}, {}
+
+    def prune_changes(self, before: str) -> int:
+        kept = [e for e in self.s.changes if e.at >= before]
+        pruned = len(self.s.changes) - len(kept)
+        self.s.changes = kept
+        return pruned
+
+    # --- editing (engine.store.Editing) ------------------------------------------------
+    def _replace_justifications(self, belief_id: str, js: Sequence[Justification]) -> None:
+        self.s.beliefs[belief_id] = dataclasses.replace(self.s.beliefs[belief_id],
+                                                        justifications=tuple(js))
+
+    def gate_belief(self, belief_id: str, gate_id: str, positions: Sequence[int] | None) -> int:
+        b = self.s.beliefs[belief_id]
+        if b.is_premise:
+            gate = b.justifications[0] if b.justifications else Justification((), (), gate=True)
+            positions, js = [1], [gate]
+        else:
+            js = list(b.justifications)
+        gated = 0
+        for k, j in enumerate(js, start=1):
+            if (positions is None or k in positions) and gate_id not in j.outlist:
+                js[k - 1] = dataclasses.replace(j, outlist=j.outlist + (gate_id,))
+                gated += 1
+        self._replace_justifications(belief_id, js)
+        return gated
+
+    def ungate_belief(self, belief_id: str, gate_id: str) -> int:
+        b = self.s.beliefs[belief_id]
+        removed = sum(j.outlist.count(gate_id) for j in b.justifications)
+        js = [dataclasses.replace(j, outlist=tuple(o for o in j.outlist if o != gate_id))
+              for j in b.justifications]
+        self._replace_justifications(belief_id, [j for j in js if not (j.gate and not j.outlist)])
+        return removed
+
+    def record_supersede(self, record: SupersedeRecord) -> None:
+        self.s.supersedes[record.old] = record
+
+    def supersede_record(self, old: str) -> SupersedeRecord | None:
+        return self.s.supersedes.get(old)
+
+    def delete_supersede(self, old: str) -> None:
+        self.s.supersedes.pop(old, None)
+
+    def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
+        return ([r.new for r in self.s.supersedes.values() if r.old == belief_id],
+                sorted(r.old for r in self.s.supersedes.values() if r.new == belief_id))
+
+    def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
+                           ) -> int:
+        moved = 0
+        for e in edges:
+            js = list(self.s.beliefs[e.belief].justifications)
+            j = js[e.seq]
+            refs = list(j.antecedents if e.kind == "REQUIRES" else j.outlist)
+            if e.pos < len(refs) and refs[e.pos] == moved_to:
+                refs[e.pos] = back_to
+                moved += 1
+            js[e.seq] = (dataclasses.replace(j, antecedents=tuple(refs)) if e.kind == "REQUIRES"
+                         else dataclasses.replace(j, outlist=tuple(refs)))
+            self._replace_justifications(e.belief, js)
+        return moved
+
+    def remove_justification(self, belief_id: str, position: int) -> None:
+        js = list(self.s.beliefs[belief_id].justifications)
+        del js[position - 1]
+        self._replace_justifications(belief_id, js)
+
+    def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None:
+        self.s.beliefs[belief_id] = dataclasses.replace(
+            self.s.beliefs[belief_id], metadata=MappingProxyType(dict(metadata)), updated_at=at)
+
+    def copy_source_link(self, old: str, new: str) -> None:
+        if old in self.s.from_edges:
+            self.s.from_edges[new] = self.s.from_edges[old]
+
+    def delete_belief(self, belief_id: str) -> None:
+        del self.s.beliefs[belief_id]
+
+    def mark_labels(self, belief_id: str, labels: Sequence[str]) -> None:
+        if "Defeater" in labels:
+            self.s.defeaters.add(belief_id)
 
     # --- reads ---------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
@@ -455,6 +567,8 @@ class FakeState:
         default_factory=dict)
     merges: dict[str, MergeRecord] = dataclasses.field(default_factory=dict)
     found: dict[str, tuple[str, str, int]] = dataclasses.field(default_factory=dict)
+    supersedes: dict[str, SupersedeRecord] = dataclasses.field(default_factory=dict)
+    changes: list[LogEntry] = dataclasses.field(default_factory=list)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
@@ -464,7 +578,8 @@ class FakeState:
                          list(self.rounds), list(self.proposed), copy.deepcopy(self.extra),
                          dict(self.embeddings), dict(self.sources), dict(self.from_edges),
                          dict(self.reviews), list(self.verdicts), set(self.defeaters),
-                         dict(self.pair_verdicts), dict(self.merges), dict(self.found))
+                         dict(self.pair_verdicts), dict(self.merges), dict(self.found),
+                         dict(self.supersedes), list(self.changes))
 
 
 class FakeStore:
@@ -480,9 +595,15 @@ class FakeStore:
     def read(self, work: Callable[[FakeTx], T]) -> T:
         return work(FakeTx(self.state.copy()))
 
-    def write(self, work: Callable[[FakeTx], T]) -> T:
+    def write(self, work: Callable[[FakeTx], T], entry: ChangeEntry | None = None) -> T:
         draft = self.state.copy()
-        result = work(FakeTx(draft))
+        tx = FakeTx(draft)
+        result = work(tx)
+        said = entry or ChangeEntry("write")
+        draft.changes.append(LogEntry(
+            seq=len(draft.changes) + 1, at=f"{len(draft.changes) + 1:06d}",
+            actor=said.actor or tx.actor(), op=said.op, args=dict(said.args),
+            reason=said.reason, retracted_by_nogood=tuple(tx.by_nogood)))
         self.state = draft  # only reached when work did not raise
         self.writes += 1
         return result

@@ -7,6 +7,7 @@ from typing import Any
 import neo4j
 
 from adapters.cypher_files import cypher
+from adapters.neo4j.change_tracker import ChangeTracker
 
 
 class TxBase:
@@ -18,6 +19,7 @@ class TxBase:
         # element id, and whether any nogood exists (None: not known yet).
         self._element_of: dict[str, str] = {}
         self._nogoods_exist: bool | None = None
+        self.change_log = ChangeTracker()  # what this write did, for its change-log entry
 
     # The Python driver reads each record off the socket on its own (about 12 us a record),
     # so queries on hot paths that yield thousands of rows return them collected in one record.

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
+from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import InvalidInput
 from engine.store import MergeRecord, PairVerdict, RewiredEdge
 
@@ -88,6 +89,8 @@ class DedupTxPart(TxBase):
             self._run("save_pair_verdicts", rows=[verdict_to_row(v) for v in verdicts])
 
     def rewire_mentions(self, merged: str, kept: str) -> tuple[RewiredEdge, ...]:
+        note_redefined(self, sorted({c for r in self._run("region_dependents", ids=[merged])
+                                     for c in r["dependents"]} - {kept}))
         record = self._single("rewire_mentions", merged=merged, kept=kept)
         rows = record["rewired"] if record else []
         return tuple(sorted(RewiredEdge(b, int(s), k, int(p)) for b, s, k, p in rows))
@@ -103,6 +106,7 @@ class DedupTxPart(TxBase):
     def undo_merge(self, record: MergeRecord) -> None:
         rows = [{"belief": e.belief, "seq": e.seq, "kind": e.kind, "pos": e.pos}
                 for e in record.rewired]
+        note_redefined(self, sorted({e.belief for e in record.rewired}))
         if rows:
             moved = self._single("move_back_edges", merged=record.merged, kept=record.kept,
                                  rows=rows)["moved"]

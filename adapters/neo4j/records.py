@@ -82,6 +82,7 @@ def justification_rows(belief_id: str, justifications, first_seq: int = 0) -> li
             "label": j.label,
             "antecedents": list(j.antecedents),
             "outlist": list(j.outlist),
+            "gate": j.gate,
         }
         for i, j in enumerate(justifications)
     ]
@@ -93,6 +94,7 @@ def justification_from_map(m: Mapping[str, Any]) -> Justification:
         outlist=tuple(m.get("outlist") or ()),
         kind=Kind(m.get("kind") or "SL"),
         label=m.get("label") or "",
+        gate=bool(m.get("gate")),
     )
 
 

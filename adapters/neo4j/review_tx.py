@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from adapters.neo4j.base import TxBase
+from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import StoreError
 from engine.store import (
     Argument,
@@ -68,6 +69,7 @@ class ReviewTxPart(TxBase):
         return out
 
     def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
+        note_redefined(self, [belief_id])
         if self._single("review_add_defeater", belief_id=belief_id, position=position,
                         defeater_id=defeater_id) is None:
             raise StoreError(f"no justification {position} of '{belief_id}', or no belief "

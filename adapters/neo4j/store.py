@@ -16,7 +16,9 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
+from adapters.neo4j.change_tx import ChangeTxPart
 from adapters.neo4j.dedup_tx import DedupTxPart
+from adapters.neo4j.edit_tx import EditTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
@@ -25,20 +27,23 @@ from adapters.neo4j.search_tx import SearchTxPart
 from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
+from engine.change_records import ChangeEntry
+from engine.changelog import now_utc
 from engine.errors import EngineError, StoreError
 
 T = TypeVar("T")
 
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
-              ReviewTxPart, SearchTxPart, DedupTxPart):
+              ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
 class Neo4jStore:
     def __init__(self, driver: neo4j.Driver, database: str = "neo4j", uri: str = "",
-                 lock_timeout: float = DEFAULT_TIMEOUT):
+                 lock_timeout: float = DEFAULT_TIMEOUT, actor: str = ""):
         self._driver = driver
+        self._actor = actor  # who the writes are by, unless an entry says otherwise
         self._database = database
         self._uri = uri
         self._lock = WriteLock(driver, database, lock_timeout)
@@ -49,19 +54,26 @@ class Neo4jStore:
             for q in statements:
                 self._guard(lambda: session.run(q.text).consume())
         # a write: it also creates the write lock's node (take_write_lock MERGEs it)
-        return self.write(lambda tx: tx.upgrade_provenance())
+        return self.write(lambda tx: tx.upgrade_provenance(), ChangeEntry("init"))
 
     def read(self, work: Callable[[Neo4jTx], T]) -> T:
         with self._session(neo4j.READ_ACCESS) as session:
             return self._guard(lambda: session.execute_read(lambda tx: work(Neo4jTx(tx))))
 
-    def write(self, work: Callable[[Neo4jTx], T]) -> T:
+    def write(self, work: Callable[[Neo4jTx], T], entry: ChangeEntry | None = None) -> T:
+        """One write transaction: the lock, `work`, then its change-log entry (numbered by
+        the lock's count, so entries have no gaps or repeats), committed together."""
         tag = self._lock.new_tag()
+        said = entry or ChangeEntry("write")
 
         @neo4j.unit_of_work(metadata={"eem_write": tag})
         def locked(tx: neo4j.ManagedTransaction) -> T:
-            self._lock.take(tx, tag)
-            return work(Neo4jTx(tx))
+            seq = self._lock.take(tx, tag)
+            view = Neo4jTx(tx)
+            view.change_log.actor = said.actor or self._actor
+            result = work(view)
+            view.append_change(seq, now_utc(), said)
+            return result
 
         with self._session(neo4j.WRITE_ACCESS) as session:
             return self._guard(lambda: session.execute_write(locked))
@@ -72,7 +84,9 @@ class Neo4jStore:
             tx = session.begin_transaction(metadata={"eem_write": tag})
             try:
                 self._guard(lambda: self._lock.take(tx, tag))
-                return self._guard(lambda: work(Neo4jTx(tx)))
+                view = Neo4jTx(tx)
+                view.change_log.actor = self._actor
+                return self._guard(lambda: work(view))
             finally:
                 if not tx.closed():
                     tx.rollback()

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
+from adapters.neo4j.change_tracker import note_created, note_pinned, note_redefined
 from adapters.neo4j.propagation import Propagation
 from adapters.neo4j.records import (
     belief_from_map,
@@ -69,7 +70,9 @@ class TmsTxPart(TxBase):
         records = self._run(
             "list_beliefs",
             truth=which.truth.value if which.truth else None,
-            premises=which.premises,
+            premises=which.premises, challenged=which.challenged, superseded=which.superseded,
+            min_depth=which.min_depth, max_depth=which.max_depth,
+            has_dependents=which.has_dependents, sort=which.sort,
         )
         return [belief_from_map(r["belief"]) for r in records]
 
@@ -109,6 +112,7 @@ class TmsTxPart(TxBase):
                 antecedents=tuple(i for _, i in sorted(r["antecedents"])),
                 outlist=tuple(i for _, i in sorted(r["outlist"])),
                 kind=Kind(r["kind"] or "SL"),
+                gate=r["gate"],
             )))
         beliefs: dict[str, Belief] = {}
         labels: dict[str, list[str]] = {}
@@ -138,6 +142,7 @@ class TmsTxPart(TxBase):
     # --- writes -----------------------------------------------------------------------
     def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
         ids = [b.id for b in beliefs]
+        note_created(self, ids)
         for chunk in _batches(ids):
             self._run("promote_placeholders", ids=chunk)
         for chunk in _batches([belief_to_row(b) for b in beliefs]):
@@ -157,6 +162,9 @@ class TmsTxPart(TxBase):
 
     def create_labelled_beliefs(self, beliefs: Sequence[Belief], labels: dict[str, Label]) -> None:
         element: dict[str, str] = {}
+        note_created(self, (b.id for b in beliefs))
+        self.change_log.relabelled(Change(went_in=[b.id for b in beliefs
+                                                   if labels[b.id].truth == Truth.IN]))
         rows = [labelled_belief_row(b, labels[b.id].truth, labels[b.id].depth) for b in beliefs]
         for chunk in _batches(rows, 10000):
             element.update(self._single("create_labelled_beliefs", rows=chunk)["pairs"])
@@ -174,6 +182,7 @@ class TmsTxPart(TxBase):
             self._run("create_justifications_by_element", rows=chunk)
 
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
+        note_redefined(self, [belief_id])
         seq = self._single("next_justification_seq", ids=[belief_id])["seq"]
         named = sorted({ref for j in justifications for ref in j.mentions()})
         self._run("ensure_placeholders", ids=named)
@@ -191,6 +200,7 @@ class TmsTxPart(TxBase):
             reason=reason if retracted else "",
             at=at,
         )
+        note_pinned(self, (r["id"] for r in records))
         pinned = {}
         for r in records:
             self._element_of[r["id"]] = r["element"]
@@ -199,13 +209,18 @@ class TmsTxPart(TxBase):
         return pinned
 
     def relabel(self, seeds: Iterable[str]) -> Change:
-        return Propagation(self).relabel(seeds)
+        change = Propagation(self).relabel(seeds)
+        self.change_log.relabelled(change)  # the change log's one hook into propagation
+        return change
 
     def write_labels(self, labels: Mapping[str, Label]) -> None:
         rows = [{"id": bid, "truth": label.truth.value, "depth": label.depth}
                 for bid, label in sorted(labels.items())]
+        moved = Change()
         for chunk in _batches(rows):
-            self._run("write_belief_labels", rows=chunk)
+            for bid, was_in, now_in in self._single("write_belief_labels", rows=chunk)["moved"]:
+                (moved.went_in if now_in else moved.went_out).append(bid)
+        self.change_log.relabelled(moved)
 
     def create_nogood(self, nogood: Nogood) -> None:
         named = list(nogood.members)

@@ -78,17 +78,19 @@ class WriteLock:
         """A tag for one write's transaction metadata, by which the watchdog finds it."""
         return uuid.uuid4().hex
 
-    def take(self, tx: neo4j.ManagedTransaction | neo4j.Transaction, tag: str) -> None:
-        """Run the lock statement in `tx`, waiting at most `timeout` seconds."""
+    def take(self, tx: neo4j.ManagedTransaction | neo4j.Transaction, tag: str) -> int:
+        """Run the lock statement in `tx`, waiting at most `timeout` seconds; returns how
+        many writes the lock has serialized, this one included (the change log's seq)."""
         watchdog = _Watchdog(self._driver, self._database, tag, self.timeout)
         try:
-            tx.run(cypher("take_write_lock")).consume()
+            record = tx.run(cypher("take_write_lock")).single()
         except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as e:
             if watchdog.disarm():
                 raise self._timed_out() from e
             raise
         if watchdog.disarm():
             raise self._timed_out()
+        return int(record["writes"]) if record else 0
 
     def _timed_out(self) -> WriteLockTimeout:
         return WriteLockTimeout(

@@ -6,7 +6,7 @@
 // name: premise_pool
 // One record, `pool`: [id, text] of each IN premise (no justification, not a review defeater) by id, only those whose lower-cased id or text contains one of $words when $words is not empty.
 MATCH (b:Belief:In)
-WHERE NOT b:Defeater AND NOT EXISTS { (b)<-[:SUPPORTS]-(:Justification) }
+WHERE NOT b:Defeater AND NOT EXISTS { (b)<-[:SUPPORTS]-(j:Justification) WHERE j.gate IS NULL }
   AND (size($words) = 0
        OR any(w IN $words WHERE toLower(b.id) CONTAINS w OR toLower(b.text) CONTAINS w))
 WITH b ORDER BY b.id

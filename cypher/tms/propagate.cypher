@@ -51,9 +51,10 @@ WITH b, e, old_value, old_depth, jv,
           WHEN size(jv) = 0 OR coalesce(b.asserted, false) THEN 2
           ELSE reduce(v = 0, j IN jv | CASE WHEN j[0] > v THEN j[0] ELSE v END)
      END AS value
-// Depth: premises and asserted beliefs 0; IN beliefs over valid justifications; others over all.
+// Depth: premises (a gated one too: its only justification a gate) and asserted beliefs 0; IN beliefs over valid justifications; others over all.
 WITH b, e, old_value, old_depth, value,
-     CASE WHEN size(jv) = 0 OR (value = 2 AND coalesce(b.asserted, false)) THEN 0
+     CASE WHEN size(jv) = 0 OR (value = 2 AND coalesce(b.asserted, false))
+               OR NOT EXISTS { (b)<-[:SUPPORTS]-(g:Justification) WHERE g.gate IS NULL } THEN 0
           ELSE reduce(m = NULL, j IN jv
                | CASE WHEN j[1] IS NOT NULL AND (value <> 2 OR j[0] = 2)
                            AND (m IS NULL OR j[1] < m) THEN j[1] ELSE m END)
@@ -127,7 +128,8 @@ WITH b, e,
      }] AS js
 WITH b, e, CASE WHEN b:In THEN [j IN js WHERE j.valid] ELSE js END AS relevant, size(js) AS n
 WITH b, e,
-     CASE WHEN n = 0 OR (b:In AND coalesce(b.asserted, false)) THEN 0
+     CASE WHEN n = 0 OR (b:In AND coalesce(b.asserted, false))
+               OR NOT EXISTS { (b)<-[:SUPPORTS]-(g:Justification) WHERE g.gate IS NULL } THEN 0
           ELSE reduce(m = NULL, j IN relevant
                | CASE WHEN j.depth IS NOT NULL AND (m IS NULL OR j.depth < m) THEN j.depth ELSE m END)
      END AS candidate

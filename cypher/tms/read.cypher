@@ -10,7 +10,7 @@ RETURN b {
   justifications: COLLECT {
     MATCH (b)<-[:SUPPORTS]-(j:Justification)
     RETURN j {
-      .kind, .label, .seq,
+      .kind, .label, .seq, .gate,
       antecedents: COLLECT { MATCH (j)-[r:REQUIRES]->(a) RETURN a.id ORDER BY r.pos },
       outlist: COLLECT { MATCH (j)-[r:UNLESS]->(o) RETURN o.id ORDER BY r.pos }
     } ORDER BY j.seq
@@ -28,7 +28,7 @@ RETURN b {
   justifications: COLLECT {
     MATCH (b)<-[:SUPPORTS]-(j:Justification)
     RETURN j {
-      .kind, .label, .seq,
+      .kind, .label, .seq, .gate,
       antecedents: COLLECT { MATCH (j)-[r:REQUIRES]->(a) RETURN a.id ORDER BY r.pos },
       outlist: COLLECT { MATCH (j)-[r:UNLESS]->(o) RETURN o.id ORDER BY r.pos }
     } ORDER BY j.seq
@@ -45,7 +45,7 @@ RETURN b.id AS id, coalesce(b.retracted, false) AS retracted,
 // name: labelling_justifications
 // Every justification: its belief, kind, and the ids it names with their written positions.
 MATCH (j:Justification)-[:SUPPORTS]->(b:Belief)
-RETURN b.id AS belief, j.seq AS seq, j.kind AS kind,
+RETURN b.id AS belief, j.seq AS seq, j.kind AS kind, coalesce(j.gate, false) AS gate,
        [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]] AS antecedents,
        [(j)-[r:UNLESS]->(o) | [r.pos, o.id]] AS outlist
 
@@ -65,7 +65,7 @@ CALL () {
   RETURN count(u) AS undetermined, collect(u.id) AS undetermined_ids
 }
 CALL () {
-  MATCH (b:Belief) WHERE EXISTS { (b)<-[:SUPPORTS]-() }
+  MATCH (b:Belief) WHERE EXISTS { (b)<-[:SUPPORTS]-(j:Justification) WHERE j.gate IS NULL }
   RETURN count(b) AS derived
 }
 CALL () {
@@ -77,13 +77,24 @@ CALL () { MATCH (n:Nogood) RETURN count(n) AS nogoods }
 RETURN beliefs, in_count, undetermined, derived, max_depth, nogoods, undetermined_ids
 
 // name: list_beliefs
-// Beliefs (properties and truth, no justifications) filtered by truth and kind, by id.
+// Beliefs (properties and truth, no justifications) filtered by truth, kind, challenges, supersession, depth and dependents; sorted by $sort (id, depth, impact, updated).
 MATCH (b:Belief)
 WHERE ($truth IS NULL
        OR ($truth = 'IN' AND b:In)
        OR ($truth = 'OUT' AND b:Out)
        OR ($truth = 'UNDETERMINED' AND b:Undetermined))
-  AND ($premises IS NULL OR $premises = (NOT EXISTS { (b)<-[:SUPPORTS]-() }))
+  AND ($premises IS NULL
+       OR $premises = (NOT EXISTS { (b)<-[:SUPPORTS]-(j:Justification) WHERE j.gate IS NULL }))
+  AND (NOT $challenged OR EXISTS { (b)<-[:SUPPORTS]-(:Justification)-[:UNLESS]->(:Challenge:In) })
+  AND (NOT $superseded OR EXISTS { (b)-[:SUPERSEDED_BY]->() })
+  AND ($min_depth IS NULL OR b.depth >= $min_depth)
+  AND ($max_depth IS NULL OR b.depth <= $max_depth)
+  AND (NOT $has_dependents OR EXISTS { (b)<-[:REQUIRES|UNLESS]-(:Justification) })
+WITH b, CASE $sort WHEN 'impact'
+          THEN COUNT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
+                       RETURN DISTINCT c } END AS impact
+ORDER BY CASE $sort WHEN 'depth' THEN -coalesce(b.depth, -1) WHEN 'impact' THEN -impact END,
+         CASE $sort WHEN 'updated' THEN b.updated_at END DESC, b.id
 RETURN b {
   .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
   .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
@@ -91,10 +102,9 @@ RETURN b {
   labels: labels(b),
   justifications: COLLECT {
     MATCH (b)<-[:SUPPORTS]-(j:Justification)
-    RETURN j {.kind, .label, .seq, antecedents: [], outlist: []} ORDER BY j.seq
+    RETURN j {.kind, .label, .seq, .gate, antecedents: [], outlist: []} ORDER BY j.seq
   }
 } AS belief
-ORDER BY b.id
 
 // name: out_belief_ids
 // The ids of every OUT belief (Undetermined ones included), in id order.

@@ -24,6 +24,7 @@ SET b += row.props
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.belief})
 CREATE (j:Justification {kind: row.kind, label: row.label, seq: row.seq})-[:SUPPORTS]->(b)
+SET j.gate = CASE WHEN row.gate THEN true END
 WITH j, row
 CALL (j, row) {
   UNWIND range(0, size(row.antecedents) - 1) AS pos
@@ -61,7 +62,7 @@ SET b.retracted = $retracted,
     b.retract_reason = $reason,
     b.updated_at = $at
 RETURN b.id AS id, elementId(b) AS element, was_in,
-       NOT EXISTS { (b)<-[:SUPPORTS]-() } AS premise, nogoods
+       NOT EXISTS { (b)<-[:SUPPORTS]-(j:Justification) WHERE j.gate IS NULL } AS premise, nogoods
 
 // name: create_nogood
 // Creates a nogood with MEMBER edges to its beliefs (or placeholders); returns nothing.
@@ -109,6 +110,7 @@ RETURN collect([m.id, elementId(m)]) AS pairs
 UNWIND $rows AS row
 MATCH (b) WHERE elementId(b) = row.belief
 CREATE (j:Justification {kind: row.kind, label: row.label, seq: row.seq})-[:SUPPORTS]->(b)
+SET j.gate = CASE WHEN row.gate THEN true END
 WITH j, row
 CALL (j, row) {
   UNWIND range(0, size(row.antecedents) - 1) AS pos
@@ -122,12 +124,14 @@ CALL (j, row) {
 }
 
 // name: write_belief_labels
-// Sets each named belief's truth labels and depth exactly as given (verify --repair); returns how many beliefs were written.
+// Sets each named belief's truth labels and depth exactly as given (verify --repair); returns `moved`: [id, was IN, is IN] of those whose IN-ness changed, in one record.
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
+WITH b, row, b:In AS was_in
 REMOVE b:In:Out:Undetermined
 SET b.depth = row.depth
 FOREACH (_ IN CASE WHEN row.truth = 'IN' THEN [1] ELSE [] END | SET b:In)
 FOREACH (_ IN CASE WHEN row.truth <> 'IN' THEN [1] ELSE [] END | SET b:Out)
 FOREACH (_ IN CASE WHEN row.truth = 'UNDETERMINED' THEN [1] ELSE [] END | SET b:Undetermined)
-RETURN count(b) AS written
+WITH b, was_in, row.truth = 'IN' AS now_in
+RETURN [x IN collect([b.id, was_in, now_in]) WHERE x[1] <> x[2]] AS moved

@@ -194,10 +194,18 @@ def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[Pac
     return AgentTools(store, pack, report_dir=report_dir, make_embedder=make_embedder), entries
 
 
+def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
+    """Who the server's writes are by, for the change log: `mcp:` then the client's name
+    (EEM_MCP_CLIENT, else stdio / http) and the token's label (EEM_MCP_TOKEN_LABEL)."""
+    client = (environ.get("EEM_MCP_CLIENT") or "").strip() or ("http" if http else "stdio")
+    label = (environ.get("EEM_MCP_TOKEN_LABEL") or "").strip()
+    return f"mcp:{client}" + (f"@{label}" if label else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
-    store = LazyStore(retry_seconds=RETRY_SECONDS)
+    store = LazyStore(retry_seconds=RETRY_SECONDS, actor=mcp_actor(os.environ, args.http))
     try:
         tools, entries = make_tools(store, Path(args.report_dir))
         from adapters.neo4j.connection import DEFAULT_URI

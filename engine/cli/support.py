@@ -6,6 +6,7 @@ ended in error); 2 bad input or usage, or the store cannot be reached.
 """
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import sys
@@ -35,6 +36,17 @@ def lock_timeout_from_env(environ=os.environ) -> float:
     return seconds
 
 
+def actor_from_env(environ=os.environ) -> str:
+    """Who the CLI's writes are by, for the change log: EEM_ACTOR, else the OS user."""
+    given = (environ.get("EEM_ACTOR") or "").strip()
+    if given:
+        return given
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name in the environment or the password database
+        return "unknown"
+
+
 class LazyStore:
     """The store the environment configures (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD,
     NEO4J_DATABASE; EEM_LOCK_TIMEOUT, how long a writer waits for the write lock), connected
@@ -42,8 +54,9 @@ class LazyStore:
     --yes) works with the server down. This is the composition root: the only place the CLI
     reaches for the Neo4j adapter."""
 
-    def __init__(self, *, retry_seconds: float = 15) -> None:
+    def __init__(self, *, retry_seconds: float = 15, actor: str | None = None) -> None:
         self._store = None
+        self._actor = actor
         self._retry_seconds = retry_seconds
         self._opening = threading.Lock()  # a server's first calls may come at once
 
@@ -57,8 +70,9 @@ class LazyStore:
                     settings = Neo4jSettings.from_env(os.environ)
                     lock_timeout = lock_timeout_from_env(os.environ)
                     driver = connect(settings, retry_seconds=self._retry_seconds)
+                    actor = self._actor if self._actor is not None else actor_from_env()
                     self._store = Neo4jStore(driver, settings.database, settings.uri,
-                                             lock_timeout=lock_timeout)
+                                             lock_timeout=lock_timeout, actor=actor)
         return self._store
 
     def init_schema(self) -> dict[str, int]:
@@ -67,8 +81,8 @@ class LazyStore:
     def read(self, work):
         return self._opened().read(work)
 
-    def write(self, work):
-        return self._opened().write(work)
+    def write(self, work, entry=None):
+        return self._opened().write(work, entry)
 
     def dry_run(self, work):
         return self._opened().dry_run(work)

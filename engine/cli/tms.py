@@ -14,6 +14,7 @@ from typing import Any
 from engine import explain as explaining
 from engine import interchange, queries, results, tms, viz
 from engine import search as searching
+from engine.cli import memory
 from engine.cli.support import open_store, print_json, run_guarded, shorten, split_ids, table
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
@@ -108,7 +109,10 @@ def cmd_status(store, args) -> int:
 def cmd_list(store, args) -> int:
     truth = Truth.IN if args.in_ else Truth.OUT if args.out else None
     premises = True if args.premises else False if args.derived else None
-    beliefs = tms.list_beliefs(store, BeliefFilter(truth=truth, premises=premises))
+    beliefs = tms.list_beliefs(store, BeliefFilter(
+        truth=truth, premises=premises, challenged=args.challenged, superseded=args.superseded,
+        min_depth=args.min_depth, max_depth=args.max_depth,
+        has_dependents=args.has_dependents, sort=args.sort))
     if args.json:
         print_json([results.belief_row(b) for b in beliefs])
         return 0
@@ -118,9 +122,13 @@ def cmd_list(store, args) -> int:
 
 
 def cmd_show(store, args) -> int:
+    if args.history:
+        return memory.print_history(store, args.id, args.json)
     b, dependents = tms.show(store, args.id)
+    superseded_by, supersedes = tms.supersede_links(store, args.id)
     if args.json:
-        print_json(results.belief_record(b, dependents))
+        print_json({**results.belief_record(b, dependents), "superseded_by": superseded_by,
+                    "supersedes": supersedes})
         return 0
     depth = b.depth if b.depth is not None else "none (no finite derivation)"
     print(f"{b.id}  [{b.truth.value}]  depth {depth}")
@@ -130,12 +138,19 @@ def cmd_show(store, args) -> int:
     if b.asserted:
         print("  held as a user-asserted fact")
     for j in b.justifications:
+        if j.gate:
+            print(f"  premise, gated: OUT while {' or '.join(j.outlist)} is IN")
+            continue
         line = f"  {j.kind.value}: {', '.join(j.antecedents) or '(no antecedents)'}"
         if j.outlist:
             line += f"  unless {', '.join(j.outlist)}"
         print(line + (f"  -- {j.label}" if j.label else ""))
     if dependents:
         print(f"  dependents: {', '.join(dependents)}")
+    for new in superseded_by:
+        print(f"  superseded by {new}")
+    for old in supersedes:
+        print(f"  supersedes {old}")
     return 0
 
 
@@ -158,6 +173,11 @@ def cmd_trace(store, args) -> int:
 
 
 def cmd_what_if(store, args) -> int:
+    if args.operation == "supersede":
+        return memory.what_if_supersede(store, args, _report_change)
+    if args.new or args.text is not None:
+        raise InvalidInput(f"NEW and --text go with what-if supersede, not {args.operation}",
+                           field="operation")
     change = tms.what_if(store, args.operation, args.id)
     if not args.json:
         print(f"if {args.operation} {args.id} (nothing written):")
@@ -352,11 +372,28 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--premises", action="store_true", help="premises only")
     kind.add_argument("--derived", action="store_true", help="derived beliefs only")
+    p.add_argument("--challenged", action="store_true", help="beliefs an open challenge gates")
+    p.add_argument("--superseded", action="store_true", help="beliefs superseded by another")
+    p.add_argument("--min-depth", type=memory.whole, metavar="N", help="depth at least N")
+    p.add_argument("--max-depth", type=memory.whole, metavar="N", help="depth at most N")
+    p.add_argument("--has-dependents", action="store_true",
+                   help="beliefs some justification names")
+    p.add_argument("--sort", choices=["id", "depth", "impact", "updated"], default="id",
+                   help="id (default), depth (deepest first), impact (most direct dependents "
+                        "first), updated (newest first)")
 
 
 def _what_if_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("operation", choices=["retract", "assert"])
+    p.add_argument("operation", choices=["retract", "assert", "supersede"])
+    p.add_argument("id", help="the belief (OLD for supersede)")
+    p.add_argument("new", nargs="?", metavar="NEW", help="supersede: an existing belief")
+    memory.replacement_flags(p)
+
+
+def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
+    p.add_argument("--history", action="store_true",
+                   help="the change-log entries that touched the belief, oldest first")
 
 
 def _import_arguments(p: argparse.ArgumentParser) -> None:
@@ -438,11 +475,13 @@ COMMANDS: dict[str, Command] = {
                       "nogood cache-is-coherent cache-serves-stale-reads", _nogood_arguments),
     "status": Command(cmd_status, "counts of beliefs by label and kind", "status --json"),
     "list": Command(cmd_list, "list beliefs", "list --in --derived", _list_arguments),
-    "show": Command(cmd_show, "one belief with its justifications", "show auth-bottleneck", _id),
+    "show": Command(cmd_show, "one belief with its justifications (--history: its changes)",
+                    "show auth-bottleneck", _show_arguments),
     "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck", _id),
     "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
                      _id),
-    "what-if": Command(cmd_what_if, "what a retract or assert would change (nothing written)",
+    "what-if": Command(cmd_what_if, "what a retract, assert or supersede would change (nothing"
+                       " written)",
                        "what-if retract auth-uses-jwt", _what_if_arguments),
     "verify": Command(cmd_verify, "recompute every label from scratch and compare; --repair"
                       " writes the differences", "verify --repair", _verify_arguments),
@@ -462,6 +501,9 @@ COMMANDS: dict[str, Command] = {
                    "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
                    json=False),
 }
+
+
+COMMANDS.update(memory.commands(Command, _report_change))
 
 
 def build_parser() -> argparse.ArgumentParser:

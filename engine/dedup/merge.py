@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from engine.change_records import ChangeEntry
 from engine.errors import NotFound
 from engine.model import Belief, Change, check_id
 from engine.store import GraphTx, MergeRecord, PairVerdict, Store
@@ -70,7 +71,7 @@ def undo(store: Store, merged: str) -> Change:
     """`python -m engine.dedup undo ID`: restore a merged belief and the edges that named it,
     in one write transaction with the propagation it causes."""
     check_id(merged)
-    return store.write(lambda tx: undo_in(tx, merged))
+    return store.write(lambda tx: undo_in(tx, merged), ChangeEntry("dedup-undo", {"id": merged}))
 
 
 def rests_on(tx: GraphTx, kept: str, merged: str) -> bool:

@@ -19,6 +19,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from engine.change_records import ChangeEntry
 from engine.errors import ModelError
 from engine.optional import numpy_module
 from engine.store import Store, StoredEmbedding
@@ -205,4 +206,5 @@ def embedding_source(store: Store, embedder: Embedder, *, cache: VectorCache | N
 def _save(store: Store, rows: list[StoredEmbedding], batch: int) -> None:
     for start in range(0, len(rows), batch):
         chunk = rows[start:start + batch]
-        store.write(lambda tx, chunk=chunk: tx.save_embeddings(chunk))
+        store.write(lambda tx, chunk=chunk: tx.save_embeddings(chunk),
+                    ChangeEntry("embeddings", {"beliefs": len(chunk)}))

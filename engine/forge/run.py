@@ -16,6 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from engine.change_records import ChangeEntry
 from engine.files import write_text_atomically
 from engine.forge.sources import Scan, SourceText
 from engine.forge.stage import ForgeStage, PlannedChunk
@@ -124,7 +125,9 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
     if options.auto and plan.changed:
         stamp = iso_utc(now())
         report.reconciled = store.write(
-            lambda tx: [reconcile_in(tx, s, at=stamp) for s in plan.changed])
+            lambda tx: [reconcile_in(tx, s, at=stamp) for s in plan.changed],
+            ChangeEntry("forge", {"run": run.id, "reconcile": [s.path for s in plan.changed]},
+                        actor=run.id))
         plan = plan_forge(store, scan)
     report.plan = plan.as_dict()
     todo = list(plan.pending)[:options.max_rounds]

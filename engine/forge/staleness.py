@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.change_records import ChangeEntry
 from engine.forge.grounding import find_quote
 from engine.forge.sources import SkippedFile, SourceReader, SourceText
 from engine.model import Belief, Change
@@ -144,7 +145,8 @@ def retract_stale(store: Store, reader: SourceReader, *, at: str) -> tuple[list[
             seeds += [s.id for s in group]
         return enforce_nogoods(tx, tx.relabel(seeds)) if seeds else Change()
 
-    return stale, (store.write(work) if stale else Change())
+    return stale, (store.write(work, ChangeEntry("forge-stale-retract", {"beliefs": len(stale)}))
+                   if stale else Change())
 
 
 def reconcile_in(tx: GraphTx, source: SourceText, *, at: str) -> Reconciled:

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.errors import InvalidInput
 from engine.provenance import RoundRecord, RunRecord
-from engine.stages.rounds import apply_round
+from engine.stages.rounds import apply_round, round_entry
 from engine.stages.run import iso_utc, new_run_id, utc_now
 from engine.stages.stage import Applied, ParsedReply, Stage
 from engine.store import Store
@@ -77,5 +77,6 @@ def accept(
         at=run.started_at,
     )
     applied = store.write(
-        lambda tx: apply_round(tx, stage, list(parsed.items), None, run, record))
+        lambda tx: apply_round(tx, stage, list(parsed.items), None, run, record),
+        round_entry(stage, run, record, accept=str(path)))
     return AcceptResult(run.id, parsed, applied)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 
+from engine.change_records import ChangeEntry
 from engine.errors import EngineError
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.calls import CallPolicy, ModelCallFailed, call_model
@@ -67,7 +69,8 @@ def run_round(
         if settings.auto:
             record = round_record(result, stage, run, seconds=clock() - start, at=at())
             applied = store.write(
-                lambda tx: apply_round(tx, stage, result.proposals, shown, run, record))
+                lambda tx: apply_round(tx, stage, result.proposals, shown, run, record),
+                round_entry(stage, run, record))
         else:
             checked = (store.read(lambda tx: stage.check(tx, result.proposals, shown))
                        if result.proposals else Checked())
@@ -96,6 +99,12 @@ def apply_round(tx: GraphTx, stage: Stage, items, shown: RoundInput | None, run:
     tx.create_run(run)
     tx.record_round(record)
     return stage.apply(tx, items, shown, run, record)
+
+
+def round_entry(stage: Stage, run: RunRecord, record: RoundRecord, **args: Any) -> ChangeEntry:
+    """A stage round's change-log entry: the op is the stage, the actor the run."""
+    return ChangeEntry(stage.name, {"run": run.id, "round": record.round, **args},
+                       actor=run.id)
 
 
 def round_record(result: RoundResult, stage: Stage, run: RunRecord, *, seconds: float,

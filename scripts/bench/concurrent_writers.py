@@ -40,7 +40,7 @@ class UnlockedStore(Neo4jStore):
     """The store without the write lock, to measure what the lock adds. Never use it to
     write for real: concurrent writers through it can leave wrong labels."""
 
-    def write(self, work):
+    def write(self, work, entry=None):
         with self._session(neo4j.WRITE_ACCESS) as session:
             return self._guard(lambda: session.execute_write(lambda tx: work(Neo4jTx(tx))))
 

@@ -75,9 +75,9 @@ class StoreAtBarrier:
     def read(self, work):
         return self._store.read(work)
 
-    def write(self, work):
+    def write(self, work, entry=None):
         self._barrier.wait(timeout=30)
-        return self._store.write(work)
+        return self._store.write(work, entry)
 
     def dry_run(self, work):
         return self._store.dry_run(work)

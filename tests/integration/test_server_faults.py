@@ -139,8 +139,9 @@ class PausingStore:
     def read(self, work):
         return self._store.read(work)
 
-    def write(self, work):
-        return self._store.write(lambda tx: work(PauseTx(tx, self._verb, self.reached, self.go)))
+    def write(self, work, entry=None):
+        return self._store.write(lambda tx: work(PauseTx(tx, self._verb, self.reached, self.go)),
+                                 entry)
 
 
 def kill_in_the_middle(server: Server, pausing: PausingStore, operation) -> BaseException | None:

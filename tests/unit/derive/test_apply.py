@@ -144,7 +144,7 @@ class FailingStore(FakeStore):
         super().__init__()
         self.fail_at = fail_at
 
-    def write(self, work):
+    def write(self, work, entry=None):
         draft = self.state.copy()
         tx = FailingTx(draft)
         tx.fail_at = self.fail_at

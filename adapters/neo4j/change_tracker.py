@@ -1,0 +1,84 @@
+"""What one write transaction did, gathered as it goes, for its change-log entry.
+
+The parts of Neo4jTx report here (created, redefined, pinned, relabelled, removed); the
+store turns it into the one (:Change) node it appends before the commit
+(adapters/neo4j/change_tx.py). A redefinition first remembers the belief's definition sha as
+it was, so `diff` can tell a change undone from one that stands.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.change_records import BY_NOGOOD, CREATED, DEFINED, PINNED, WENT_IN, WENT_OUT
+from engine.changelog import definition_sha
+from engine.model import Change
+
+if TYPE_CHECKING:
+    from adapters.neo4j.base import TxBase
+
+
+@dataclass
+class ChangeTracker:
+    actor: str = ""
+    change: Change = field(default_factory=Change)
+    did: dict[str, set[str]] = field(default_factory=dict)
+    was: dict[str, str] = field(default_factory=dict)
+    removed: list[str] = field(default_factory=list)
+    by_nogood: list[str] = field(default_factory=list)
+
+    def mark(self, ids: Iterable[str], role: str) -> None:
+        for i in ids:
+            self.did.setdefault(i, set()).add(role)
+
+    def relabelled(self, change: Change) -> None:
+        self.change = self.change.merge(change)
+
+    def forget(self, ids: Iterable[str]) -> None:
+        """Beliefs deleted by this write: no edge can reach them, their ids are kept."""
+        for i in ids:
+            self.did.pop(i, None)
+            self.removed.append(i)
+
+    def touches(self) -> list[dict[str, Any]]:
+        roles = {i: set(r) for i, r in self.did.items()}
+        for ids, role in ((self.change.went_in, WENT_IN), (self.change.went_out, WENT_OUT),
+                          (self.by_nogood, BY_NOGOOD)):
+            for i in ids:
+                if i not in self.removed:
+                    roles.setdefault(i, set()).add(role)
+        return [{"id": i, "did": sorted(r), "was": self.was.get(i)}
+                for i, r in sorted(roles.items())]
+
+    def ids_with(self, role: str) -> list[str]:
+        return sorted(i for i, r in self.did.items() if role in r)
+
+    def summary(self) -> dict[str, list[str]]:
+        return {"went_in": sorted(self.change.went_in), "went_out": sorted(self.change.went_out),
+                "retracted_by_nogood": list(self.by_nogood),
+                "created": self.ids_with(CREATED),
+                "defined": self.ids_with(DEFINED), "removed": list(self.removed)}
+
+
+def note_redefined(tx: TxBase, ids: Sequence[str]) -> None:
+    """Before a part changes these beliefs' justifications: remember each one's definition
+    sha as it is now (once per write; a belief created by this write has none)."""
+    log = tx.change_log
+    fresh = sorted({i for i in ids if i not in log.was
+                    and CREATED not in log.did.get(i, ())})
+    if fresh:
+        from adapters.neo4j.records import belief_from_map
+
+        for r in tx.run_query("beliefs_by_id", ids=fresh):
+            b = belief_from_map(r["belief"])
+            log.was[b.id] = definition_sha(b)
+    log.mark(ids, DEFINED)
+
+
+def note_pinned(tx: TxBase, ids: Iterable[str]) -> None:
+    tx.change_log.mark(ids, PINNED)
+
+
+def note_created(tx: TxBase, ids: Iterable[str]) -> None:
+    tx.change_log.mark(ids, CREATED)

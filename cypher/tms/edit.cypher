@@ -1,0 +1,90 @@
+// The editing verbs: gates (supersede, challenge, defend), SUPERSEDED_BY links,
+// justification removal, metadata. None of these computes labels.
+
+// name: gate_target
+// A belief's justifications in order: their seqs, and which of them are gates.
+MATCH (b:Belief {id: $id})
+RETURN COLLECT { MATCH (b)<-[:SUPPORTS]-(j:Justification) RETURN j.seq ORDER BY j.seq } AS seqs,
+       COLLECT { MATCH (b)<-[:SUPPORTS]-(j:Justification)
+                 RETURN coalesce(j.gate, false) ORDER BY j.seq } AS gates
+
+// name: create_gate_justification
+// Gives a premise its gate justification (flagged `gate`, an outlist only, at $seq); returns nothing.
+MATCH (b:Belief {id: $id})
+CREATE (:Justification {kind: 'SL', label: '', seq: $seq, gate: true})-[:SUPPORTS]->(b)
+
+// name: append_unless
+// Appends belief $gate to the outlist of the belief's justifications with the given seqs (where not there already); returns how many were gated.
+MATCH (b:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)
+WHERE j.seq IN $seqs
+MATCH (g:Belief {id: $gate})
+WHERE NOT EXISTS { (j)-[:UNLESS]->(g) }
+CALL (j) { OPTIONAL MATCH (j)-[r:UNLESS]->() RETURN coalesce(max(r.pos), -1) + 1 AS pos }
+CREATE (j)-[:UNLESS {pos: pos}]->(g)
+RETURN count(*) AS gated
+
+// name: remove_unless
+// Removes belief $gate from the outlists of the belief's justifications, and deletes a gate justification left with no outlist; returns how many edges went.
+MATCH (:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)-[r:UNLESS]->(:Belief {id: $gate})
+DELETE r
+WITH j, count(*) AS n
+CALL (j) {
+  WITH j WHERE j.gate AND NOT EXISTS { (j)-[:UNLESS]->() }
+  DETACH DELETE j
+}
+RETURN sum(n) AS removed
+
+// name: remove_justification
+// Deletes the belief's justification at 1-based $position in its order; returns how many went.
+MATCH (:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)
+WITH j ORDER BY j.seq
+SKIP $position - 1 LIMIT 1
+DETACH DELETE j
+RETURN count(*) AS removed
+
+// name: record_supersede
+// The (OLD)-[:SUPERSEDED_BY]->(NEW) link holding what undo needs; returns nothing.
+MATCH (o:Belief {id: $old}), (n:Belief {id: $new})
+CREATE (o)-[s:SUPERSEDED_BY]->(n)
+SET s = $props
+
+// name: supersede_record
+// The SUPERSEDED_BY link leaving belief $old: the new belief's id and the link's properties.
+MATCH (:Belief {id: $old})-[s:SUPERSEDED_BY]->(n:Belief)
+RETURN n.id AS new, properties(s) AS props
+
+// name: delete_supersede
+// Deletes the SUPERSEDED_BY link leaving belief $old; returns nothing.
+MATCH (:Belief {id: $old})-[s:SUPERSEDED_BY]->()
+DELETE s
+
+// name: supersede_links
+// What supersedes the belief, and what it supersedes (ids).
+MATCH (b:Belief {id: $id})
+RETURN [(b)-[:SUPERSEDED_BY]->(n) | n.id] AS by, [(b)<-[:SUPERSEDED_BY]-(o) | o.id] AS supersedes
+
+// name: set_metadata
+// Replaces a belief's metadata (JSON text) and stamps updated_at; returns its id.
+MATCH (b:Belief {id: $id})
+SET b.metadata = $metadata, b.updated_at = $at
+RETURN b.id AS id
+
+// name: copy_source_link
+// Gives belief $new the FROM edge (with its lines) belief $old has, if any; returns nothing.
+MATCH (:Belief {id: $old})-[f:FROM]->(s:Source)
+MATCH (n:Belief {id: $new})
+CREATE (n)-[:FROM {lines: f.lines}]->(s)
+
+// name: delete_belief
+// Deletes a belief and its justifications; returns how many beliefs went.
+MATCH (b:Belief {id: $id})
+OPTIONAL MATCH (b)<-[:SUPPORTS]-(j:Justification)
+WITH b, collect(j) AS js
+FOREACH (j IN js | DETACH DELETE j)
+DETACH DELETE b
+RETURN count(*) AS deleted
+
+// name: mark_labels
+// Adds the given marker labels (a closed set, checked by the caller) to a belief; returns nothing.
+MATCH (b:Belief {id: $id})
+SET b:$($labels)

@@ -1,0 +1,304 @@
+"""`python -m engine` commands for keeping a memory: supersede, challenge and defend, editing,
+and the change log (log, diff). A thin skin like engine/cli/tms.py, which adds these to its
+COMMANDS; each handler calls one library function and renders the result."""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from engine import changelog, dialectic, editing, supersede
+from engine.change_records import LogEntry, LogQuery, Touch
+from engine.cli.support import print_json, split_ids, table
+from engine.errors import InvalidInput
+from engine.model import Change, Kind
+from engine.tms import make_justifications
+
+DEFAULT_LOG_LIMIT = 50
+
+
+# --- the change log ------------------------------------------------------------------
+def _counts(e: LogEntry) -> str:
+    parts = [f"+{len(e.went_in)} IN" if e.went_in else "", f"-{len(e.went_out)} OUT"
+             if e.went_out else "", f"{len(e.retracted_by_nogood)} by nogood"
+             if e.retracted_by_nogood else "", f"{len(e.created)} new" if e.created else ""]
+    return ", ".join(p for p in parts if p) or "-"
+
+
+def _args_text(e: LogEntry) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(e.args.items()) if k != "removed")[:60]
+
+
+def cmd_log(store, args) -> int:
+    if args.prune:
+        if not args.before:
+            raise InvalidInput("log --prune needs --before TIME", field="before")
+        pruned = changelog.prune(store, args.before)
+        print_json({"pruned": pruned}) if args.json else print(f"pruned {pruned} entries")
+        return 0
+    if args.before:
+        raise InvalidInput("--before goes with --prune", field="before")
+    at, seq = changelog.since_to_query(args.since)
+    if args.after is not None and seq is not None:
+        raise InvalidInput("give --since or --after, not both", field="after")
+    entries = changelog.log(store, LogQuery(
+        since=at, after=args.after if args.after is not None else seq, belief_id=args.id,
+        op=args.op, actor=args.actor, limit=args.limit))
+    if args.json:
+        print_json([e.as_dict() for e in entries])
+        return 0
+    if not entries:
+        print("no entries")
+        return 0
+    print(table([(e.seq, e.at[:19], e.actor, e.op, _args_text(e), _counts(e),
+                  e.reason[:40]) for e in entries],
+                ["seq", "at (UTC)", "actor", "op", "args", "cascade", "reason"]))
+    return 0
+
+
+def print_history(store, belief_id: str, as_json: bool) -> int:
+    items: list[tuple[LogEntry, Touch]] = changelog.history(store, belief_id)
+    if as_json:
+        print_json([{**e.as_dict(ids=False), "did": list(t.did)} for e, t in items])
+        return 0
+    if not items:
+        print(f"no change-log entry touched {belief_id}")
+        return 0
+    print(table([(e.seq, e.at[:19], e.actor, e.op, ", ".join(t.did), e.reason[:40])
+                 for e, t in items], ["seq", "at (UTC)", "actor", "op", "did", "reason"]))
+    return 0
+
+
+def cmd_diff(store, args) -> int:
+    rows = changelog.diff(store, args.since)
+    if args.json:
+        print_json([r.as_dict() for r in rows])
+        return 0
+    if not rows:
+        print(f"nothing differs since {args.since}")
+        return 0
+    print(table([(r.id, r.then.value if r.then else "-", r.now.value if r.now else "-",
+                  r.definition or "-") for r in rows], ["belief", "then", "now", "definition"]))
+    return 0
+
+
+# --- supersede -------------------------------------------------------------------------
+def supersede_justifications(args) -> tuple | None:
+    """--premise: none; --sl/--cp/--unless: those; neither: OLD's (None)."""
+    given = args.sl or args.cp or args.unless
+    if args.premise and given:
+        raise InvalidInput("give --premise or --sl/--cp/--unless, not both", field="premise")
+    if args.sl and args.cp:
+        raise InvalidInput("give --sl or --cp, not both", field="justification")
+    if args.premise:
+        return ()
+    if not given:
+        return None
+    return make_justifications(split_ids(args.sl or args.cp), unless=split_ids(args.unless),
+                               kind=Kind.CP if args.cp else Kind.SL, any_mode=args.any,
+                               label=args.label or "")
+
+
+def cmd_supersede(store, args, report: Callable[[Change, Any], int]) -> int:
+    if args.undo:
+        if args.new or args.text is not None:
+            raise InvalidInput("--undo takes OLD only", field="undo")
+        return report(supersede.undo_supersede(store, args.old), args)
+    done = supersede.supersede(store, args.old, args.new, text=args.text, new_id=args.new_id,
+                               justifications=supersede_justifications(args),
+                               rewire=args.rewire, reason=args.reason or "")
+    if args.json:
+        print_json(done.as_dict())
+        return 0
+    print(f"{done.old} superseded by {done.new}" + (" (created)" if done.created else "")
+          + (f"; {done.rewired} dependent edge(s) rewired" if done.rewired else ""))
+    return report(done.change, args)
+
+
+def what_if_supersede(store, args, report: Callable[[Change, Any], int]) -> int:
+    done = supersede.what_if_supersede(store, args.id, args.new, text=args.text,
+                                       new_id=args.new_id,
+                                       justifications=supersede_justifications(args),
+                                       rewire=args.rewire)
+    if not args.json:
+        print(f"if {done.new} superseded {done.old} (nothing written):")
+    return report(done.change, args)
+
+
+# --- challenge and defend, editing -----------------------------------------------------
+def _argued(done: dialectic.Argued, args, report, verb: str) -> int:
+    if args.json:
+        print_json(done.as_dict())
+        return 0
+    print(f"{done.id} {verb} {done.target}")
+    return report(done.change, args)
+
+
+def cmd_challenge(store, args, report) -> int:
+    return _argued(dialectic.challenge(store, args.id, args.reason or "", args.justification),
+                   args, report, "challenges")
+
+
+def cmd_defend(store, args, report) -> int:
+    return _argued(dialectic.defend(store, args.id, args.reason or ""), args, report, "defends")
+
+
+def cmd_remove_justification(store, args, report) -> int:
+    return report(editing.remove_justification(store, args.id, args.n), args)
+
+
+def cmd_convert_to_premise(store, args, report) -> int:
+    return report(editing.convert_to_premise(store, args.id), args)
+
+
+def cmd_set_metadata(store, args, report) -> int:
+    return report(editing.set_metadata(store, args.id, args.key,
+                                       editing.parse_value(args.value)), args)
+
+
+def cmd_unset_metadata(store, args, report) -> int:
+    return report(editing.unset_metadata(store, args.id, args.key), args)
+
+
+def cmd_get_metadata(store, args) -> int:
+    value = editing.get_metadata(store, args.id, args.key)
+    if args.key is not None and isinstance(value, str) and not args.json:
+        print(value)
+    else:
+        print_json(dict(value) if args.key is None else value)
+    return 0
+
+
+# --- arguments -------------------------------------------------------------------------
+def whole(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
+def _log_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--since", metavar="TIME|SEQ",
+                   help="entries at or after this ISO time, or after this seq")
+    p.add_argument("--after", type=whole, metavar="SEQ", help="entries after this seq")
+    p.add_argument("--id", help="entries that touched this belief")
+    p.add_argument("--op", help="entries of this operation (retract, supersede, derive, ...)")
+    p.add_argument("--actor", help="entries by this actor")
+    p.add_argument("--limit", type=whole, default=DEFAULT_LOG_LIMIT,
+                   help=f"at most this many, newest first (default {DEFAULT_LOG_LIMIT})")
+    p.add_argument("--prune", action="store_true",
+                   help="delete the entries older than --before (one transaction)")
+    p.add_argument("--before", metavar="TIME", help="with --prune: the cut-off time")
+
+
+def _diff_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--since", required=True, metavar="TIME|SEQ",
+                   help="an ISO time, or a seq: the state right after that change")
+
+
+def replacement_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text", help="reword: create NEW with this text")
+    p.add_argument("--id", dest="new_id", help="with --text: NEW's id (default OLD-v2, -v3...)")
+    p.add_argument("--sl", metavar="A,B", help="with --text: NEW's antecedents instead of OLD's")
+    p.add_argument("--cp", metavar="A,B", help="with --text: as --sl, kept as CP")
+    p.add_argument("--unless", metavar="X,Y", help="with --text: NEW's outlist")
+    p.add_argument("--any", action="store_true", help="one justification per antecedent")
+    p.add_argument("--label", help="a label for NEW's justification")
+    p.add_argument("--premise", action="store_true", help="with --text: NEW is a premise")
+    rewire = p.add_mutually_exclusive_group()
+    rewire.add_argument("--rewire", dest="rewire", action="store_true", default=None,
+                        help="move OLD's dependents to NEW (the default with --text)")
+    rewire.add_argument("--no-rewire", dest="rewire", action="store_false",
+                        help="leave OLD's dependents on OLD")
+
+
+def _supersede_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("old", metavar="OLD")
+    p.add_argument("new", metavar="NEW", nargs="?", help="an existing belief that replaces OLD")
+    replacement_flags(p)
+    p.add_argument("--reason", help="why (kept in the change log and on the link)")
+    p.add_argument("--undo", action="store_true",
+                   help="restore the graph as it was before OLD was superseded")
+
+
+def _challenge_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("--reason", required=True, help="the objection: the challenge's text")
+    p.add_argument("--justification", type=whole, metavar="N",
+                   help="challenge justification N only (1-based; default: all)")
+
+
+def _defend_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", metavar="CHALLENGE",
+                   help="a challenge, a review defeater (review:<belief>:j<n>) or a defence")
+    p.add_argument("--reason", required=True, help="the answer: the defence's text")
+
+
+def _remove_justification_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("n", type=whole, metavar="N", help="the justification (1-based, as show lists)")
+
+
+def _id(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+
+
+def _set_metadata_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("key")
+    p.add_argument("value", help="a JSON value (42, true, [\"a\"]) or plain text")
+
+
+def _unset_metadata_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("key")
+
+
+def _get_metadata_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("key", nargs="?")
+
+
+def commands(command: Callable[..., Any], report: Callable[[Change, Any], int]) -> dict:
+    """These commands as engine/cli/tms.py's Command records; `report` prints a Change."""
+    def reporting(handler):
+        return lambda store, args: handler(store, args, report)
+
+    return {
+        "supersede": command(
+            reporting(cmd_supersede), "replace OLD by NEW, or reword OLD (--text); --undo",
+            "supersede auth-uses-jwt --text 'The auth service validates JWTs and sessions'",
+            _supersede_arguments),
+        "challenge": command(
+            reporting(cmd_challenge), "challenge a belief: a premise in its outlists",
+            "challenge auth-bottleneck --reason 'the benchmark ran without the cache'",
+            _challenge_arguments),
+        "defend": command(
+            reporting(cmd_defend), "answer a challenge or a review defeater",
+            "defend challenge:auth-bottleneck --reason 'rerun with the cache: same result'",
+            _defend_arguments),
+        "remove-justification": command(
+            reporting(cmd_remove_justification), "drop one justification (never the last)",
+            "remove-justification auth-bottleneck 2", _remove_justification_arguments),
+        "convert-to-premise": command(
+            reporting(cmd_convert_to_premise), "strip a belief's justifications: a premise",
+            "convert-to-premise auth-bottleneck", _id),
+        "set-metadata": command(
+            reporting(cmd_set_metadata), "set one metadata key (JSON values allowed)",
+            "set-metadata auth-uses-jwt beliefs_type observation", _set_metadata_arguments),
+        "unset-metadata": command(
+            reporting(cmd_unset_metadata), "remove one metadata key",
+            "unset-metadata auth-uses-jwt beliefs_type", _unset_metadata_arguments),
+        "get-metadata": command(
+            cmd_get_metadata, "a belief's metadata, or one key of it",
+            "get-metadata auth-uses-jwt beliefs_type", _get_metadata_arguments),
+        "log": command(
+            cmd_log, "the change log, newest first: who changed what, why, and the cascade",
+            "log --since 2026-12-03 --op retract", _log_arguments),
+        "diff": command(
+            cmd_diff, "beliefs whose label, text or justifications changed since TIME|SEQ",
+            "diff --since 2026-12-03T09:00", _diff_arguments),
+    }
