@@ -172,6 +172,7 @@ class Status:
     nogoods: int
     max_depth: int
     undetermined_ids: tuple[str, ...] = ()
+    challenged: int = 0  # beliefs an open (IN) challenge gates
 
     def as_dict(self) -> dict[str, int]:
         return {
@@ -183,4 +184,5 @@ class Status:
             "derived": self.derived,
             "nogoods": self.nogoods,
             "max_depth": self.max_depth,
+            "challenged": self.challenged,
         }

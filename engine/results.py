@@ -21,7 +21,8 @@ def belief_record(b: Belief, dependents: Sequence[str]) -> dict[str, Any]:
         "retracted": b.retracted, "asserted": b.asserted, "retract_reason": b.retract_reason,
         "source": b.source, "source_url": b.source_url, "metadata": dict(b.metadata),
         "justifications": [{"kind": j.kind.value, "antecedents": list(j.antecedents),
-                            "outlist": list(j.outlist), "label": j.label}
+                            "outlist": list(j.outlist), "label": j.label,
+                            **({"gate": True} if j.gate else {})}
                            for j in b.justifications],
         "dependents": list(dependents),
     }

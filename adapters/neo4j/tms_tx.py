@@ -64,6 +64,7 @@ class TmsTxPart(TxBase):
             nogoods=r["nogoods"],
             max_depth=r["max_depth"],
             undetermined_ids=tuple(sorted(r["undetermined_ids"])),
+            challenged=r["challenged"],
         )
 
     def list_beliefs(self, which: BeliefFilter) -> list[Belief]:

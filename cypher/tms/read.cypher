@@ -56,7 +56,7 @@ MATCH (b:Belief {id: bid})
 RETURN b.id AS id
 
 // name: status_counts
-// Counts of beliefs by truth and kind, nogoods, the largest depth, and the undetermined ids.
+// Counts of beliefs by truth and kind, nogoods, the largest depth, the undetermined ids, and how many beliefs an open challenge gates.
 // Label counts come from Neo4j's count store; the largest depth from the depth index.
 CALL () { MATCH (b:Belief) RETURN count(b) AS beliefs }
 CALL () { MATCH (b:In) RETURN count(b) AS in_count }
@@ -74,7 +74,12 @@ CALL () {
   RETURN coalesce(b.depth, 0) AS max_depth
 }
 CALL () { MATCH (n:Nogood) RETURN count(n) AS nogoods }
-RETURN beliefs, in_count, undetermined, derived, max_depth, nogoods, undetermined_ids
+CALL () {
+  OPTIONAL MATCH (:Challenge:In)<-[:UNLESS]-(:Justification)-[:SUPPORTS]->(b:Belief)
+  RETURN count(DISTINCT b) AS challenged
+}
+RETURN beliefs, in_count, undetermined, derived, max_depth, nogoods, undetermined_ids,
+       challenged
 
 // name: list_beliefs
 // Beliefs (properties and truth, no justifications) filtered by truth, kind, challenges, supersession, depth and dependents; sorted by $sort (id, depth, impact, updated).

@@ -100,7 +100,7 @@ def cmd_status(store, args) -> int:
         return 0
     print(f"{s.beliefs} beliefs: {s.in_} IN, {s.out} OUT ({s.undetermined} undetermined)")
     print(f"{s.premises} premises, {s.derived} derived, max depth {s.max_depth}, "
-          f"{s.nogoods} nogoods")
+          f"{s.nogoods} nogoods" + (f", {s.challenged} challenged" if s.challenged else ""))
     if s.undetermined_ids:
         print("undetermined (loops through outlists): " + ", ".join(s.undetermined_ids))
     return 0

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.neo4j
 
 ROOT = Path(__file__).resolve().parents[2]
 STATUS_KEYS = ["beliefs", "in", "out", "undetermined", "premises", "derived", "nogoods",
-               "max_depth"]
+               "max_depth", "challenged"]
 HEAVY = ("torch", "sentence_transformers", "langchain", "llama_cpp")
 
 
@@ -167,7 +167,7 @@ def test_status(cli, store):
     status = cli_json(cli, "status")
     assert list(status) == STATUS_KEYS
     assert status == {"beliefs": 6, "in": 2, "out": 4, "undetermined": 2, "premises": 2,
-                      "derived": 4, "nogoods": 1, "max_depth": 2}
+                      "derived": 4, "nogoods": 1, "max_depth": 2, "challenged": 0}
     text = cli("status").stdout.splitlines()
     assert text[0] == "6 beliefs: 2 IN, 4 OUT (2 undetermined)"
     assert text[1] == "2 premises, 4 derived, max depth 2, 1 nogoods"
@@ -206,7 +206,7 @@ def test_show(cli, store):
         "asserted": False, "retract_reason": "", "source": "", "source_url": "",
         "metadata": {},
         "justifications": [{"kind": "SL", "antecedents": ["p"], "outlist": [], "label": ""}],
-        "dependents": ["b"],
+        "dependents": ["b"], "superseded_by": [], "supersedes": [],
     }
     text = cli("show", "a").stdout.splitlines()
     assert text == ["a  [IN]  depth 1", "  from p", "  SL: p", "  dependents: b"]

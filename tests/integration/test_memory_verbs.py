@@ -185,3 +185,18 @@ def test_the_log_is_outside_the_network(store):
     before = exported(store)
     changelog.prune(store, "2999-01-01")
     assert exported(store) == before and tms.verify(store) == []
+
+
+def test_a_rewired_dependent_is_due_for_review_again(store):
+    from engine.review.due import read_due
+    from engine.review.material import read_under_review
+    from engine.store import ReviewStamp
+
+    chain(store)
+    material = store.read(lambda tx: read_under_review(tx, ["b", "c"]))
+    store.write(lambda tx: tx.stamp_reviews([ReviewStamp(i, "2026-01-01T00:00:00+00:00",
+                                                         m.sha256, "run-x")
+                                             for i, m in material.items()]))
+    assert store.read(lambda tx: read_due(tx)).due == ()
+    supersede.supersede(store, "a", text="A, reworded.")
+    assert store.read(lambda tx: read_due(tx)).due == ("b",)  # c waits on b
