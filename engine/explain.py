@@ -79,6 +79,11 @@ def explain_in(beliefs: Mapping[str, Belief], root: str) -> Step:
         if b.retracted:
             reason = f"retracted{': ' + b.retract_reason if b.retract_reason else ''}"
             return Step(bid, b.truth.value, "retracted", b.depth, detail=reason)
+        if b.is_premise and b.justifications and b.truth != Truth.IN:
+            # a premise gated by supersede or challenge: the IN gate is the reason
+            return Step(bid, b.truth.value, "gated", 0, detail="a premise, gated", justifications=[
+                _justification(j, False, visit, here, truth, failing_only=True)
+                for j in b.justifications])
         if b.is_premise:
             return Step(bid, b.truth.value, "premise", 0)
         if b.truth == Truth.IN:
@@ -128,11 +133,14 @@ def render_explanation(step: Step, indent: int = 0) -> list[str]:
         "justified": "because",
         "unjustified": step.detail + ":",
         "undetermined": step.detail + ":",
+        "gated": step.detail + ":",
     }
     lines = [f"{head}: {reasons[step.why]}"]
     for j in step.justifications:
         title = f"{pad}  {j.kind} justification" + (f" '{j.label}'" if j.label else "")
-        if step.why != "justified":
+        if step.why == "gated":
+            title = f"{pad}  its gate"
+        if step.why not in ("justified", "gated"):
             title += " fails on"
         lines.append(title)
         for a in j.antecedents:

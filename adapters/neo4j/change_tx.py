@@ -14,6 +14,9 @@ from adapters.neo4j.base import TxBase
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 
 LINK_BATCH = 10000
+# A write touching more beliefs than this (a large import) keeps their ids in the entry's
+# lists only: as many TOUCHED edges would not fit in the transaction's memory beside it.
+TOUCH_LIMIT = 20000
 NO_LIMIT = 1_000_000_000
 
 
@@ -45,8 +48,11 @@ class ChangeTxPart(TxBase):
     def append_change(self, seq: int, at: str, entry: ChangeEntry) -> None:
         log = self.change_log
         touches = log.touches()
+        edges = len(touches) <= TOUCH_LIMIT
+        if not edges:
+            touches = []
         params = entry_to_params(seq, at, entry.actor or log.actor, entry, log.summary())
-        self._run("append_change", touches=touches[:LINK_BATCH], **params)
+        self._run("append_change", touches=touches[:LINK_BATCH], edges=edges, **params)
         for start in range(LINK_BATCH, len(touches), LINK_BATCH):
             self._run("link_change", seq=seq, touches=touches[start:start + LINK_BATCH])
 
@@ -80,9 +86,14 @@ class ChangeTxPart(TxBase):
         touches: dict[str, list[Touch]] = {}
         created: set[str] = set()
         removed: set[str] = set()
-        for change_seq, touched, made, gone in (record["rows"] if record else []):
+        for change_seq, touched, made, gone, edges, went_in, went_out in (
+                record["rows"] if record else []):
             created.update(made or ())
             removed.update(gone or ())
+            if edges is False:  # a bulk write: its touches are its lists
+                touched = [[i, ["created"], None] for i in made or ()] + [
+                    [i, ["went_in"], None] for i in went_in or () if i not in set(made or ())] + [
+                    [i, ["went_out"], None] for i in went_out or ()]
             for bid, did, was in touched:
                 if bid is not None:
                     touches.setdefault(bid, []).append(

@@ -2,10 +2,11 @@
 // (labels, verify and export never read it). TOUCHED edges say what a change did to a belief.
 
 // name: append_change
-// Appends one change-log entry and its TOUCHED edges to the beliefs named in $touches; returns nothing.
+// Appends one change-log entry and its TOUCHED edges to the beliefs named in $touches (edges: false marks a bulk entry whose touches are its id lists only); returns nothing.
 CREATE (c:Change {seq: $seq, at: $at, actor: $actor, op: $op, args: $args, reason: $reason,
                   went_in: $went_in, went_out: $went_out, retracted_by_nogood: $by_nogood,
                   created: $created, defined: $defined, removed: $removed})
+SET c.edges = CASE WHEN $edges THEN null ELSE false END
 WITH c
 CALL (c) {
   UNWIND $touches AS t
@@ -26,7 +27,9 @@ MATCH (c:Change)
 WHERE ($after IS NULL OR c.seq > $after) AND ($since IS NULL OR c.at >= $since)
   AND ($op IS NULL OR c.op = $op) AND ($actor IS NULL OR c.actor = $actor)
   AND ($belief IS NULL OR $belief IN c.removed
-       OR EXISTS { (c)-[:TOUCHED]->(:Belief {id: $belief}) })
+       OR EXISTS { (c)-[:TOUCHED]->(:Belief {id: $belief}) }
+       OR (c.edges = false AND ($belief IN c.created OR $belief IN c.went_in
+                                OR $belief IN c.went_out)))
 WITH c ORDER BY c.seq DESC LIMIT $limit
 RETURN collect(c {.*}) AS entries
 
@@ -36,7 +39,9 @@ MATCH (c:Change)
 WHERE ($after IS NULL OR c.seq > $after) AND ($since IS NULL OR c.at >= $since)
   AND ($op IS NULL OR c.op = $op) AND ($actor IS NULL OR c.actor = $actor)
   AND ($belief IS NULL OR $belief IN c.removed
-       OR EXISTS { (c)-[:TOUCHED]->(:Belief {id: $belief}) })
+       OR EXISTS { (c)-[:TOUCHED]->(:Belief {id: $belief}) }
+       OR (c.edges = false AND ($belief IN c.created OR $belief IN c.went_in
+                                OR $belief IN c.went_out)))
 WITH c ORDER BY c.seq ASC LIMIT $limit
 RETURN collect(c {.*}) AS entries
 
@@ -52,13 +57,13 @@ MATCH (c:Change) WHERE c.at < $at
 RETURN coalesce(max(c.seq), 0) AS seq
 
 // name: touches_after
-// For every entry after $after: [seq, [[belief id, did, was], ...], created ids, removed ids], collected in one record.
+// For every entry after $after: [seq, [[belief id, did, was], ...], created ids, removed ids, edges flag, went_in, went_out], collected in one record.
 MATCH (c:Change) WHERE c.seq > $after
 CALL (c) {
   OPTIONAL MATCH (c)-[t:TOUCHED]->(b:Belief)
   RETURN collect([b.id, t.did, t.was]) AS touched
 }
-RETURN collect([c.seq, touched, c.created, c.removed]) AS rows
+RETURN collect([c.seq, touched, c.created, c.removed, c.edges, c.went_in, c.went_out]) AS rows
 
 // name: prune_changes
 // Deletes the entries older than $before with their edges; returns how many.

@@ -44,8 +44,10 @@ RETRY_SECONDS = 3.0
 INSTRUCTIONS = (
     "A network of justified beliefs with truth maintenance. Beliefs are IN or OUT; derived "
     "beliefs hold while their justifications hold, and every change propagates at once. "
-    "Start with status and search; show/explain/trace to read; what_if before retract; "
-    "add/add_justification/retract/assert_belief/nogood to change the network."
+    "Start with changes_since (catch up on what others changed), status and search; "
+    "show/explain/trace to read; what_if before retract or supersede; "
+    "add/add_justification/retract/assert_belief/nogood, supersede to reword, challenge/defend "
+    "to argue, and the editing tools to change the network. Every write is logged (log)."
 )
 
 

@@ -7,7 +7,7 @@ import pytest
 from engine import changelog, dialectic, editing, interchange, supersede, tms
 from engine.change_records import LogQuery
 from engine.errors import InvalidInput, NotFound
-from engine.model import Truth
+from engine.model import Belief, Truth
 
 pytestmark = pytest.mark.neo4j
 
@@ -102,6 +102,11 @@ def test_a_challenged_premise_stays_a_premise(store):
     dialectic.challenge(store, "a", "is it?")
     a = tms.show(store, "a")[0]
     assert (a.truth, a.depth, a.is_premise) == (Truth.OUT, 0, True)
+    from engine import explain
+
+    lines = explain.render_explanation(explain.explain(store, "a"))
+    assert lines[0] == "a is OUT (depth 0): a premise, gated:"
+    assert any(line.strip() == "unless challenge:a is IN (depth 0): a premise" for line in lines)
     assert dialectic.challenge(store, "a", "again").id == "challenge:a:2"
     with pytest.raises(InvalidInput, match="premise"):
         dialectic.challenge(store, "a", "one justification", justification=1)
@@ -200,3 +205,18 @@ def test_a_rewired_dependent_is_due_for_review_again(store):
     assert store.read(lambda tx: read_due(tx)).due == ()
     supersede.supersede(store, "a", text="A, reworded.")
     assert store.read(lambda tx: read_due(tx)).due == ("b",)  # c waits on b
+
+
+def test_a_bulk_write_keeps_its_touches_in_its_lists(store, monkeypatch):
+    from adapters.neo4j import change_tx
+
+    monkeypatch.setattr(change_tx, "TOUCH_LIMIT", 2)  # as a 200k import is, past the limit
+    mark = changelog.log(store, LogQuery(limit=1))[0].seq
+    chain(store)
+    store.write(lambda tx: tms.add_beliefs_in(tx, [
+        Belief(f"bulk-{i}", f"Bulk {i}.") for i in range(3)]),
+        changelog.ChangeEntry("import"))
+    rows = {r.id: r.definition for r in changelog.diff(store, str(mark))}
+    assert rows == {"a": "added", "b": "added", "c": "added", "bulk-0": "added",
+                    "bulk-1": "added", "bulk-2": "added"}
+    assert [e.op for e in changelog.log(store, LogQuery(belief_id="bulk-1"))] == ["import"]
