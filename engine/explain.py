@@ -24,7 +24,7 @@ class Step:
     why: str  # premise, asserted, retracted, justified, unjustified, undetermined, missing, see-above, cycle
     depth: int | None = None
     detail: str = ""
-    justifications: list["JustificationStep"] = field(default_factory=list)
+    justifications: list[JustificationStep] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         d = {"id": self.id, "truth": self.truth, "why": self.why}
