@@ -7,13 +7,15 @@ This module holds the records and the reads over the log (log, history, diff, pr
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.change_records import (
     BY_NOGOOD,
@@ -30,6 +32,8 @@ from engine.change_records import (
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth, check_id
 from engine.store import Store
+
+T = TypeVar("T")
 
 __all__ = ["BY_NOGOOD", "CREATED", "DEFINED", "PINNED", "WENT_IN", "WENT_OUT", "ChangeEntry",
            "LogEntry", "LogQuery", "Touch"]
@@ -159,3 +163,34 @@ def prune(store: Store, before: str) -> int:
     cutoff = check_time(before, what="--before")
     return store.write(lambda tx: tx.prune_changes(cutoff),
                        ChangeEntry("log-prune", {"before": cutoff}))
+
+
+# --- who a server's call is by ---------------------------------------------------------
+CALLER: ContextVar[str] = ContextVar("eem_caller", default="")
+
+
+class ActingStore:
+    """A store whose writes are by the current caller (CALLER, set per call by a server:
+    the MCP client's name and token label) when the entry names no actor of its own."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def init_schema(self) -> dict[str, int]:
+        return self._store.init_schema()
+
+    def read(self, work: Callable[[Any], T]) -> T:
+        return self._store.read(work)
+
+    def write(self, work: Callable[[Any], T], entry: ChangeEntry | None = None) -> T:
+        caller = CALLER.get()
+        if caller:
+            said = entry or ChangeEntry("write")
+            entry = said if said.actor else dataclasses.replace(said, actor=caller)
+        return self._store.write(work, entry)
+
+    def dry_run(self, work: Callable[[Any], T]) -> T:
+        return self._store.dry_run(work)
+
+    def close(self) -> None:
+        self._store.close()

@@ -29,7 +29,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.agent_tools import READ_ONLY, AgentTools, PackEntry, pack_resource, tool_methods
+from engine.agent_tools import (
+    READ_ONLY,
+    AgentTools,
+    PackEntry,
+    pack_resource,
+    tool_methods,
+)
+from engine.changelog import CALLER, ActingStore
 from engine.cli.support import LazyStore
 from engine.errors import EngineError, StoreError
 
@@ -53,30 +60,52 @@ INSTRUCTIONS = (
 
 def _sdk():
     try:
-        import mcp.types as types
+        from mcp import types
         from mcp.server.mcpserver import MCPServer
     except ImportError as e:
         raise EngineError(f"the MCP server needs the mcp SDK: {MCP_HINT}") from e
     return MCPServer, types
 
 
-def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[], str]):
-    """The tool as the SDK calls it: an EngineError becomes a tool error with the CLI's
-    one line; a lost connection the store did not name becomes one line saying so."""
+def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[], str],
+            context_type: Any = None, base_actor: str = "mcp"):
+    """The tool as the SDK calls it: its writes are by the calling client (the change log's
+    actor: `<base_actor>` with the client's name); an EngineError becomes a tool error with
+    the CLI's one line; a lost connection the store did not name becomes one line saying so."""
 
     @functools.wraps(method)
-    def call(**kwargs: Any) -> Any:
+    def call(mcp_context: Any = None, **kwargs: Any) -> Any:
+        token = CALLER.set(caller_actor(base_actor, mcp_context))
         try:
             return method(**kwargs)
         except EngineError as e:
             message = str(e)
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
             message = _describe(e, uri())
+        finally:
+            CALLER.reset(token)
         line = "Error: " + " ".join(message.split())  # a driver's message may span lines
         return types.CallToolResult(content=[types.TextContent(type="text", text=line)],
                                     is_error=True)
 
+    if context_type is not None:  # the SDK passes its request Context to this parameter
+        call.__annotations__ = {**method.__annotations__, "mcp_context": context_type}
     return call
+
+
+def caller_actor(base: str, context: Any) -> str:
+    """`mcp:<client name>[@<token label>]`: the client's name from its initialize request
+    when the SDK gives one, else the server's default (EEM_MCP_CLIENT, stdio or http)."""
+    try:
+        params = context.request_context.session.client_params
+        info = getattr(params, "client_info", None) or getattr(params, "clientInfo", None)
+        name = str(getattr(info, "name", "") or "").strip()
+    except (AttributeError, ValueError):
+        name = ""
+    if not name:
+        return base
+    _, at, label = base.partition("@")
+    return f"mcp:{name}{at}{label}"
 
 
 def _describe(e: Exception, uri: str) -> str:
@@ -89,11 +118,21 @@ def _describe(e: Exception, uri: str) -> str:
     return f"unexpected {type(e).__name__}: {e}"
 
 
-def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = ""):
+def _context_type() -> Any:
+    try:
+        from mcp.server.mcpserver import Context
+    except ImportError:  # an SDK without request contexts: the server's default actor only
+        return None
+    return Context
+
+
+def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = "",
+                 base_actor: str = "mcp"):
     MCPServer, types = _sdk()
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING")
+    context_type = _context_type()
     for name, method in tool_methods(tools).items():
-        server.add_tool(guarded(method, types, lambda: uri), name=name,
+        server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor), name=name,
                         annotations=types.ToolAnnotations(read_only_hint=name in READ_ONLY))
 
     @server.resource("eem://query-pack", name="query-pack", mime_type="application/json",
@@ -193,7 +232,8 @@ def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[Pac
 
         return SentenceTransformerEmbedder()
 
-    return AgentTools(store, pack, report_dir=report_dir, make_embedder=make_embedder), entries
+    return AgentTools(ActingStore(store), pack, report_dir=report_dir,
+                      make_embedder=make_embedder), entries
 
 
 def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
@@ -212,7 +252,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         tools, entries = make_tools(store, Path(args.report_dir))
         from adapters.neo4j.connection import DEFAULT_URI
 
-        server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI)
+        server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
+                              base_actor=mcp_actor(os.environ, args.http))
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")
