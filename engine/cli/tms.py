@@ -109,6 +109,19 @@ def cmd_list(store, args) -> int:
     truth = Truth.IN if args.in_ else Truth.OUT if args.out else None
     premises = True if args.premises else False if args.derived else None
     beliefs = tms.list_beliefs(store, BeliefFilter(truth=truth, premises=premises))
+    if args.sort == "impact":
+        from engine.impact import impacts
+
+        impact = impacts(store, [b.id for b in beliefs])
+        beliefs = sorted(beliefs, key=lambda b: (-impact.get(b.id, 0), b.id))
+        if args.json:
+            print_json([{**results.belief_row(b), "impact": impact.get(b.id, 0)}
+                        for b in beliefs])
+            return 0
+        print(table([(b.id, b.truth.value, b.depth if b.depth is not None else "-",
+                      impact.get(b.id, 0), shorten(b.text, 60)) for b in beliefs],
+                    ["id", "truth", "depth", "impact", "text"]))
+        return 0
     if args.json:
         print_json([results.belief_row(b) for b in beliefs])
         return 0
@@ -118,12 +131,15 @@ def cmd_list(store, args) -> int:
 
 
 def cmd_show(store, args) -> int:
+    from engine.impact import impacts
+
     b, dependents = tms.show(store, args.id)
+    impact = impacts(store, [b.id]).get(b.id, 0)
     if args.json:
-        print_json(results.belief_record(b, dependents))
+        print_json({**results.belief_record(b, dependents), "impact": impact})
         return 0
     depth = b.depth if b.depth is not None else "none (no finite derivation)"
-    print(f"{b.id}  [{b.truth.value}]  depth {depth}")
+    print(f"{b.id}  [{b.truth.value}]  depth {depth}  impact {impact}")
     print(f"  {b.text}")
     if b.retracted:
         print(f"  retracted{': ' + b.retract_reason if b.retract_reason else ''}")
@@ -352,6 +368,8 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     kind = p.add_mutually_exclusive_group()
     kind.add_argument("--premises", action="store_true", help="premises only")
     kind.add_argument("--derived", action="store_true", help="derived beliefs only")
+    p.add_argument("--sort", choices=["id", "impact"], default="id",
+                   help="order: id (default), or impact (transitive dependents, most first)")
 
 
 def _what_if_arguments(p: argparse.ArgumentParser) -> None:
@@ -462,6 +480,10 @@ COMMANDS: dict[str, Command] = {
                    "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
                    json=False),
 }
+# issue 21: the reading commands (compact, summarize), in engine/cli/reading.py
+from engine.cli.reading import reading_commands
+
+COMMANDS.update(reading_commands(Command))
 
 
 def build_parser() -> argparse.ArgumentParser:

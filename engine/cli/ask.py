@@ -1,0 +1,281 @@
+"""`python -m engine.ask "QUESTION"`: answer a question from the network, with citations
+that are checked; `--context-only` prints what the model would be shown and calls none;
+`--stale` lists earlier answers whose cited beliefs changed since.
+
+A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
+ask flags, the AskStage they configure, one round of run_stage. Exit codes: 0 an answer
+(`insufficient` included), 2 bad input, a model that failed (one Error: line, nothing
+printed as an answer) or a store that cannot be reached.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from engine.cli.stage_cli import (
+    ModelBinding,
+    Wiring,
+    add_model_flags,
+    non_negative_int,
+    positive_int,
+    progress_for,
+    report_file,
+    run_params,
+)
+from engine.cli.support import print_json, run_guarded
+from engine.errors import ModelError
+from engine.tokens import ESTIMATE, ModelTokenizer, TokenCounter
+
+PROG = "python -m engine.ask"
+
+EXAMPLES = f"""\
+examples:
+  {PROG} "why is auth slow?" --context-only
+      what the model would be shown (search, support, dependents); no model is called
+  {PROG} "why is auth slow?" --model ollama:qwen3:8b
+      the answer, each cited belief with its label, depth and text, and the gaps
+  {PROG} "what do we know about the cache?" --model anthropic:claude-sonnet-4-5 --json
+  {PROG} --stale
+      earlier answers whose cited beliefs changed label or text since
+
+exit codes: 0 an answer (status answered or insufficient); 2 bad input, the model failed or
+gave no usable answer after one retry (one Error: line), or the store cannot be reached.
+"""
+
+
+@dataclass(frozen=True)
+class AskModel:
+    """What the entry point builds from --model for ask: the machinery's binding, the chat
+    model itself when it can call tools natively, and its tokenizer when it has one."""
+
+    binding: ModelBinding
+    tool_chat: Any = None
+    tokenizer: TokenCounter | None = None
+
+
+def build_ask_model(args: argparse.Namespace, wiring: Wiring) -> AskModel:
+    """The real back-ends; tests put their own `build_ask_model` in wiring.extra."""
+    binding = wiring.build_model(args)
+    try:
+        from adapters.llm import build_chat_model, split_spec
+    except ImportError as e:
+        raise ModelError(f"the chat-model back-ends cannot be loaded: {e}", exit_code=2) from e
+    scheme, _ = split_spec(args.model)
+    chat = None
+    if scheme not in ("local", "replay") and not args.structured:
+        chat = build_chat_model(args.model, timeout=args.timeout)
+        if not has_tool_calling(chat):
+            chat = None
+    tokenizer = None
+    if scheme == "local":
+        tokenizer = local_tokenizer(build_chat_model(args.model, timeout=args.timeout))
+    return AskModel(binding, chat, tokenizer)
+
+
+def has_tool_calling(chat: Any) -> bool:
+    """True when the model's class implements bind_tools (BaseChatModel's raises)."""
+    from langchain_core.language_models import BaseChatModel
+
+    method = getattr(type(chat), "bind_tools", None)
+    return method is not None and method is not BaseChatModel.bind_tools
+
+
+def local_tokenizer(chat: Any) -> TokenCounter | None:
+    """The llama.cpp model's own tokenizer (loading the model, which ask does anyway)."""
+    load = getattr(chat, "load", None)
+    if load is None:
+        return None
+    load()
+    llama = getattr(chat, "_llama", None)
+    if llama is None or not hasattr(llama, "tokenize"):
+        return None
+    return ModelTokenizer("the local model's own tokenizer (llama.cpp)",
+                          lambda text: len(llama.tokenize(text.encode("utf-8"), add_bos=False)))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from engine.ask.retrieval import DEFAULT_BUDGET
+    from engine.ask.stage import MAX_TOOL_ROUNDS
+
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        usage=f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
+              f'--context-only [options]\n       {PROG} --stale [--json]',
+        description="Answer a question from the belief network: retrieval (search, support, "
+                    "dependents) packed to a token budget, read-only tools, and an answer "
+                    "whose every citation is checked. Writes no belief.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False)
+    p.add_argument("question", nargs="?", help="the question, in quotes")
+    add_model_flags(p)
+    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
+                   help=f"tokens of retrieved beliefs shown to the model (default "
+                        f"{DEFAULT_BUDGET})")
+    p.add_argument("--max-tool-rounds", type=non_negative_int, default=MAX_TOOL_ROUNDS,
+                   metavar="N", help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
+    p.add_argument("--semantic", action="store_true",
+                   help="rank by meaning as well (the local embedding model)")
+    p.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    p.add_argument("--context-only", action="store_true",
+                   help="print the retrieval bundle and call no model")
+    p.add_argument("--stale", action="store_true",
+                   help="list earlier answers whose cited beliefs changed since")
+    out = p.add_argument_group("output")
+    out.add_argument("--report-dir", default="reports", metavar="DIR",
+                     help="where the JSON report goes (default reports/)")
+    out.add_argument("--no-report", action="store_true", help="write no report")
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    out.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
+def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.stale:
+        if args.question:
+            p.error("--stale takes no question")
+        return
+    if not args.question or not args.question.strip():
+        p.error("give a question (in quotes), or --stale")
+    if not args.context_only and not args.model:
+        p.error("--model is required (or --context-only to print what it would be shown)")
+
+
+def _embedder(args: argparse.Namespace, wiring: Wiring) -> Any:
+    if not args.semantic:
+        return None
+    make = wiring.extra.get("make_embedder")
+    if make is not None:
+        return make()
+    from adapters.embeddings import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+def cmd_context(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.ask.retrieval import retrieve
+
+    embedder = _embedder(args, wiring)
+    with wiring.open_store() as store:
+        bundle = retrieve(store, args.question, budget=args.budget, counter=ESTIMATE,
+                          embedder=embedder)
+    if args.json:
+        print_json(bundle.as_dict())
+    else:
+        sys.stdout.write(bundle.text())
+        print(f"-- {bundle.tokens} of {bundle.budget} tokens, counted by {bundle.estimator}",
+              file=wiring.err())
+    return 0
+
+
+def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.ask.records import AskTx
+
+    with wiring.open_store() as store:
+        stale = store.read(lambda tx: cast(AskTx, tx).stale_citations())
+    if args.json:
+        print_json({"stale": [s.as_dict() for s in stale]})
+        return 0
+    if not stale:
+        print("no earlier answer cites a belief that changed since")
+        return 0
+    current = None
+    for s in stale:
+        if s.run_id != current:
+            current = s.run_id
+            print(f"{s.run_id} ({s.started_at}): {s.question}")
+        what = []
+        if s.truth_then != s.truth_now:
+            what.append(f"{s.truth_then} -> {s.truth_now}")
+        if s.text_changed:
+            what.append("text changed")
+        print(f"  {s.id} (cited as {s.role}): {', '.join(what)}")
+    return 0
+
+
+def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.ask.loop import tool_rounds
+    from engine.ask.prompt import ToolMode
+    from engine.ask.stage import AskSettings, AskStage
+    from engine.stages.calls import CallPolicy
+    from engine.stages.run import RunOptions, run_stage
+
+    build = wiring.extra.get("build_ask_model", build_ask_model)
+    model: AskModel = build(args, wiring)  # fail before any work
+    mode = ToolMode.NATIVE if model.tool_chat is not None else ToolMode.JSON
+    stage = AskStage(AskSettings(args.question, budget=args.budget,
+                                 max_tool_rounds=args.max_tool_rounds, tool_mode=mode,
+                                 domain=args.domain),
+                     counter=model.tokenizer or ESTIMATE, embedder=_embedder(args, wiring))
+    model_for_round = tool_rounds(stage.current_tools, max_rounds=args.max_tool_rounds,
+                                  tool_chat=model.tool_chat,
+                                  base=model.binding.model_for_round)
+    options = RunOptions(
+        model=args.model, auto=True, max_rounds=1,
+        calls=CallPolicy(timeout=args.timeout, is_transient=model.binding.is_transient,
+                         sleep=wiring.extra.get("sleep", time.sleep)),
+        params=run_params(args, tool_mode=mode))
+    with wiring.open_store() as store:
+        result = run_stage(store, stage, model_for_round, options,
+                           report_file=report_file(args, "ask"),
+                           progress=progress_for(args, wiring), cost=model.binding.cost)
+        report = result.report
+        last = report.rounds[-1] if report.rounds else None
+        if report.error or last is None or not last.valid:
+            why = report.error or "the model gave no usable answer after one retry"
+            if last is not None and last.parse is not None and not last.valid:
+                why += ": " + "; ".join(d.reason for d in last.parse.diagnostics)
+            raise ModelError(why, model=args.model, exit_code=2)
+        answer = last.valid[0]
+        cited = store.read(lambda tx: tx.get_beliefs([c.id for c in answer.citations]))
+    return print_answer(answer, cited, stage, result, args)
+
+
+def print_answer(answer: Any, cited: dict[str, Any], stage: Any, result: Any,
+                 args: argparse.Namespace) -> int:
+    from engine.compact.lines import depth_text
+
+    if args.json:
+        print_json({**answer.as_dict(), "run_id": result.run_id,
+                    "shown": list(stage.bundle.ids) if stage.bundle else [],
+                    "fetched": sorted(stage.session.fetched),
+                    "report": str(result.report_path) if result.report_path else None})
+        return 0
+    print(f"{answer.status}: {answer.answer}")
+    if answer.citations:
+        print("\ncited:")
+        for c in answer.citations:
+            b = cited.get(c.id)
+            if b is None:
+                continue
+            print(f"  {c.role:<11} {b.id} [{b.truth.value}, depth {depth_text(b.depth)}]: "
+                  f"{' '.join(b.text.split())}")
+    if answer.gaps:
+        print("\ngaps:")
+        for g in answer.gaps:
+            print(f"  - {g}")
+    if answer.dropped or answer.problems:
+        print("\nleft out (still wrong after one retry):")
+        for d in answer.dropped:
+            print(f"  - {d['id'] or '?'}: {d['reason']}")
+        for problem in answer.problems:
+            print(f"  - {problem}")
+    print(f"\nrun {result.run_id}" + (f"; report: {result.report_path}"
+                                      if result.report_path else ""))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
+    wiring = wiring or Wiring()
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    check_args(parser, args)
+    if args.stale:
+        return run_guarded(lambda: cmd_stale(args, wiring), debug=args.debug)
+    if args.context_only:
+        return run_guarded(lambda: cmd_context(args, wiring), debug=args.debug)
+    return run_guarded(lambda: cmd_ask(args, wiring), debug=args.debug)
