@@ -53,8 +53,7 @@ class Entry:
         facts = [self.truth, f"depth {depth_text(self.depth)}"]
         if self.summary_of:
             facts.append(f"summary of {self.summary_of}")
-        mark = "[OUT] " if self.truth != Truth.IN.value else ""
-        out = f"- {mark}{self.id} [{', '.join(facts)}]: {shorten_words(self.text, TEXT_CHARS)}"
+        out = f"- {self.id} [{', '.join(facts)}]: {shorten_words(self.text, TEXT_CHARS)}"
         if self.why_out:
             out += f" (OUT because: {shorten_words(self.why_out, 200)})"
         return out

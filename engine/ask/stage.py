@@ -17,6 +17,7 @@ from engine.ask.prompt import ToolMode, build_prompt, reply_schema, retry_text
 from engine.ask.records import AskTx, CitedBelief
 from engine.ask.retrieval import DEFAULT_BUDGET, Bundle, retrieve
 from engine.ask.tools import AskSession, AskTools
+from engine.model import Truth
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import RoundContract
 from engine.stages.stage import (
@@ -107,8 +108,8 @@ class AskStage:
         answer = items[0]
         ids = [c.id for c in answer.citations]
         beliefs = tx.get_beliefs(ids)
-        cited = [CitedBelief(c.id, c.role, beliefs[c.id].truth.value if beliefs[c.id].truth
-                             else "OUT", beliefs[c.id].text)
+        cited = [CitedBelief(c.id, c.role, (beliefs[c.id].truth or Truth.OUT).value,
+                             beliefs[c.id].text)
                  for c in answer.citations if c.id in beliefs]
         cast(AskTx, tx).record_answer(run.id, record.round, question=self.settings.question,
                                       status=answer.status, answer=answer.answer,

@@ -13,6 +13,7 @@ from engine import explain as explaining
 from engine import results, tms
 from engine import search as searching
 from engine.errors import EngineError
+from engine.model import Truth
 from engine.store import Store
 
 TOOL_SEARCH_LIMIT = 8
@@ -108,7 +109,7 @@ class AskTools:
 
     def _show(self, args: dict[str, Any]) -> tuple[Any, dict[str, str]]:
         b, dependents = tms.show(self.store, str(args["id"]))
-        return results.belief_record(b, dependents), {b.id: b.truth.value}
+        return results.belief_record(b, dependents), {b.id: (b.truth or Truth.OUT).value}
 
     def _explain(self, args: dict[str, Any]) -> tuple[Any, dict[str, str]]:
         step = explaining.explain(self.store, str(args["id"]))

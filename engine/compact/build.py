@@ -139,10 +139,10 @@ def _scope(tx: ReadingTx, options: CompactOptions) -> tuple[list[str] | None, st
         ids = tx.topic_ids(words, TOPIC_LIMIT)
         return ids, f"topic {' '.join(words)!r} ({len(ids)} beliefs)"
     if options.around is not None:
-        ids = tx.around_ids(options.around, options.steps)
-        if ids is None:
+        near = tx.around_ids(options.around, options.steps)
+        if near is None:
             raise NotFound("belief", options.around)
-        return ids, (f"around {options.around}, {options.steps} steps ({len(ids)} beliefs)")
+        return near, (f"around {options.around}, {options.steps} steps ({len(near)} beliefs)")
     return None, "the whole network"
 
 
