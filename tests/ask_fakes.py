@@ -7,6 +7,8 @@ import json
 from contextlib import nullcontext
 from typing import Any
 
+from pydantic import Field
+
 from engine.cli.ask import AskModel
 from engine.cli.stage_cli import ModelBinding, Wiring
 from engine.stages.contract import unconstrained
@@ -40,7 +42,7 @@ def answer(status: str = "answered", text: str = "Key fetches block validation."
 class ToolCallingChat(ScriptedChatModel):
     """A scripted model that says it can call tools: bind_tools records the tools."""
 
-    bound_tools: list[Any] = []
+    bound_tools: list[Any] = Field(default_factory=list)
 
     def bind_tools(self, tools, **kwargs):  # type: ignore[override]
         self.bound_tools = list(tools)

@@ -197,53 +197,37 @@ def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
     return 0
 
 
-def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.ask.loop import tool_rounds
-    from engine.ask.prompt import ToolMode
-    from engine.ask.stage import AskSettings, AskStage
+def backend_for(model: AskModel, args: argparse.Namespace, wiring: Wiring) -> Any:
+    from engine.ask.run import AskBackend
     from engine.stages.calls import CallPolicy
-    from engine.stages.run import RunOptions, run_stage
+
+    return AskBackend(
+        model.binding.model_for_round, model=args.model, tool_chat=model.tool_chat,
+        tokenizer=model.tokenizer, cost=model.binding.cost,
+        calls=CallPolicy(timeout=args.timeout, is_transient=model.binding.is_transient,
+                         sleep=wiring.extra.get("sleep", time.sleep)))
+
+
+def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.ask.run import ask
 
     build = wiring.extra.get("build_ask_model", build_ask_model)
     model: AskModel = build(args, wiring)  # fail before any work
-    mode = ToolMode.NATIVE if model.tool_chat is not None else ToolMode.JSON
-    stage = AskStage(AskSettings(args.question, budget=args.budget,
-                                 max_tool_rounds=args.max_tool_rounds, tool_mode=mode,
-                                 domain=args.domain),
-                     counter=model.tokenizer or ESTIMATE, embedder=_embedder(args, wiring))
-    model_for_round = tool_rounds(stage.current_tools, max_rounds=args.max_tool_rounds,
-                                  tool_chat=model.tool_chat,
-                                  base=model.binding.model_for_round)
-    options = RunOptions(
-        model=args.model, auto=True, max_rounds=1,
-        calls=CallPolicy(timeout=args.timeout, is_transient=model.binding.is_transient,
-                         sleep=wiring.extra.get("sleep", time.sleep)),
-        params=run_params(args, tool_mode=mode))
+    backend = backend_for(model, args, wiring)
     with wiring.open_store() as store:
-        result = run_stage(store, stage, model_for_round, options,
-                           report_file=report_file(args, "ask"),
-                           progress=progress_for(args, wiring), cost=model.binding.cost)
-        report = result.report
-        last = report.rounds[-1] if report.rounds else None
-        if report.error or last is None or not last.valid:
-            why = report.error or "the model gave no usable answer after one retry"
-            if last is not None and last.parse is not None and not last.valid:
-                why += ": " + "; ".join(d.reason for d in last.parse.diagnostics)
-            raise ModelError(why, model=args.model, exit_code=2)
-        answer = last.valid[0]
-        cited = store.read(lambda tx: tx.get_beliefs([c.id for c in answer.citations]))
-    return print_answer(answer, cited, stage, result, args)
+        result = ask(store, args.question, backend, budget=args.budget,
+                     max_tool_rounds=args.max_tool_rounds, domain=args.domain,
+                     embedder=_embedder(args, wiring), params=run_params(args),
+                     report_file=report_file(args, "ask"), progress=progress_for(args, wiring))
+    return print_answer(result, args)
 
 
-def print_answer(answer: Any, cited: dict[str, Any], stage: Any, result: Any,
-                 args: argparse.Namespace) -> int:
+def print_answer(result: Any, args: argparse.Namespace) -> int:
     from engine.compact.lines import depth_text
 
+    answer, cited = result.answer, result.cited
     if args.json:
-        print_json({**answer.as_dict(), "run_id": result.run_id,
-                    "shown": list(stage.bundle.ids) if stage.bundle else [],
-                    "fetched": sorted(stage.session.fetched),
-                    "report": str(result.report_path) if result.report_path else None})
+        print_json(result.as_dict())
         return 0
     print(f"{answer.status}: {answer.answer}")
     if answer.citations:
@@ -264,8 +248,8 @@ def print_answer(answer: Any, cited: dict[str, Any], stage: Any, result: Any,
             print(f"  - {d['id'] or '?'}: {d['reason']}")
         for problem in answer.problems:
             print(f"  - {problem}")
-    print(f"\nrun {result.run_id}" + (f"; report: {result.report_path}"
-                                      if result.report_path else ""))
+    path = result.run.report_path
+    print(f"\nrun {result.run_id}" + (f"; report: {path}" if path else ""))
     return 0
 
 
