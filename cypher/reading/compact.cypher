@@ -113,16 +113,12 @@ CALL () { MATCH (b:Belief:In) RETURN count(b) AS in_count }
 CALL () { MATCH (n:Nogood) RETURN count(n) AS nogoods }
 RETURN beliefs, in_count, beliefs - in_count AS out_count, nogoods
 
-// name: reading_impact
-// One record, `impacts`: [id, n] for each belief of $ids that exists: n, how many beliefs rest on it, directly or through others (antecedent edges, any number of steps; each belief counted once).
+// name: reading_dependents_wave
+// One record, `rows`: [id, [ids of the beliefs with a justification naming it as an antecedent]] for each belief of $ids that exists (one wave of the impact count).
 UNWIND $ids AS bid
 MATCH (b:Belief {id: bid})
-CALL (b) {
-  OPTIONAL MATCH ANY SHORTEST (b) (()<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(:Belief)){1,100} (d:Belief)
-  WHERE d <> b
-  RETURN count(DISTINCT d) AS n
-}
-RETURN collect([bid, n]) AS impacts
+RETURN collect([bid, COLLECT { MATCH (b)<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(d:Belief)
+                               RETURN DISTINCT d.id }]) AS rows
 
 // name: reading_topic_scope
 // One record, `ids`: the ids of up to $limit beliefs (any label) whose text or id matches the Lucene $query, best first.

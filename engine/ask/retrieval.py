@@ -28,6 +28,7 @@ SEARCH_LIMIT = 12  # hits the question's search keeps
 SUPPORT_HITS = 6  # of those, whose support and dependents are fetched
 DEPENDENTS_PER_HIT = 8
 TEXT_CHARS = 400
+MAX_SUPPORT = 120  # support entries read at most (3000 tokens hold far fewer)
 
 
 class Role:
@@ -157,26 +158,63 @@ def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
     hit_ids = [h.belief.id for h in hits]
     if not hit_ids:
         return []
-    upstream = tx.upstream(hit_ids[:SUPPORT_HITS])
+    beliefs: dict[str, Belief] = dict(tx.get_beliefs(hit_ids))
+    support = _support(tx, beliefs, hit_ids[:SUPPORT_HITS])
     dependents: dict[str, list[str]] = {
         h: sorted(tx.direct_dependents(h))[:DEPENDENTS_PER_HIT] for h in hit_ids[:SUPPORT_HITS]}
-    every = set(hit_ids) | set(upstream) | {d for ds in dependents.values() for d in ds}
-    beliefs = dict(upstream)
-    beliefs.update(tx.get_beliefs(sorted(every - set(beliefs))))
+    _fetch(tx, beliefs, {d for ds in dependents.values() for d in ds})
+    out_named = {m for b in list(beliefs.values()) if b.truth != Truth.IN
+                 for j in b.justifications for m in j.mentions()}
+    _fetch(tx, beliefs, out_named)  # what an OUT belief's justifications name: why it is OUT
+    covers = _cover_index(reading.summary_covers(sorted(beliefs)))
+    _fetch(tx, beliefs, {c.id for c in covers.values()})
     truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
-    covers = _cover_index(reading.summary_covers(sorted(every)))
-    summaries = tx.get_beliefs(sorted({c.id for c in covers.values()} - set(beliefs)))
-    beliefs.update(summaries)
     builder = _Builder(beliefs, truths, covers)
     for hid in hit_ids:
         builder.add(hid, Role.MATCH)
-    for hid in hit_ids[:SUPPORT_HITS]:
-        for sid, supported in _support(beliefs, truths, hid):
-            builder.add(sid, Role.SUPPORT, related=supported)
+    for sid, supported in support:
+        builder.add(sid, Role.SUPPORT, related=supported)
     for hid in hit_ids[:SUPPORT_HITS]:
         for did in dependents.get(hid, []):
             builder.add(did, Role.DEPENDENT, related=hid)
     return builder.entries
+
+
+def _fetch(tx: GraphTx, beliefs: dict[str, Belief], ids: set[str]) -> None:
+    missing = sorted(ids - beliefs.keys())
+    if missing:
+        beliefs.update(tx.get_beliefs(missing))
+
+
+def _support(tx: GraphTx, beliefs: dict[str, Belief], roots: Sequence[str]
+             ) -> list[tuple[str, str]]:
+    """(belief, the belief it supports) down the shallowest valid justification of each IN
+    belief, level by level from `roots` towards premises, reading one level per statement
+    and stopping once MAX_SUPPORT are found (a budget never holds more)."""
+    out: list[tuple[str, str]] = []
+    seen = set(roots)
+    frontier = [r for r in roots if r in beliefs]
+    while frontier and len(out) < MAX_SUPPORT:
+        _fetch(tx, beliefs, {m for bid in frontier for j in beliefs[bid].justifications
+                             for m in j.mentions()})
+        truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
+        nxt: list[str] = []
+        for bid in frontier:
+            b = beliefs[bid]
+            if b.truth != Truth.IN or b.is_premise:
+                continue
+            valid = [j for j in b.justifications if is_valid(j, truths)]
+            if not valid:
+                continue
+            best = min(valid, key=lambda j: (max((beliefs[a].depth or 0 for a in j.antecedents
+                                                  if a in beliefs), default=0), j.antecedents))
+            for a in best.antecedents:
+                if a not in seen and a in beliefs:
+                    seen.add(a)
+                    out.append((a, bid))
+                    nxt.append(a)
+        frontier = nxt
+    return out[:MAX_SUPPORT]
 
 
 def _cover_index(covers: Sequence[SummaryCover]) -> dict[str, SummaryCover]:
@@ -213,33 +251,6 @@ class _Builder:
             b.id, b.text, b.truth.value, b.depth, role,
             why_out=why_out(b, self.beliefs) if b.truth != Truth.IN else "",
             related=related, summary_of=summary_of))
-
-
-def _support(beliefs: Mapping[str, Belief], truths: Mapping[str, Truth], root: str
-             ) -> list[tuple[str, str]]:
-    """(belief, the belief it supports) down the shallowest valid justification of each IN
-    belief, breadth first from `root`, to premises; an OUT root shows nothing."""
-    out: list[tuple[str, str]] = []
-    seen = {root}
-    frontier = [root]
-    while frontier:
-        nxt: list[str] = []
-        for bid in frontier:
-            b = beliefs.get(bid)
-            if b is None or b.truth != Truth.IN or b.is_premise:
-                continue
-            valid = [j for j in b.justifications if is_valid(j, truths)]
-            if not valid:
-                continue
-            best = min(valid, key=lambda j: (max((beliefs[a].depth or 0 for a in j.antecedents
-                                                  if a in beliefs), default=0), j.antecedents))
-            for a in best.antecedents:
-                if a not in seen:
-                    seen.add(a)
-                    out.append((a, bid))
-                    nxt.append(a)
-        frontier = nxt
-    return out
 
 
 def why_out(b: Belief, beliefs: Mapping[str, Belief]) -> str:

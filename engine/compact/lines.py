@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.reading import Row
 
-TEXT_CHARS = 160  # of a belief's text on one line
+TEXT_CHARS = 110  # of a belief's text on one line
 NOTE_CHARS = 100  # of the note after it (a reason, what closes a gate, a finding)
 ELLIPSIS = "..."
 
