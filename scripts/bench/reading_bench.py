@@ -24,15 +24,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from synthetic import generate  # noqa: E402
+from synthetic import generate
 
-from adapters.cypher_files import cypher  # noqa: E402
-from adapters.formats import parse_network, read_network_file  # noqa: E402
-from adapters.neo4j.connection import Neo4jSettings, connect  # noqa: E402
-from adapters.neo4j.store import Neo4jStore  # noqa: E402
-from engine import interchange  # noqa: E402
-from engine.ask.retrieval import retrieve  # noqa: E402
-from engine.compact import CompactOptions, compact  # noqa: E402
+from adapters.cypher_files import cypher
+from adapters.formats import parse_network, read_network_file
+from adapters.neo4j.connection import Neo4jSettings, connect
+from adapters.neo4j.store import Neo4jStore
+from engine import interchange
+from engine.ask.retrieval import retrieve
+from engine.compact import CompactOptions, compact
 
 NETWORKS = ROOT.parent / "shared" / "data" / "networks"
 QUESTIONS = {
