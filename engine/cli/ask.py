@@ -58,22 +58,24 @@ class AskModel:
 
 
 def build_ask_model(args: argparse.Namespace, wiring: Wiring) -> AskModel:
-    """The real back-ends; tests put their own `build_ask_model` in wiring.extra."""
-    binding = wiring.build_model(args)
+    """The real back-ends (one chat model, built once); tests put their own
+    `build_ask_model` in wiring.extra."""
     try:
-        from adapters.llm import build_chat_model, split_spec
+        from adapters.llm import build_chat_model, model_for_round, split_spec
+        from adapters.llm.errors import is_transient
+        from adapters.llm.pricing import cost_usd
     except ImportError as e:
         raise ModelError(f"the chat-model back-ends cannot be loaded: {e}", exit_code=2) from e
     scheme, _ = split_spec(args.model)
-    chat = None
-    if scheme not in ("local", "replay") and not args.structured:
-        chat = build_chat_model(args.model, timeout=args.timeout)
-        if not has_tool_calling(chat):
-            chat = None
-    tokenizer = None
-    if scheme == "local":
-        tokenizer = local_tokenizer(build_chat_model(args.model, timeout=args.timeout))
-    return AskModel(binding, chat, tokenizer)
+    chat = build_chat_model(args.model, timeout=args.timeout)
+    spec = args.model
+    binding = ModelBinding(model_for_round(spec, chat, structured=args.structured),
+                           is_transient, lambda tokens_in, tokens_out:
+                           cost_usd(spec, tokens_in, tokens_out))
+    natively = scheme not in ("local", "replay") and not args.structured and \
+        has_tool_calling(chat)
+    tokenizer = local_tokenizer(chat) if scheme == "local" else None
+    return AskModel(binding, chat if natively else None, tokenizer)
 
 
 def has_tool_calling(chat: Any) -> bool:
