@@ -336,3 +336,57 @@ READ_ONLY = frozenset(TOOL_NAMES[:12])
 
 def tool_methods(tools: AgentTools) -> Mapping[str, Callable[..., dict[str, Any]]]:
     return {name: getattr(tools, name) for name in TOOL_NAMES}
+
+
+# --- issue 21: reading the memory (compact, context_for, and ask with --model) ------------
+class ReadingTools:
+    """The reading tools: what an agent reads at the start of a session (compact), the
+    material to answer a question itself (context_for), and, when the server was started
+    with --model, an answer with checked citations (ask)."""
+
+    def __init__(self, store: Store, *, ask: Callable[[str], dict[str, Any]] | None = None
+                 ) -> None:
+        self._store = store
+        self._ask = ask
+
+    def context_for(self, question: str, budget: int = 3000) -> dict[str, Any]:
+        """The beliefs that bear on a question, packed to `budget` tokens: the best search
+        hits (OUT ones marked, with why they are OUT), what they rest on down to premises,
+        and what rests on them. For an agent that answers itself: cite the ids it shows.
+        Example: context_for(question="why is auth slow?", budget=2000)."""
+        from engine.ask.retrieval import retrieve
+
+        return retrieve(self._store, question, budget=budget).as_dict()
+
+    def compact(self, budget: int = 800, topic: str = "") -> dict[str, Any]:
+        """A summary of the network in `budget` tokens, for the start of a session: nogoods,
+        what went OUT recently and why, gated conclusions, the most load-bearing premises,
+        the deepest conclusions, what review defeated; each line `id [label, depth, impact]:
+        text`. topic: only beliefs matching these words. Example: compact(budget=800)."""
+        from engine.compact import CompactOptions
+        from engine.compact import compact as summarize_network
+
+        options = CompactOptions(budget=budget, topic=tuple(topic.split()) if topic else ())
+        return summarize_network(self._store, options).as_dict()
+
+    def ask(self, question: str) -> dict[str, Any]:
+        """Answer a question from the network with a model: the answer, its citations (each
+        checked: shown to the model, an OUT belief never as supports), and the gaps; status
+        "insufficient" when the network does not say. Example: ask(question="why is auth
+        slow?")."""
+        if self._ask is None:
+            raise InvalidInput("ask needs a model: start the server with --model",
+                               field="model")
+        return self._ask(question)
+
+    def compact_resource(self) -> str:
+        return self.compact()["text"]
+
+
+READING_TOOL_NAMES = ("context_for", "compact")
+
+
+def reading_tool_methods(tools: ReadingTools, *, with_ask: bool
+                         ) -> Mapping[str, Callable[..., dict[str, Any]]]:
+    names = READING_TOOL_NAMES + (("ask",) if with_ask else ())
+    return {name: getattr(tools, name) for name in names}

@@ -16,12 +16,14 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
+from adapters.neo4j.ask_tx import AskTxPart
 from adapters.neo4j.change_tx import ChangeTxPart
 from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.edit_tx import EditTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
+from adapters.neo4j.reading_tx import ReadingTxPart
 from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.search_tx import SearchTxPart
 from adapters.neo4j.stage_tx import StageTxPart
@@ -35,7 +37,8 @@ T = TypeVar("T")
 
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
-              ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart):
+              ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
+              ReadingTxPart, AskTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

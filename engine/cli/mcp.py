@@ -31,9 +31,12 @@ from typing import Any
 
 from engine.agent_tools import (
     READ_ONLY,
+    READING_TOOL_NAMES,
     AgentTools,
     PackEntry,
+    ReadingTools,
     pack_resource,
+    reading_tool_methods,
     tool_methods,
 )
 from engine.changelog import CALLER, ActingStore
@@ -127,13 +130,24 @@ def _context_type() -> Any:
 
 
 def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = "",
-                 base_actor: str = "mcp"):
+                 base_actor: str = "mcp", reading: ReadingTools | None = None,
+                 with_ask: bool = False):
     MCPServer, types = _sdk()
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING")
     context_type = _context_type()
     for name, method in tool_methods(tools).items():
         server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor), name=name,
                         annotations=types.ToolAnnotations(read_only_hint=name in READ_ONLY))
+    if reading is not None:  # issue 21: context_for, compact, ask (with --model)
+        for name, method in reading_tool_methods(reading, with_ask=with_ask).items():
+            server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor), name=name,
+                            annotations=types.ToolAnnotations(
+                                read_only_hint=name in READING_TOOL_NAMES))
+
+        @server.resource("eem://compact", name="compact", mime_type="text/markdown",
+                         description="The network summarized in 800 tokens (compact).")
+        def compact_summary() -> str:
+            return reading.compact_resource()
 
     @server.resource("eem://query-pack", name="query-pack", mime_type="application/json",
                      description="Every query of the pack: name, description, parameters "
@@ -217,7 +231,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     parser.add_argument("--report-dir", default="reports", metavar="DIR",
                         help="where the stages write their reports (default reports/)")
+    parser.add_argument("--model", metavar="SPEC",
+                        help="a chat model for the ask tool (without it there is no ask)")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="S",
+                        help="seconds per model call of ask (default 600)")
     return parser
+
+
+def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
+    """The reading tools; with --model, ask through the CLI's own back-end (checked now)."""
+    if not args.model:
+        return ReadingTools(ActingStore(store))
+    from engine.ask.run import ask
+    from engine.cli.ask import backend_for, build_ask_model
+    from engine.cli.stage_cli import Wiring
+    from engine.stages.report import ReportFile, report_path
+    from engine.stages.run import utc_now
+
+    args.structured = False
+    wiring = Wiring()
+    backend = backend_for(build_ask_model(args, wiring), args, wiring)
+
+    def answer(question: str) -> dict[str, Any]:
+        report = ReportFile(report_path(Path(args.report_dir), utc_now(), "ask"))
+        return ask(store, question, backend, budget=3000, max_tool_rounds=3,
+                   report_file=report).as_dict()
+
+    return ReadingTools(ActingStore(store), ask=answer)
 
 
 def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[PackEntry]]:
@@ -253,7 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from adapters.neo4j.connection import DEFAULT_URI
 
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
-                              base_actor=mcp_actor(os.environ, args.http))
+                              base_actor=mcp_actor(os.environ, args.http),
+                              reading=make_reading(store, args), with_ask=bool(args.model))
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")

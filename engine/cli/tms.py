@@ -113,6 +113,19 @@ def cmd_list(store, args) -> int:
         truth=truth, premises=premises, challenged=args.challenged, superseded=args.superseded,
         min_depth=args.min_depth, max_depth=args.max_depth,
         has_dependents=args.has_dependents, sort=args.sort))
+    if args.sort == "impact":  # transitive dependents, counted in Cypher
+        from engine.impact import impacts
+
+        impact = impacts(store, [b.id for b in beliefs])
+        beliefs = sorted(beliefs, key=lambda b: (-impact.get(b.id, 0), b.id))
+        if args.json:
+            print_json([{**results.belief_row(b), "impact": impact.get(b.id, 0)}
+                        for b in beliefs])
+            return 0
+        print(table([(b.id, b.truth.value, b.depth if b.depth is not None else "-",
+                      impact.get(b.id, 0), shorten(b.text, 60)) for b in beliefs],
+                    ["id", "truth", "depth", "impact", "text"]))
+        return 0
     if args.json:
         print_json([results.belief_row(b) for b in beliefs])
         return 0
@@ -124,14 +137,17 @@ def cmd_list(store, args) -> int:
 def cmd_show(store, args) -> int:
     if args.history:
         return memory.print_history(store, args.id, args.json)
+    from engine.impact import impacts
+
     b, dependents = tms.show(store, args.id)
     superseded_by, supersedes = tms.supersede_links(store, args.id)
+    impact = impacts(store, [b.id]).get(b.id, 0)
     if args.json:
-        print_json({**results.belief_record(b, dependents), "superseded_by": superseded_by,
-                    "supersedes": supersedes})
+        print_json({**results.belief_record(b, dependents), "impact": impact,
+                    "superseded_by": superseded_by, "supersedes": supersedes})
         return 0
     depth = b.depth if b.depth is not None else "none (no finite derivation)"
-    print(f"{b.id}  [{b.truth.value}]  depth {depth}")
+    print(f"{b.id}  [{b.truth.value}]  depth {depth}  impact {impact}")
     print(f"  {b.text}")
     if b.retracted:
         print(f"  retracted{': ' + b.retract_reason if b.retract_reason else ''}")
@@ -379,8 +395,8 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--has-dependents", action="store_true",
                    help="beliefs some justification names")
     p.add_argument("--sort", choices=["id", "depth", "impact", "updated"], default="id",
-                   help="id (default), depth (deepest first), impact (most direct dependents "
-                        "first), updated (newest first)")
+                   help="id (default), depth (deepest first), impact (transitive dependents, "
+                        "most first), updated (newest first)")
 
 
 def _what_if_arguments(p: argparse.ArgumentParser) -> None:
@@ -501,6 +517,10 @@ COMMANDS: dict[str, Command] = {
                    "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
                    json=False),
 }
+# issue 21: the reading commands (compact, summarize), in engine/cli/reading.py
+from engine.cli.reading import reading_commands
+
+COMMANDS.update(reading_commands(Command))
 
 
 COMMANDS.update(memory.commands(Command, _report_change))

@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agent_tools import TOOL_NAMES  # noqa: E402
+from engine.agent_tools import READING_TOOL_NAMES, TOOL_NAMES  # noqa: E402
 
 pytestmark = pytest.mark.neo4j
 
@@ -102,18 +102,49 @@ def test_lists_every_tool_with_a_description_for_a_model_and_the_resources(store
     build(store)
     tools, resources, pack, status = run(go())
     by_name = {t.name: t for t in tools}
-    assert set(by_name) == set(TOOL_NAMES)
+    assert set(by_name) == set(TOOL_NAMES) | set(READING_TOOL_NAMES)  # no ask without --model
     for tool in tools:
         assert "Example: " + tool.name + "(" in " ".join(tool.description.split()), tool.name
         assert tool.input_schema["type"] == "object"
     assert by_name["show"].input_schema["required"] == ["id"]
     assert by_name["show"].annotations.read_only_hint is True
     assert by_name["retract"].annotations.read_only_hint is False
-    assert {str(r.uri) for r in resources} == {"eem://query-pack", "eem://status"}
+    assert {str(r.uri) for r in resources} == {"eem://query-pack", "eem://status",
+                                                "eem://compact"}
     queries = {q["name"]: q for q in json.loads(pack.contents[0].text)}
     assert "why_in" in queries and "MATCH" in queries["why_in"]["cypher"]
     assert [p["name"] for p in queries["why_in"]["params"]] == ["id"]
     assert json.loads(status.contents[0].text)["beliefs"] == 4
+
+
+def test_reading_tools_and_ask_with_a_model(store, neo4j_settings, tmp_path):
+    from tests.derive_fakes import SCRIPT_ENV
+
+    reply = json.dumps({"status": "answered", "answer": "Reads are fast.",
+                        "citations": [{"id": "a", "role": "supports"}], "gaps": []})
+    env = server_env(neo4j_settings, **{SCRIPT_ENV: json.dumps([reply])})
+    params = stdio(env, tmp_path)
+    params.args += ["--model", "py:tests.derive_fakes:scripted_from_env"]
+
+    async def go():
+        async with Client(params) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            context = await call(client, "context_for", question="cache reads", budget=500)
+            summary = await call(client, "compact", budget=400)
+            resource = await client.read_resource("eem://compact")
+            answer = await call(client, "ask", question="are cache reads fast?")
+            return names, context, summary, resource, answer
+
+    build(store)
+    names, context, summary, resource, answer = run(go())
+    assert "ask" in names
+    assert context["tokens"] <= 500 and "p" in [e["id"] for e in context["entries"]]
+    assert summary["tokens"] <= 400 and summary["text"].startswith("# Memory: 4 beliefs")
+    assert resource.contents[0].text.startswith("# Memory: 4 beliefs")
+    assert answer["status"] == "answered" and answer["citations"] == [
+        {"id": "a", "role": "supports"}]
+    assert answer["cited"][0]["text"] == "from p: reads are fast"
+    assert list(tmp_path.glob("ask-*.json"))
 
 
 def test_every_tool_through_stdio(store, neo4j_settings, driver, tmp_path):
@@ -275,7 +306,7 @@ def test_http_with_the_token_serves_the_tools(http_server, store):
                                                                           id="nope")
 
     names, shown, missing = run(go())
-    assert names == set(TOOL_NAMES)
+    assert names == set(TOOL_NAMES) | set(READING_TOOL_NAMES)
     assert shown["truth"] == "IN" and shown["dependents"] == ["b"]
     assert missing == "Error: no belief with id 'nope'"
 

@@ -1,0 +1,125 @@
+"""AskStage: `ask` as a stage of the shared machinery (engine/stages/), one round per
+question. Its own parts: the retrieval bundle (read_round), the answer parser and its
+diagnoses, the retry message, and the apply, which writes no belief: only the question and
+answer on the round and a CITED edge per citation, in the round's one write transaction.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from engine.ask import answer as answers
+from engine.ask.answer import AskAnswer
+from engine.ask.prompt import ToolMode, build_prompt, reply_schema, retry_text
+from engine.ask.records import AskTx, CitedBelief
+from engine.ask.retrieval import DEFAULT_BUDGET, Bundle, retrieve
+from engine.ask.tools import AskSession, AskTools
+from engine.model import Truth
+from engine.provenance import RoundRecord, RunRecord
+from engine.stages.contract import RoundContract
+from engine.stages.stage import (
+    Applied,
+    Checked,
+    Parsed,
+    ParsedReply,
+    Prompt,
+    RoundInput,
+)
+from engine.store import GraphTx, Store
+from engine.tokens import ESTIMATE, TokenCounter
+
+MAX_TOOL_ROUNDS = 3
+
+
+@dataclass(frozen=True)
+class AskSettings:
+    question: str
+    budget: int = DEFAULT_BUDGET
+    max_tool_rounds: int = MAX_TOOL_ROUNDS
+    tool_mode: str = ToolMode.JSON
+    domain: str | None = None
+
+
+class AskStage:
+    name = "ask"
+
+    def __init__(self, settings: AskSettings, *, counter: TokenCounter = ESTIMATE,
+                 embedder: Any = None, at: str = ""):
+        self.settings = settings
+        self.counter = counter
+        self.embedder = embedder
+        self.session = AskSession()
+        self.bundle: Bundle | None = None
+        self.tools: AskTools | None = None
+        self._store: Store | None = None
+
+    def current_tools(self) -> AskTools:
+        if self.tools is None:
+            raise RuntimeError("the round has not been read yet")
+        return self.tools
+
+    # --- the Stage protocol ------------------------------------------------------------
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        s = self.settings
+        bundle = retrieve(store, s.question, budget=s.budget, counter=self.counter,
+                          embedder=self.embedder)
+        self.bundle = bundle
+        self.session = AskSession(shown={e.id: e.truth for e in bundle.entries})
+        self.tools = AskTools(store, self.session, embedder=self.embedder)
+        mode = s.tool_mode if s.max_tool_rounds > 0 else ToolMode.NONE
+        text = build_prompt(s.question, bundle, mode=mode, max_rounds=s.max_tool_rounds,
+                            domain=s.domain)
+        allowed = self.session.allowed_ids()
+        contract = RoundContract(allowed, reply_schema(allowed, tools=mode == ToolMode.JSON),
+                                 stage=self.name)
+        return RoundInput(
+            prompt=Prompt(text, hashlib.sha256(text.encode("utf-8")).hexdigest()),
+            contract=contract, shown=bundle.ids,
+            details={"strategy": "question", "question": s.question,
+                     "bundle_tokens": bundle.tokens, "budget": bundle.budget,
+                     "estimator": bundle.estimator, "left_out": bundle.left_out,
+                     "tool_mode": mode},
+            context=self.session)
+
+    def parse(self, reply: str, shown: RoundInput | None) -> Parsed[AskAnswer]:
+        session = shown.context if shown is not None and isinstance(
+            shown.context, AskSession) else self.session
+        return answers.parse_answer(reply, session)
+
+    def retry_message(self, parsed: ParsedReply[AskAnswer], shown: RoundInput) -> str:
+        return retry_text(list(parsed.diagnostics), self.session.allowed_ids())
+
+    def combine(self, first: ParsedReply[AskAnswer], second: ParsedReply[AskAnswer]
+                ) -> Parsed[AskAnswer]:
+        return answers.combine(cast(Parsed[AskAnswer], first), cast(Parsed[AskAnswer], second))
+
+    def check(self, tx: GraphTx, items: Sequence[AskAnswer], shown: RoundInput | None
+              ) -> Checked[AskAnswer]:
+        return Checked(valid=list(items))
+
+    def apply(self, tx: GraphTx, items: Sequence[AskAnswer], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        checked = self.check(tx, items, shown)
+        if not items:
+            return Applied(checked)
+        answer = items[0]
+        ids = [c.id for c in answer.citations]
+        beliefs = tx.get_beliefs(ids)
+        cited = [CitedBelief(c.id, c.role, (beliefs[c.id].truth or Truth.OUT).value,
+                             beliefs[c.id].text)
+                 for c in answer.citations if c.id in beliefs]
+        cast(AskTx, tx).record_answer(run.id, record.round, question=self.settings.question,
+                                      status=answer.status, answer=answer.answer,
+                                      citations=cited, at=record.at)
+        return Applied(checked, entries=[{"id": c.id, "role": c.role, "truth_value": c.truth}
+                                         for c in cited])
+
+    def item_dict(self, item: AskAnswer) -> dict[str, Any]:
+        return {**item.as_dict(), "id": "answer", "fetched": sorted(self.session.fetched),
+                "tool_calls": list(self.session.tool_calls)}
+
+    def render_file(self, items: Sequence[AskAnswer], run: RunRecord, command: str) -> str:
+        return json.dumps([i.as_dict() for i in items], indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,267 @@
+"""`python -m engine.ask "QUESTION"`: answer a question from the network, with citations
+that are checked; `--context-only` prints what the model would be shown and calls none;
+`--stale` lists earlier answers whose cited beliefs changed since.
+
+A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
+ask flags, the AskStage they configure, one round of run_stage. Exit codes: 0 an answer
+(`insufficient` included), 2 bad input, a model that failed (one Error: line, nothing
+printed as an answer) or a store that cannot be reached.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from engine.cli.stage_cli import (
+    ModelBinding,
+    Wiring,
+    add_model_flags,
+    non_negative_int,
+    positive_int,
+    progress_for,
+    report_file,
+    run_params,
+)
+from engine.cli.support import print_json, run_guarded
+from engine.errors import ModelError
+from engine.tokens import ESTIMATE, ModelTokenizer, TokenCounter
+
+PROG = "python -m engine.ask"
+
+EXAMPLES = f"""\
+examples:
+  {PROG} "why is auth slow?" --context-only
+      what the model would be shown (search, support, dependents); no model is called
+  {PROG} "why is auth slow?" --model ollama:qwen3:8b
+      the answer, each cited belief with its label, depth and text, and the gaps
+  {PROG} "what do we know about the cache?" --model anthropic:claude-sonnet-4-5 --json
+  {PROG} --stale
+      earlier answers whose cited beliefs changed label or text since
+
+exit codes: 0 an answer (status answered or insufficient); 2 bad input, the model failed or
+gave no usable answer after one retry (one Error: line), or the store cannot be reached.
+"""
+
+
+@dataclass(frozen=True)
+class AskModel:
+    """What the entry point builds from --model for ask: the machinery's binding, the chat
+    model itself when it can call tools natively, and its tokenizer when it has one."""
+
+    binding: ModelBinding
+    tool_chat: Any = None
+    tokenizer: TokenCounter | None = None
+
+
+def build_ask_model(args: argparse.Namespace, wiring: Wiring) -> AskModel:
+    """The real back-ends (one chat model, built once); tests put their own
+    `build_ask_model` in wiring.extra."""
+    try:
+        from adapters.llm import build_chat_model, model_for_round, split_spec
+        from adapters.llm.errors import is_transient
+        from adapters.llm.pricing import cost_usd
+    except ImportError as e:
+        raise ModelError(f"the chat-model back-ends cannot be loaded: {e}", exit_code=2) from e
+    scheme, _ = split_spec(args.model)
+    chat = build_chat_model(args.model, timeout=args.timeout)
+    spec = args.model
+    binding = ModelBinding(model_for_round(spec, chat, structured=args.structured),
+                           is_transient, lambda tokens_in, tokens_out:
+                           cost_usd(spec, tokens_in, tokens_out))
+    natively = scheme not in ("local", "replay") and not args.structured and \
+        has_tool_calling(chat)
+    tokenizer = local_tokenizer(chat) if scheme == "local" else None
+    return AskModel(binding, chat if natively else None, tokenizer)
+
+
+def has_tool_calling(chat: Any) -> bool:
+    """True when the model's class implements bind_tools (BaseChatModel's raises)."""
+    from langchain_core.language_models import BaseChatModel
+
+    method = getattr(type(chat), "bind_tools", None)
+    return method is not None and method is not BaseChatModel.bind_tools
+
+
+def local_tokenizer(chat: Any) -> TokenCounter | None:
+    """The llama.cpp model's own tokenizer (loading the model, which ask does anyway)."""
+    load = getattr(chat, "load", None)
+    if load is None:
+        return None
+    load()
+    llama = getattr(chat, "_llama", None)
+    if llama is None or not hasattr(llama, "tokenize"):
+        return None
+    return ModelTokenizer("the local model's own tokenizer (llama.cpp)",
+                          lambda text: len(llama.tokenize(text.encode("utf-8"), add_bos=False)))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from engine.ask.retrieval import DEFAULT_BUDGET
+    from engine.ask.stage import MAX_TOOL_ROUNDS
+
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        usage=f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
+              f'--context-only [options]\n       {PROG} --stale [--json]',
+        description="Answer a question from the belief network: retrieval (search, support, "
+                    "dependents) packed to a token budget, read-only tools, and an answer "
+                    "whose every citation is checked. Writes no belief.",
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False)
+    p.add_argument("question", nargs="?", help="the question, in quotes")
+    add_model_flags(p)
+    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
+                   help=f"tokens of retrieved beliefs shown to the model (default "
+                        f"{DEFAULT_BUDGET})")
+    p.add_argument("--max-tool-rounds", type=non_negative_int, default=MAX_TOOL_ROUNDS,
+                   metavar="N", help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
+    p.add_argument("--semantic", action="store_true",
+                   help="rank by meaning as well (the local embedding model)")
+    p.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    p.add_argument("--context-only", action="store_true",
+                   help="print the retrieval bundle and call no model")
+    p.add_argument("--stale", action="store_true",
+                   help="list earlier answers whose cited beliefs changed since")
+    out = p.add_argument_group("output")
+    out.add_argument("--report-dir", default="reports", metavar="DIR",
+                     help="where the JSON report goes (default reports/)")
+    out.add_argument("--no-report", action="store_true", help="write no report")
+    out.add_argument("--json", action="store_true", help="print JSON")
+    out.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    out.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
+def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.stale:
+        if args.question:
+            p.error("--stale takes no question")
+        return
+    if not args.question or not args.question.strip():
+        p.error("give a question (in quotes), or --stale")
+    if not args.context_only and not args.model:
+        p.error("--model is required (or --context-only to print what it would be shown)")
+
+
+def _embedder(args: argparse.Namespace, wiring: Wiring) -> Any:
+    if not args.semantic:
+        return None
+    make = wiring.extra.get("make_embedder")
+    if make is not None:
+        return make()
+    from adapters.embeddings import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder()
+
+
+def cmd_context(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.ask.retrieval import retrieve
+
+    embedder = _embedder(args, wiring)
+    with wiring.open_store() as store:
+        bundle = retrieve(store, args.question, budget=args.budget, counter=ESTIMATE,
+                          embedder=embedder)
+    if args.json:
+        print_json(bundle.as_dict())
+    else:
+        sys.stdout.write(bundle.text())
+        print(f"-- {bundle.tokens} of {bundle.budget} tokens, counted by {bundle.estimator}",
+              file=wiring.err())
+    return 0
+
+
+def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.ask.records import AskTx
+
+    with wiring.open_store() as store:
+        stale = store.read(lambda tx: cast(AskTx, tx).stale_citations())
+    if args.json:
+        print_json({"stale": [s.as_dict() for s in stale]})
+        return 0
+    if not stale:
+        print("no earlier answer cites a belief that changed since")
+        return 0
+    current = None
+    for s in stale:
+        if s.run_id != current:
+            current = s.run_id
+            print(f"{s.run_id} ({s.started_at}): {s.question}")
+        what = []
+        if s.truth_then != s.truth_now:
+            what.append(f"{s.truth_then} -> {s.truth_now}")
+        if s.text_changed:
+            what.append("text changed")
+        print(f"  {s.id} (cited as {s.role}): {', '.join(what)}")
+    return 0
+
+
+def backend_for(model: AskModel, args: argparse.Namespace, wiring: Wiring) -> Any:
+    from engine.ask.run import AskBackend
+    from engine.stages.calls import CallPolicy
+
+    return AskBackend(
+        model.binding.model_for_round, model=args.model, tool_chat=model.tool_chat,
+        tokenizer=model.tokenizer, cost=model.binding.cost,
+        calls=CallPolicy(timeout=args.timeout, is_transient=model.binding.is_transient,
+                         sleep=wiring.extra.get("sleep", time.sleep)))
+
+
+def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
+    from engine.ask.run import ask
+
+    build = wiring.extra.get("build_ask_model", build_ask_model)
+    model: AskModel = build(args, wiring)  # fail before any work
+    backend = backend_for(model, args, wiring)
+    with wiring.open_store() as store:
+        result = ask(store, args.question, backend, budget=args.budget,
+                     max_tool_rounds=args.max_tool_rounds, domain=args.domain,
+                     embedder=_embedder(args, wiring), params=run_params(args),
+                     report_file=report_file(args, "ask"), progress=progress_for(args, wiring))
+    return print_answer(result, args)
+
+
+def print_answer(result: Any, args: argparse.Namespace) -> int:
+    from engine.compact.lines import depth_text
+
+    answer, cited = result.answer, result.cited
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    print(f"{answer.status}: {answer.answer}")
+    if answer.citations:
+        print("\ncited:")
+        for c in answer.citations:
+            b = cited.get(c.id)
+            if b is None:
+                continue
+            print(f"  {c.role:<11} {b.id} [{b.truth.value}, depth {depth_text(b.depth)}]: "
+                  f"{' '.join(b.text.split())}")
+    if answer.gaps:
+        print("\ngaps:")
+        for g in answer.gaps:
+            print(f"  - {g}")
+    if answer.dropped or answer.problems:
+        print("\nleft out (still wrong after one retry):")
+        for d in answer.dropped:
+            print(f"  - {d['id'] or '?'}: {d['reason']}")
+        for problem in answer.problems:
+            print(f"  - {problem}")
+    path = result.run.report_path
+    print(f"\nrun {result.run_id}" + (f"; report: {path}" if path else ""))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
+    wiring = wiring or Wiring()
+    parser = build_parser()
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    check_args(parser, args)
+    if args.stale:
+        return run_guarded(lambda: cmd_stale(args, wiring), debug=args.debug)
+    if args.context_only:
+        return run_guarded(lambda: cmd_context(args, wiring), debug=args.debug)
+    return run_guarded(lambda: cmd_ask(args, wiring), debug=args.debug)

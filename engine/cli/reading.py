@@ -1,0 +1,87 @@
+"""The reading commands of `python -m engine`: `compact` (a token-budgeted summary for an
+agent's context, or into a CLAUDE.md with --write) and `summarize` (a belief standing for a
+group). engine/cli/tms.py adds them to its command table."""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from engine.cli.support import print_json, split_ids
+
+
+def _positive(text: str) -> int:
+    from engine.cli.stage_cli import positive_int
+
+    return positive_int(text)
+
+
+def _non_negative(text: str) -> int:
+    from engine.cli.stage_cli import non_negative_int
+
+    return non_negative_int(text)
+
+
+def cmd_compact(store: Any, args: argparse.Namespace) -> int:
+    from engine.compact import CompactOptions, compact
+    from engine.compact.build import check_options
+    from engine.compact.markers import write_compact
+
+    options = CompactOptions(budget=args.budget, topic=tuple(args.topic or ()),
+                             around=args.around, steps=args.steps)
+    check_options(options)
+    result = compact(store, options)
+    written = write_compact(args.write, result.text) if args.write else None
+    if args.json:
+        print_json({**result.as_dict(), "written": str(written) if written else None})
+    elif written:
+        print(f"wrote {written}: {result.tokens} of {result.budget} tokens between the "
+              "eem:compact markers")
+    else:
+        sys.stdout.write(result.text)
+    return 0
+
+
+def cmd_summarize(store: Any, args: argparse.Namespace) -> int:
+    from engine.cli.tms import _report_change
+    from engine.summaries import summarize
+
+    return _report_change(summarize(store, args.id, args.text, split_ids(args.over)), args)
+
+
+def _compact_arguments(p: argparse.ArgumentParser) -> None:
+    from engine.compact.build import DEFAULT_BUDGET
+
+    p.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET, metavar="TOKENS",
+                   help=f"at most this many tokens, footer included (default {DEFAULT_BUDGET})")
+    scope = p.add_mutually_exclusive_group()
+    scope.add_argument("--topic", nargs="+", metavar="WORD",
+                       help="only beliefs whose text or id matches one of these words")
+    scope.add_argument("--around", metavar="ID",
+                       help="only beliefs within --steps justification steps of ID")
+    p.add_argument("--steps", type=_non_negative, default=2, metavar="N",
+                   help="with --around: steps up and down (default 2)")
+    p.add_argument("--write", metavar="FILE",
+                   help="put the summary between <!-- eem:compact --> and "
+                        "<!-- /eem:compact --> in FILE (markers appended when absent)")
+
+
+def _summarize_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("text")
+    p.add_argument("--over", required=True, metavar="A,B,C",
+                   help="the beliefs it stands for (an ALL justification over them)")
+
+
+def reading_commands(command: Callable[..., Any]) -> dict[str, Any]:
+    """The entries for tms.py's COMMANDS, built with its Command class."""
+    return {
+        "compact": command(
+            cmd_compact, "a token-budgeted summary of the network for an agent's context",
+            "compact --budget 800 --write CLAUDE.md", _compact_arguments),
+        "summarize": command(
+            cmd_summarize, "add a summary belief that stands for a group while it is IN",
+            "summarize auth-summary 'Auth validates JWTs synchronously' "
+            "--over auth-uses-jwt,auth-sync-check", _summarize_arguments),
+    }
