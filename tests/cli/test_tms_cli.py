@@ -206,10 +206,10 @@ def test_show(cli, store):
         "asserted": False, "retract_reason": "", "source": "", "source_url": "",
         "metadata": {},
         "justifications": [{"kind": "SL", "antecedents": ["p"], "outlist": [], "label": ""}],
-        "dependents": ["b"], "superseded_by": [], "supersedes": [],
+        "dependents": ["b"], "impact": 1, "superseded_by": [], "supersedes": [],
     }
     text = cli("show", "a").stdout.splitlines()
-    assert text == ["a  [IN]  depth 1", "  from p", "  SL: p", "  dependents: b"]
+    assert text == ["a  [IN]  depth 1  impact 1", "  from p", "  SL: p", "  dependents: b"]
 
 
 def test_explain(cli, store):
