@@ -35,7 +35,8 @@ def engine(args, env, *, cwd=ROOT, stdin: str | None = None,
     if Path(cwd) != ROOT:  # run this checkout's engine from any folder
         env = dict(env, PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, *python_flags, "-m", "engine", *args], cwd=cwd,
-                          env=env, input=stdin, capture_output=True, text=True, timeout=120)
+                          env=env, input=stdin, capture_output=True, text=True, timeout=120,
+                          check=False)
 
 
 @pytest.fixture
@@ -357,7 +358,7 @@ def test_ctrl_c_during_a_batch_reading_stdin(resident, store):
         client.stdin.flush()
         assert client.stdout.readline() == "$ show p\n"  # live: the batch waits for more
         client.send_signal(signal.SIGINT)
-        out, err = client.communicate(timeout=20)
+        _, err = client.communicate(timeout=20)
     finally:
         client.kill()
     assert client.returncode == 130 and err.strip().endswith("Error: interrupted")

@@ -54,7 +54,7 @@ def test_output_goes_to_the_current_commands_stream_and_batch_captures_its_own()
 
 
 def test_captured_works_in_a_plain_process(capsys):
-    with captured() as (out, err):
+    with captured() as (out, _):
         print("line")
     assert out.getvalue() == "line\n" and capsys.readouterr().out == ""
 
