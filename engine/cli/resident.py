@@ -384,13 +384,22 @@ def _receive(sock: socket.socket, stdin: _StdinBytes, cancel: Callable[[], None]
         cancel()
 
 
+_parsers: queue.SimpleQueue[Any] = queue.SimpleQueue()  # built once, one per command at a time
+
+
 def run_argv(argv: list[str], borrowed: Any) -> int:
-    from engine.cli.tms import main
+    from engine.cli.tms import build_parser, main
 
     try:
-        return main(argv, borrowed=borrowed)
+        parser = _parsers.get_nowait()
+    except queue.Empty:
+        parser = build_parser()
+    try:
+        return main(argv, borrowed=borrowed, parser=parser)
     except SystemExit as e:  # argparse: usage errors and --help
         return exit_status(e.code)
+    finally:
+        _parsers.put(parser)
 
 
 # --- the process ---------------------------------------------------------------------------
@@ -446,8 +455,10 @@ def _preload() -> None:
     import engine.cli.batch
     import engine.cli.tms  # noqa: F401
     from adapters.cypher_files import load_all
+    from engine.cli.tms import build_parser
 
     load_all()
+    _parsers.put(build_parser())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -509,9 +509,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None, *, borrowed: BorrowedDriver | None = None) -> int:
-    """Run one command line; `borrowed`: the resident engine's driver (engine/cli/resident.py)."""
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, borrowed: BorrowedDriver | None = None,
+         parser: argparse.ArgumentParser | None = None) -> int:
+    """Run one command line. The resident engine (engine/cli/resident.py) passes its driver
+    and a parser it built before (building one takes longer than most commands)."""
+    args = (parser or build_parser()).parse_args(argv)
     handler = COMMANDS[args.command].handler
 
     def run() -> int:
