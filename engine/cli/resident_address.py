@@ -57,7 +57,8 @@ def log_path(socket: str) -> str:
 def code_version(root: str = ROOT) -> str:
     """What an engine's answers depend on besides the graph: this code, where it is, which
     Python runs it. Compared whole (a few kilobytes), so no hash can collide."""
-    entries = [root, sys.executable, sys.version]
+    # the interpreter and the environment, however it was named (python, python3, a symlink)
+    entries = [root, os.path.realpath(sys.executable), sys.prefix, sys.version]
     for folder in CODE_FOLDERS:
         _list_files(os.path.join(root, folder), folder, entries)
     return "\n".join(entries)
