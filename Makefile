@@ -13,6 +13,7 @@ EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,documents,mcp,llm-ser
 
 # `make demo FROM=sources` starts from scripts/example-sources/ (forge, then derive).
 demo: setup neo4j
+	$(PY) -m engine serve start
 	$(PY) scripts/demo $(if $(filter sources,$(FROM)),--from-sources,)
 
 test: setup neo4j browser
@@ -45,11 +46,13 @@ browser:
 	fi
 
 neo4j-stop:
+	-$(PY) -m engine serve stop
 	scripts/neo4j stop
 
 bench: setup neo4j
 	scripts/bench/run
 
 clean:
+	-$(PY) -m engine serve stop
 	scripts/neo4j stop
 	rm -rf $(VENV) .neo4j

@@ -1,5 +1,5 @@
 import sys
 
-from engine.cli.tms import main
+from engine.cli.forwarding import main
 
 sys.exit(main())

@@ -9,7 +9,7 @@ part per concern.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 import neo4j
@@ -44,12 +44,15 @@ class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
 
 class Neo4jStore:
     def __init__(self, driver: neo4j.Driver, database: str = "neo4j", uri: str = "",
-                 lock_timeout: float = DEFAULT_TIMEOUT, actor: str = ""):
+                 lock_timeout: float = DEFAULT_TIMEOUT, actor: str = "",
+                 tx_metadata: Mapping[str, str] | None = None):
         self._driver = driver
         self._actor = actor  # who the writes are by, unless an entry says otherwise
         self._database = database
         self._uri = uri
         self._lock = WriteLock(driver, database, lock_timeout)
+        # carried by every transaction (the resident engine finds a cancelled command's by it)
+        self._metadata = dict(tx_metadata or {})
 
     def init_schema(self) -> dict[str, int]:
         statements = [q for q in load_all().values() if q.path == "schema.cypher"]
@@ -60,8 +63,12 @@ class Neo4jStore:
         return self.write(lambda tx: tx.upgrade_provenance(), ChangeEntry("init"))
 
     def read(self, work: Callable[[Neo4jTx], T]) -> T:
+        @neo4j.unit_of_work(metadata=self._metadata or None)
+        def reading(tx: neo4j.ManagedTransaction) -> T:
+            return work(Neo4jTx(tx))
+
         with self._session(neo4j.READ_ACCESS) as session:
-            return self._guard(lambda: session.execute_read(lambda tx: work(Neo4jTx(tx))))
+            return self._guard(lambda: session.execute_read(reading))
 
     def write(self, work: Callable[[Neo4jTx], T], entry: ChangeEntry | None = None) -> T:
         """One write transaction: the lock, `work`, then its change-log entry (numbered by
@@ -69,7 +76,7 @@ class Neo4jStore:
         tag = self._lock.new_tag()
         said = entry or ChangeEntry("write")
 
-        @neo4j.unit_of_work(metadata={"eem_write": tag})
+        @neo4j.unit_of_work(metadata={**self._metadata, "eem_write": tag})
         def locked(tx: neo4j.ManagedTransaction) -> T:
             seq = self._lock.take(tx, tag)
             view = Neo4jTx(tx)
@@ -84,7 +91,7 @@ class Neo4jStore:
     def dry_run(self, work: Callable[[Neo4jTx], T]) -> T:
         tag = self._lock.new_tag()
         with self._session(neo4j.WRITE_ACCESS) as session:
-            tx = session.begin_transaction(metadata={"eem_write": tag})
+            tx = session.begin_transaction(metadata={**self._metadata, "eem_write": tag})
             try:
                 self._guard(lambda: self._lock.take(tx, tag))
                 view = Neo4jTx(tx)

@@ -19,9 +19,9 @@ import json
 import shlex
 import sys
 from collections.abc import Iterable, Mapping
-from contextlib import redirect_stderr, redirect_stdout
 from typing import Any
 
+from engine.cli.command_scope import captured
 from engine.cli.support import run_guarded
 from engine.errors import InvalidInput
 
@@ -73,8 +73,7 @@ def run_line(store, line: str, parser: argparse.ArgumentParser, commands: Mappin
     if as_json and argv and argv[0] in commands and commands[argv[0]].json \
             and "--json" not in argv:
         argv.append("--json")
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
+    with captured() as (out, err):
         try:
             parsed = parser.parse_args(argv)
         except SystemExit as e:  # argparse reports usage errors (and --help) this way

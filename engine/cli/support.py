@@ -12,8 +12,9 @@ import os
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import EngineError, InvalidInput
@@ -47,20 +48,36 @@ def actor_from_env(environ=os.environ) -> str:
         return "unknown"
 
 
+@dataclass(frozen=True)
+class BorrowedDriver:
+    """A driver the resident engine opened once, lent to one command's store: the command's
+    transactions carry `tx_metadata` (so they can be found and ended), and `before_each` runs
+    before each of its transactions (it raises when the command was cancelled)."""
+
+    driver: Any
+    tx_metadata: Mapping[str, str] = field(default_factory=dict)
+    before_each: Callable[[], None] = lambda: None
+
+
 class LazyStore:
     """The store the environment configures (NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD,
     NEO4J_DATABASE; EEM_LOCK_TIMEOUT, how long a writer waits for the write lock), connected
     on first use, so a command that turns out not to need it (`query --list`, `reset` without
     --yes) works with the server down. This is the composition root: the only place the CLI
-    reaches for the Neo4j adapter."""
+    reaches for the Neo4j adapter. Given a `borrowed` driver (the resident engine's), it
+    connects through that one instead of opening its own, and leaves it open."""
 
-    def __init__(self, *, retry_seconds: float = 15, actor: str | None = None) -> None:
+    def __init__(self, *, retry_seconds: float = 15, actor: str | None = None,
+                 borrowed: BorrowedDriver | None = None) -> None:
         self._store = None
         self._actor = actor
         self._retry_seconds = retry_seconds
+        self._borrowed = borrowed
         self._opening = threading.Lock()  # a server's first calls may come at once
 
     def _opened(self):
+        if self._borrowed is not None:
+            self._borrowed.before_each()
         if self._store is None:
             with self._opening:
                 if self._store is None:
@@ -69,10 +86,15 @@ class LazyStore:
 
                     settings = Neo4jSettings.from_env(os.environ)
                     lock_timeout = lock_timeout_from_env(os.environ)
-                    driver = connect(settings, retry_seconds=self._retry_seconds)
-                    actor = self._actor if self._actor is not None else actor_from_env()
+                    actor = self._actor if self._actor is not None else actor_from_env(os.environ)
+                    if self._borrowed is None:
+                        driver = connect(settings, retry_seconds=self._retry_seconds)
+                        metadata: Mapping[str, str] = {}
+                    else:
+                        driver, metadata = self._borrowed.driver, self._borrowed.tx_metadata
                     self._store = Neo4jStore(driver, settings.database, settings.uri,
-                                             lock_timeout=lock_timeout, actor=actor)
+                                             lock_timeout=lock_timeout, actor=actor,
+                                             tx_metadata=metadata)
         return self._store
 
     def init_schema(self) -> dict[str, int]:
@@ -88,13 +110,13 @@ class LazyStore:
         return self._opened().dry_run(work)
 
     def close(self) -> None:
-        if self._store is not None:
+        if self._store is not None and self._borrowed is None:
             self._store.close()
 
 
 @contextmanager
-def open_store() -> Iterator[LazyStore]:
-    store = LazyStore()
+def open_store(borrowed: BorrowedDriver | None = None) -> Iterator[LazyStore]:
+    store = LazyStore(borrowed=borrowed)
     try:
         yield store
     finally:

@@ -15,7 +15,15 @@ from engine import explain as explaining
 from engine import interchange, queries, results, tms, viz
 from engine import search as searching
 from engine.cli import memory
-from engine.cli.support import open_store, print_json, run_guarded, shorten, split_ids, table
+from engine.cli.support import (
+    BorrowedDriver,
+    open_store,
+    print_json,
+    run_guarded,
+    shorten,
+    split_ids,
+    table,
+)
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
 from engine.store import BeliefFilter
@@ -340,6 +348,13 @@ def cmd_viz(store, args) -> int:
     return 0
 
 
+def cmd_serve(store, args) -> int:
+    from engine.cli import serve_control
+
+    return {"start": serve_control.start, "stop": serve_control.stop,
+            "status": serve_control.status}[args.action]()
+
+
 # --- the parser ----------------------------------------------------------------------
 def _justification_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sl", metavar="A,B", help="antecedents (SL justification)")
@@ -459,6 +474,11 @@ def _batch_arguments(p: argparse.ArgumentParser) -> None:
                    help="run every line even after one fails (exit code: the first failure's)")
 
 
+def _serve_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("action", choices=["start", "stop", "status"],
+                   help="start the resident engine, stop it, or say whether commands use it")
+
+
 def _no_arguments(p: argparse.ArgumentParser) -> None:
     pass
 
@@ -516,6 +536,9 @@ COMMANDS: dict[str, Command] = {
     "viz": Command(cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
                    "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
                    json=False),
+    "serve": Command(cmd_serve, "a resident engine that keeps the connection open, so each "
+                     "command starts in milliseconds", "serve start", _serve_arguments,
+                     json=False),
 }
 # issue 21: the reading commands (compact, summarize), in engine/cli/reading.py
 from engine.cli.reading import reading_commands
@@ -548,12 +571,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, *, borrowed: BorrowedDriver | None = None,
+         parser: argparse.ArgumentParser | None = None) -> int:
+    """Run one command line. The resident engine (engine/cli/resident.py) passes its driver
+    and a parser it built before (building one takes longer than most commands)."""
+    args = (parser or build_parser()).parse_args(argv)
     handler = COMMANDS[args.command].handler
 
     def run() -> int:
-        with open_store() as store:
+        with open_store(borrowed) as store:
             return handler(store, args)
 
     return run_guarded(run, debug=getattr(args, "debug", False))

@@ -1,0 +1,230 @@
+"""`python -m engine ...`: hand the command to the resident engine when one serves these
+connection settings from this code, else run it in this process. The same output, exit code
+and error line either way.
+
+Standard library only, and little of it (no json, no socket module, no typing): on the path
+to a resident engine a command costs Python's start-up and one local round trip. Whatever
+does not reach a usable engine (no socket, a dead one, which is removed, a refusal: other
+code, other settings) falls through to `engine.cli.tms.main` in this process. `serve` is
+always run here.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from engine.cli import resident_address as address
+from engine.cli import resident_wire as wire
+
+TYPE_CHECKING = False  # typing itself costs more than forwarding a command
+if TYPE_CHECKING:
+    from typing import Any
+
+HANDSHAKE_SECONDS = 5.0
+FORWARDED_ENV_PREFIXES = ("EEM_", "NEO4J_")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if _command_name(args) != "serve":
+        code = forward(args)
+        if code is not None:
+            return code
+    from engine.cli.tms import main as run_here
+
+    return run_here(args)
+
+
+def _command_name(args: list[str]) -> str | None:
+    return next((a for a in args if not a.startswith("-")), None)
+
+
+def forward(args: list[str]) -> int | None:
+    """Run `args` on the resident engine; None when there is none to use."""
+    path = address.socket_path(os.environ)
+    sock = connect(path)
+    if sock is None:
+        return None
+    try:
+        sock.settimeout(HANDSHAKE_SECONDS)
+        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(request_fields("run", args))))
+        reply = wire.read_frame(sock)
+        if reply is None or reply[0] != wire.ACCEPTED:
+            sock.close()
+            return None
+        sock.settimeout(None)
+    except (OSError, ValueError):
+        sock.close()
+        return None
+    return relay(sock)
+
+
+def connect(path: str) -> Any:
+    """A connected socket to the engine at `path`, or None; a dead socket file is removed."""
+    try:
+        import _socket
+    except ImportError:
+        return None
+    try:
+        before = os.stat(path)
+    except OSError:
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(HANDSHAKE_SECONDS)
+        sock.connect(path)
+        return sock
+    except ConnectionRefusedError:
+        sock.close()
+        _remove_dead(path, before)
+    except OSError:
+        sock.close()
+    return None
+
+
+def _remove_dead(path: str, seen: os.stat_result) -> None:
+    """Remove a socket file nobody listens on (its engine was killed), unless it was replaced
+    meanwhile; an engine renames its socket into place only once it listens."""
+    try:
+        now = os.stat(path)
+        if (now.st_ino, now.st_dev) == (seen.st_ino, seen.st_dev) and now.st_uid == os.getuid():
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def request_fields(op: str, args: list[str]) -> list[tuple[str, str]]:
+    umask = os.umask(0)
+    os.umask(umask)
+    fields = [("op", op), ("version", address.code_version()), ("cwd", os.getcwd()),
+              ("umask", f"{umask:o}")]
+    for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout), ("stderr", sys.stderr)):
+        fields.append((f"stream:{name}", _describe(stream)))
+    for name, value in os.environ.items():
+        if name.startswith(FORWARDED_ENV_PREFIXES):
+            fields.append((f"env:{name}", value))
+    fields.extend(("env:" + name, value) for name, value in _terminal_size().items())
+    fields.extend(("arg", a) for a in args)
+    return fields
+
+
+def _describe(stream: Any) -> str:
+    if stream is None:
+        return "utf-8 strict 0"
+    try:
+        tty = stream.isatty()
+    except (OSError, ValueError):
+        tty = False
+    return f"{stream.encoding or 'utf-8'} {stream.errors or 'strict'} {int(tty)}"
+
+
+def _terminal_size() -> dict[str, str]:
+    """COLUMNS / LINES as shutil.get_terminal_size would find them here (argparse wraps its
+    help to them); the engine's own stdout is no terminal."""
+    found = {name: os.environ[name] for name in ("COLUMNS", "LINES") if os.environ.get(name)}
+    if len(found) == 2 or sys.__stdout__ is None:
+        return found
+    try:
+        size = os.get_terminal_size(sys.__stdout__.fileno())
+    except (AttributeError, ValueError, OSError):
+        return found
+    return {"COLUMNS": str(size.columns), "LINES": str(size.lines), **found}
+
+
+def relay(sock: Any) -> int:
+    """Write the command's output as it comes, feed it stdin when it asks, return its code."""
+    out = getattr(sys.stdout, "buffer", None)
+    err = getattr(sys.stderr, "buffer", None)
+    sending = None
+    try:
+        while True:
+            got = wire.read_frame(sock)
+            if got is None:
+                _flush(sys.stdout)
+                print("Error: the resident engine closed the connection before the command "
+                      "ended (a write is whole or absent: check with python -m engine verify)",
+                      file=sys.stderr)
+                return 2
+            kind, payload = got
+            if kind == wire.OUT and out is not None:
+                out.write(payload)
+                out.flush()
+            elif kind == wire.ERR and err is not None:
+                _flush(out)
+                err.write(payload)
+                err.flush()
+            elif kind == wire.EXIT:
+                return int(payload)
+            elif kind == wire.NEED_STDIN and sending is None:
+                sending = _send_stdin(sock)
+    except KeyboardInterrupt:
+        _cancel(sock, sending)
+        _flush(out)
+        print("Error: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # our stdout was closed (`... | head`): as the handler would
+        _cancel(sock, sending)
+        _silence_stdout()
+        return 0
+    except (OSError, ValueError) as e:
+        print(f"Error: lost the resident engine during the command: {e}", file=sys.stderr)
+        return 2
+    finally:
+        sock.close()
+
+
+def _flush(stream: Any) -> None:
+    if stream is not None:
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _cancel(sock: Any, sending: Any) -> None:
+    try:
+        if sending is not None:
+            with sending:
+                sock.sendall(wire.frame(wire.CANCEL))
+        else:
+            sock.sendall(wire.frame(wire.CANCEL))
+    except OSError:
+        pass
+
+
+def _send_stdin(sock: Any) -> Any:
+    """Copy our stdin to the engine on a thread; returns the lock that orders sends."""
+    import threading
+
+    lock = threading.Lock()
+
+    def pump() -> None:
+        try:
+            fd = sys.stdin.fileno() if sys.stdin is not None else -1
+        except (OSError, ValueError, AttributeError):
+            fd = -1
+        try:
+            while fd >= 0:
+                data = os.read(fd, 1 << 16)
+                if not data:
+                    break
+                with lock:
+                    sock.sendall(wire.frame(wire.STDIN, data))
+        except OSError:
+            pass
+        try:
+            with lock:
+                sock.sendall(wire.frame(wire.STDIN_END))
+        except OSError:
+            pass
+
+    threading.Thread(target=pump, name="stdin-to-resident", daemon=True).start()
+    return lock

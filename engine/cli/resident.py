@@ -1,0 +1,522 @@
+"""The resident engine: one long-lived process that keeps the Neo4j driver open and runs the
+commands `python -m engine` forwards to it (engine/cli/forwarding.py), so a command costs
+Python's start-up and a local round trip instead of importing the driver and connecting.
+
+    python -m engine serve start      (engine/cli/serve_control.py starts this module)
+    python -m engine.cli.resident --socket PATH
+
+It listens on a Unix socket in a user-only folder (resident_address.py). Each connection is one
+command on its own thread: the request is checked (the same code version, the same connection
+settings, else it is declined and the caller runs the command itself), then the command runs
+through the CLI's own parser and handlers (`engine.cli.tms.main`, so every command of its table,
+`batch` included), each transaction through the store's read / write path on the shared
+driver. What the command would take from its process is its caller's instead:
+- the current folder and umask: the thread unshares its file-system attributes (Linux
+  unshare(CLONE_FS)) and enters the caller's folder, so relative paths resolve as they would
+  there; where that is impossible, commands run one at a time around a process-wide chdir;
+- stdout, stderr, stdin, and the EEM_* / NEO4J_* environment: command_scope.py;
+- Ctrl-C: the caller sends CANCEL (or just goes away); the command's transactions (tagged
+  `eem_command` in their metadata) are terminated until it ends, its next transaction, output
+  or stdin read raises KeyboardInterrupt, and nothing of it commits. The engine lives on.
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import queue
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from engine.cli import command_scope
+from engine.cli import resident_address as address
+from engine.cli import resident_wire as wire
+
+REQUEST_SECONDS = 10.0  # a caller that connects and says nothing is dropped
+FLUSH_BYTES = 1 << 16
+SWEEP_SECONDS = 0.5  # how often a cancelled command's new transactions are terminated
+STOP_GRACE_SECONDS = 30.0
+_CLONE_FS = 0x00000200
+_CANCELLED = object()
+
+
+@dataclass
+class Request:
+    op: str
+    version: str = ""
+    cwd: str = ""
+    umask: int = 0o022
+    argv: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    streams: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
+
+
+def parse_request(payload: bytes) -> Request:
+    request = Request(op="")
+    for name, value in wire.unpack_fields(payload):
+        if name == "arg":
+            request.argv.append(value)
+        elif name.startswith("env:"):
+            request.env[name[4:]] = value
+        elif name.startswith("stream:"):
+            encoding, errors, tty = value.split(" ")
+            request.streams[name[7:]] = (encoding, errors, tty == "1")
+        elif name == "umask":
+            request.umask = int(value, 8)
+        elif name in ("op", "version", "cwd"):
+            setattr(request, name, value)
+    return request
+
+
+# --- the command's streams -----------------------------------------------------------------
+class _Sender:
+    """The connection's outgoing side: frames in the order written, sent at each flush (or
+    when FLUSH_BYTES are pending), from any thread."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._lock = threading.Lock()
+        self._pending = bytearray()
+
+    def add(self, kind: bytes, data: bytes, *, flush: bool = False) -> None:
+        with self._lock:
+            self._pending += wire.frame(kind, data)
+            if flush or len(self._pending) >= FLUSH_BYTES:
+                self._send()
+
+    def flush(self) -> None:
+        with self._lock:
+            self._send()
+
+    def _send(self) -> None:
+        if not self._pending:
+            return
+        data = bytes(self._pending)
+        self._pending.clear()
+        try:
+            self._sock.sendall(data)
+        except OSError as e:  # the caller went away: to the handler, a closed pipe
+            raise BrokenPipeError(str(e)) from e
+
+
+class CommandOutput(io.TextIOBase):
+    """A command's stdout or stderr: text encoded as the caller's stream encodes it."""
+
+    def __init__(self, sender: _Sender, kind: bytes, stream: tuple[str, str, bool], *,
+                 line_buffering: bool, cancelled: threading.Event) -> None:
+        super().__init__()
+        self._sender = sender
+        self._kind = kind
+        self._encoding, self._errors, self._tty = stream
+        self._line_buffering = line_buffering
+        self._cancelled = cancelled
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._encoding
+
+    @property
+    def errors(self) -> str:  # type: ignore[override]
+        return self._errors
+
+    def write(self, text: str) -> int:
+        if self._cancelled.is_set():
+            raise KeyboardInterrupt
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self._sender.add(self._kind, text.encode(self._encoding, self._errors),
+                         flush=self._line_buffering and "\n" in text)
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._cancelled.is_set():
+            self._sender.flush()
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        raise io.UnsupportedOperation("a resident command's stream has no file descriptor")
+
+
+class _StdinBytes(io.RawIOBase):
+    """The caller's stdin, asked for on the first read (a command that never reads it never
+    makes the caller read its terminal), fed by the connection's receiving thread."""
+
+    def __init__(self, ask: Callable[[], None], tty: bool) -> None:
+        super().__init__()
+        self._ask = ask
+        self._tty = tty
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._pending = b""
+        self._asked = False
+        self._ended = False
+
+    def feed(self, data: Any) -> None:
+        """Bytes, None at the end of input, or _CANCELLED."""
+        self._queue.put(data)
+
+    def readable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._asked:
+            self._asked = True
+            self._ask()
+        while not self._pending:
+            if self._ended:
+                return 0
+            item = self._queue.get()
+            if item is _CANCELLED:
+                raise KeyboardInterrupt
+            if item is None:
+                self._ended = True
+                return 0
+            self._pending = item
+        size = min(len(buffer), len(self._pending))
+        buffer[:size] = self._pending[:size]
+        self._pending = self._pending[size:]
+        return size
+
+
+# --- the engine ----------------------------------------------------------------------------
+@cache
+def _libc() -> Any:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _own_folder_for_this_thread() -> bool:
+    """Give this thread its own current folder and umask; False where the system cannot."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return _libc().unshare(_CLONE_FS) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def exit_status(code: object) -> int:
+    """What a process exiting with SystemExit(code) would return."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
+
+
+class ResidentEngine:
+    def __init__(self, driver: Any, settings: Any, version: str, socket_path: str) -> None:
+        self.driver = driver
+        self.settings = settings
+        self.version = version
+        self.socket_path = socket_path
+        self.started_at = time.time()
+        self.stop_requested = threading.Event()
+        self._counts = threading.Lock()
+        self.served = 0
+        self.running = 0
+        self._shared_folder = threading.Lock()  # where threads cannot have their own
+
+    # the requests ----------------------------------------------------------------------
+    def serve_connection(self, sock: socket.socket) -> None:
+        sock.settimeout(REQUEST_SECONDS)
+        try:
+            got = wire.read_frame(sock)
+        except (OSError, ValueError):
+            return
+        if got is None or got[0] != wire.REQUEST:
+            return
+        try:
+            request = parse_request(got[1])
+        except ValueError:
+            return
+        sock.settimeout(None)
+        if request.op == "run":
+            self._run(sock, request)
+        elif request.op in ("status", "stop"):
+            sock.sendall(wire.frame(wire.STATUS, wire.pack_fields(self.status(request))))
+            if request.op == "stop":
+                self.stop_requested.set()
+
+    def status(self, request: Request) -> list[tuple[str, str]]:
+        reason = self.decline_reason(request)
+        return [("pid", str(os.getpid())), ("uri", self.settings.uri),
+                ("user", self.settings.user), ("database", self.settings.database),
+                ("socket", self.socket_path), ("started", str(self.started_at)),
+                ("served", str(self.served)), ("running", str(self.running)),
+                ("declines", reason or "")]
+
+    def decline_reason(self, request: Request) -> str | None:
+        if request.version != self.version:
+            started_from = self.version.split("\n", 1)[0]
+            return (f"it runs other code (started from {started_from}, changed since or another"
+                    " checkout or Python); restart it: python -m engine serve start")
+        from adapters.neo4j.connection import Neo4jSettings
+
+        asked = Neo4jSettings.from_env({k: v for k, v in request.env.items()
+                                        if k.startswith("NEO4J_")})
+        if asked != self.settings:
+            return "it serves other connection settings (NEO4J_URI, _USER, _PASSWORD, _DATABASE)"
+        return None
+
+    # one command -----------------------------------------------------------------------
+    def _run(self, sock: socket.socket, request: Request) -> None:
+        reason = self.decline_reason(request)
+        if reason is not None:
+            sock.sendall(wire.frame(wire.DECLINED, reason.encode()))
+            return
+        own_folder = _own_folder_for_this_thread()
+        if not own_folder:
+            self._shared_folder.acquire()
+        try:
+            try:
+                os.chdir(request.cwd)
+                os.umask(request.umask)
+            except OSError as e:  # the caller's own process will meet the same and say so
+                sock.sendall(wire.frame(wire.DECLINED, f"cannot enter {request.cwd}: {e}".encode()))
+                return
+            with self._counts:
+                self.running += 1
+            try:
+                self._run_accepted(sock, request)
+            finally:
+                with self._counts:
+                    self.running -= 1
+                    self.served += 1
+        finally:
+            if not own_folder:
+                self._shared_folder.release()
+
+    def _run_accepted(self, sock: socket.socket, request: Request) -> None:
+        command_id = uuid.uuid4().hex
+        cancelled = threading.Event()
+        done = threading.Event()
+        sender = _Sender(sock)
+        default = ("utf-8", "strict", False)
+        out = CommandOutput(sender, wire.OUT, request.streams.get("stdout", default),
+                            line_buffering=request.streams.get("stdout", default)[2],
+                            cancelled=cancelled)
+        err = CommandOutput(sender, wire.ERR, request.streams.get("stderr", default),
+                            line_buffering=True, cancelled=cancelled)
+        in_encoding, in_errors, in_tty = request.streams.get("stdin", default)
+        stdin_bytes = _StdinBytes(lambda: sender.add(wire.NEED_STDIN, b"", flush=True), in_tty)
+        stdin = io.TextIOWrapper(io.BufferedReader(stdin_bytes), encoding=in_encoding,
+                                 errors=in_errors)
+
+        def check() -> None:
+            if cancelled.is_set():
+                raise KeyboardInterrupt
+
+        def cancel() -> None:
+            cancelled.set()
+            stdin_bytes.feed(_CANCELLED)
+            self._end_transactions(command_id, done)
+
+        from engine.cli.support import BorrowedDriver
+
+        borrowed = BorrowedDriver(self.driver, {"eem_command": command_id}, check)
+        receiver = threading.Thread(target=_receive, args=(sock, stdin_bytes, cancel, done),
+                                    name=f"resident-receive-{command_id[:8]}", daemon=True)
+        sender.add(wire.ACCEPTED, str(os.getpid()).encode(), flush=True)
+        receiver.start()
+        stdout, stderr, stdin_routed, environ = command_scope.install()
+        overlay: dict[str, str | None] = {
+            name: None for name in environ.base
+            if name.startswith(("EEM_", "NEO4J_")) or name in ("COLUMNS", "LINES")}
+        overlay.update(request.env)
+        code = 130
+        with stdout.routed(out), stderr.routed(err), stdin_routed.routed(stdin), \
+                environ.overlaid(overlay):
+            try:
+                code = run_argv(request.argv, borrowed)
+                out.flush()
+                err.flush()
+            except (KeyboardInterrupt, BrokenPipeError):
+                pass
+        done.set()
+        try:
+            sender.add(wire.EXIT, str(code).encode(), flush=True)
+        except BrokenPipeError:
+            pass
+
+    def _end_transactions(self, command_id: str, done: threading.Event) -> None:
+        from adapters.neo4j.transactions import terminate_command_transactions
+
+        while not done.is_set():
+            terminate_command_transactions(self.driver, self.settings.database, command_id)
+            done.wait(SWEEP_SECONDS)
+
+
+def _receive(sock: socket.socket, stdin: _StdinBytes, cancel: Callable[[], None],
+             done: threading.Event) -> None:
+    """The connection's incoming side while its command runs: stdin, then the end (the
+    caller cancelled or went away)."""
+    try:
+        while True:
+            got = wire.read_frame(sock)
+            if got is None or got[0] == wire.CANCEL:
+                break
+            if got[0] == wire.STDIN:
+                stdin.feed(got[1])
+            elif got[0] == wire.STDIN_END:
+                stdin.feed(None)
+    except (OSError, ValueError):
+        pass
+    if not done.is_set():
+        cancel()
+
+
+_parsers: queue.SimpleQueue[Any] = queue.SimpleQueue()  # built once, one per command at a time
+
+
+def run_argv(argv: list[str], borrowed: Any) -> int:
+    from engine.cli.tms import build_parser, main
+
+    try:
+        parser = _parsers.get_nowait()
+    except queue.Empty:
+        parser = build_parser()
+    try:
+        return main(argv, borrowed=borrowed, parser=parser)
+    except SystemExit as e:  # argparse: usage errors and --help
+        return exit_status(e.code)
+    finally:
+        _parsers.put(parser)
+
+
+# --- the process ---------------------------------------------------------------------------
+class _Handler(socketserver.BaseRequestHandler):
+    server: _Server
+
+    def handle(self) -> None:
+        self.server.engine.serve_connection(self.request)
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    engine: ResidentEngine
+
+
+def _answers(path: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(2)
+        probe.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def _listen(path: str) -> _Server:
+    """Bind and listen on a private name, then rename it into place, so a caller never finds
+    a socket that refuses connections (which it would take for a dead one and remove)."""
+    temporary = os.path.join(os.path.dirname(path), f".{os.getpid()}.sock")
+    try:
+        os.unlink(temporary)
+    except FileNotFoundError:
+        pass
+    previous = os.umask(0o177)
+    try:
+        server = _Server(temporary, _Handler)
+    finally:
+        os.umask(previous)
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, path)
+    return server
+
+
+def _preload() -> None:
+    """What the first commands would otherwise import: the command table, the store, the
+    queries, the file formats."""
+    import adapters.formats
+    import adapters.neo4j.store
+    import adapters.neo4j.transactions
+    import adapters.query_pack  # noqa: F401
+    import engine.cli.batch
+    import engine.cli.tms  # noqa: F401
+    from adapters.cypher_files import load_all
+    from engine.cli.tms import build_parser
+
+    load_all()
+    _parsers.put(build_parser())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.cli.resident",
+                                     description="the resident engine (python -m engine serve)")
+    parser.add_argument("--socket", required=True, help="the Unix socket to listen on")
+    args = parser.parse_args(argv)
+    version = address.code_version()
+    command_scope.install()
+    from adapters.neo4j.connection import Neo4jSettings, connect
+    from engine.errors import EngineError
+
+    path = os.path.abspath(args.socket)
+    problem = address.private_folder(os.path.dirname(path))
+    if problem:
+        print(f"Error: {problem}", file=sys.stderr)
+        return 2
+    if len(path.encode()) > address.MAX_SOCKET_PATH:
+        print(f"Error: the socket path {path} is longer than a Unix socket allows; set "
+              "EEM_SERVE_DIR to a shorter folder", file=sys.stderr)
+        return 2
+    if _answers(path):
+        print(f"Error: a resident engine already listens on {path}", file=sys.stderr)
+        return 2
+    settings = Neo4jSettings.from_env(os.environ)
+    try:
+        driver = connect(settings)
+    except EngineError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return e.exit_code
+    _preload()
+    engine = ResidentEngine(driver, settings, version, path)
+    server = _listen(path)
+    server.engine = engine
+    inode = os.stat(path).st_ino
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, lambda *_: engine.stop_requested.set())
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                     name="resident-accept", daemon=True).start()
+    print(f"resident engine {os.getpid()}: {settings.uri} (user {settings.user}, database "
+          f"{settings.database}) on {path}", file=sys.stderr, flush=True)
+    while not engine.stop_requested.wait(0.5):
+        pass
+    server.shutdown()
+    try:
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+    except OSError:
+        pass
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    while engine.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    server.server_close()
+    driver.close()
+    print(f"resident engine {os.getpid()}: stopped after {engine.served} commands",
+          file=sys.stderr, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,135 @@
+"""`python -m engine serve start|stop|status`: the resident engine's life (engine/cli/resident.py).
+
+start: a resident engine for the connection settings of the environment, in its own session
+(a terminal's Ctrl-C never reaches it), its log beside its socket; a running one from other
+code is stopped first. Nothing else ever starts one. stop: asks it to stop (it finishes the
+commands it runs). status: exit 0 when `python -m engine` commands go through one, 1 when
+none runs or the one running would refuse them (and why).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+from engine.cli import resident_address as address
+from engine.cli import resident_wire as wire
+from engine.cli.forwarding import connect, request_fields
+from engine.errors import InvalidInput, StoreError
+
+START_SECONDS = 60.0
+STOP_SECONDS = 35.0  # the engine gives running commands 30 s
+
+
+def ask_status(op: str = "status") -> dict[str, str] | None:
+    """The running engine's answer to `op` (status or stop), or None when none answers."""
+    sock = connect(address.socket_path(os.environ))
+    if sock is None:
+        return None
+    try:
+        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(request_fields(op, []))))
+        reply = wire.read_frame(sock)
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()
+    if reply is None or reply[0] != wire.STATUS:
+        return None
+    return dict(wire.unpack_fields(reply[1]))
+
+
+def _where() -> str:
+    uri, user, database = address.connection_settings(os.environ)
+    return f"{uri} (user {user}, database {database})"
+
+
+def status() -> int:
+    found = ask_status()
+    if found is None:
+        print(f"no resident engine for {_where()}; start one with: python -m engine serve start")
+        return 1
+    print(f"resident engine running (pid {found['pid']}) for {_where()} on {found['socket']}: "
+          f"{found['served']} commands served, {found['running']} running")
+    if found["declines"]:
+        print(f"not used by this shell: {found['declines']}")
+        return 1
+    return 0
+
+
+def stop() -> int:
+    found = ask_status("stop")
+    if found is None:
+        print(f"no resident engine running for {_where()}")
+        return 0
+    pid = int(found["pid"])
+    deadline = time.monotonic() + STOP_SECONDS
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if _alive(pid):
+        raise StoreError(f"the resident engine (pid {pid}) did not stop within {STOP_SECONDS:g} s;"
+                         f" end it with: kill {pid}")
+    print(f"resident engine stopped (pid {pid})")
+    return 0
+
+
+def start() -> int:
+    path = address.socket_path(os.environ)
+    problem = address.private_folder(os.path.dirname(path))
+    if problem:
+        raise InvalidInput(f"cannot serve from {os.path.dirname(path)}: {problem}",
+                           field="EEM_SERVE_DIR")
+    if len(path.encode()) > address.MAX_SOCKET_PATH:
+        raise InvalidInput(f"the socket path {path} is longer than a Unix socket allows; set "
+                           "EEM_SERVE_DIR to a shorter folder", field="EEM_SERVE_DIR")
+    found = ask_status()
+    if found is not None and not found["declines"]:
+        print(f"resident engine already running (pid {found['pid']}) on {path}")
+        return 0
+    if found is not None:
+        print(f"stopping the resident engine (pid {found['pid']}): {found['declines']}")
+        stop()
+    log = address.log_path(path)
+    with open(log, "ab") as log_file:
+        os.chmod(log, 0o600)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "engine.cli.resident", "--socket", path], cwd=address.ROOT,
+            stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, start_new_session=True)
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise StoreError(f"the resident engine did not start: {_last_line(log)}")
+        found = ask_status()
+        if found is not None and found["pid"] == str(process.pid):
+            print(f"resident engine running (pid {process.pid}) for {_where()} on {path}; "
+                  "python -m engine commands now go through it (stop it with: python -m "
+                  "engine serve stop)")
+            return 0
+        time.sleep(0.05)
+    process.terminate()
+    raise StoreError(f"the resident engine did not answer within {START_SECONDS:g} s "
+                     f"(log: {log})")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # an engine that exited stays a zombie until its parent reaps it
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def _last_line(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip()]
+    except OSError:
+        return f"see {path}"
+    text = lines[-1] if lines else f"see {path}"
+    return text.removeprefix("Error: ")
