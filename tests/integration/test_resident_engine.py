@@ -238,6 +238,18 @@ def test_eem_lock_timeout_travels_with_the_command(resident, held_lock, store):
     assert resident.served() == 2
 
 
+def test_eem_actor_travels_with_the_command(resident, store):
+    small_network(store)
+    for actor in ("alice", "bob"):  # one engine, two callers: each write is by its own caller
+        done = engine(["retract", "r"] if actor == "alice" else ["assert", "r"],
+                      dict(resident.env, EEM_ACTOR=actor))
+        assert done.returncode == 0, done.stderr
+    logged = engine(["log", "--id", "r", "--json"], resident.env)
+    assert logged.returncode == 0, logged.stderr
+    assert [(e["op"], e["actor"]) for e in json.loads(logged.stdout)][:2] == [
+        ("assert", "bob"), ("retract", "alice")]
+
+
 def test_debug_travels_with_the_command(resident, store):
     done = engine(["--debug", "show", "nope"], resident.env)
     assert done.returncode == 2
