@@ -118,7 +118,11 @@ def diff(store: Store, since: str) -> list[DiffRow]:
     def work(tx) -> list[DiffRow]:
         start = after if after is not None else tx.seq_before(at)
         touches, removed = tx.touches_after(start)
-        now = tx.get_beliefs(set(touches) | set(removed))
+        redefined = {i for i, ts in touches.items() if any(DEFINED in t.did for t in ts)}
+        full = tx.get_beliefs(redefined)
+        # the others need only their label now: a light read, not their justifications
+        now = {i: full.get(i) or Belief(i, "", truth=t)
+               for i, t in tx.truths(set(touches) | set(removed)).items()}
         return _diff_rows(touches, removed, now)
 
     return store.read(work)

@@ -234,6 +234,9 @@ class ChangeLog(Protocol):
     def prune_changes(self, before: str) -> int:
         """Delete the entries older than `before`; how many."""
 
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        """The current label of each named belief that exists (a light read for diff)."""
+
 
 class Editing(Protocol):
     """The editing verbs: gates (supersede, challenge, defend), justifications, metadata.

@@ -58,6 +58,10 @@ class FakeTx:
     def touches_after(self, seq: int) -> tuple[dict[str, list[Touch]], dict[str, bool]]:
         return {}, {}
 
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        return {i: self.s.beliefs[i].truth for i in ids
+                if i in self.s.beliefs and self.s.beliefs[i].truth is not None}
+
     def prune_changes(self, before: str) -> int:
         kept = [e for e in self.s.changes if e.at >= before]
         pruned = len(self.s.changes) - len(kept)

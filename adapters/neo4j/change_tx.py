@@ -7,11 +7,12 @@ to-parameters (`append`) and from-record (`entry_from_map`) code sit side by sid
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
+from engine.model import Truth
 
 LINK_BATCH = 10000
 # A write touching more beliefs than this (a large import) keeps their ids in the entry's
@@ -65,7 +66,14 @@ class ChangeTxPart(TxBase):
 
     def change_entries(self, query: LogQuery) -> list[LogEntry]:
         name = "change_entries_oldest" if query.oldest_first else "change_entries_newest"
-        record = self._single(name, after=query.after, since=query.since, op=query.op,
+        after = query.after
+        if query.since is not None:  # as a seq, so the seq index orders and the limit stops it
+            first = self._single("first_seq_since", at=query.since)
+            start = int(first["seq"]) - 1 if first and first["seq"] is not None else None
+            if start is None:
+                return []
+            after = start if after is None else max(after, start)
+        record = self._single(name, after=after, since=None, op=query.op,
                               actor=query.actor, belief=query.belief_id,
                               limit=query.limit or NO_LIMIT)
         return [entry_from_map(m) for m in record["entries"]] if record else []
@@ -99,6 +107,14 @@ class ChangeTxPart(TxBase):
                     touches.setdefault(bid, []).append(
                         Touch(int(change_seq), tuple(did or ()), was or ""))
         return touches, {i: i in created for i in removed}
+
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        wanted = sorted(set(ids))
+        out: dict[str, Truth] = {}
+        for start in range(0, len(wanted), LINK_BATCH):
+            record = self._single("truths_of", ids=wanted[start:start + LINK_BATCH])
+            out.update({i: Truth(t) for i, t in (record["pairs"] if record else [])})
+        return out
 
     def prune_changes(self, before: str) -> int:
         record = self._single("prune_changes", before=before)

@@ -24,7 +24,7 @@ CREATE (c)-[:TOUCHED {did: t.did, was: t.was}]->(b)
 // name: change_entries_newest
 // Entries matching the filters, newest first, at most $limit, collected in one record.
 MATCH (c:Change)
-WHERE ($after IS NULL OR c.seq > $after) AND ($since IS NULL OR c.at >= $since)
+WHERE c.seq > coalesce($after, -1) AND ($since IS NULL OR c.at >= $since)
   AND ($op IS NULL OR c.op = $op) AND ($actor IS NULL OR c.actor = $actor)
   AND ($belief IS NULL OR $belief IN c.removed
        OR EXISTS { (c)-[:TOUCHED]->(:Belief {id: $belief}) }
@@ -36,7 +36,7 @@ RETURN collect(c {.*}) AS entries
 // name: change_entries_oldest
 // Entries matching the filters, oldest first, at most $limit, collected in one record.
 MATCH (c:Change)
-WHERE ($after IS NULL OR c.seq > $after) AND ($since IS NULL OR c.at >= $since)
+WHERE c.seq > coalesce($after, -1) AND ($since IS NULL OR c.at >= $since)
   AND ($op IS NULL OR c.op = $op) AND ($actor IS NULL OR c.actor = $actor)
   AND ($belief IS NULL OR $belief IN c.removed
        OR EXISTS { (c)-[:TOUCHED]->(:Belief {id: $belief}) }
@@ -70,3 +70,15 @@ RETURN collect([c.seq, touched, c.created, c.removed, c.edges, c.went_in, c.went
 MATCH (c:Change) WHERE c.at < $before
 DETACH DELETE c
 RETURN count(*) AS pruned
+
+// name: first_seq_since
+// The seq of the first entry at or after $at (null when there is none).
+MATCH (c:Change) WHERE c.at >= $at
+RETURN min(c.seq) AS seq
+
+// name: truths_of
+// [id, truth] of each named belief that exists, collected in one record.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+RETURN collect([bid, CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED'
+                     ELSE 'OUT' END]) AS pairs

@@ -103,6 +103,27 @@ def write_cost(size: int, repeat: int, logged: Neo4jStore, unlogged: Neo4jStore,
          unlogged_min_ms=round(min(samples["unlogged"]) * 1000, 2))
 
 
+def read_timings(store: Neo4jStore, size: int, done: int, since: str) -> None:
+    for name, fn in (
+            ("log_since", lambda: changelog.log(store, LogQuery(since=since, limit=50))),
+            ("log_since_all", lambda: changelog.log(store, LogQuery(since=since))),
+            ("diff_since", lambda: changelog.diff(store, since))):
+        values = []
+        for _ in range(3):
+            seconds, rows = timed(fn)
+            values.append(seconds)
+        emit(workload=name, size=2 * size, changes=done, rows=len(rows),
+             median_s=round(statistics.median(values), 3), min_s=round(min(values), 3))
+
+
+def reuse(store: Neo4jStore, size: int) -> None:
+    """Time the reads on the graph a previous run left: since its import."""
+    entry = changelog.log(store, LogQuery(op="import", limit=1))[0]
+    since = changelog.log(store, LogQuery(after=entry.seq, limit=1, oldest_first=True))[0].at
+    done = len(changelog.log(store, LogQuery(after=entry.seq)))
+    read_timings(store, size, done, since)
+
+
 def read_cost(size: int, changes: int, store: Neo4jStore, driver, database: str) -> None:
     data = load(size, store, driver, database)
     premises = single_dependent_premises(data, max(1, changes // 2))
@@ -117,16 +138,7 @@ def read_cost(size: int, changes: int, store: Neo4jStore, driver, database: str)
             done += 1
     emit(workload="changes_written", size=2 * size, changes=done,
          seconds=round(time.perf_counter() - start, 1))
-    for name, fn in (
-            ("log_since", lambda: changelog.log(store, LogQuery(since=since, limit=50))),
-            ("log_since_all", lambda: changelog.log(store, LogQuery(since=since))),
-            ("diff_since", lambda: changelog.diff(store, since))):
-        values = []
-        for _ in range(3):
-            seconds, rows = timed(fn)
-            values.append(seconds)
-        emit(workload=name, size=2 * size, changes=done, rows=len(rows),
-             median_s=round(statistics.median(values), 3), min_s=round(min(values), 3))
+    read_timings(store, size, done, since)
 
 
 def main() -> None:
@@ -135,12 +147,17 @@ def main() -> None:
     parser.add_argument("--read-size", type=int, default=100000)
     parser.add_argument("--changes", type=int, default=10000)
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--reuse", action="store_true",
+                        help="only time the reads, on the graph and log a previous run left")
     args = parser.parse_args()
     settings = Neo4jSettings.from_env(os.environ)
     driver = connect(settings)
     logged = Neo4jStore(driver, settings.database, settings.uri, actor="bench")
     unlogged = UnloggedStore(driver, settings.database, settings.uri)
     try:
+        if args.reuse:
+            reuse(logged, args.read_size)
+            return
         write_cost(args.size, args.repeat, logged, unlogged, driver, settings.database)
         if args.read_size:
             read_cost(args.read_size, args.changes, logged, driver, settings.database)
