@@ -75,21 +75,24 @@ class ReadingTxPart(TxBase):
 
     def impacts(self, ids: Iterable[str]) -> dict[str, int]:
         # The dependents of the region above `ids` come in waves (one statement per level,
-        # every source's frontier at once, so shared cones are read once); each source's
-        # cone is then counted in Python. Cypher's shortest-path search per source was
-        # 100 times slower on a layered network.
+        # every source's frontier at once, so shared cones are read once; beliefs passed by
+        # element id, which needs no index lookup); each source's cone is then counted in
+        # Python. Cypher's shortest-path search per source was 100 times slower on a
+        # layered network.
         wanted = sorted(set(ids))
+        record = self._single("reading_elements", ids=wanted)
+        element_of = {str(i): str(e) for i, e in record["rows"]} if record else {}
         children: dict[str, list[str]] = {}
-        frontier = wanted
+        frontier = sorted(set(element_of.values()))
         while frontier:
-            record = self._single("reading_dependents_wave", ids=frontier)
+            record = self._single("reading_dependents_wave", elements=frontier)
             rows = record["rows"] if record else []
             nxt: set[str] = set()
-            for bid, deps in rows:
-                children[str(bid)] = [str(d) for d in deps]
+            for element, deps in rows:
+                children[str(element)] = [str(d) for d in deps]
                 nxt.update(str(d) for d in deps)
             frontier = sorted(nxt - children.keys())
-        return {bid: cone_size(bid, children) for bid in wanted if bid in children}
+        return {bid: cone_size(element, children) for bid, element in element_of.items()}
 
     def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
         query = lucene_query(words)

@@ -20,13 +20,14 @@ WITH collect([n.id, members, CASE WHEN holds THEN 'holds'
 RETURN size(found) AS total, found[..$limit] AS rows
 
 // name: compact_change_log
-// One record: `present` (the change log of (:Change) nodes exists), `total` beliefs it records going OUT and still OUT, `rows` [id, text, 'OUT', depth, why] of the latest $limit, newest first.
+// One record: `present` (the change log of (:Change) nodes exists), `total` beliefs its last 1000 entries record going OUT and still OUT, `rows` [id, text, 'OUT', depth, why] of the latest $limit, newest first.
 OPTIONAL MATCH (c:Change)
 WITH count(c) > 0 AS present
 CALL (present) {
   WITH present WHERE present
   MATCH (c:Change)
   WHERE size(coalesce(c.went_out, [])) > 0
+  WITH c ORDER BY c.seq DESC LIMIT 1000
   UNWIND c.went_out AS bid
   WITH bid, c ORDER BY coalesce(c.seq, 0) DESC, coalesce(c.at, '') DESC
   WITH bid, head(collect(c)) AS c
@@ -35,6 +36,7 @@ CALL (present) {
   WITH b, c ORDER BY coalesce(c.seq, 0) DESC, coalesce(c.at, '') DESC, b.id
   RETURN collect([b.id, b.text, 'OUT', b.depth,
                   trim(coalesce(c.op, 'change') + ' ' + left(coalesce(toString(c.at), ''), 10) +
+                       CASE WHEN coalesce(c.actor, '') <> '' THEN ' by ' + c.actor ELSE '' END +
                        CASE WHEN coalesce(c.reason, '') <> '' THEN ': ' + c.reason ELSE '' END)
                  ]) AS found
   UNION
@@ -73,7 +75,7 @@ RETURN size(found) AS total, found[..$limit] AS rows
 MATCH (b:Belief:In)
 WHERE NOT b:Defeater AND NOT EXISTS { (b)<-[:SUPPORTS]-(:Justification) }
   AND ($scope IS NULL OR b.id IN $scope)
-WITH b, COUNT { (b)<-[:REQUIRES]-(:Justification) } AS direct
+WITH b, COUNT { (b)<-[:REQUIRES]-() } AS direct
 ORDER BY direct DESC, b.id
 WITH collect([b.id, b.text, 'IN', b.depth, '']) AS found
 RETURN size(found) AS total, found[..$limit] AS rows
@@ -113,12 +115,18 @@ CALL () { MATCH (b:Belief:In) RETURN count(b) AS in_count }
 CALL () { MATCH (n:Nogood) RETURN count(n) AS nogoods }
 RETURN beliefs, in_count, beliefs - in_count AS out_count, nogoods
 
-// name: reading_dependents_wave
-// One record, `rows`: [id, [ids of the beliefs with a justification naming it as an antecedent]] for each belief of $ids that exists (one wave of the impact count).
+// name: reading_elements
+// One record, `rows`: [id, element id] of each belief of $ids that exists (where the impact waves start).
 UNWIND $ids AS bid
 MATCH (b:Belief {id: bid})
-RETURN collect([bid, COLLECT { MATCH (b)<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(d:Belief)
-                               RETURN DISTINCT d.id }]) AS rows
+RETURN collect([bid, elementId(b)]) AS rows
+
+// name: reading_dependents_wave
+// One record, `rows`: [element id, [element ids of the beliefs with a justification naming it as an antecedent]] for each belief of $elements (one wave of the impact count).
+UNWIND $elements AS e
+MATCH (b:Belief) WHERE elementId(b) = e
+RETURN collect([e, COLLECT { MATCH (b)<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(d:Belief)
+                             RETURN DISTINCT elementId(d) }]) AS rows
 
 // name: reading_topic_scope
 // One record, `ids`: the ids of up to $limit beliefs (any label) whose text or id matches the Lucene $query, best first.

@@ -195,3 +195,18 @@ def test_the_budget_holds_on_a_large_generated_network(store):
     premises = next(s for s in out.sections if s.section.value == "premises")
     assert premises.shown[0].id == synthetic.HUB  # the hub carries the most
     assert compact(store, CompactOptions(budget=800)).text == out.text
+
+
+def test_recent_changes_come_from_the_change_log_when_there_is_one(store, driver,
+                                                                   neo4j_settings):
+    shop(store)
+    tms.retract(store, "p3", "the gateway no longer waits")
+    with driver.session(database=neo4j_settings.database) as s:  # issue 20's entry shape
+        s.run("CREATE (:Change {seq: 7, at: '2026-12-03T10:00:00+00:00', actor: 'cli:ann', "
+              "op: 'retract', reason: 'the gateway no longer waits', "
+              "went_out: ['p3', 'b', 'c'], went_in: []})").consume()
+    out = compact(store, CompactOptions(budget=2000))
+    changes = next(s for s in out.sections if s.section.value == "changes")
+    assert changes.source == "change log"
+    assert [line.id for line in changes.shown] == ["b", "c", "p3"]
+    assert "retract 2026-12-03 by cli:ann: the gateway no longer waits" in out.text
