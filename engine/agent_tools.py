@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine import blockers as blocking
 from engine import explain as explaining
 from engine import queries, results, tms
 from engine import search as searching
@@ -160,6 +161,14 @@ class AgentTools:
         Example: what_if(operation="retract", id="auth-uses-jwt")."""
         return tms.what_if(self._store, operation, id).as_dict()
 
+    def blockers(self, limit: int = blocking.DEFAULT_LIMIT) -> dict[str, Any]:
+        """What holds conclusions OUT: groups of OUT conclusions whose justification holds
+        but for IN beliefs in its outlist (closers), most conclusions first ("take bug-412
+        OUT and these 7 come back"), and the retracted premises the most beliefs rest on,
+        with their reasons. Use it to find what to fix first.
+        Example: blockers(limit=10)."""
+        return blocking.find_blockers(self._store, limit).as_dict()
+
     def stage_runs(self, limit: int = RUNS_LIMIT) -> dict[str, Any]:
         """Recent runs of the LLM stages (derive and the others), newest first: id, stage,
         model, started_at, params; and the newest report files in the report directory.
@@ -247,8 +256,8 @@ def _param_text(value: Any) -> str:
 
 TOOL_NAMES = ("status", "show", "explain", "trace", "list_beliefs", "search", "query",
               "verify", "what_if", "stage_runs", "add", "add_justification", "retract",
-              "assert_belief", "nogood")
-READ_ONLY = frozenset(TOOL_NAMES[:10])
+              "assert_belief", "nogood", "blockers")
+READ_ONLY = frozenset(TOOL_NAMES[:10]) | {"blockers"}
 
 
 def tool_methods(tools: AgentTools) -> Mapping[str, Callable[..., dict[str, Any]]]:

@@ -20,6 +20,7 @@ from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
+from adapters.neo4j.registry_tx import RegistryTxPart
 from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.search_tx import SearchTxPart
 from adapters.neo4j.stage_tx import StageTxPart
@@ -31,7 +32,7 @@ T = TypeVar("T")
 
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
-              ReviewTxPart, SearchTxPart, DedupTxPart):
+              ReviewTxPart, SearchTxPart, DedupTxPart, RegistryTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
