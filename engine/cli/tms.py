@@ -452,6 +452,9 @@ COMMANDS.update({
     "blockers": Command(registry.cmd_blockers, "OUT conclusions held OUT only by IN beliefs in"
                         " an outlist, by what closes them; the retracted premises most rest on",
                         "blockers --json", registry.blockers_arguments),
+    "wiki": Command(registry.cmd_wiki, "write a static site of the network: topics, beliefs,"
+                    " blockers, nogoods, search", "wiki -o site --title 'Auth service'",
+                    registry.wiki_arguments, json=False),
 })
 
 
