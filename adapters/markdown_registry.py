@@ -34,6 +34,7 @@ line number.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import unicodedata
@@ -51,7 +52,13 @@ MARKER = "<!-- eem-registry 1: `python -m engine import` reads this file back --
 TITLE = "# Belief registry"
 INDEX = "index.md"
 SEP = " · "
-DEFEATER_TYPE = "review"  # metadata source_type of the premises review puts in outlists
+# Premises that gate other beliefs from their outlists, by metadata source_type: review's
+# defeaters, and the challenges and defences of issue 20's dialectic verbs.
+GATE_KINDS = {"review": "review defeater", "challenge": "challenge", "defence": "defence"}
+# Issue 20 marks a premise's outlist-only justification as a gate (Justification.gate); where
+# the model has the field, the registry writes it as `· gate` after the mode.
+HAS_GATE = "gate" in {f.name for f in dataclasses.fields(Justification)}
+GATE_ON: dict[str, Any] = {"gate": True}
 
 # The belief fields written as `- name: value`, in the order written.
 FIELDS = (("source", "source"), ("source url", "source_url"), ("source hash", "source_hash"),
@@ -63,10 +70,10 @@ NOGOOD_FIELDS = (("discovered", "discovered"), ("resolution", "resolution"))
 _KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*")
 _ITEM_RE = re.compile(r"([a-z][a-z ]*):(?: (.*))?")
 _STATUS_RE = re.compile(r"\*\*(IN|OUT|UNDETERMINED)\*\* · depth (\d+|none) · "
-                        r"(premise|derived|review defeater)")
-_JUST_RE = re.compile(r"\*\*Justification (\d+)\*\* · (SL|CP) · (ALL|ANY)")
+                        r"(premise|derived|review defeater|challenge|defence)")
+_JUST_RE = re.compile(r"\*\*Justification (\d+)\*\* · (SL|CP) · (ALL|ANY)( · gate)?")
 _REF_RE = re.compile(r"(?:\[`([a-z0-9][a-z0-9._:-]*)`\]\([^()\s]*\)|`([a-z0-9][a-z0-9._:-]*)`)"
-                     r"(?: \((?:not added yet|review defeater)\))?")
+                     r"(?: \((?:not added yet|review defeater|challenge|defence)\))?")
 _JSON_START = set('"-0123456789[{tfnNI')
 
 
@@ -180,12 +187,18 @@ def modes(justifications: Sequence[Justification]) -> list[str]:
             for j in justifications]
 
 
-def is_defeater(b: Belief) -> bool:
-    return b.is_premise and b.metadata.get("source_type") == DEFEATER_TYPE
+def gate_kind(b: Belief) -> str:
+    """"review defeater", "challenge" or "defence" for a premise that gates others; ""."""
+    kind = b.metadata.get("source_type")
+    return GATE_KINDS.get(kind, "") if b.is_premise and isinstance(kind, str) else ""
 
 
 def kind_word(b: Belief) -> str:
-    return "review defeater" if is_defeater(b) else "premise" if b.is_premise else "derived"
+    return gate_kind(b) or ("premise" if b.is_premise else "derived")
+
+
+def is_gate(j: Justification) -> bool:
+    return bool(getattr(j, "gate", False))
 
 
 # --- writing ---------------------------------------------------------------------------------
@@ -201,8 +214,8 @@ class _Layout:
         place = self.anchors.get(ref)
         b = self.beliefs.get(ref)
         note = "" if b is not None else " (not added yet)"
-        if b is not None and is_defeater(b):
-            note = " (review defeater)"
+        if b is not None and gate_kind(b):
+            note = f" ({gate_kind(b)})"
         if place is None:
             return f"`{ref}`{note}"
         target = f"#{place[1]}" if place[0] == self.current else f"{place[0]}#{place[1]}"
@@ -231,7 +244,8 @@ def _belief_lines(b: Belief, layout: _Layout) -> list[str]:
     if items:
         lines += ["", *items]
     for n, (j, mode) in enumerate(zip(b.justifications, modes(b.justifications)), start=1):
-        lines += ["", f"**Justification {n}**{SEP}{j.kind.value}{SEP}{mode}"]
+        gate = f"{SEP}gate" if is_gate(j) else ""
+        lines += ["", f"**Justification {n}**{SEP}{j.kind.value}{SEP}{mode}{gate}"]
         if j.label:
             lines += _item("", "label", j.label)
         lines.append("- antecedents: " + (", ".join(layout.link(a) for a in j.antecedents)
@@ -492,7 +506,7 @@ class _Parser:
         status = _STATUS_RE.fullmatch(self.peek() or "")
         if not status:
             raise self.error("expected the status line '**IN|OUT|UNDETERMINED** · depth N|none"
-                             " · premise|derived|review defeater'")
+                             " · premise|derived|review defeater|challenge|defence'")
         status_at = self.i
         self.i += 1
         self.skip_blank()
@@ -559,9 +573,10 @@ class _Parser:
         self.doc.stored[bid] = Truth.IN if status.group(1) == "IN" else Truth.OUT
 
     def justification(self, n: int) -> tuple[Justification, str]:
+        header_at = self.i
         m = _JUST_RE.fullmatch(self.lines[self.i])
         if not m:
-            raise self.error("expected '**Justification N** · SL|CP · ALL|ANY'")
+            raise self.error("expected '**Justification N** · SL|CP · ALL|ANY[ · gate]'")
         if int(m.group(1)) != n:
             raise self.error(f"justifications are numbered in order: expected {n}")
         self.i += 1
@@ -582,8 +597,12 @@ class _Parser:
         if "antecedents" not in refs:
             raise self.error("a justification needs its '- antecedents:' line (none for an"
                              " outlist-only one)")
-        return Justification(refs["antecedents"], refs.get("unless", ()),
-                             Kind(m.group(2)), label), m.group(3)
+        j = Justification(refs["antecedents"], refs.get("unless", ()), Kind(m.group(2)), label)
+        if m.group(4):
+            if not HAS_GATE:
+                raise self.error("this engine has no gate justifications", header_at)
+            j = dataclasses.replace(j, **GATE_ON)
+        return j, m.group(3)
 
     def id_list(self, value: str | None, name: str, at: int) -> tuple[str, ...]:
         if value is None:

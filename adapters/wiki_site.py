@@ -17,7 +17,7 @@ from adapters.markdown_registry import modes
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
 from engine.model import Belief, Justification, Truth
-from engine.wiki import Topic, Wiki, challenges, review_findings
+from engine.wiki import Topic, Wiki, challenges, defences, review_findings
 
 DEPENDENTS_SHOWN = 40
 SEARCH_TEXT = 200  # characters of each text the search index keeps
@@ -219,6 +219,9 @@ def belief_block(wiki: Wiki, b: Belief) -> str:
     for c in challenges(b, wiki.network):
         out.append(f'<p class="finding">challenged by {_ref(wiki, c.id)} ({_truth(c)}): '
                    f'{escape(c.text)}</p>')
+    for d in defences(b, wiki.network):
+        out.append(f'<p class="finding">defended by {_ref(wiki, d.id)} ({_truth(d)}): '
+                   f'{escape(d.text)}</p>')
     review = b.metadata.get("review_result")
     if isinstance(review, str) and review:
         out.append(f'<p class="field">review result: {escape(review)}</p>')

@@ -141,13 +141,21 @@ def review_findings(b: Belief, network: Network) -> list[Belief]:
     return list(seen.values())
 
 
-def challenges(b: Belief, network: Network) -> list[Belief]:
-    """Beliefs in its outlists that say they challenge it (metadata `challenge_target`, as
-    ftl-reasons' `challenge` writes)."""
+def gated_by(b: Belief, network: Network, key: str) -> list[Belief]:
+    """Beliefs in its outlists whose metadata `key` names it: `challenge_target` for the
+    challenges of it, `defends` for the defences of it (ftl-reasons' and issue 20's verbs)."""
     out: dict[str, Belief] = {}
     for j in b.justifications:
         for o in j.outlist:
             c = network.beliefs.get(o)
-            if c is not None and c.metadata.get("challenge_target") == b.id:
+            if c is not None and c.metadata.get(key) == b.id:
                 out.setdefault(o, c)
     return list(out.values())
+
+
+def challenges(b: Belief, network: Network) -> list[Belief]:
+    return gated_by(b, network, "challenge_target")
+
+
+def defences(b: Belief, network: Network) -> list[Belief]:
+    return gated_by(b, network, "defends")

@@ -2,7 +2,7 @@
 
 Random networks carry every construct network.json has (premises, SL and CP, ANY groups,
 outlists, forward references, retractions with reasons, assertions, metadata and kept fields
-of any JSON value, multi-line texts, namespaces, review defeaters, nogoods, meta, repos).
+of any JSON value, multi-line texts, namespaces, review defeaters, challenges and defences, nogoods, meta, repos).
 Each goes file -> import -> export, then through markdown (export -> import -> export) and
 through network.json, on the in-memory store: the markdown text comes back byte for byte and
 the graph equals the network.json round trip's.
@@ -22,7 +22,7 @@ from engine import interchange
 from engine.errors import InvalidInput
 from tests.fakes import FakeStore
 
-IDS = st.from_regex(r"(review:)?[a-z0-9][a-z0-9._:-]{0,10}", fullmatch=True)
+IDS = st.from_regex(r"(review:|challenge:|defence:)?[a-z0-9][a-z0-9._:-]{0,10}", fullmatch=True)
 JSON_SCALARS = (st.none() | st.booleans() | st.integers(-10**12, 10**12)
                 | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12)
                 | st.sampled_from(["123", "true", "null", " x", "x ", "a\nb", "\r", '"q"',
@@ -56,8 +56,8 @@ def networks(draw) -> dict:
                 justifications.append({"type": kind, "antecedents": antecedents,
                                        "outlist": outlist, "label": label})
         metadata = draw(st.dictionaries(KEYS, JSON_VALUES, max_size=3))
-        if bid.startswith("review:") and not justifications:
-            metadata["source_type"] = "review"
+        if ":" in bid and not justifications:  # a review defeater, challenge or defence
+            metadata["source_type"] = bid.split(":", 1)[0]
         node = {"text": draw(TEXTS), "truth_value": draw(st.sampled_from(["IN", "OUT"])),
                 "justifications": justifications, "metadata": metadata}
         for key in ("source", "source_url", "source_hash", "date", "created_at", "updated_at",
