@@ -75,6 +75,7 @@ _JUST_RE = re.compile(r"\*\*Justification (\d+)\*\* · (SL|CP) · (ALL|ANY)( · 
 _REF_RE = re.compile(r"(?:\[`([a-z0-9][a-z0-9._:-]*)`\]\([^()\s]*\)|`([a-z0-9][a-z0-9._:-]*)`)"
                      r"(?: \((?:not added yet|review defeater|challenge|defence)\))?")
 _JSON_START = set('"-0123456789[{tfnNI')
+_EMPTY: Mapping[str, Any] = MappingProxyType({})  # shared: most beliefs have no metadata
 
 
 # --- values ----------------------------------------------------------------------------------
@@ -126,8 +127,13 @@ def _item(indent: str, name: str, value: Any) -> list[str]:
 
 
 # --- anchors -----------------------------------------------------------------------------------
+_ID_PUNCTUATION = str.maketrans("", "", ".:")
+
+
 def slug_base(heading: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    if ID_RE.fullmatch(heading):  # a belief id: only '.' and ':' are dropped
+        return heading.translate(_ID_PUNCTUATION)
     kept = [c for c in heading.lower()
             if c in " -_" or unicodedata.category(c)[0] in "LNM"]
     return "".join(kept).replace(" ", "-")
@@ -176,6 +182,9 @@ def part_name(pre: str) -> str:
 def modes(justifications: Sequence[Justification]) -> list[str]:
     """ANY for a one-antecedent justification sharing its kind, label and outlist with
     another such (how `--any` stores convergent evidence); ALL otherwise."""
+    if sum(len(j.antecedents) == 1 for j in justifications) < 2:
+        return ["ALL"] * len(justifications)  # the common case, without building keys
+
     def key(j: Justification) -> tuple:
         return (j.kind, j.label, j.outlist)
 
@@ -210,12 +219,14 @@ class _Layout:
     anchors: dict[str, tuple[str | None, str]] = field(default_factory=dict)
     current: str | None = None
 
+    notes: dict[str, str] = field(default_factory=dict)  # id -> the gate kind, where one
+
+    def __post_init__(self) -> None:
+        self.notes = {i: f" ({k})" for i, b in self.beliefs.items() if (k := gate_kind(b))}
+
     def link(self, ref: str) -> str:
         place = self.anchors.get(ref)
-        b = self.beliefs.get(ref)
-        note = "" if b is not None else " (not added yet)"
-        if b is not None and gate_kind(b):
-            note = f" ({gate_kind(b)})"
+        note = self.notes.get(ref, "") if ref in self.beliefs else " (not added yet)"
         if place is None:
             return f"`{ref}`{note}"
         target = f"#{place[1]}" if place[0] == self.current else f"{place[0]}#{place[1]}"
@@ -558,7 +569,8 @@ class _Parser:
                              " (ANY: several one-antecedent justifications of one kind, label"
                              " and outlist; ALL otherwise)", start)
         belief = Belief(id=bid, text=text, justifications=just,
-                        metadata=MappingProxyType(metadata), extra=MappingProxyType(extra),
+                        metadata=MappingProxyType(metadata) if metadata else _EMPTY,
+                        extra=MappingProxyType(extra) if extra else _EMPTY,
                         asserted=asserted, source=fields.get("source", ""),
                         source_url=fields.get("source_url", ""),
                         source_hash=fields.get("source_hash", ""), date=fields.get("date", ""),
