@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine import blockers as blocking
 from engine import changelog, dialectic, editing, queries, results, supersede, tms
 from engine import explain as explaining
 from engine import search as searching
@@ -190,6 +191,14 @@ class AgentTools:
         return {"entries": [e.as_dict() for e in entries],
                 "last_seq": entries[-1].seq if entries else seq}
 
+    def blockers(self, limit: int = blocking.DEFAULT_LIMIT) -> dict[str, Any]:
+        """What holds conclusions OUT: groups of OUT conclusions whose justification holds
+        but for IN beliefs in its outlist (closers), most conclusions first ("take bug-412
+        OUT and these 7 come back"), and the retracted premises the most beliefs rest on,
+        with their reasons. Use it to find what to fix first.
+        Example: blockers(limit=10)."""
+        return blocking.find_blockers(self._store, limit).as_dict()
+
     def stage_runs(self, limit: int = RUNS_LIMIT) -> dict[str, Any]:
         """Recent runs of the LLM stages (derive and the others), newest first: id, stage,
         model, started_at, params; and the newest report files in the report directory.
@@ -327,11 +336,11 @@ def _param_text(value: Any) -> str:
 
 
 TOOL_NAMES = ("status", "show", "explain", "trace", "list_beliefs", "search", "query",
-              "verify", "what_if", "stage_runs", "log", "changes_since", "add",
+              "verify", "what_if", "stage_runs", "log", "changes_since", "blockers", "add",
               "add_justification", "retract", "assert_belief", "nogood", "supersede",
               "supersede_undo", "challenge", "defend", "remove_justification",
               "convert_to_premise", "set_metadata")
-READ_ONLY = frozenset(TOOL_NAMES[:12])
+READ_ONLY = frozenset(TOOL_NAMES[:13])
 
 
 def tool_methods(tools: AgentTools) -> Mapping[str, Callable[..., dict[str, Any]]]:

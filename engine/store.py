@@ -280,7 +280,38 @@ class Editing(Protocol):
         """Add marker labels (closed set: Defeater, Challenge, Defence) to a belief."""
 
 
-class GraphTx(ChangeLog, Editing, Protocol):
+# --- the registry: blockers (engine/blockers.py), read by export, the wiki and MCP -----------
+@dataclass(frozen=True)
+class GatedConclusion:
+    """An OUT belief one of whose justifications holds but for IN beliefs in its outlist."""
+
+    id: str
+    text: str
+    seq: int  # which justification (1-based, in the belief's order)
+    closers: tuple[str, ...]  # its outlist's IN members, in written order
+
+
+@dataclass(frozen=True)
+class RetractedPremise:
+    id: str
+    text: str
+    reason: str
+    retracted_at: str
+    resting: int  # beliefs resting on it through antecedents, at any distance
+
+
+class RegistryTx(Protocol):
+    def closed_gates(self) -> list[GatedConclusion]:
+        """Every blocked conclusion: OUT (not retracted, not undetermined) with a
+        justification whose antecedents are all IN and whose outlist holds IN beliefs and no
+        undetermined one; one entry per such justification, by id and position."""
+
+    def retracted_premises(self, limit: int | None) -> list[RetractedPremise]:
+        """Retracted premises by how many beliefs rest on them, most first, then by id; at
+        most `limit` (None: all)."""
+
+
+class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
     # --- reads -------------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
         """The named beliefs that exist, with justifications, pins, truth and depth."""

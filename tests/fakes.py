@@ -23,6 +23,7 @@ from engine.store import Argument, ArgumentJustification, ArgumentPart
 from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
 from engine.store import MergeRecord, PairVerdict, RewiredEdge, SupersedeRecord
 from engine.store import SourcePin, SourceRecord, StoredEmbedding
+from engine.store import GatedConclusion, RetractedPremise
 
 T = TypeVar("T")
 
@@ -551,6 +552,42 @@ class FakeTx:
 
     def mark_nogood_found(self, nogood_id: str, stage: str, run_id: str, round_n: int) -> None:
         self.s.found[nogood_id] = (stage, run_id, round_n)
+
+    # --- the registry: blockers -----------------------------------------------------------
+    def closed_gates(self) -> list[GatedConclusion]:
+        truth = {i: b.truth for i, b in self.s.beliefs.items()}
+        out = []
+        for b in sorted(self.s.beliefs.values(), key=lambda b: b.id):
+            if b.truth != Truth.OUT or b.retracted:
+                continue
+            for n, j in enumerate(b.justifications, start=1):
+                closers = tuple(o for o in j.outlist if truth.get(o) == Truth.IN)
+                if closers and all(truth.get(a) == Truth.IN for a in j.antecedents) and not any(
+                        truth.get(o) == Truth.UNDETERMINED for o in j.outlist):
+                    out.append(GatedConclusion(b.id, b.text, n, closers))
+        return out
+
+    def retracted_premises(self, limit: int | None) -> list[RetractedPremise]:
+        dependents: dict[str, set[str]] = {}
+        for b in self.s.beliefs.values():
+            for j in b.justifications:
+                for a in j.antecedents:
+                    dependents.setdefault(a, set()).add(b.id)
+        rows = []
+        for p in self.s.beliefs.values():
+            if not (p.retracted and p.is_premise):
+                continue
+            seen: set[str] = set()
+            stack = [p.id]
+            while stack:
+                for d in dependents.get(stack.pop(), ()):
+                    if d not in seen and d != p.id:
+                        seen.add(d)
+                        stack.append(d)
+            rows.append(RetractedPremise(p.id, p.text, p.retract_reason, p.retracted_at,
+                                         len(seen)))
+        rows.sort(key=lambda r: (-r.resting, r.id))
+        return rows if limit is None else rows[:limit]
 
 
 @dataclasses.dataclass

@@ -24,6 +24,7 @@ from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
 from adapters.neo4j.reading_tx import ReadingTxPart
+from adapters.neo4j.registry_tx import RegistryTxPart
 from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.search_tx import SearchTxPart
 from adapters.neo4j.stage_tx import StageTxPart
@@ -38,7 +39,7 @@ T = TypeVar("T")
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
-              ReadingTxPart, AskTxPart):
+              ReadingTxPart, AskTxPart, RegistryTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from engine import explain as explaining
 from engine import interchange, queries, results, tms, viz
 from engine import search as searching
-from engine.cli import memory
+from engine.cli import memory, registry
 from engine.cli.support import (
     BorrowedDriver,
     open_store,
@@ -248,9 +248,7 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_import(store, args) -> int:
-    from adapters.formats import read_network_file
-
-    network, stored = read_network_file(args.file)
+    network, stored = registry.read_network(args.file, args.format)
     report = interchange.import_network(store, network, stored)
     if args.json:
         print_json(report.as_dict())
@@ -270,16 +268,7 @@ def cmd_import(store, args) -> int:
 
 
 def cmd_export(store, args) -> int:
-    from adapters.formats import dump_network
-
-    text = dump_network(interchange.export_network(store))
-    if args.output and args.output != "-":
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(text)
-        print(f"wrote {args.output}", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
-    return 0
+    return registry.export(store, args)
 
 
 def cmd_query(store, args) -> int:
@@ -427,14 +416,6 @@ def _show_arguments(p: argparse.ArgumentParser) -> None:
                    help="the change-log entries that touched the belief, oldest first")
 
 
-def _import_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file")
-
-
-def _export_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", help="file to write (default: stdout)")
-
-
 def _query_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", nargs="?", help="the query (see --list)")
     p.add_argument("--param", action="append", metavar="KEY=VALUE",
@@ -521,10 +502,11 @@ COMMANDS: dict[str, Command] = {
                        "what-if retract auth-uses-jwt", _what_if_arguments),
     "verify": Command(cmd_verify, "recompute every label from scratch and compare; --repair"
                       " writes the differences", "verify --repair", _verify_arguments),
-    "import": Command(cmd_import, "load a network.json (ftl-reasons / reasonsforge format)",
-                      "import network.json", _import_arguments),
-    "export": Command(cmd_export, "write the network as network.json", "export -o network.json",
-                      _export_arguments, json=False),
+    "import": Command(cmd_import, "load a network.json (ftl-reasons / reasonsforge format) or a"
+                      " markdown registry", "import beliefs.md", registry.import_arguments),
+    "export": Command(cmd_export, "write the network as network.json or a markdown registry",
+                      "export --format markdown -o beliefs.md", registry.export_arguments,
+                      json=False),
     "query": Command(cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
                      "query why_in --param id=auth-key-fetch-blocks-requests", _query_arguments),
     "search": Command(
@@ -547,6 +529,17 @@ COMMANDS.update(reading_commands(Command))
 
 
 COMMANDS.update(memory.commands(Command, _report_change))
+
+
+# --- the registry: blockers and the static wiki (engine/cli/registry.py) ---------------------
+COMMANDS.update({
+    "blockers": Command(registry.cmd_blockers, "OUT conclusions held OUT only by IN beliefs in"
+                        " an outlist, by what closes them; the retracted premises most rest on",
+                        "blockers --json", registry.blockers_arguments),
+    "wiki": Command(registry.cmd_wiki, "write a static site of the network: topics, beliefs,"
+                    " blockers, nogoods, search", "wiki -o site --title 'Auth service'",
+                    registry.wiki_arguments, json=False),
+})
 
 
 def build_parser() -> argparse.ArgumentParser:

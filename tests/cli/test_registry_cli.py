@@ -1,0 +1,80 @@
+"""`python -m engine export/import` with the markdown registry, and `blockers`, run as
+subprocesses against the real Neo4j."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.test_tms_cli import assert_one_error_line, cli, cli_json, env  # noqa: F401
+
+pytestmark = pytest.mark.neo4j
+
+
+def _small(cli) -> None:  # noqa: F811
+    cli("add", "auth-uses-jwt", "The auth service validates JWTs", "--source", "src/auth.py")
+    cli("add", "bug-412-open", "Bug 412 is open")
+    cli("add", "auth-ready", "Auth is production ready", "--sl", "auth-uses-jwt",
+        "--unless", "bug-412-open", "--label", "reviewed")
+    cli("add", "docs-ready", "The docs are ready", "--sl", "auth-ready")
+    cli("add", "cache-ok", "The cache is fine", "--sl", "auth-uses-jwt", "--unless",
+        "bug-412-open")
+    cli("add", "old-flag", "The old flag is set")
+    cli("add", "flag-path", "The flag path runs", "--sl", "old-flag")
+    cli("retract", "old-flag", "--reason", "flag removed in 2.0")
+    cli("nogood", "auth-uses-jwt", "old-flag", "--name", "ng-flag")
+
+
+def test_markdown_export_import_round_trip_equals_the_json_one(cli, tmp_path):  # noqa: F811
+    _small(cli)
+    registry, network = tmp_path / "beliefs.md", tmp_path / "network.json"
+    cli("export", "--format", "markdown", "-o", str(registry))
+    cli("export", "-o", str(network))
+    text = registry.read_text(encoding="utf-8")
+    assert "### auth-ready\n\n**OUT** · depth 1 · derived\n" in text
+    cli("reset", "--yes")
+    out = cli("import", str(registry)).stdout
+    assert out.startswith("imported 7 beliefs, 4 justifications, 1 nogoods: 2 IN, 5 OUT")
+    assert cli("export", "--format", "markdown").stdout == text
+    assert json.loads(cli("export").stdout) == json.loads(network.read_text(encoding="utf-8"))
+    assert cli_json(cli, "verify")["ok"] is True
+
+
+def test_split_export_imports_from_its_directory(cli, tmp_path):  # noqa: F811
+    _small(cli)
+    single = cli("export", "--format", "markdown").stdout
+    cli("export", "--split", str(tmp_path / "reg"))
+    assert sorted(p.name for p in (tmp_path / "reg").iterdir()) == [
+        "auth.md", "bug.md", "cache.md", "docs.md", "flag.md", "index.md", "old.md"]
+    cli("reset", "--yes")
+    cli("import", str(tmp_path / "reg"))
+    assert cli("export", "--format", "markdown").stdout == single
+
+
+def test_a_malformed_registry_is_one_error_line_and_nothing_written(cli, tmp_path):  # noqa: F811
+    _small(cli)
+    registry = tmp_path / "beliefs.md"
+    cli("export", "-o", str(registry))
+    text = registry.read_text(encoding="utf-8")
+    assert text.startswith("<!-- eem-registry 1")
+    cli("reset", "--yes")
+    registry.write_text(text.replace("- label: reviewed", "- label reviewed"), encoding="utf-8")
+    result = cli("import", str(registry), code=2)
+    assert_one_error_line(result)
+    line = text.split("\n").index("- label: reviewed") + 1
+    assert f"beliefs.md: line {line}: " in result.stderr
+    assert cli_json(cli, "status")["beliefs"] == 0
+
+
+def test_blockers_groups_by_what_closes_the_gate(cli):  # noqa: F811
+    _small(cli)
+    found = cli_json(cli, "blockers")
+    assert found["blockers"] == [{"closers": ["bug-412-open"], "conclusions": 2, "comes_back": [
+        {"id": "auth-ready", "text": "Auth is production ready", "justification": 1},
+        {"id": "cache-ok", "text": "The cache is fine", "justification": 1}]}]
+    assert found["retracted_premises"] == [
+        {"id": "old-flag", "text": "The old flag is set", "reason": "flag removed in 2.0",
+         "retracted_at": found["retracted_premises"][0]["retracted_at"], "resting": 1}]
+    out = cli("blockers").stdout
+    assert "take bug-412-open OUT and 2 conclusions come back:" in out
+    assert "old-flag  1 resting  flag removed in 2.0" in out
