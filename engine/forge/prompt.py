@@ -19,6 +19,8 @@ MAX_CLAIM_CHARS = 300
 MAX_QUOTE_CHARS = 300
 ID_PATTERN = "^[a-z][a-z0-9]{0,19}(-[a-z0-9]{1,19}){1,9}$"  # kebab-case, bounded for grammars
 MAX_LISTED = 40  # beliefs listed per section
+EXAMPLE_ID = "auth-tokens-expire-after-15-minutes"
+CLAIM_RULE = "one sentence a reader could check against the file, in your own words"
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,8 @@ def reply_format(max_premises: int) -> str:
         '{"premises": [{"id": "<kebab-case id>", "claim": "<one testable statement>", '
         '"quote": "<words copied from the lines above>"}]}',
         "- id: a new id of lower-case words joined by hyphens, topic first "
-        "(e.g. `auth-tokens-expire-after-15-minutes`).",
-        "- claim: one sentence a reader could check against the file, in your own words.",
+        f"(e.g. `{EXAMPLE_ID}`).",
+        f"- claim: {CLAIM_RULE}.",
         f"- quote: the words of the file that state the claim, copied exactly, without the "
         f"line numbers; at most {MAX_QUOTE_CHARS} characters.",
         f"- At most {max_premises} premises; only what the text states, not what you infer.",
