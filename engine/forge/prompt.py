@@ -195,7 +195,9 @@ def extractive_schema(chunk: Chunk, max_premises: int) -> dict[str, Any] | None:
     """The reply schema for a grammar-bound local model, which cannot be trusted to write a
     claim in its own words: each premise is one sentence of the chunk, quoted as it stands,
     with the id built from its words (`chunk_sentences`, `claim_id`); the model only
-    chooses which. None when the chunk has no such sentence (the usual schema applies)."""
+    chooses which. The reply has min(max_premises, sentences) premises, premise k chosen
+    among the k-th share of the sentences (dealt round robin), so no sentence can come twice.
+    None when the chunk has no such sentence (the usual schema applies)."""
     sentences = chunk_sentences(chunk)
     if not sentences:
         return None
@@ -210,7 +212,9 @@ def extractive_schema(chunk: Chunk, max_premises: int) -> dict[str, Any] | None:
             "properties": {"id": {"const": pid}, "claim": {"const": sentence},
                            "quote": {"const": sentence}},
             "required": ["id", "claim", "quote"], "additionalProperties": False})
-    premises = {"type": "array", "items": {"anyOf": choices}, "minItems": 1,
-                "maxItems": min(max_premises, len(sentences))}
+    slots = min(max_premises, len(sentences))
+    premises = {"type": "array", "prefixItems": [{"anyOf": choices[k::slots]}
+                                                 for k in range(slots)],
+                "items": False, "minItems": slots, "maxItems": slots}
     return {"type": "object", "properties": {"premises": premises}, "required": ["premises"],
             "additionalProperties": False}

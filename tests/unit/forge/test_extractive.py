@@ -61,11 +61,19 @@ def test_an_id_is_built_from_the_claims_own_words():
 def test_the_extractive_schema_offers_each_sentence_as_a_whole_premise():
     schema = extractive_schema(chunk(MARKDOWN), max_premises=6)
     premises = schema["properties"]["premises"]
-    assert (premises["minItems"], premises["maxItems"]) == (1, 3)
-    choices = premises["items"]["anyOf"]
+    assert (premises["minItems"], premises["maxItems"]) == (3, 3)
+    choices = [c for slot in premises["prefixItems"] for c in slot["anyOf"]]
     assert [c["properties"]["claim"]["const"] for c in choices] == chunk_sentences(chunk(MARKDOWN))
     assert all(c["properties"]["quote"] == c["properties"]["claim"] for c in choices)
     assert choices[1]["properties"]["id"]["const"] == "jwks-key-cache-expires-every-five"
+
+
+def test_each_premise_slot_offers_its_own_share_so_no_sentence_comes_twice():
+    slots = extractive_schema(chunk(MARKDOWN), max_premises=2)["properties"]["premises"][
+        "prefixItems"]
+    claims = [[c["properties"]["claim"]["const"] for c in slot["anyOf"]] for slot in slots]
+    first, second, third = chunk_sentences(chunk(MARKDOWN))
+    assert claims == [[first, third], [second]]
 
 
 def test_no_sentence_no_extractive_schema():
@@ -74,7 +82,7 @@ def test_no_sentence_no_extractive_schema():
 
 def test_an_extracted_premise_passes_validation_grounded_in_its_lines():
     c = chunk(MARKDOWN)
-    choice = extractive_schema(c, 6)["properties"]["premises"]["items"]["anyOf"][0]
+    choice = extractive_schema(c, 6)["properties"]["premises"]["prefixItems"][0]["anyOf"][0]
     item = {k: v["const"] for k, v in choice["properties"].items()}
     parsed = parse_premises(json.dumps({"premises": [item]}))
     got = check_premises(parsed.items, lambda p: Ground(c.path, c.text, 1, "h", c.sha256), set())
@@ -99,13 +107,18 @@ def test_the_local_model_can_only_extract(tmp_path):
     from tests.local_model import local_model_or_skip
 
     llama = local_model_or_skip()._llama
-    gbnf = json_grammar(extractive_schema(chunk(MARKDOWN), 6))
+    gbnf = json_grammar(extractive_schema(chunk(MARKDOWN), 2))
     check_grammar(llama, gbnf)
     from tests.unit.llm.test_llm_grammar import admits
 
-    sentence = "The JWKS key cache expires every five minutes."
-    good = {"id": "jwks-key-cache-expires-every-five", "claim": sentence, "quote": sentence}
-    assert admits(llama, gbnf, json.dumps({"premises": [good]}))
-    assert not admits(llama, gbnf, json.dumps({"premises": [
-        {**good, "claim": "<one testable statement>"}]}))
-    assert not admits(llama, gbnf, json.dumps({"premises": [{**good, "id": "made-up-id"}]}))
+    first, second, third = (
+        {"id": claim_id(s), "claim": s, "quote": s} for s in chunk_sentences(chunk(MARKDOWN)))
+
+    def reply(*premises):
+        return json.dumps({"premises": list(premises)})
+
+    assert admits(llama, gbnf, reply(first, second)) and admits(llama, gbnf, reply(third, second))
+    assert not admits(llama, gbnf, reply(first, first))
+    assert not admits(llama, gbnf, reply(first, second, third))
+    assert not admits(llama, gbnf, reply({**first, "claim": "<one testable statement>"}, second))
+    assert not admits(llama, gbnf, reply({**first, "id": "made-up-id"}, second))
