@@ -11,7 +11,8 @@ A decoder constrained by it can only write replies the derive parser reads:
                                         - Label: <short label>
 
 blocks separated by a blank line, or the single line `NO PROPOSALS`. Antecedent and unless
-ids are alternatives of the round's allowed ids only; a new id is 2 to 6 words of the shown
+ids are alternatives of the round's allowed ids only, antecedents distinct and in sorted
+order (`distinct_antecedent_rules`); a new id is 2 to 6 words of the shown
 beliefs (their ids and texts) joined by hyphens, each new id at most once per reply
 (`proposal_id_rules`); the conclusion one sentence of at least five words (a capital first,
 one final period, no `<` or `>`), the label a few words: all printable ASCII on one line with
@@ -80,7 +81,7 @@ def markdown_grammar(contract: RoundContract, *, max_proposals: int | None = Non
          '"\\n- Mode: " mode "\\n- Label: " label'),
         ('gate-body ::= "\\n" conclusion "\\n- Antecedents: " antecedents '
          '"\\n- Unless: " unless "\\n- Mode: " mode "\\n- Label: " label'),
-        f"antecedents ::= id{_more(', ', 'id', low - 1, high - 1)}",
+        *distinct_antecedent_rules(ids, low, high),
         f"unless ::= id{_more(', ', 'id', 0, UNLESS_MAX - 1)}",
         "id ::= " + " | ".join(_literal(i) for i in ids),
         *id_rules,
@@ -105,6 +106,31 @@ def _nested_blocks(blocks: int) -> str:
     for k in range(blocks - 1, 0, -1):
         text = f"block-{k} ({_literal(BLOCK_SEPARATOR)} {text})?"
     return text
+
+
+def distinct_antecedent_rules(ids: list[str], low: int, high: int) -> list[str]:
+    """`antecedents`: `low` to `high` distinct ids of `ids` (sorted), in their sorted order,
+    so a reply cannot name one antecedent twice. `pick-j-k`: the k-th id named is ids[j] or a
+    later one; `then-j-k`: after ids[j] as the k-th, a later id or, once `low` are named, the
+    end. Only rules from which `low` ids can still be reached exist: linear in
+    len(ids) * high."""
+    n, high = len(ids), min(high, len(ids))
+
+    def can(j: int, k: int) -> bool:
+        return j < n and k <= high and n - j >= max(low - k + 1, 1)
+
+    rules = ["antecedents ::= pick-0-1"]
+    for k in range(1, high + 1):
+        for j in range(n):
+            if not can(j, k):
+                continue
+            alts = [f"{_literal(ids[j])} then-{j}-{k}"]
+            if can(j + 1, k):
+                alts.append(f"pick-{j + 1}-{k}")
+            rules.append(f"pick-{j}-{k} ::= " + " | ".join(alts))
+            then = [f'", " pick-{j + 1}-{k + 1}'] if can(j + 1, k + 1) else []
+            rules.append(f"then-{j}-{k} ::= " + " | ".join(then + (['""'] if k >= low else [])))
+    return rules
 
 
 def id_words(texts: Iterable[str]) -> list[str]:
@@ -146,14 +172,19 @@ def proposal_id_rules(texts: Iterable[str], blocks: int) -> tuple[list[str], lis
 def _max_reply_bytes(contract: RoundContract, ids: list[str], id_max: list[int]) -> int:
     """The longest reply: every block at its longest, block k with its longest new id."""
     longest_id = max(len(i.encode("utf-8")) for i in ids)
+    by_length = sorted((len(i.encode("utf-8")) for i in ids), reverse=True)
 
     def id_list(count: int) -> int:
         return count * longest_id + (count - 1) * len(", ")
 
+    def distinct_list(count: int) -> int:
+        count = min(count, len(by_length))
+        return sum(by_length[:count]) + (count - 1) * len(", ")
+
     common = (
         1  # the newline after the header
         + CONCLUSION_MAX
-        + len("\n- Antecedents: ") + id_list(max_antecedents(contract))
+        + len("\n- Antecedents: ") + distinct_list(max_antecedents(contract))
         + len("\n- Mode: ") + len("ALL")
         + len("\n- Label: ") + LABEL_MAX
     )

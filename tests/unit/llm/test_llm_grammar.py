@@ -28,7 +28,7 @@ Reads may see data up to a minute old.
 - Label: TTL bounds staleness"""
 GATE = """### GATE writes-invalidate-cached-reads
 Cached reads are fresh, unless the TTL is long.
-- Antecedents: writes-invalidate, reads-from-cache
+- Antecedents: reads-from-cache, writes-invalidate
 - Unless: cache-ttl-60s
 - Mode: ANY
 - Label: Invalidation keeps reads fresh"""
@@ -59,7 +59,8 @@ def test_ids_are_escaped_as_gbnf_literals():
 
 def longest_reply(contract: RoundContract, blocks: int) -> str:
     longest_id = max(contract.allowed_ids, key=len)
-    ids = ", ".join([longest_id] * g.max_antecedents(contract))
+    count = min(g.max_antecedents(contract), len(contract.allowed_ids))
+    ids = ", ".join(sorted(sorted(contract.allowed_ids, key=len, reverse=True)[:count]))
     words = g.id_words([*contract.allowed_ids, *contract.shown_texts])
     longest_word = max(words, key=len)
     firsts = [w for w in words if w[0].isalpha()]
@@ -92,6 +93,13 @@ def test_new_ids_are_words_of_the_round_and_each_block_starts_from_its_own_share
     (words,) = [r for r in rules if r.startswith("id-word ::= ")]
     assert '"60s"' in words and '"be"' not in words  # function words are left out
     assert len(id_max) == 2
+
+
+def test_antecedents_are_distinct_ids_in_sorted_order():
+    rules = g.distinct_antecedent_rules(["a", "b", "c"], 2, 4)
+    assert rules[0] == "antecedents ::= pick-0-1"
+    assert 'pick-2-1 ::= "c" then-2-1' not in rules  # c first leaves no second antecedent
+    assert 'then-2-3 ::= ""' in rules and 'then-0-1 ::= ", " pick-1-2' in rules
 
 
 def test_fewer_first_words_than_blocks_allow_fewer_blocks():
@@ -169,6 +177,8 @@ def test_admitted(llama, reply):
         GOOD.replace("cache-reads-stale", "cache-serves-stale"),  # a word not shown
         GOOD.replace("cache-reads-stale", "cache-reads-stale-from-may-ttl-writes"),  # 7 words
         GOOD + "\n\n" + GOOD,  # the same id twice
+        GOOD.replace("reads-from-cache", "cache-ttl-60s"),  # one antecedent twice
+        GOOD.replace("cache-ttl-60s, reads-from-cache", "reads-from-cache, cache-ttl-60s"),
         GOOD.replace("Reads may see data up to a minute old.", "Reads are stale."),  # 3 words
         GOOD.replace("Reads may see data up to a minute old.", "<one-sentence conclusion>."),
         "NO PROPOSALS\n" + GOOD,
@@ -176,7 +186,8 @@ def test_admitted(llama, reply):
     ],
     ids=["unknown-id", "one-antecedent", "unknown-unless", "gate-without-unless", "bad-mode",
          "not-a-sentence", "no-label", "too-many", "trailing-text", "one-word-id", "upper-case-id",
-         "unshown-word", "seven-words", "same-id-twice", "three-word-claim", "placeholder",
+         "unshown-word", "seven-words", "same-id-twice", "antecedent-twice", "unsorted",
+         "three-word-claim", "placeholder",
          "none-then-block", "preamble"],
 )
 def test_refused(llama, reply):
