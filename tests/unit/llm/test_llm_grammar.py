@@ -11,9 +11,9 @@ from langchain_core.messages import HumanMessage
 from adapters.llm import grammar as g
 from adapters.llm.grammar import json_grammar, markdown_grammar
 from adapters.llm.local import check_grammar, grammar_rounds
-from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
 from engine.errors import ModelError
+from engine.stages.contract import RoundContract
 
 IDS = ("cache-ttl-60s", "reads-from-cache", "writes-invalidate")
 TEXTS = ("Cached reads may be stale.",)
@@ -87,7 +87,7 @@ def test_max_bytes_is_the_longest_admitted_reply():
 def test_new_ids_are_words_of_the_round_and_each_block_starts_from_its_own_share():
     rules, id_max = g.proposal_id_rules([*IDS, *TEXTS], 2)
     firsts = [r for r in rules if r.startswith("id-first-")]
-    shares = [set(a.strip().strip('"') for a in r.split(" ::= ")[1].split(" | ")) for r in firsts]
+    shares = [{a.strip().strip('"') for a in r.split(" ::= ")[1].split(" | ")} for r in firsts]
     assert shares == [{"cache", "from", "may", "stale", "writes"},
                       {"cached", "invalidate", "reads", "ttl"}]
     (words,) = [r for r in rules if r.startswith("id-word ::= ")]
@@ -170,7 +170,7 @@ def test_admitted(llama, reply):
         GOOD.replace("- Mode: ALL", "- Mode: SOME"),
         GOOD.replace("Reads may see data up to a minute old.", "reads may. see data"),  # not a sentence
         GOOD.replace("\n- Label: TTL bounds staleness", ""),
-        "\n\n".join([GOOD, GOOD, GOOD]),  # more blocks than max_proposals
+        f"{GOOD}\n\n{GOOD}\n\n{GOOD}",  # more blocks than max_proposals
         GOOD + "\nAnd some commentary.",
         GOOD.replace("cache-reads-stale", "stale"),  # one word
         GOOD.replace("cache-reads-stale", "Cache-Stale"),
