@@ -213,9 +213,30 @@ def _literal(text: str) -> str:
 
 def json_grammar(schema: Mapping[str, Any]) -> str:
     """GBNF admitting exactly the JSON values of `schema` (llama.cpp's own converter), with
-    every property in the order the schema lists it."""
+    every property in the order the schema lists it, and free text without `<` or `>`
+    (`free_text_without_markers`)."""
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
     order = list(properties) if isinstance(properties, Mapping) else None
-    return json_schema_to_gbnf(json.dumps(schema), order)
+    return json_schema_to_gbnf(json.dumps(free_text_without_markers(schema)), order)
+
+
+FREE_TEXT_CHARS = '[^<>"\\\\\\x00-\\x1f]'  # regex: no <, >, ", backslash, control
+
+
+def free_text_without_markers(schema: Any) -> Any:
+    """`schema` with every free-text string (one without enum, const, pattern or format)
+    held to characters other than `<`, `>`, `"`, `\\` and control characters, its length
+    bounds kept: a grammar-bound model then cannot copy the prompt's `<...>` placeholders
+    (and needs no JSON escapes)."""
+    if isinstance(schema, list):
+        return [free_text_without_markers(s) for s in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {k: free_text_without_markers(v) for k, v in schema.items()}
+    if out.get("type") == "string" and not {"enum", "const", "pattern", "format"} & set(out):
+        low, high = int(out.get("minLength", 0)), out.get("maxLength")
+        count = f"{{{low},{int(high)}}}" if high is not None else (f"{{{low},}}" if low else "*")
+        out["pattern"] = f"^{FREE_TEXT_CHARS}{count}$"
+    return out

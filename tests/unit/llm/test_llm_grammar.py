@@ -252,3 +252,16 @@ def test_the_local_model_decodes_a_json_round_under_its_schema(smollm2):
     data = json.loads(reply.content)
     assert set(data) == {"verdicts"}
     assert all(v["id"] in ("auth-ok", "db-ok") for v in data["verdicts"])
+
+
+@pytest.mark.local_model
+def test_free_text_in_a_json_reply_cannot_copy_a_placeholder(llama):
+    schema = {"type": "object", "properties": {
+        "comment": {"type": "string", "maxLength": 40},
+        "id": {"type": "string", "enum": ["<kept>"]}},
+        "required": ["comment", "id"], "additionalProperties": False}
+    gbnf = json_grammar(schema)
+    assert admits(llama, gbnf, '{"comment": "Both can hold.", "id": "<kept>"}')
+    assert not admits(llama, gbnf, '{"comment": "<one sentence>", "id": "<kept>"}')
+    assert not admits(llama, gbnf, '{"comment": "a < b", "id": "<kept>"}')  # the price of it
+    assert not admits(llama, gbnf, '{"comment": "' + "x" * 41 + '", "id": "<kept>"}')
