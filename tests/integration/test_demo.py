@@ -13,7 +13,9 @@ import pytest
 
 from tests.local_model import local_model_or_skip
 
-pytestmark = [pytest.mark.slow, pytest.mark.local_model, pytest.mark.neo4j]
+# a few minutes each on 2 free cores; far longer on a machine shared with other work
+pytestmark = [pytest.mark.slow, pytest.mark.local_model, pytest.mark.neo4j,
+              pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"<[^<>]+>")
