@@ -249,11 +249,13 @@ def grammar_rounds(chat: LlamaCppChatModel) -> ModelForRound:
     """Each round decodes under that round's grammar. Derive's markdown grammar comes with
     max_tokens set so that no admitted reply can be cut short (grammar.ReplyGrammar.max_bytes,
     plus the end token); a JSON reply's grammar is compiled from its schema (the stage bounds
-    lengths and counts there), under the model's own max_tokens."""
+    lengths and counts there; its `grammar_schema` when it has one), under the model's own
+    max_tokens."""
 
     def for_round(contract: RoundContract) -> Runnable[list[BaseMessage], BaseMessage]:
         if isinstance(contract.reply, JsonReply):
-            return chat.bind(grammar=json_grammar(contract.reply.schema))
+            return chat.bind(grammar=json_grammar(contract.reply.grammar_schema
+                                                  or contract.reply.schema))
         grammar = markdown_grammar(contract, max_proposals=chat.max_proposals)
         return chat.bind(grammar=grammar.gbnf, max_tokens=grammar.max_bytes + 1)
 

@@ -1,5 +1,5 @@
 """`python -m engine.pipeline PATHS --model M`: forge the sources, then derive (--exhaust),
-review (--exhaust) and dedup, pass after pass, until a pass adds, defeats and merges nothing
+review (--exhaust; with `--review-apply never` one round of verdicts to a file) and dedup, pass after pass, until a pass adds, defeats and merges nothing
 (or --max-passes). One line per stage as it finishes, one summary table, one report per
 stage as usual.
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ from engine.stages.calls import CallPolicy
 from engine.store import Store
 
 PROG = "python -m engine.pipeline"
+REVIEW_APPLY = ("never", "auto")
+REVIEW_OUTPUT = "proposed-review.md"
 # Stages of the loop not in this build yet; named in the output so a reader knows.
 NOT_WIRED: tuple[str, ...] = ()
 
@@ -32,6 +35,8 @@ examples:
   {PROG} docs/ src/ --model ollama:qwen3:8b
       forge, then derive/review/dedup until a pass changes nothing
   {PROG} scripts/example-sources --model local --max-passes 2 --max-rounds 2
+  {PROG} docs/ --model local --review-apply never
+      review's verdicts go to {REVIEW_OUTPUT} instead of the graph
 
 exit codes: 0 ok; 1 a stage ended in error; 2 bad input or usage.
 """
@@ -89,6 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     loop.add_argument("--cluster", action="store_true", help="derive's embedding clusters")
     loop.add_argument("--intra-cluster", action="store_true",
                       help="derive's one cluster per round")
+    loop.add_argument("--review-apply", choices=REVIEW_APPLY, default="auto",
+                      help="auto: apply review's verdicts as it goes (default); never: one "
+                           "round of verdicts per pass to --review-output, applied by nobody "
+                           "(for a model too weak to judge)")
+    loop.add_argument("--review-output", metavar="FILE", default=REVIEW_OUTPUT,
+                      help=f"the verdicts file of --review-apply never (default {REVIEW_OUTPUT})")
     forge_cli.source_flags(p)
     add_output_flags(p)
     return p
@@ -158,21 +169,30 @@ def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
     from engine.review.stage import ReviewSettings, ReviewStage
     from engine.stages.run import RunOptions, run_stage
 
+    applies = args.review_apply == "auto"
+    output = None if applies else Path(args.review_output)
+    accept = f"python -m engine.review accept {output}"
+
     def run(store: Store) -> StageOutcome:
         options = RunOptions(
-            model=args.model, auto=True, exhaust=True, max_rounds=args.max_rounds,
+            model=args.model, auto=applies, exhaust=applies, max_rounds=args.max_rounds,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
-            params={"pipeline": True})
+            output=output, accept_command=accept if output else "",
+            params={"pipeline": True, "review_apply": args.review_apply})
         report = forge_cli.report_file(args, "review")
         result = run_stage(store, ReviewStage(ReviewSettings()), models.derive, options,
                            report_file=report, progress=_rounds_progress(args, wiring))
         t = result.report.totals
         defeated = sum(1 for r in result.rounds for a in r.applied
                        if a.get("action") == "defeated")
+        note = f"{t.applied} judged"
+        if not applies:
+            note = (f"{t.valid} verdict(s) in {result.proposals_file or output}, not applied "
+                    f"(--review-apply never; apply them with: {accept})")
         return StageOutcome("review", result.status.value, rounds=t.rounds,
                             defeated=defeated, seconds=t.seconds,
                             report=str(report.path) if report.path else None,
-                            error=result.error, note=f"{t.applied} judged")
+                            error=result.error, note=note)
 
     return PipelineStage("review", run)
 

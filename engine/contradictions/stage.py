@@ -15,6 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from engine.contradictions.pairs import (
+    FORMAT,
     PairAnswer,
     ShownPair,
     build_prompt,
@@ -31,6 +32,7 @@ from engine.errors import InvalidInput
 from engine.model import Change
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
+from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput, Skip
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
@@ -38,6 +40,7 @@ from engine.tms import now
 DEFAULT_THRESHOLD = 0.6  # cosine: lower than dedup's, contradicting claims share a subject
 DEFAULT_BATCH = 20  # pairs per round
 DEFAULT_MAX_SIBLINGS = 12
+ECHO = PromptEcho.of(FORMAT)
 
 
 @dataclass(frozen=True)
@@ -135,7 +138,8 @@ class ContradictionsStage:
               ) -> Checked[PairAnswer]:
         checked: Checked[PairAnswer] = Checked()
         for item in items:
-            reason = stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b))
+            reason = (ECHO_REASON if ECHO.echoed(item.comment) else
+                      stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b)))
             if not reason and item.verdict == "CONTRADICTION" and has_nogood_over(tx, item.a,
                                                                                   item.b):
                 reason = "a nogood over the pair exists already"

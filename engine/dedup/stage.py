@@ -29,13 +29,14 @@ from engine.dedup.candidates import (
 )
 from engine.dedup.merge import choose_keep, merge_in, rests_on
 from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
-from engine.dedup.prompt import build_prompt, reply_schema, retry_text
+from engine.dedup.prompt import FORMAT, build_prompt, reply_schema, retry_text
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
 from engine.derive.embedding_cache import Embedder, VectorCache, text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change, Truth
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
+from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput, Skip
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
@@ -46,6 +47,7 @@ DEFAULT_ID_THRESHOLD = 0.6  # id-token Jaccard, for --by-id
 DEFAULT_K = 10
 DEFAULT_MAX_CLUSTER = 8
 DEFAULT_BATCH = 10  # clusters per round
+ECHO = PromptEcho.of(FORMAT)
 
 
 @dataclass(frozen=True)
@@ -176,7 +178,7 @@ class DedupStage:
               ) -> Checked[ClusterVerdict]:
         checked: Checked[ClusterVerdict] = Checked()
         for v in items:
-            reason = _fault(tx, v)
+            reason = ECHO_REASON if ECHO.echoed(v.comment) else _fault(tx, v)
             if reason:
                 checked.skipped.append(Skip(f"cluster {v.cluster}", reason))
             else:

@@ -10,9 +10,10 @@ from enum import StrEnum
 from typing import Any
 
 NO_PROPOSALS = "NO PROPOSALS"
+EXAMPLE_ID = "auth-jwt-is-bottleneck"  # the format's example of a new id
 
 # The "Output Format" section of the prompt, also quoted by the format-failure retry.
-FORMAT = """\
+FORMAT = f"""\
 For each proposed conclusion write exactly this block, one field per line:
 
 ### DERIVE <new-belief-id>
@@ -32,7 +33,7 @@ For a conclusion that holds unless some belief is IN, write a GATE block:
 
 Mode is ALL (every antecedent is needed) or ANY (each antecedent supports the conclusion on
 its own). A new id is lower case: letters, digits and . _ : - (for example
-`auth-jwt-is-bottleneck`). If there is nothing genuine to add, reply with one line:
+`{EXAMPLE_ID}`). If there is nothing genuine to add, reply with one line:
 
 NO PROPOSALS"""
 

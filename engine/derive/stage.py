@@ -74,7 +74,9 @@ class DeriveStage:
         view = self.view(store, n)
         prompt = build_prompt(view, self.settings.prompt_options())
         contract = RoundContract.markdown(
-            prompt.allowed_ids, min_antecedents=self.settings.rules.min_antecedents)
+            prompt.allowed_ids, min_antecedents=self.settings.rules.min_antecedents,
+            shown_texts=(*(view.texts[i] for i in view.sample_ids if i in view.texts),
+                         *(b.text for b in view.derived)))
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
             contract=contract,

@@ -1,5 +1,7 @@
 """Validation of parsed proposals against the network, rule by rule, in this order:
 
+0. the new id, the conclusion or the label echoes the prompt (its `<...>` placeholders or
+   its example id; engine/stages/echo.py);
 1. id syntax (the new id and every id it names: `[a-z0-9][a-z0-9._:-]{0,199}`);
 2. a duplicate id within the reply (the first proposal with an id keeps it);
 3. the id already exists;
@@ -20,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.derive.proposals import Mode, Proposal
+from engine.derive.proposals import EXAMPLE_ID, FORMAT, Mode, Proposal
 from engine.model import ID_RE
+from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
 from engine.store import GraphTx
 
@@ -42,6 +45,7 @@ class NetworkFacts:
     out_ids: tuple[str, ...] = ()  # every OUT (or Undetermined) belief
 
 
+ECHO = PromptEcho.of(FORMAT, examples=(EXAMPLE_ID,))
 Validation = Checked  # valid proposals, and a Skip with its reason for each of the others
 
 
@@ -98,6 +102,9 @@ def _first_broken_rule(
     first_line: dict[str, int],
     out_tokens: list[tuple[str, frozenset[str]]],
 ) -> str | None:
+    # 0. an echo of the prompt
+    if ECHO.echoed(p.id, p.text, p.label):
+        return ECHO_REASON
     # 1. id syntax
     if not ID_RE.fullmatch(p.id):
         return (f"invalid id {p.id!r}: ids are 1-200 characters of [a-z0-9._:-], "

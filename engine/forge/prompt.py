@@ -19,6 +19,8 @@ MAX_CLAIM_CHARS = 300
 MAX_QUOTE_CHARS = 300
 ID_PATTERN = "^[a-z][a-z0-9]{0,19}(-[a-z0-9]{1,19}){1,9}$"  # kebab-case, bounded for grammars
 MAX_LISTED = 40  # beliefs listed per section
+EXAMPLE_ID = "auth-tokens-expire-after-15-minutes"
+CLAIM_RULE = "one sentence a reader could check against the file, in your own words"
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,8 @@ def reply_format(max_premises: int) -> str:
         '{"premises": [{"id": "<kebab-case id>", "claim": "<one testable statement>", '
         '"quote": "<words copied from the lines above>"}]}',
         "- id: a new id of lower-case words joined by hyphens, topic first "
-        "(e.g. `auth-tokens-expire-after-15-minutes`).",
-        "- claim: one sentence a reader could check against the file, in your own words.",
+        f"(e.g. `{EXAMPLE_ID}`).",
+        f"- claim: {CLAIM_RULE}.",
         f"- quote: the words of the file that state the claim, copied exactly, without the "
         f"line numbers; at most {MAX_QUOTE_CHARS} characters.",
         f"- At most {max_premises} premises; only what the text states, not what you infer.",
@@ -138,3 +140,81 @@ def _quote_schema(bounded: bool, quotes: Sequence[str]) -> dict[str, Any]:
     if quotes:
         return {"type": "string", "enum": list(quotes)}
     return {"type": "string", "minLength": 1, "maxLength": MAX_QUOTE_CHARS}
+
+
+# --- the local model's extractive reply ---------------------------------------------------
+MIN_CLAIM_WORDS = 5
+CLAIM_ID_WORDS = 6  # at most, of the claim's own words
+_LINE_MARK = re.compile(r'^\s*(?:#+|//+|--|[-*+>]|"""|\'\'\'|\d+[.)])\s*')
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_ID_STOPWORDS = frozenset({"a", "an", "the", "is", "are", "was", "be", "it", "its", "of", "to",
+                           "and", "or", "on", "in", "at", "by", "for", "as", "with", "when"})
+
+
+def chunk_sentences(chunk: Chunk) -> list[str]:
+    """The sentences the chunk states, each words of the file: lines are joined into
+    paragraphs (a line opened by a heading, comment, bullet or docstring mark stands alone,
+    without the mark), paragraphs cut after `.`, `!` or `?`. A sentence is kept when it
+    starts with a capital, ends with a period, has at least MIN_CLAIM_WORDS words and no
+    double quote or backslash (llama.cpp's schema converter does not escape them); without
+    repeats, in order."""
+    paragraphs: list[list[str]] = [[]]
+    for line in chunk.text.split("\n"):
+        marked = _LINE_MARK.match(line)
+        text = line[marked.end():] if marked else line.strip()
+        text = text.strip().removesuffix('"""').removesuffix("'''").strip()
+        if marked or not text:
+            paragraphs.append([])
+        if text:
+            paragraphs[-1].append(text)
+        if marked:
+            paragraphs.append([])
+    out = []
+    for words in paragraphs:
+        for sentence in _SENTENCE_END.split(" ".join(" ".join(words).split())):
+            if (sentence[:1].isupper() and sentence.endswith(".")
+                    and len(sentence.split()) >= MIN_CLAIM_WORDS
+                    and len(sentence) <= MAX_CLAIM_CHARS and not re.search(r'["\\]', sentence)):
+                out.append(sentence)
+    return list(dict.fromkeys(out))
+
+
+def claim_id(claim: str) -> str:
+    """An id of the claim's own words: up to CLAIM_ID_WORDS of them, lower case, function
+    words left out, joined by hyphens, starting with a letter (ID_PATTERN)."""
+    words = [w[:19] for w in re.split(r"[^a-z0-9]+", claim.lower())
+             if w and w not in _ID_STOPWORDS]
+    while words and not words[0][0].isalpha():
+        words.pop(0)
+    words = words[:CLAIM_ID_WORDS]
+    return "-".join(words) if len(words) >= 2 else "-".join([*words, "claim"] if words
+                                                              else ["source", "claim"])
+
+
+def extractive_schema(chunk: Chunk, max_premises: int) -> dict[str, Any] | None:
+    """The reply schema for a grammar-bound local model, which cannot be trusted to write a
+    claim in its own words: each premise is one sentence of the chunk, quoted as it stands,
+    with the id built from its words (`chunk_sentences`, `claim_id`); the model only
+    chooses which. The reply has min(max_premises, sentences) premises, premise k chosen
+    among the k-th share of the sentences (dealt round robin), so no sentence can come twice.
+    None when the chunk has no such sentence (the usual schema applies)."""
+    sentences = chunk_sentences(chunk)
+    if not sentences:
+        return None
+    ids: dict[str, int] = {}
+    choices = []
+    for sentence in sentences:
+        base = claim_id(sentence)
+        ids[base] = ids.get(base, 0) + 1
+        pid = base if ids[base] == 1 else f"{base}-{ids[base]}"
+        choices.append({
+            "type": "object",
+            "properties": {"id": {"const": pid}, "claim": {"const": sentence},
+                           "quote": {"const": sentence}},
+            "required": ["id", "claim", "quote"], "additionalProperties": False})
+    slots = min(max_premises, len(sentences))
+    premises = {"type": "array", "prefixItems": [{"anyOf": choices[k::slots]}
+                                                 for k in range(slots)],
+                "items": False, "minItems": slots, "maxItems": slots}
+    return {"type": "object", "properties": {"premises": premises}, "required": ["premises"],
+            "additionalProperties": False}

@@ -10,7 +10,7 @@ pending; an error ends the run with nothing of that round applied.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -20,7 +20,7 @@ from engine.change_records import ChangeEntry
 from engine.files import write_text_atomically
 from engine.forge.sources import Scan, SourceText
 from engine.forge.stage import ForgeStage, PlannedChunk
-from engine.forge.staleness import Reconciled, reconcile_in
+from engine.forge.staleness import CHANGED_REASON, Reconciled, reconcile_in
 from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
@@ -48,19 +48,32 @@ class Plan:
 
 
 def plan_forge(store: Store, scan: Scan) -> Plan:
-    """Which sources are new or changed, and which chunks were never forged (by hash)."""
+    """Which sources are new or changed, and which chunks were never forged (by hash). A
+    source back as it was forged, whose premises `forge stale --retract` took OUT while it
+    was changed, counts as changed: reconciling it brings them back."""
     known = {s.path: s for s in store.read(lambda tx: tx.sources())}
+    back = sources_back(store, [s.path for s in scan.sources
+                                if s.path in known and known[s.path].sha256 == s.sha256])
     new, changed, pending = [], [], []
     for src in scan.sources:
         stored = known.get(src.path)
         if stored is None:
             new.append(src.path)
-        elif stored.sha256 != src.sha256:
+        elif stored.sha256 != src.sha256 or src.path in back:
             changed.append(src)
         done = set(stored.chunks) if stored else set()
         pending += [PlannedChunk(src, c) for c in src.chunks if c.sha256 not in done]
     return Plan(scan.sources, tuple(new), tuple(changed), tuple(pending),
                 sum(len(s.chunks) for s in scan.sources))
+
+
+def sources_back(store: Store, paths: Sequence[str]) -> set[str]:
+    """Those of `paths` with a premise retracted because its source had changed."""
+    if not paths:
+        return set()
+    beliefs = store.read(lambda tx: tx.beliefs_from_sources(list(paths)))
+    return {b.source for b in beliefs
+            if b.retracted and b.retract_reason.startswith(CHANGED_REASON)}
 
 
 @dataclass(frozen=True)

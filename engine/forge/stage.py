@@ -19,8 +19,8 @@ from engine.derive.embedding_cache import Embedder, text_sha256
 from engine.forge.grounding import clean_quote
 from engine.forge.items import ProposedPremise
 from engine.forge.parser import parse_premises
-from engine.forge.prompt import (ChunkView, PromptOptions, build_prompt, quotable_lines,
-                                 reply_format, reply_schema)
+from engine.forge.prompt import (ChunkView, PromptOptions, build_prompt, extractive_schema,
+                                 quotable_lines, reply_format, reply_schema)
 from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
 from engine.forge.validate import ForgeRules, Ground, check_premises
 from engine.model import Belief
@@ -63,8 +63,10 @@ class ForgeStage:
     def contract(self, chunk: Chunk | None = None) -> RoundContract:
         n = self.settings.prompt.max_premises
         quotes = quotable_lines(chunk) if chunk is not None else ()
-        return RoundContract((), JsonReply(reply_schema(n, bounded=True, quotes=quotes),
-                                           reply_schema(n, bounded=False)), stage=self.name)
+        return RoundContract((), JsonReply(
+            reply_schema(n, bounded=True, quotes=quotes), reply_schema(n, bounded=False),
+            grammar_schema=extractive_schema(chunk, n) if chunk is not None else None),
+            stage=self.name)
 
     def read_round(self, store: Store, n: int) -> RoundInput:
         if n > len(self.plan):

@@ -1,5 +1,6 @@
 """Validation of proposed premises, rule by rule, in this order:
 
+0. the id or the claim echoes the prompt (its placeholders or example; engine/stages/echo.py);
 1. id syntax (`[a-z0-9][a-z0-9._:-]{0,199}`, as every belief id);
 2. a duplicate id within the reply (the first keeps it);
 3. the id already exists;
@@ -20,8 +21,12 @@ from dataclasses import dataclass
 
 from engine.forge.grounding import find_quote
 from engine.forge.items import ProposedPremise
+from engine.forge.prompt import CLAIM_RULE, EXAMPLE_ID, reply_format
 from engine.model import ID_RE
+from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
+
+ECHO = PromptEcho.of(reply_format(1), examples=(EXAMPLE_ID, CLAIM_RULE))
 
 Vector = Sequence[float]
 
@@ -87,6 +92,8 @@ def check_premises(
 
 def _first_rules(p: ProposedPremise, ground_of, existing: set[str], rules: ForgeRules,
                  seen: dict[str, int]) -> tuple[str | None, ProposedPremise]:
+    if ECHO.echoed(p.id, p.claim):
+        return ECHO_REASON, p
     if not ID_RE.fullmatch(p.id):
         return (f"invalid id {p.id!r}: ids are 1-200 characters of [a-z0-9._:-], starting "
                 "with a letter or digit"), p

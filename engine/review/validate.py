@@ -1,6 +1,7 @@
 """Checks verdicts against the graph as it is now, before anything is written; reads only.
 
-A verdict is skipped, with its reason, when its belief no longer exists, when the belief has
+A verdict is skipped, with its reason, when its text echoes the prompt (the answer format's
+`<...>` placeholders; engine/stages/echo.py), when its belief no longer exists, when the belief has
 no justification with its number, or when the belief changed since it was shown (its review
 hash differs from the one the round, or the proposals file, recorded: the claim, a
 justification or the text of a named belief changed). Antecedents a verdict calls
@@ -13,8 +14,12 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from engine.review.material import UnderReview, read_under_review
+from engine.review.prompt import FORMAT
 from engine.review.verdicts import Verdict
+from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
+
+ECHO = PromptEcho.of(FORMAT)
 from engine.store import GraphTx
 
 
@@ -22,6 +27,10 @@ def check_verdicts(verdicts: Sequence[Verdict], material: Mapping[str, UnderRevi
                    shown_hashes: Mapping[str, str]) -> Checked:
     out: Checked = Checked()
     for v in verdicts:
+        if ECHO.echoed(v.comment, v.missing_property, v.reason_type,
+                       *(t for a in v.antecedents for t in (a.establishes, a.does_not_establish))):
+            out.skipped.append(Skip(id=v.key, reason=ECHO_REASON, line=v.line))
+            continue
         b = material.get(v.belief)
         if b is None:
             out.skipped.append(Skip(id=v.key, reason=f"belief '{v.belief}' does not exist",

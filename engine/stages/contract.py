@@ -34,6 +34,9 @@ class MarkdownProposals:
     min_antecedents: int = 2
     max_proposals: int = 8  # a bound for constrained decoders; parsers accept any number
     allow_gate: bool = True
+    # the texts of the beliefs shown: a grammar-bound decoder builds new ids of their words
+    # (and of the allowed ids' words)
+    shown_texts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,9 @@ class JsonReply:
 
     schema: Mapping[str, Any]
     strict_schema: Mapping[str, Any] | None = None
+    # a narrower schema for a grammar-bound decoder (the local model), when the stage has one:
+    # forge's extractive premises, for a model too small to word a claim itself
+    grammar_schema: Mapping[str, Any] | None = None
 
     def for_provider(self, *, bounded: bool) -> Mapping[str, Any]:
         return self.schema if bounded or self.strict_schema is None else self.strict_schema
@@ -74,6 +80,10 @@ class RoundContract:
     @property
     def allow_gate(self) -> bool:
         return isinstance(self.reply, MarkdownProposals) and self.reply.allow_gate
+
+    @property
+    def shown_texts(self) -> tuple[str, ...]:
+        return self.reply.shown_texts if isinstance(self.reply, MarkdownProposals) else ()
 
 
 ModelForRound = Callable[[RoundContract], Runnable[list[BaseMessage], BaseMessage]]

@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.files import write_text_atomically
 from engine.model import Change, Truth
+from engine.stages.echo import ECHO_REASON
 from engine.stages.stage import ParsedReply, Skip
 
 REPORT_VERSION = 2
@@ -139,6 +140,7 @@ class Totals:
     went_out: int
     dry_rounds: int
     format_failures: int
+    echoes: int = 0  # items skipped for echoing the prompt (engine/stages/echo.py)
 
     @classmethod
     def of(cls, rounds: list[RoundResult], cost: Callable[[int, int], float | None] | None
@@ -161,6 +163,7 @@ class Totals:
             went_out=sum(len(r.change.went_out) for r in rounds),
             dry_rounds=sum(1 for r in rounds if r.is_dry),
             format_failures=sum(1 for r in rounds if r.outcome is Outcome.FORMAT_FAILURE),
+            echoes=sum(1 for r in rounds for s in r.skipped if s.reason == ECHO_REASON),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -172,6 +175,7 @@ class Totals:
             "skipped": self.skipped, "applied": self.applied, "applied_in": self.applied_in,
             "went_in": self.went_in, "went_out": self.went_out,
             "dry_rounds": self.dry_rounds, "format_failures": self.format_failures,
+            "echoes": self.echoes,
         }
 
 

@@ -123,3 +123,27 @@ def test_the_pipeline_converges_on_the_example(store, neo4j_settings, tmp_path):
     assert len(derived) == 1 and derived[0].truth == Truth.IN
     assert {p.name.split("-")[0] for p in (tmp_path / "reports").glob("*.json")} == {
         "forge", "derive", "review", "dedup"}
+
+
+@pytest.mark.neo4j
+def test_the_pipeline_can_leave_reviews_verdicts_in_a_file(store, neo4j_settings, tmp_path):
+    verdicts = tmp_path / "verdicts.md"
+    r = cli("engine.pipeline", [str(EXAMPLE), "--model", "py:tests.forge_fakes:pipeline_model",
+                                "--no-embeddings", "--report-dir", str(tmp_path / "reports"),
+                                "--root", str(EXAMPLE), "--max-passes", "1",
+                                "--review-apply", "never", "--review-output", str(verdicts)],
+            cwd=tmp_path, settings=neo4j_settings)
+    assert r.returncode == 0, r.stderr
+    (line,) = [x for x in r.stderr.splitlines() if x.startswith("pass 1 review:")]
+    assert ", 0 defeated," in line and "1 verdict(s) in" in line
+    assert f"python -m engine.review accept {verdicts}" in line
+    assert '"id": "shop-risk-from-' in verdicts.read_text()
+    accepted = cli("engine.review", ["accept", str(verdicts)], cwd=tmp_path,
+                   settings=neo4j_settings)
+    assert accepted.returncode == 0, accepted.stderr
+
+
+def test_review_apply_takes_only_never_or_auto(tmp_path):
+    r = cli("engine.pipeline", [str(EXAMPLE), "--model", MODEL, "--review-apply", "sometimes"],
+            cwd=tmp_path)
+    assert r.returncode == 2 and "--review-apply" in r.stderr

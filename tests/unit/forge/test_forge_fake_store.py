@@ -28,3 +28,19 @@ def test_forge_on_the_fake_store(tmp_path):
     retract_stale(store, reader, at="2026-12-03T08:00:00+00:00")
     b = store.state.beliefs["redis-runs-as-a-single-node"]
     assert b.truth == Truth.OUT and b.retract_reason == "source changed: a.md"
+
+
+def test_a_source_put_back_as_it_was_forged_brings_its_premises_back(tmp_path):
+    original = "# A\n\nRedis runs as a single node.\n"
+    root = write_tree(tmp_path, {"a.md": original})
+    store = FakeStore()
+    run_forge(store, root, QuotingChatModel())
+    (root / "a.md").write_text("# A\n\nRedis now runs as a cluster.\n")
+    retract_stale(store, FileSourceReader(root), at="2026-12-03T08:00:00+00:00")
+    assert store.state.beliefs["redis-runs-as-a-single-node"].truth == Truth.OUT
+    (root / "a.md").write_text(original)
+    again = QuotingChatModel()
+    result = run_forge(store, root, again)
+    assert [r.restored for r in result.reconciled] == [["redis-runs-as-a-single-node"]]
+    b = store.state.beliefs["redis-runs-as-a-single-node"]
+    assert b.truth == Truth.IN and not b.retracted and again.calls == []

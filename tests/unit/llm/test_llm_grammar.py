@@ -11,20 +11,24 @@ from langchain_core.messages import HumanMessage
 from adapters.llm import grammar as g
 from adapters.llm.grammar import json_grammar, markdown_grammar
 from adapters.llm.local import check_grammar, grammar_rounds
-from engine.stages.contract import RoundContract
 from engine.derive.parser import parse_reply
 from engine.errors import ModelError
+from engine.stages.contract import RoundContract
 
 IDS = ("cache-ttl-60s", "reads-from-cache", "writes-invalidate")
-CONTRACT = RoundContract.markdown(IDS, min_antecedents=2, max_proposals=2)
-GOOD = """### DERIVE cache-serves-stale-reads
+TEXTS = ("Cached reads may be stale.",)
+CONTRACT = RoundContract.markdown(IDS, min_antecedents=2, max_proposals=2, shown_texts=TEXTS)
+# The words a new id may use: 60s cache cached from invalidate may reads stale ttl writes;
+# block 1's first word one of cache, from, may, stale, writes; block 2's of cached,
+# invalidate, reads, ttl.
+GOOD = """### DERIVE cache-reads-stale
 Reads may see data up to a minute old.
 - Antecedents: cache-ttl-60s, reads-from-cache
 - Mode: ALL
 - Label: TTL bounds staleness"""
-GATE = """### GATE cache-is-fresh
+GATE = """### GATE writes-invalidate-cached-reads
 Cached reads are fresh, unless the TTL is long.
-- Antecedents: writes-invalidate, reads-from-cache
+- Antecedents: reads-from-cache, writes-invalidate
 - Unless: cache-ttl-60s
 - Mode: ANY
 - Label: Invalidation keeps reads fresh"""
@@ -55,20 +59,57 @@ def test_ids_are_escaped_as_gbnf_literals():
 
 def longest_reply(contract: RoundContract, blocks: int) -> str:
     longest_id = max(contract.allowed_ids, key=len)
-    ids = ", ".join([longest_id] * g.max_antecedents(contract))
-    block = "\n".join([
-        "### GATE " + "a" * g.ID_WORD_MAX + ("-" + "b" * g.ID_WORD_MAX) * g.ID_MORE_WORDS,
-        "C" + "x" * (g.CONCLUSION_MAX - 2) + ".",
-        f"- Antecedents: {ids}",
-        "- Unless: " + ", ".join([longest_id] * g.UNLESS_MAX),
-        "- Mode: ALL",
-        "- Label: " + "L" * g.LABEL_MAX,
-    ])
-    return "\n\n".join([block] * blocks)
+    count = min(g.max_antecedents(contract), len(contract.allowed_ids))
+    ids = ", ".join(sorted(sorted(contract.allowed_ids, key=len, reverse=True)[:count]))
+    words = g.id_words([*contract.allowed_ids, *contract.shown_texts])
+    longest_word = max(words, key=len)
+    firsts = [w for w in words if w[0].isalpha()]
+
+    def block(k: int) -> str:
+        first = max(firsts[k::blocks], key=len)
+        return "\n".join([
+            "### GATE " + first + ("-" + longest_word) * g.SHOWN_ID_MORE_WORDS,
+            "C" + "x" * (g.CONCLUSION_WORD_MAX - 1)
+            + (" " + "x" * g.CONCLUSION_WORD_MAX) * (g.CONCLUSION_MAX_WORDS - 1) + ".",
+            f"- Antecedents: {ids}",
+            "- Unless: " + ", ".join([longest_id] * g.UNLESS_MAX),
+            "- Mode: ALL",
+            "- Label: " + "L" * g.LABEL_MAX,
+        ])
+
+    return "\n\n".join(block(k) for k in range(blocks))
 
 
 def test_max_bytes_is_the_longest_admitted_reply():
     assert markdown_grammar(CONTRACT).max_bytes == len(longest_reply(CONTRACT, 2).encode())
+
+
+def test_new_ids_are_words_of_the_round_and_each_block_starts_from_its_own_share():
+    rules, id_max = g.proposal_id_rules([*IDS, *TEXTS], 2)
+    firsts = [r for r in rules if r.startswith("id-first-")]
+    shares = [{a.strip().strip('"') for a in r.split(" ::= ")[1].split(" | ")} for r in firsts]
+    assert shares == [{"cache", "from", "may", "stale", "writes"},
+                      {"cached", "invalidate", "reads", "ttl"}]
+    (words,) = [r for r in rules if r.startswith("id-word ::= ")]
+    assert '"60s"' in words and '"be"' not in words  # function words are left out
+    assert len(id_max) == 2
+
+
+def test_antecedents_are_distinct_ids_in_sorted_order():
+    rules = g.distinct_antecedent_rules(["a", "b", "c"], 2, 4)
+    assert rules[0] == "antecedents ::= pick-0-1"
+    assert 'pick-2-1 ::= "c" then-2-1' not in rules  # c first leaves no second antecedent
+    assert 'then-2-3 ::= ""' in rules and 'then-0-1 ::= ", " pick-1-2' in rules
+
+
+def test_fewer_first_words_than_blocks_allow_fewer_blocks():
+    gbnf = markdown_grammar(RoundContract.markdown(("ab-12", "cd-34"), max_proposals=3)).gbnf
+    assert "block-2 ::=" in gbnf and "block-3" not in gbnf
+
+
+def test_without_usable_words_an_id_is_free_kebab_case():
+    rules, id_max = g.proposal_id_rules(["a", "b"], 2)
+    assert rules[0] == "new-id-1 ::= new-id" and id_max == [g.NEW_ID_MAX] * 2
 
 
 # --- with llama.cpp's grammar engine (needs llama-cpp-python and the SmolLM2 file) ---------
@@ -109,7 +150,9 @@ def test_llama_cpp_parses_the_grammar(llama):
 @pytest.mark.local_model
 @pytest.mark.parametrize(
     "reply",
-    ["NO PROPOSALS", GOOD, GATE, GOOD + "\n\n" + GATE, GOOD.replace("reads-from-cache", "reads-from-cache, writes-invalidate")],
+    ["NO PROPOSALS", GOOD, GATE.replace("writes-invalidate-cached", "writes-invalidate"),
+     GOOD + "\n\n" + GATE.replace("writes-invalidate-cached", "reads-cached"),
+     GOOD.replace("reads-from-cache", "reads-from-cache, writes-invalidate")],
     ids=["none", "derive", "gate", "two", "three-antecedents"],
 )
 def test_admitted(llama, reply):
@@ -127,15 +170,25 @@ def test_admitted(llama, reply):
         GOOD.replace("- Mode: ALL", "- Mode: SOME"),
         GOOD.replace("Reads may see data up to a minute old.", "reads may. see data"),  # not a sentence
         GOOD.replace("\n- Label: TTL bounds staleness", ""),
-        "\n\n".join([GOOD, GOOD, GOOD]),  # more blocks than max_proposals
+        f"{GOOD}\n\n{GOOD}\n\n{GOOD}",  # more blocks than max_proposals
         GOOD + "\nAnd some commentary.",
-        GOOD.replace("cache-serves-stale-reads", "stale"),  # not kebab-case
-        GOOD.replace("cache-serves-stale-reads", "Cache-Stale"),
+        GOOD.replace("cache-reads-stale", "stale"),  # one word
+        GOOD.replace("cache-reads-stale", "Cache-Stale"),
+        GOOD.replace("cache-reads-stale", "cache-serves-stale"),  # a word not shown
+        GOOD.replace("cache-reads-stale", "cache-reads-stale-from-may-ttl-writes"),  # 7 words
+        GOOD + "\n\n" + GOOD,  # the same id twice
+        GOOD.replace("reads-from-cache", "cache-ttl-60s"),  # one antecedent twice
+        GOOD.replace("cache-ttl-60s, reads-from-cache", "reads-from-cache, cache-ttl-60s"),
+        GOOD.replace("Reads may see data up to a minute old.", "Reads are stale."),  # 3 words
+        GOOD.replace("Reads may see data up to a minute old.", "<one-sentence conclusion>."),
         "NO PROPOSALS\n" + GOOD,
         "Sure! Here are my proposals:\n" + GOOD,
     ],
     ids=["unknown-id", "one-antecedent", "unknown-unless", "gate-without-unless", "bad-mode",
-         "not-a-sentence", "no-label", "too-many", "trailing-text", "one-word-id", "upper-case-id", "none-then-block", "preamble"],
+         "not-a-sentence", "no-label", "too-many", "trailing-text", "one-word-id", "upper-case-id",
+         "unshown-word", "seven-words", "same-id-twice", "antecedent-twice", "unsorted",
+         "three-word-claim", "placeholder",
+         "none-then-block", "preamble"],
 )
 def test_refused(llama, reply):
     assert not admits(llama, markdown_grammar(CONTRACT).gbnf, reply)
@@ -199,3 +252,16 @@ def test_the_local_model_decodes_a_json_round_under_its_schema(smollm2):
     data = json.loads(reply.content)
     assert set(data) == {"verdicts"}
     assert all(v["id"] in ("auth-ok", "db-ok") for v in data["verdicts"])
+
+
+@pytest.mark.local_model
+def test_free_text_in_a_json_reply_cannot_copy_a_placeholder(llama):
+    schema = {"type": "object", "properties": {
+        "comment": {"type": "string", "maxLength": 40},
+        "id": {"type": "string", "enum": ["<kept>"]}},
+        "required": ["comment", "id"], "additionalProperties": False}
+    gbnf = json_grammar(schema)
+    assert admits(llama, gbnf, '{"comment": "Both can hold.", "id": "<kept>"}')
+    assert not admits(llama, gbnf, '{"comment": "<one sentence>", "id": "<kept>"}')
+    assert not admits(llama, gbnf, '{"comment": "a < b", "id": "<kept>"}')  # the price of it
+    assert not admits(llama, gbnf, '{"comment": "' + "x" * 41 + '", "id": "<kept>"}')

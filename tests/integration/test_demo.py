@@ -1,0 +1,94 @@
+"""Both demos, run as a newcomer runs them (scripts/demo, the real Neo4j, the in-process
+SmolLM2): the end state is sound and the cascade is shown, OUT and then back IN."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.local_model import local_model_or_skip
+
+# a few minutes each on 2 free cores; far longer on a machine shared with other work
+pytestmark = [pytest.mark.slow, pytest.mark.local_model, pytest.mark.neo4j,
+              pytest.mark.timeout(1800)]
+
+ROOT = Path(__file__).resolve().parents[2]
+PLACEHOLDER = re.compile(r"<[^<>]+>")
+
+
+@pytest.fixture
+def demo_env(store, neo4j_settings) -> dict[str, str]:
+    local_model_or_skip()
+    env = {**os.environ, "NEO4J_URI": neo4j_settings.uri, "NEO4J_USER": neo4j_settings.user,
+           "NEO4J_DATABASE": neo4j_settings.database}
+    if neo4j_settings.password:
+        env["NEO4J_PASSWORD"] = neo4j_settings.password
+    return env
+
+
+def run_demo(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run([sys.executable, "scripts/demo", *args], cwd=ROOT, env=env,
+                          text=True, capture_output=True, timeout=1500, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def network(env: dict[str, str]) -> dict:
+    done = subprocess.run([sys.executable, "-m", "engine", "export"], cwd=ROOT, env=env,
+                          text=True, capture_output=True, check=True)
+    return json.loads(done.stdout)["nodes"]
+
+
+def assert_sound(nodes: dict) -> None:
+    premises = [i for i, n in nodes.items() if not n.get("justifications")]
+    assert premises and all(nodes[i]["truth_value"] == "IN" for i in premises)
+    assert not [n["text"] for n in nodes.values() if PLACEHOLDER.search(n["text"])]
+
+
+def labelled(output: str, section: str, verb: str) -> set[str]:
+    """The ids a command printed as `OUT id` / `IN  id` in the section after `section`."""
+    after = output.split(section, 1)[1].split("\n$ ", 1)[0]
+    return {m.group(1) for m in re.finditer(rf"(?m)^{verb}\s+(\S+)$", after)}
+
+
+def test_make_demo_shows_the_cascade_and_leaves_the_example_whole(demo_env):
+    output = run_demo(demo_env)
+    retract = re.search(r"\$ python -m engine retract (\S+)", output)
+    assert retract, output
+    premise = retract.group(1)
+    went_out = labelled(output, f"$ python -m engine retract {premise}", "OUT")
+    came_back = labelled(output, f"$ python -m engine assert {premise}", "IN")
+    assert premise in went_out and len(went_out) >= 3
+    assert came_back == went_out
+    assert "$ python -m engine explain " in output and "is OUT" in output
+    assert "applying them needs a model that can judge" in output
+    nodes = network(demo_env)
+    assert_sound(nodes)
+    example = json.loads((ROOT / "scripts" / "example-network.json").read_text())["nodes"]
+    own = [i for i, n in example.items() if n.get("truth_value") == "IN"]
+    assert all(nodes[i]["truth_value"] == "IN" for i in own)
+
+
+def test_make_demo_from_sources_shows_a_changed_source_taking_its_premises_down(demo_env):
+    output = run_demo(demo_env, "--from-sources")
+    edited = re.search(r"\(the demo edits line \d+ of (\S+), which", output)
+    assert edited, output
+    path = edited.group(1)
+    status = output.split("$ python -m engine.forge status", 2)[1]
+    assert re.search(rf"changed\s+{re.escape(path)}", status)
+    went_out = re.search(r"\nwent OUT \((\d+)\): (.*)", output)
+    came_back = re.search(r"\nwent IN \((\d+)\): (.*)", output)
+    assert went_out and came_back, output
+    assert int(went_out.group(1)) >= 1
+    assert set(came_back.group(2).split(", ")) >= set(went_out.group(2).split(", "))
+    assert output.index("went OUT") < output.index("went IN")
+    nodes = network(demo_env)
+    assert_sound(nodes)
+    forged = [n for n in nodes.values()
+              if (n.get("metadata") or {}).get("source_type") == "forge"]
+    assert forged and all(n["truth_value"] == "IN" for n in forged)
