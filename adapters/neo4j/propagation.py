@@ -9,13 +9,15 @@ Cypher reads and writes the graph (cypher/tms/propagate.cypher); Python decides,
    justification, no outlist, no pin). Nothing outside the region can change: its inputs
    did not.
 2. Decision, in dependency order (Kahn's algorithm) over the region's edges. A belief none
-   of whose region parents changed keeps its labels. A simple belief with a region parent
-   now OUT is OUT, and keeps its depth when no parent's depth changed (the same single
-   justification defines it whether IN or OUT). Only the rest needs its structure: the
-   beliefs ready at once are read together (`region_rows`, what their justifications name
-   with values and depths) and evaluated by `label_region`. What never becomes ready sits
-   on or below a cycle: read together, and settled by `label_region` (cyclic components by
-   the alternating fixpoint).
+   of whose region parents changed keeps its labels. A simple belief whose parents' depths
+   did not change keeps its depth (its one justification defines it, IN or not) and takes
+   the value of its weakest antecedent: OUT when a parent went OUT, else from the counts of
+   its stored OUT and undetermined antecedents (`antecedent_classes`) corrected by its
+   parents' new values. Only the rest needs its structure: the beliefs ready at once are
+   read together (`region_rows`, what their justifications name with values and depths)
+   and evaluated by `engine/region.label_region`. What never becomes ready sits on or below
+   a cycle: read together, and settled by `label_region` (cyclic components by the
+   alternating fixpoint).
 3. Write. Only what changed: one UNWIND per kind (IN, OUT, undetermined; depths), each
    returning the ids it relabelled, which make the Change.
 """
@@ -108,14 +110,15 @@ class Propagation:
         pending = {c: len(ps) for c, ps in parents.items()}
         ready = [c for c, n in pending.items() if n == 0]
         while ready:
-            unsettled = []
+            unsettled, by_classes = [], []
             for c in ready:
                 if c in seeds:
                     unsettled.append(c)
                     continue
                 # Decided from its parents' new labels when that is enough: unchanged when
-                # none changed; OUT at its old depth when simple, a parent went OUT and no
-                # parent's depth changed.
+                # none changed. A simple belief whose parents' depths did not change keeps
+                # its depth (its one justification defines it, IN or not), and its value is
+                # the weakest antecedent's: OUT when a parent went OUT, else read as counts.
                 changed = went_out = deeper = False
                 for p in parents[c]:
                     now, before = label[p], old[p]
@@ -128,10 +131,14 @@ class Propagation:
                         deeper = True
                 if not changed:
                     label[c] = old[c]
-                elif went_out and not deeper and c in simple:
+                elif deeper or c not in simple:
+                    unsettled.append(c)
+                elif went_out:
                     label[c] = (OUT, old[c][1])
                 else:
-                    unsettled.append(c)
+                    by_classes.append(c)
+            if by_classes:
+                self._decide_by_classes(by_classes)
             if unsettled:
                 self._evaluate(unsettled)
             following = []
@@ -145,6 +152,26 @@ class Propagation:
         remainder = [c for c in parents if c not in label]
         if remainder:
             self._evaluate(remainder)
+
+    def _decide_by_classes(self, members: list[str]) -> None:
+        """Simple beliefs: the weakest antecedent from the counts of stored OUT and
+        undetermined antecedents, the region parents' counted by their new values."""
+        [record] = self._run("antecedent_classes", elements=members)
+        label, old = self.label, self.old
+        for c, outs, undetermined in record["rows"]:
+            weakest = IN
+            for p in self.parents[c]:
+                before = old[p][0]
+                if before <= OUT:
+                    outs -= 1
+                elif before == UNDETERMINED:
+                    undetermined -= 1
+                weakest = min(weakest, label[p][0])
+            if outs:
+                weakest = OUT
+            elif undetermined:
+                weakest = min(weakest, UNDETERMINED)
+            label[c] = (weakest, old[c][1])
 
     def _evaluate(self, members: list[str]) -> None:
         """Read what `members` name and decide them (and any cycles among them)."""

@@ -36,13 +36,20 @@ RETURN collect([e, c.id, coalesce(c.retracted, false), coalesce(c.asserted, fals
 // The distinct beliefs with a justification naming one of the given nodes (element ids), collected in one record as [element, parents (positions in $elements of the nodes naming it), value, depth, simple], where simple means one justification, no outlist, no pin.
 UNWIND range(0, size($elements) - 1) AS i
 MATCH (a) WHERE elementId(a) = $elements[i]
-MATCH (a)<-[:REQUIRES|UNLESS]-(j:Justification)-[:SUPPORTS]->(c:Belief)
-WITH c, collect(i) AS parents, collect(DISTINCT j) AS js
+MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
+WITH c, collect(i) AS parents
 RETURN collect([elementId(c), parents,
   CASE WHEN c:In THEN 2 WHEN c:Undetermined THEN 1 WHEN c:Out THEN 0 ELSE -1 END, c.depth,
-  size(js) = 1 AND COUNT { (c)<-[:SUPPORTS]-() } = 1
-    AND all(j IN js WHERE NOT EXISTS { (j)-[:UNLESS]->() })
+  COUNT { (c)<-[:SUPPORTS]-() } = 1 AND NOT EXISTS { (c)<-[:SUPPORTS]-()-[:UNLESS]->() }
     AND NOT coalesce(c.retracted, false) AND NOT coalesce(c.asserted, false)]) AS rows
+
+// name: antecedent_classes
+// For each given belief (element id), how many of its antecedent edges reach a node that is neither IN nor undetermined (OUT, missing or unlabelled) and how many reach an undetermined one; rows [element, outs, undetermined] collected in one record.
+UNWIND $elements AS e
+MATCH (c) WHERE elementId(c) = e
+RETURN collect([e,
+  COUNT { (c)<-[:SUPPORTS]-(:Justification)-[:REQUIRES]->(x) WHERE NOT x:In AND NOT x:Undetermined },
+  COUNT { (c)<-[:SUPPORTS]-(:Justification)-[:REQUIRES]->(x:Undetermined) }]) AS rows
 
 // name: label_in
 // Labels each given belief (element id) IN; returns their ids, collected in one record.
