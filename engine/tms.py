@@ -340,13 +340,13 @@ def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]],
     computed = computed if computed is not None else compute_labels(beliefs)
     problems: list[Mismatch] = []
     for bid in sorted(beliefs):
-        labels = set(raw_labels.get(bid, ()))
-        truth_labels = labels & {"In", "Out"}
-        if len(truth_labels) != 1 or ("Undetermined" in labels and "Out" not in labels):
-            problems.append(Mismatch(bid, "labels " + ":".join(sorted(labels)), str(computed[bid].truth)))
+        raw = raw_labels.get(bid, ())
+        has_out = "Out" in raw
+        if ("In" in raw) == has_out or ("Undetermined" in raw and not has_out):
+            problems.append(Mismatch(bid, "labels " + ":".join(sorted(set(raw))),
+                                     str(computed[bid].truth)))
             continue
-        stored = Label(beliefs[bid].truth, beliefs[bid].depth)
-        want = computed[bid]
+        stored, want = beliefs[bid], computed[bid]
         if stored.truth != want.truth:
             problems.append(Mismatch(bid, f"{stored.truth}", f"{want.truth}"))
         elif stored.depth != want.depth:

@@ -1,39 +1,47 @@
-"""The wave driver: brings labels and depths back to the well-founded model after a change.
+"""Propagation: brings labels and depths back to the well-founded model after a change.
 
-Python only orders the work; every label is computed and written by Cypher
-(cypher/tms/propagate.cypher), one UNWIND statement per wave. Beliefs travel as element ids.
+Cypher reads and writes the graph (cypher/tms/propagate.cypher); Python decides, with
+`engine/region.py`. Beliefs travel as element ids.
 
 1. Region. From the seeds (beliefs whose own definition changed), follow dependents wave
-   by wave. Nothing outside the region can change: its inputs did not.
-2. Dependency order. Evaluate the region in waves, a belief once every region belief it
-   names has been settled (Kahn's algorithm). A belief none of whose inputs changed, and
-   which is not a seed, is settled without being evaluated, so the cost follows the part of
-   the network that changes.
-3. Cycles. What never becomes ready sits on, or downstream of, a cycle. Its strongly
-   connected components are taken in dependency order: a single belief is evaluated as in
-   step 2; a cyclic component is settled by the alternating fixpoint (least models by
-   waves of `cycle_derivable`), then its depths by downward relaxation from "no finite
-   depth". That is the well-founded model restricted to the component, given everything
-   upstream of it.
+   by wave (`region_wave`, one statement per wave). Each wave gives every dependent's
+   parents in the region, its old value and depth, and whether it is simple (one
+   justification, no outlist, no pin). Nothing outside the region can change: its inputs
+   did not.
+2. Decision, in dependency order (Kahn's algorithm) over the region's edges. A belief none
+   of whose region parents changed keeps its labels. A simple belief whose parents' depths
+   did not change keeps its depth (its one justification defines it, IN or not) and takes
+   the value of its weakest antecedent: OUT when a parent went OUT, else from the counts of
+   its stored OUT and undetermined antecedents (`antecedent_classes`) corrected by its
+   parents' new values. Only the rest needs its structure: the beliefs ready at once are
+   read together (`region_rows`, what their justifications name with values and depths)
+   and evaluated by `engine/region.label_region`. What never becomes ready sits on or below
+   a cycle: read together, and settled by `label_region` (cyclic components by the
+   alternating fixpoint).
+3. Write. Only what changed: one UNWIND per kind (IN, OUT, undetermined; depths), each
+   returning the ids it relabelled, which make the Change.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from adapters.neo4j.base import TxBase
-from engine.graphs import strongly_connected
 from engine.model import Change
+from engine.region import IN, OUT, UNDETERMINED, Label, RegionBelief, label_region
 
-IN, UNDETERMINED, OUT, UNLABELLED = 2, 1, 0, -1
+LABEL_QUERY = {IN: "label_in", OUT: "label_out", UNDETERMINED: "label_undetermined"}
 
 
 class Propagation:
     def __init__(self, tx: TxBase):
         self._tx = tx
-        self.belief_id: dict[str, str] = {}  # element id -> belief id, for the Change
-        self.first_value: dict[str, int] = {}
-        self.value: dict[str, int] = {}
-        self.changed: set[str] = set()
+        self.old: dict[str, Label] = {}  # region member -> (value, depth) before; -1: none
+        self.parents: dict[str, list[str]] = {}  # region member -> region members it names
+        self.successors: dict[str, list[str]] = {}  # the reverse, one entry per edge
+        self.simple: set[str] = set()
+        self.structure: dict[str, RegionBelief] = {}  # members read in full
+        self.named: dict[str, Label] = {}  # what read members name, as read
+        self.label: dict[str, Label] = {}  # decided: region member -> (value, depth)
         self.statements = 0
 
     # --- public -----------------------------------------------------------------------
@@ -44,161 +52,161 @@ class Propagation:
         unknown = [i for i in ids if i not in known]
         if unknown:
             elements.update(r["element"] for r in self._run("element_ids_of", ids=unknown))
-        successors = self._expand(elements)
-        return self._settle(elements, successors)
+        seed_list = sorted(elements)
+        self._read_structure(seed_list)
+        for e in seed_list:
+            self.parents[e] = []
+            self.successors[e] = []
+        self._find_region(seed_list)
+        self._decide(set(seed_list))
+        return self._write()
 
     # --- steps ------------------------------------------------------------------------
     def _run(self, name: str, **params):
         self.statements += 1
         return self._tx.run_query(name, **params)
 
-    def _expand(self, seeds: set[str]) -> dict[str, list[str]]:
-        """The region as successor lists (every region belief is a key)."""
-        successors: dict[str, list[str]] = {}
-        frontier = sorted(seeds)
+    def _find_region(self, seeds: list[str]) -> None:
+        parents, successors, old, simple = self.parents, self.successors, self.old, self.simple
+        frontier = seeds
         while frontier:
-            for s in frontier:
-                successors[s] = []
-            named_further: set[str] = set()
-            [record] = self._run("region_dependents_by_element", elements=frontier)
-            for element, dependents in record["rows"]:
-                successors[element] = [c for c, _ in dependents]
-                named_further.update(c for c, has_dependents in dependents if has_dependents)
-            reached = {c for s in frontier for c in successors[s]} - successors.keys()
-            for leaf in reached - named_further:  # nothing names it: no query needed
-                successors[leaf] = []
-            frontier = sorted(reached & named_further)
-        return successors
+            [record] = self._run("region_wave", elements=frontier)
+            new = []
+            for e, named_by, value, depth, is_simple in record["rows"]:
+                mine = parents.get(e)
+                if mine is None:
+                    mine = parents[e] = []
+                    successors[e] = []
+                    old[e] = (value, depth)
+                    if is_simple:
+                        simple.add(e)
+                    new.append(e)
+                for i in named_by:  # each edge comes once: from its parent's one wave
+                    p = frontier[i]
+                    mine.append(p)
+                    successors[p].append(e)
+            frontier = new
 
-    def _settle(self, seeds: set[str], successors: dict[str, list[str]]) -> Change:
-        pending = dict.fromkeys(successors, 0)
-        self_loops = set()
-        for a, deps in successors.items():
-            for c in deps:
-                if c == a:
-                    self_loops.add(a)
-                else:
-                    pending[c] += 1
-        # A belief is evaluated when it is a seed or something it names changed.
-        touched = set(seeds)
-        ready = [b for b, n in pending.items() if n == 0 and b not in self_loops]
-        settled: set[str] = set()
+    def _read_structure(self, elements: list[str]) -> None:
+        if not elements:
+            return
+        [record] = self._run("region_rows", elements=elements)
+        named = self.named
+        for e, _bid, retracted, asserted, value, depth, js in record["rows"]:
+            justifications = []
+            gates = 0
+            for antecedents, outlist, gate in js:
+                gates += gate
+                for a, v, d in antecedents:
+                    named[a] = (v, d)
+                for o, v in outlist:
+                    if o not in named:
+                        named[o] = (v, None)  # an outlist member's depth is never used
+                justifications.append(([a[0] for a in antecedents], [o[0] for o in outlist]))
+            # a premise gated by supersede or challenge: its only justifications are gates
+            self.structure[e] = RegionBelief(retracted, asserted, tuple(justifications),
+                                             premise=bool(js) and gates == len(js))
+            self.old[e] = (value, depth)
+
+    def _decide(self, seeds: set[str]) -> None:
+        parents, successors, label, old, simple = (
+            self.parents, self.successors, self.label, self.old, self.simple)
+        pending = {c: len(ps) for c, ps in parents.items()}
+        ready = [c for c, n in pending.items() if n == 0]
         while ready:
-            self._evaluate([b for b in ready if b in touched])
-            settled.update(ready)
+            unsettled, by_classes = [], []
+            for c in ready:
+                if c in seeds:
+                    unsettled.append(c)
+                    continue
+                # Decided from its parents' new labels when that is enough: unchanged when
+                # none changed. A simple belief whose parents' depths did not change keeps
+                # its depth (its one justification defines it, IN or not), and its value is
+                # the weakest antecedent's: OUT when a parent went OUT, else read as counts.
+                changed = went_out = deeper = False
+                for p in parents[c]:
+                    now, before = label[p], old[p]
+                    if now is before or now == before:
+                        continue
+                    changed = True
+                    if now[0] == OUT:
+                        went_out = True
+                    if now[1] != before[1]:
+                        deeper = True
+                if not changed:
+                    label[c] = old[c]
+                elif deeper or c not in simple:
+                    unsettled.append(c)
+                elif went_out:
+                    label[c] = (OUT, old[c][1])
+                else:
+                    by_classes.append(c)
+            if by_classes:
+                self._decide_by_classes(by_classes)
+            if unsettled:
+                self._evaluate(unsettled)
             following = []
             for b in ready:
-                changed = b in self.changed
                 for c in successors[b]:
-                    if c == b:
-                        continue
-                    if changed:
-                        touched.add(c)
-                    pending[c] -= 1
-                    if pending[c] == 0 and c not in self_loops:
+                    n = pending[c] - 1
+                    pending[c] = n
+                    if n == 0:
                         following.append(c)
             ready = following
-        remainder = successors.keys() - settled
+        remainder = [c for c in parents if c not in label]
         if remainder:
-            self._settle_cyclic(remainder, touched, successors)
-        return self._change()
+            self._evaluate(remainder)
 
-    def _settle_cyclic(self, remainder, touched, successors) -> None:
-        """`touched`: seeds and beliefs something upstream of which changed (so far)."""
-        components = strongly_connected(sorted(remainder), successors)
-        component_of = {b: i for i, comp in enumerate(components) for b in comp}
-        # The condensation, in waves of components whose upstream components are settled.
-        upstream_count = [0] * len(components)
-        downstream: list[set[int]] = [set() for _ in components]
-        for i, comp in enumerate(components):
-            for b in comp:
-                for c in successors[b]:
-                    k = component_of.get(c)
-                    if k is not None and k != i and k not in downstream[i]:
-                        downstream[i].add(k)
-                        upstream_count[k] += 1
-        ready = [i for i, n in enumerate(upstream_count) if n == 0]
-        while ready:
-            singles, cyclic = [], []
-            for i in ready:
-                comp = components[i]
-                if not touched.intersection(comp):
-                    continue
-                is_cycle = len(comp) > 1 or comp[0] in successors[comp[0]]
-                (cyclic if is_cycle else singles).extend(comp)
-            self._evaluate(sorted(singles))
-            if cyclic:
-                self._fixpoint(sorted(cyclic))
-            following = []
-            for i in ready:
-                for b in components[i]:
-                    if b in self.changed:
-                        touched.update(successors[b])
-                for k in downstream[i]:
-                    upstream_count[k] -= 1
-                    if upstream_count[k] == 0:
-                        following.append(k)
-            ready = following
+    def _decide_by_classes(self, members: list[str]) -> None:
+        """Simple beliefs: the weakest antecedent from the counts of stored OUT and
+        undetermined antecedents, the region parents' counted by their new values."""
+        [record] = self._run("antecedent_classes", elements=members)
+        label, old = self.label, self.old
+        for c, outs, undetermined in record["rows"]:
+            weakest = IN
+            for p in self.parents[c]:
+                before = old[p][0]
+                if before <= OUT:
+                    outs -= 1
+                elif before == UNDETERMINED:
+                    undetermined -= 1
+                weakest = min(weakest, label[p][0])
+            if outs:
+                weakest = OUT
+            elif undetermined:
+                weakest = min(weakest, UNDETERMINED)
+            label[c] = (weakest, old[c][1])
 
-    def _evaluate(self, ids: list[str]) -> None:
-        if not ids:
-            return
-        [record] = self._run("evaluate_beliefs", elements=ids)
-        for element, bid, old_value, value, old_depth, depth in record["rows"]:
-            self.belief_id[element] = bid
-            self._record(element, old_value, value, old_depth, depth)
+    def _evaluate(self, members: list[str]) -> None:
+        """Read what `members` name and decide them (and any cycles among them)."""
+        self._read_structure([c for c in members if c not in self.structure])
+        region = {c: self.structure[c] for c in members}
+        outside = {}
+        for c in members:
+            for antecedents, outlist in region[c].justifications:
+                for r in (*antecedents, *outlist):
+                    if r not in region:
+                        outside[r] = self.label.get(r) or self.named[r]
+        self.label.update(label_region(region, outside))
 
-    def _fixpoint(self, members: list[str]) -> None:
-        """Alternating fixpoint over independent cyclic components settled together."""
-        member_map = {b: True for b in members}
-        true: set[str] = set()
-        while True:
-            possible = self._least_model(members, member_map, assumed=true, optimistic=True)
-            next_true = self._least_model(members, member_map, assumed=possible, optimistic=False)
-            if next_true == true:
-                break
-            true = next_true
-        values = {b: IN if b in true else UNDETERMINED if b in possible else OUT for b in members}
-        rows = [{"element": b, "value": v} for b, v in values.items()]
-        old = {}
-        for r in self._run("set_truth_values", rows=rows):
-            self.belief_id[r["element"]] = r["id"]
-            old[r["element"]] = (r["old_value"], r["old_depth"])
-        while self._run("relax_depths", elements=members):
-            pass
-        for r in self._run("depths_of", elements=members):
-            old_value, old_depth = old[r["element"]]
-            self._record(r["element"], old_value, values[r["element"]], old_depth, r["depth"])
-
-    def _least_model(self, members, member_map, *, assumed: set[str], optimistic: bool) -> set[str]:
-        derived: set[str] = set()
-        assumed_map = {b: True for b in assumed}
-        while True:
-            candidates = [b for b in members if b not in derived]
-            found = {
-                r["element"]
-                for r in self._run(
-                    "cycle_derivable",
-                    candidates=candidates,
-                    members=member_map,
-                    derived={b: True for b in derived},
-                    assumed=assumed_map,
-                    optimistic=optimistic,
-                )
-            }
-            if not found:
-                return derived
-            derived |= found
-
-    def _record(self, bid: str, old_value: int, value: int, old_depth, depth) -> None:
-        self.first_value.setdefault(bid, old_value)
-        self.value[bid] = value
-        if old_value != value or old_depth != depth:
-            self.changed.add(bid)
-
-    def _change(self) -> Change:
-        went_in = sorted(self.belief_id[b] for b, v in self.value.items()
-                         if v == IN and self.first_value[b] != IN)
-        went_out = sorted(self.belief_id[b] for b, v in self.value.items()
-                          if v != IN and self.first_value[b] == IN)
-        return Change(went_in, went_out)
+    def _write(self) -> Change:
+        old = self.old
+        groups: dict[tuple[int, bool], list[str]] = {}
+        depths = []
+        for e, (value, depth) in self.label.items():
+            old_value, old_depth = old[e]
+            if value != old_value:
+                groups.setdefault((value, old_value == IN), []).append(e)
+            if depth != old_depth:
+                depths.append([e, depth])
+        went_in: list[str] = []
+        went_out: list[str] = []
+        for (value, was_in), elements in sorted(groups.items()):
+            [record] = self._run(LABEL_QUERY[value], elements=elements)
+            if value == IN:
+                went_in.extend(record["ids"])
+            elif was_in:
+                went_out.extend(record["ids"])
+        if depths:
+            self._run("set_depths", rows=depths)
+        return Change(sorted(went_in), sorted(went_out))

@@ -36,6 +36,17 @@ def _batches(rows: Sequence[Any], size: int = BATCH):
         yield rows[start:start + size]
 
 
+def _first(row: Sequence[Any]) -> Any:
+    return row[0]
+
+
+def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
+    """The ids of [position, id] pairs, in written order."""
+    if len(pairs) > 1:
+        pairs.sort(key=_first)
+    return tuple(i for _, i in pairs)
+
+
 class TmsTxPart(TxBase):
     # --- reads ------------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
@@ -48,9 +59,16 @@ class TmsTxPart(TxBase):
 
     def existing_ids(self, ids: Iterable[str]) -> set[str]:
         found: set[str] = set()
-        for chunk in _batches(sorted(set(ids))):
+        ids = set(ids)
+        if len(ids) > BATCH and not self._count("beliefs"):
+            return found  # a bulk check against an empty graph (an import): no lookups
+        for chunk in _batches(sorted(ids)):
             found.update(r["id"] for r in self._run("existing_belief_ids", ids=chunk))
         return found
+
+    def _count(self, what: str) -> int:
+        record = self._single("node_counts")
+        return record[what] if record else 0
 
     def status(self) -> Status:
         r = self._single("status_counts")
@@ -107,26 +125,25 @@ class TmsTxPart(TxBase):
         return Network(beliefs, self.nogoods(), repos, meta)
 
     def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
-        justifications: dict[str, list[tuple[int, Justification]]] = {}
-        for r in self._run("labelling_justifications"):
-            justifications.setdefault(r["belief"], []).append((r["seq"], Justification(
-                antecedents=tuple(i for _, i in sorted(r["antecedents"])),
-                outlist=tuple(i for _, i in sorted(r["outlist"])),
-                kind=Kind(r["kind"] or "SL"),
-                gate=r["gate"],
-            )))
+        # One read, one loop: the record holds every belief (the driver's cost is per record).
+        record = self._single("labelling")
         beliefs: dict[str, Belief] = {}
         labels: dict[str, list[str]] = {}
-        for r in self._run("labelling_beliefs"):
-            raw = r["labels"]
+        for bid, retracted, asserted, depth, raw, js in record["rows"] if record else ():
             truth = (Truth.IN if "In" in raw else
                      Truth.UNDETERMINED if "Undetermined" in raw else Truth.OUT)
-            beliefs[r["id"]] = Belief(
-                id=r["id"], text="",
-                justifications=tuple(j for _, j in sorted(justifications.get(r["id"], []),
-                                                          key=lambda x: x[0])),
-                retracted=r["retracted"], asserted=r["asserted"], truth=truth, depth=r["depth"])
-            labels[r["id"]] = raw
+            justifications: tuple[Justification, ...] = ()
+            if js:
+                if len(js) > 1:
+                    js.sort(key=_first)
+                justifications = tuple(
+                    Justification(_in_order(antecedents), _in_order(outlist),
+                                  Kind(kind or "SL"), gate=gate)
+                    for _, kind, antecedents, outlist, gate in js)
+            beliefs[bid] = Belief(id=bid, text="", justifications=justifications,
+                                  retracted=retracted, asserted=asserted, truth=truth,
+                                  depth=depth)
+            labels[bid] = raw
         return beliefs, labels
 
     def nogoods(self) -> list[Nogood]:
@@ -157,7 +174,10 @@ class TmsTxPart(TxBase):
 
     def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
         found: set[str] = set()
-        for chunk in _batches(sorted(set(ids))):
+        ids = set(ids)
+        if len(ids) > BATCH and not self._count("placeholders"):
+            return found
+        for chunk in _batches(sorted(ids)):
             found.update(r["id"] for r in self._run("placeholder_ids", ids=chunk))
         return found
 

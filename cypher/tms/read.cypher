@@ -36,18 +36,15 @@ RETURN b {
 } AS belief
 ORDER BY b.id
 
-// name: labelling_beliefs
-// Every belief's id, pins, depth and raw labels: what verify compares (no texts, no metadata).
+// name: labelling
+// Every belief as verify compares it, collected in one record: [id, retracted, asserted, depth, labels, justifications], a justification being [seq, kind, [[pos, antecedent id]...], [[pos, outlist id]...], gate] (no texts, no metadata).
 MATCH (b:Belief)
-RETURN b.id AS id, coalesce(b.retracted, false) AS retracted,
-       coalesce(b.asserted, false) AS asserted, b.depth AS depth, labels(b) AS labels
-
-// name: labelling_justifications
-// Every justification: its belief, kind, and the ids it names with their written positions.
-MATCH (j:Justification)-[:SUPPORTS]->(b:Belief)
-RETURN b.id AS belief, j.seq AS seq, j.kind AS kind, coalesce(j.gate, false) AS gate,
-       [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]] AS antecedents,
-       [(j)-[r:UNLESS]->(o) | [r.pos, o.id]] AS outlist
+RETURN collect([b.id, coalesce(b.retracted, false), coalesce(b.asserted, false), b.depth,
+  labels(b),
+  [(b)<-[:SUPPORTS]-(j:Justification) | [j.seq, j.kind,
+     [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]],
+     coalesce(j.gate, false)]]
+  ]) AS rows
 
 // name: existing_belief_ids
 // The subset of the given ids that name beliefs.
@@ -156,3 +153,9 @@ RETURN n.meta AS meta, n.repos AS repos
 UNWIND $ids AS ref
 MATCH (m:Missing {id: ref})
 RETURN m.id AS id
+
+// name: node_counts
+// How many Belief and Missing nodes exist (from the count store).
+CALL () { MATCH (b:Belief) RETURN count(b) AS beliefs }
+CALL () { MATCH (m:Missing) RETURN count(m) AS placeholders }
+RETURN beliefs, placeholders
