@@ -34,7 +34,9 @@ def _region_labels(beliefs: Mapping[str, Belief], seeds: set[str]):
     region = _downstream(beliefs, seeds)
     members = {bid: RegionBelief(beliefs[bid].retracted, beliefs[bid].asserted,
                                  tuple((j.antecedents, j.outlist)
-                                       for j in beliefs[bid].justifications))
+                                       for j in beliefs[bid].justifications),
+                                 premise=bool(beliefs[bid].justifications)
+                                 and beliefs[bid].is_premise)
                for bid in region}
     named = {r for bid in region for j in beliefs[bid].justifications for r in j.mentions()}
     outside = {r: (VALUE[whole[r].truth], whole[r].depth) if r in beliefs else (OUT, 0)
@@ -55,6 +57,10 @@ def networks(draw) -> dict[str, Belief]:
     beliefs = {}
     for bid in draw(st.lists(st.sampled_from(IDS), min_size=1, unique=True)):
         js = draw(st.lists(justification, max_size=2))
+        if draw(st.booleans()) and draw(st.booleans()):  # a premise that supersede or challenge gates
+            js = [Justification((), tuple(draw(st.lists(st.sampled_from(IDS + [MISSING]),
+                                                        min_size=1, max_size=2, unique=True))),
+                                gate=True)]
         pin = draw(st.sampled_from(["", "", "retracted", "asserted"]))
         beliefs[bid] = Belief(bid, bid, justifications=tuple(js),
                               retracted=pin == "retracted", asserted=pin == "asserted")
