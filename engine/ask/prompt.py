@@ -10,9 +10,12 @@ from engine.ask.tools import TOOL_NAMES
 from engine.stages.contract import JsonReply
 from engine.stages.stage import Diagnostic
 
-MAX_ANSWER_CHARS = 1500
-MAX_CITATIONS = 12
-MAX_GAPS = 5
+# Bounds for grammar-bound decoding only (a grammar spells each bound out: llama.cpp
+# refuses far longer strings); providers get the unbounded strict schema.
+MAX_ANSWER_CHARS = 300
+MAX_CITATIONS = 8
+MAX_GAPS = 3
+MAX_GAP_CHARS = 100
 
 
 class ToolMode:
@@ -83,9 +86,9 @@ def reply_schema(allowed_ids: Sequence[str], *, tools: bool) -> JsonReply:
     bounded_props["answer"]["maxLength"] = MAX_ANSWER_CHARS
     bounded_props["citations"]["maxItems"] = MAX_CITATIONS if ids else 0
     bounded_props["gaps"]["maxItems"] = MAX_GAPS
-    bounded_props["gaps"]["items"] = {"type": "string", "maxLength": 200}
+    bounded_props["gaps"]["items"] = {"type": "string", "maxLength": MAX_GAP_CHARS}
     if tools:
-        bounded_props["tool_input"]["maxLength"] = 200
+        bounded_props["tool_input"]["maxLength"] = MAX_GAP_CHARS
     bounded = {**strict, "properties": bounded_props}
     return JsonReply(bounded, strict)
 
