@@ -78,3 +78,17 @@ def test_blockers_groups_by_what_closes_the_gate(cli):  # noqa: F811
     out = cli("blockers").stdout
     assert "take bug-412-open OUT and 2 conclusions come back:" in out
     assert "old-flag  1 resting  flag removed in 2.0" in out
+
+
+def test_wiki_writes_the_site_and_refuses_bad_flags(cli, tmp_path):  # noqa: F811
+    _small(cli)
+    site = tmp_path / "site"
+    result = cli("wiki", "-o", str(site), "--topics", "prefix", "--title", "Demo")
+    assert "wrote" in result.stderr
+    assert {"index.html", "blockers.html", "nogoods.html", "search.js", "style.css",
+            "search-index.js", "topic-other.html"} <= {p.name for p in site.iterdir()}
+    assert "<title>index · Demo</title>" in (site / "index.html").read_text(encoding="utf-8")
+    bad = tmp_path / "bad"
+    assert_one_error_line(cli("wiki", "-o", str(bad), "--page-size", "0", code=2), "page-size")
+    assert_one_error_line(cli("wiki", "-o", str(bad), "--repo-url", "github.com/x", code=2))
+    assert not bad.exists()
