@@ -21,6 +21,7 @@ from engine.cli.stage_cli import positive_int as _positive_int
 from engine.cli.support import print_json, run_guarded, table
 from engine.pipeline.passes import ERROR, PipelineStage, StageOutcome, run_pipeline
 from engine.stages.calls import CallPolicy
+from engine.stages.stage import Action
 from engine.store import Store
 
 PROG = "python -m engine.pipeline"
@@ -167,8 +168,7 @@ def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
         result = run_stage(store, ReviewStage(ReviewSettings()), models.derive, options,
                            report_file=report, progress=_rounds_progress(args, wiring))
         t = result.report.totals
-        defeated = sum(1 for r in result.rounds for a in r.applied
-                       if a.get("action") == "defeated")
+        defeated = sum(r.count(Action.DEFEATED) for r in result.rounds)
         return StageOutcome("review", result.status.value, rounds=t.rounds,
                             defeated=defeated, seconds=t.seconds,
                             report=str(report.path) if report.path else None,
@@ -201,7 +201,7 @@ def dedup_stage(args: argparse.Namespace, models: Models, embedder,
         result = run_stage(store, stage, models.derive, run_options, report_file=report,
                            progress=_rounds_progress(args, wiring))
         t = result.report.totals
-        merged = sum(1 for r in result.rounds for a in r.applied if a.get("action") == "merged")
+        merged = sum(r.count(Action.MERGED) for r in result.rounds)
         return StageOutcome("dedup", result.status.value, rounds=t.rounds, merged=merged,
                             seconds=t.seconds, report=str(report.path) if report.path else None,
                             error=result.error, note=f"{t.applied} verdict(s) applied")

@@ -255,7 +255,7 @@ def print_accept(result: AcceptResult, args: argparse.Namespace) -> int:
         print_json({
             "run_id": result.run_id,
             "parse": result.parse.as_dict(),
-            "applied": list(applied.entries),
+            "applied": [dict(e) for e in applied.entries],
             "skipped": [s.as_dict() for s in applied.checked.skipped],
             "change": applied.change.as_dict(),
         })

@@ -27,11 +27,11 @@ from engine.model import Belief
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.accept import run_note
 from engine.stages.contract import JsonReply, RoundContract
-from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput
+from engine.stages.replies import retry_message
+from engine.stages.stage import Applied, AppliedEntry, Checked, Parsed, Prompt, RoundInput
 from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk
-MAX_LISTED_PROBLEMS = 20
 
 
 @dataclass(frozen=True)
@@ -110,13 +110,8 @@ class ForgeStage:
         return parsed
 
     def retry_message(self, parsed: Parsed[ProposedPremise], shown: RoundInput) -> str:
-        lines = ["Your reply could not be read as premises."]
-        if parsed.diagnostics:
-            lines.append("What was wrong:")
-            lines += [f"- line {d.line}: {d.reason}" if d.line else f"- {d.reason}"
-                      for d in parsed.diagnostics[:MAX_LISTED_PROBLEMS]]
-        lines += ["", reply_format(self.settings.prompt.max_premises)]
-        return "\n".join(lines)
+        return retry_message(parsed.diagnostics, opening="Your reply could not be read as premises.",
+                             answer_format=reply_format(self.settings.prompt.max_premises))
 
     def combine(self, first: Parsed[ProposedPremise],
                 second: Parsed[ProposedPremise]) -> Parsed[ProposedPremise]:
@@ -188,8 +183,9 @@ class ForgeStage:
             for b in beliefs])
         found = tx.get_beliefs([b.id for b in beliefs])
         applied.entries = [
-            {"id": p.id, "truth_value": found[p.id].truth.value if p.id in found and
-             found[p.id].truth else None, "source": p.source, "lines": list(p.lines or ())}
+            AppliedEntry(p.id, truth_value=found[p.id].truth.value if p.id in found and
+                         found[p.id].truth else None,
+                         fields={"source": p.source, "lines": list(p.lines or ())})
             for p in checked.valid]
         return applied
 
@@ -229,6 +225,9 @@ class ForgeStage:
     # --- report and proposals file --------------------------------------------------------
     def item_dict(self, item: ProposedPremise) -> dict[str, Any]:
         return item.as_dict()
+
+    def item_key(self, item: ProposedPremise) -> str:
+        return item.id
 
     def render_file(self, items: Sequence[ProposedPremise], run: RunRecord, command: str) -> str:
         body = json.dumps([p.as_dict() for p in items], indent=2, ensure_ascii=False)

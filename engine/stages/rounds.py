@@ -61,9 +61,7 @@ def run_round(
             result.outcome = Outcome.EMPTY
             return result
         parsed = _ask(result, stage, model_for_round, shown, settings)
-        result.parse = parsed
-        result.proposals = list(parsed.items)
-        result.proposal_dicts = [stage.item_dict(p) for p in result.proposals]
+        record_proposals(result, parsed, stage)
         if settings.auto:
             record = round_record(result, stage, run, seconds=clock() - start, at=at())
             applied = store.write(
@@ -72,7 +70,7 @@ def run_round(
             checked = (store.read(lambda tx: stage.check(tx, result.proposals, shown))
                        if result.proposals else Checked())
             applied = Applied(checked)
-        record_applied(result, applied)
+        record_applied(result, applied, stage)
         if parsed.needs_retry:
             result.outcome = Outcome.FORMAT_FAILURE
         else:
@@ -116,8 +114,16 @@ def describe(result: RoundResult, shown: RoundInput) -> None:
     result.prompt_sha256 = shown.prompt.sha256
 
 
-def record_applied(result: RoundResult, applied: Applied) -> None:
+def record_proposals(result: RoundResult, parsed: ParsedReply, stage: Stage) -> None:
+    result.parse = parsed
+    result.proposals = list(parsed.items)
+    result.proposal_dicts = [stage.item_dict(p) for p in result.proposals]
+    result.proposal_keys = [stage.item_key(p) for p in result.proposals]
+
+
+def record_applied(result: RoundResult, applied: Applied, stage: Stage) -> None:
     result.valid = list(applied.checked.valid)
+    result.valid_keys = [stage.item_key(v) for v in result.valid]
     result.skipped = list(applied.checked.skipped)
     result.applied = list(applied.entries)
     result.change = applied.change
