@@ -11,7 +11,8 @@ time (the store has the vectors).
 Layout: `<directory>/<model slug>/seg-*.npy`, each segment two arrays saved one after the
 other in one file, the shas (S64, hex) and then their float32 vectors (n x d, contiguous, so
 that loading and gathering them is a plain copy), written to a temporary name and renamed, so
-readers never see half a segment. Every `put` adds a segment; past MAX_SEGMENTS they are merged into one. The
+readers never see half a segment. Every `put` adds a segment; past MAX_SEGMENTS they are merged
+into one. The
 directory is chosen by the entry point (e.g. $XDG_CACHE_HOME/eem-engine/embeddings).
 Constructing the cache touches no file; the first `get` or `put` of a model loads it.
 """

@@ -255,7 +255,8 @@ class GraphTx(Protocol):
         """Bulk-create self-contained beliefs that already carry their final labels (import
         of a file whose labels were computed from scratch)."""
 
-    def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None: ...
+    def add_justifications(self, belief_id: str,
+                           justifications: Sequence[Justification]) -> None: ...
 
     def set_pins(
         self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str, at: str

@@ -121,7 +121,8 @@ def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:
     return enforce_nogoods(tx, change)
 
 
-def add_justification(store: Store, belief_id: str, justifications: Sequence[Justification]) -> Change:
+def add_justification(store: Store, belief_id: str,
+                      justifications: Sequence[Justification]) -> Change:
     """Give an existing belief more justifications (a premise becomes derived)."""
     check_id(belief_id)
     if not justifications:
@@ -300,9 +301,10 @@ def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]],
         labels = set(raw_labels.get(bid, ()))
         truth_labels = labels & {"In", "Out"}
         if len(truth_labels) != 1 or ("Undetermined" in labels and "Out" not in labels):
-            problems.append(Mismatch(bid, "labels " + ":".join(sorted(labels)), str(computed[bid].truth)))
+            problems.append(Mismatch(bid, "labels " + ":".join(sorted(labels)),
+                                     str(computed[bid].truth)))
             continue
-        stored = Label(beliefs[bid].truth, beliefs[bid].depth)
+        stored = Label(beliefs[bid].truth or Truth.OUT, beliefs[bid].depth)
         want = computed[bid]
         if stored.truth != want.truth:
             problems.append(Mismatch(bid, f"{stored.truth}", f"{want.truth}"))

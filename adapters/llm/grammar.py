@@ -13,7 +13,8 @@ A decoder constrained by it can only write replies the derive parser reads:
 blocks separated by a blank line, or the single line `NO PROPOSALS`. Antecedent and unless
 ids are alternatives of the round's allowed ids only; a new id is kebab-case, the conclusion
 one sentence (a capital first, one final period), the label a few words: all printable ASCII
-on one line with bounded length, so the longest admitted reply is known (`ReplyGrammar.max_bytes`): a
+on one line with bounded length, so the longest admitted reply is known
+(`ReplyGrammar.max_bytes`): a
 token is at least one byte, so `max_tokens = max_bytes + 1` (the end token) can never cut a
 reply short.
 """

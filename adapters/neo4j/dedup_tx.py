@@ -104,8 +104,8 @@ class DedupTxPart(TxBase):
         rows = [{"belief": e.belief, "seq": e.seq, "kind": e.kind, "pos": e.pos}
                 for e in record.rewired]
         if rows:
-            moved = self._single("move_back_edges", merged=record.merged, kept=record.kept,
-                                 rows=rows)["moved"]
+            moved = self._one("move_back_edges", merged=record.merged, kept=record.kept,
+                              rows=rows)["moved"]
             if moved != len(rows):
                 raise InvalidInput(
                     f"cannot undo the merge of '{record.merged}': {len(rows) - moved} of the "

@@ -43,12 +43,12 @@ class EmbeddingTxPart(TxBase):
     def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         wanted = set(ids)
         if len(wanted) > SCAN_ABOVE:
-            record = self._single("all_embedding_keys")
+            record = self._one("all_embedding_keys")
             return {i: (sha or "", model or "") for i, sha, model in record["keys"]
                     if i in wanted}
         out: dict[str, tuple[str, str]] = {}
         for chunk in _chunks(sorted(wanted), ID_BATCH):
-            record = self._single("embedding_keys", ids=chunk)
+            record = self._one("embedding_keys", ids=chunk)
             out.update((i, (sha or "", model or "")) for i, sha, model in record["keys"])
         return out
 

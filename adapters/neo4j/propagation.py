@@ -119,7 +119,8 @@ class Propagation:
                         upstream_count[k] += 1
         ready = [i for i, n in enumerate(upstream_count) if n == 0]
         while ready:
-            singles, cyclic = [], []
+            singles: list[str] = []
+            cyclic: list[str] = []
             for i in ready:
                 comp = components[i]
                 if not touched.intersection(comp):

@@ -56,8 +56,8 @@ class SearchTxPart(TxBase):
         # matches most of a big network); only when OUT ones leave too few is it asked again.
         fetch = max(int(limit) * FETCH_FACTOR, MIN_FETCH)
         while True:
-            record = self._single("search_text", query=query, limit=int(limit), fetch=fetch,
-                                  include_out=bool(include_out))
+            record = self._one("search_text", query=query, limit=int(limit), fetch=fetch,
+                               include_out=bool(include_out))
             hits = [hit_from_row(r) for r in record["hits"]]
             if len(hits) >= limit or record["fetched"] < fetch:
                 return hits

@@ -49,7 +49,7 @@ def provenance_from_record(r) -> ProposedBy:
 class StageTxPart(TxBase):
     def upgrade_provenance(self) -> dict[str, int]:
         """DeriveRun / DeriveRound nodes of older versions become Run / Round nodes."""
-        return {name: self._single(name)[0]
+        return {name: self._one(name)[0]
                 for name in ("migrate_derive_runs", "migrate_derive_rounds")}
 
     def create_run(self, run: RunRecord) -> None:

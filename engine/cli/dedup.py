@@ -160,6 +160,7 @@ def cmd_run(args: argparse.Namespace, wiring: Wiring) -> int:
         if args.dry_run:
             sys.stdout.write(stage.read_round(store, 1).prompt.text)
             return 0
+        assert binding is not None  # made for every run but a dry one
         result = run_stage(store, stage, binding.model_for_round,
                            run_options(args, binding, default_output=DEFAULT_OUTPUT,
                                        accept_command=f"{PROG} accept",

@@ -213,6 +213,7 @@ def cmd_derive(args: argparse.Namespace, wiring: Wiring) -> int:
         if args.dry_run:
             sys.stdout.write(preview_prompt(store, sampler, options).text)
             return 0
+        assert binding is not None  # made for every run but a dry one
         result = derive(store, binding.model_for_round, sampler, options,
                         report=report_file(args, "derive"), progress=progress_for(args, wiring),
                         cost=binding.cost)

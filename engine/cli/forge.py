@@ -99,7 +99,7 @@ class Wiring:
 
 
 # --- the parsers ---------------------------------------------------------------------
-def _root_flag(p: argparse.ArgumentParser) -> None:
+def _root_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument("--root", default=".", metavar="DIR",
                    help="source paths are stored relative to DIR (default: the current folder)")
 
@@ -270,6 +270,7 @@ def cmd_forge(args: argparse.Namespace, wiring: Wiring) -> int:
         if args.dry_run:
             print_dry_run(store, scan, make_stage)
             return 0
+        assert binding is not None  # made for every run but a dry one
         result = forge(store, scan, make_stage, binding.model_for_round,
                        forge_options(args, binding, embedder),
                        report_file=report_file(args, "forge"),
@@ -339,7 +340,8 @@ def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
                 ("belief", "truth", "source", "now")))
     if args.retract:
         print(f"retracted {len(stale)} belief(s); went OUT: {len(change.went_out)}"
-              + (f" ({', '.join(change.went_out[:20])}{' ...' if len(change.went_out) > 20 else ''})"
+              + (f" ({', '.join(change.went_out[:20])}"
+                 f"{' ...' if len(change.went_out) > 20 else ''})"
                  if change.went_out else ""))
     else:
         print(f"{len(stale)} stale belief(s); `{PROG} stale --retract` takes them down")

@@ -138,6 +138,7 @@ def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
             return 0
         options = run_options(args, binding, default_output=DEFAULT_OUTPUT,
                               accept_command=f"{PROG} accept", params=run_params(args))
+        assert binding is not None  # made for every run but a dry one
         result = run_stage(store, stage, binding.model_for_round, options,
                            report_file=report_file(args, "review"),
                            progress=progress_for(args, wiring), cost=binding.cost)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from engine.cli.support import open_store, print_json
 from engine.errors import ModelError
@@ -51,6 +51,12 @@ def build_model(args: argparse.Namespace) -> ModelBinding:
         return cost_usd(spec, tokens_in, tokens_out)
 
     return ModelBinding(bound, is_transient, cost)
+
+
+class ErrorStream(Protocol):
+    """What printing a run needs of a command's wiring: where errors go."""
+
+    def err(self) -> Any: ...
 
 
 @dataclass
@@ -222,11 +228,12 @@ class StderrProgress:
               file=self.stream, flush=True)
 
 
-def progress_for(args: argparse.Namespace, wiring: Wiring) -> StderrProgress | None:
+def progress_for(args: argparse.Namespace, wiring: ErrorStream) -> StderrProgress | None:
     return None if args.quiet else StderrProgress(wiring.err())
 
 
-def print_run(result: RunResult, args: argparse.Namespace, wiring: Wiring, prog: str) -> int:
+def print_run(result: RunResult, args: argparse.Namespace, wiring: ErrorStream, prog: str
+              ) -> int:
     """The summary table (or the totals as JSON); exit 1 when the run ended in error."""
     report = result.report
     if args.json:

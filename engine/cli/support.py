@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from engine.errors import EngineError, InvalidInput
+from engine.store import Store
 
 DEFAULT_LOCK_TIMEOUT = 60.0
 
@@ -43,7 +44,7 @@ class LazyStore:
     reaches for the Neo4j adapter."""
 
     def __init__(self, *, retry_seconds: float = 15) -> None:
-        self._store = None
+        self._store: Store | None = None
         self._retry_seconds = retry_seconds
         self._opening = threading.Lock()  # a server's first calls may come at once
 

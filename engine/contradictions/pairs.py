@@ -145,8 +145,9 @@ def _read(k: int, obj: Any, by_n: Mapping[int, ShownPair] | None):
         s = by_n[n]
         a, b, sha_a, sha_b = s.a, s.b, s.sha_a, s.sha_b
     else:
-        a, b, sha_a, sha_b = (obj.get(x) for x in ("a", "b", "sha_a", "sha_b"))
-        if not all(isinstance(x, str) and x for x in (a, b, sha_a, sha_b)):
+        a, b, sha_a, sha_b = (str(obj.get(x) or "") for x in ("a", "b", "sha_a", "sha_b"))
+        if not all(isinstance(obj.get(x), str) and obj.get(x)
+                   for x in ("a", "b", "sha_a", "sha_b")):
             return f"pair {n}: the file gives no ids with their text hashes", n, None
     comment = obj.get("comment")
     return "", n, PairAnswer(n, verdict, a, b, sha_a, sha_b,

@@ -83,7 +83,7 @@ def embedding_pairs(store: Store, embedder: Embedder, pool: Sequence[tuple[str, 
     found: list[tuple[str, str, float]] = []
     for start in range(0, len(ids), KNN_BATCH):
         chunk = ids[start:start + KNN_BATCH]
-        rows = store.read(lambda tx, chunk=chunk: tx.nearest_beliefs(chunk, k, threshold))
+        rows = store.read(lambda tx: tx.nearest_beliefs(chunk, k, threshold))
         found.extend(r for r in rows if r[1] in members)
         if progress is not None:
             progress(min(start + KNN_BATCH, len(ids)), len(ids))

@@ -196,7 +196,7 @@ class DedupStage:
             same: set[tuple[str, str]] = set()
             if v.same:
                 keep = _keep(tx, v)
-                same = {tuple(sorted(p)) for p in combinations(v.same, 2)}
+                same = {(min(a, b), max(a, b)) for a, b in combinations(v.same, 2)}
                 for m in v.same:
                     if m != keep:
                         change = change.merge(merge_in(tx, m, keep, run_id=run.id,

@@ -104,7 +104,7 @@ def _read_item(reading: _Reading, k: int, obj: Any,
     if by_n is not None:
         members, shas = by_n[n].members, by_n[n].shas
     else:
-        members, shas = _strings(obj.get("members")), _strings(obj.get("shas"))
+        members, shas = _strings(obj.get("members")) or (), _strings(obj.get("shas")) or ()
         if len(members) < 2 or len(shas) != len(members):
             return fault(f"cluster {n}: the file gives no members with their text hashes", n)
     keep = obj.get("keep") or ""

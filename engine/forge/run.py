@@ -99,11 +99,12 @@ class ForgeReport(RunReport):
 class ForgeResult(RunResult):
     """The shared run result, with forge's plan and its report's reconciled sources."""
 
+    report: ForgeReport
     plan: Plan | None = None
 
     @property
     def reconciled(self) -> list[Reconciled]:
-        return self.report.reconciled  # type: ignore[attr-defined]  (a ForgeReport)
+        return self.report.reconciled
 
 
 def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], ForgeStage],

@@ -22,7 +22,7 @@ from engine.forge.parser import parse_premises
 from engine.forge.prompt import (ChunkView, PromptOptions, build_prompt, quotable_lines,
                                  reply_format, reply_schema)
 from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
-from engine.forge.validate import ForgeRules, Ground, check_premises
+from engine.forge.validate import ForgeRules, Ground, Vector, check_premises
 from engine.model import Belief
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.accept import run_note
@@ -73,7 +73,8 @@ class ForgeStage:
         view = store.read(lambda tx: self._view(tx, planned))
         prompt = build_prompt(view, self.settings.prompt)
         c = planned.chunk
-        return RoundInput(prompt, self.contract(planned.chunk), shown=tuple(i for i, _ in view.drawn),
+        return RoundInput(prompt, self.contract(planned.chunk),
+                          shown=tuple(i for i, _ in view.drawn),
                           details={"strategy": "chunk", "source": c.path,
                                    "lines": f"{c.start}-{c.end}", "chunk": c.sha256,
                                    "kind": c.kind},
@@ -110,7 +111,8 @@ class ForgeStage:
         return parsed
 
     def retry_message(self, parsed: Parsed[ProposedPremise], shown: RoundInput) -> str:
-        return retry_message(parsed.diagnostics, opening="Your reply could not be read as premises.",
+        return retry_message(parsed.diagnostics,
+                             opening="Your reply could not be read as premises.",
                              answer_format=reply_format(self.settings.prompt.max_premises))
 
     def combine(self, first: Parsed[ProposedPremise],
@@ -125,12 +127,15 @@ class ForgeStage:
         if self.embedder is None:
             return check_premises(items, ground_of, existing, self.settings.rules)
 
-        def nearest(vector):
+        def vectors(texts: Sequence[str]) -> list[Vector]:
+            return list(self.vectors(texts))
+
+        def nearest(vector: Vector) -> tuple[str, float] | None:
             hits = self._nearest_in(tx, vector, 1)
             return hits[0] if hits else None
 
         return check_premises(items, ground_of, existing, self.settings.rules,
-                              vectors=self.vectors, nearest=nearest)
+                              vectors=vectors, nearest=nearest)
 
     @staticmethod
     def _ground_for_round(shown: RoundInput) -> Callable[[ProposedPremise], Ground | str]:
@@ -181,10 +186,9 @@ class ForgeStage:
             {"id": b.id, "kind": "PREMISE", "mode": "",
              "label": f"{b.source}:{'-'.join(str(x) for x in b.metadata['lines'])}"}
             for b in beliefs])
-        found = tx.get_beliefs([b.id for b in beliefs])
+        truths = {i: b.truth for i, b in tx.get_beliefs([b.id for b in beliefs]).items()}
         applied.entries = [
-            AppliedEntry(p.id, truth_value=found[p.id].truth.value if p.id in found and
-                         found[p.id].truth else None,
+            AppliedEntry(p.id, truth_value=t.value if (t := truths.get(p.id)) else None,
                          fields={"source": p.source, "lines": list(p.lines or ())})
             for p in checked.valid]
         return applied

@@ -53,6 +53,7 @@ def plan(verdicts: Sequence[Verdict], material: Mapping[str, UnderReview], *,
     out = []
     for v in verdicts:
         j = material[v.belief].justification(v.justification)
+        assert j is not None  # validation kept only verdicts on justifications that exist
         if not v.valid:
             out.append(Planned(v, DEFEATED, defeater_id(v.belief, v.justification)))
             continue
@@ -87,7 +88,9 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
     planned = plan(checked.valid, material, apply_suggestions=apply_suggestions)
     wanted = [p.defeater for p in planned if p.defeater]
     existing = tx.existing_ids(wanted) if wanted else set()
-    premises, outlists, additions = [], [], {}
+    premises: list[Belief] = []
+    outlists: list[tuple[str, int, str]] = []
+    additions: dict[str, list[Justification]] = {}
     for p in planned:
         if not p.defeater:
             continue
@@ -98,6 +101,7 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
             text = finding_text(v, v.belief)
             meta.update(review_reason="invalid", reason_type=v.reason_type)
         else:
+            assert p.suggestion is not None  # a superseding defeater comes with its suggestion
             text = (f"{SUPERSEDED}: justification {v.justification} of '{v.belief}' is "
                     f"replaced: {p.suggestion.text}.")
             meta.update(review_reason="superseded")
@@ -105,8 +109,9 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
         if p.defeater in existing:
             continue  # judged before; a person may have retracted it: that decision stands
         premises.append(_premise(p.defeater, text, meta, at))
-        if p.action == SUGGESTION_APPLIED:
+        if p.action == SUGGESTION_APPLIED and p.suggestion is not None:
             j = material[v.belief].justification(v.justification)
+            assert j is not None
             outlist = tuple(o.id for o in j.outlist)
             label = f"{j.label} (review: {p.suggestion.kind})".strip()
             additions.setdefault(v.belief, []).extend(

@@ -9,7 +9,7 @@ in order) included.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -277,7 +277,7 @@ def summary_table(report: RunReport) -> str:
     ))
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
 
-    def fmt(row) -> str:
+    def fmt(row: Sequence[str]) -> str:
         return "  ".join(cell.ljust(widths[i]) if i < 3 else cell.rjust(widths[i])
                          for i, cell in enumerate(row)).rstrip()
 

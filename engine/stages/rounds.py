@@ -10,10 +10,12 @@ model failed after its tries, or the store failed: nothing of the round applied)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
 
 from engine.errors import EngineError
 from engine.provenance import RoundRecord, RunRecord
@@ -88,8 +90,8 @@ def run_round(
     return result
 
 
-def apply_round(tx: GraphTx, stage: Stage, items, shown: RoundInput | None, run: RunRecord,
-                record: RoundRecord) -> Applied:
+def apply_round(tx: GraphTx, stage: Stage, items: Sequence[Any], shown: RoundInput | None,
+                run: RunRecord, record: RoundRecord) -> Applied:
     """Inside one write transaction: the run (once), the round, then the stage's writes."""
     tx.create_run(run)
     tx.record_round(record)
@@ -142,8 +144,9 @@ def _ask(result: RoundResult, stage: Stage, model_for_round: ModelForRound,
     return parsed
 
 
-def _call(result: RoundResult, stage: Stage, runnable, messages, shown: RoundInput,
-          settings: RoundSettings) -> ParsedReply:
+def _call(result: RoundResult, stage: Stage, runnable: Runnable,
+          messages: Sequence[BaseMessage], shown: RoundInput, settings: RoundSettings
+          ) -> ParsedReply:
     call = call_model(runnable, messages, settings.calls)
     result.calls += call.tries
     result.call_errors += list(call.errors)

@@ -31,6 +31,7 @@ from engine.stages.contract import RoundContract
 from engine.store import GraphTx, Store
 
 ItemT = TypeVar("ItemT")
+ItemT_co = TypeVar("ItemT_co", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -63,12 +64,12 @@ class Diagnostic:
         return {"line": self.line, "reason": self.reason}
 
 
-class ParsedReply(Protocol[ItemT]):
+class ParsedReply(Protocol[ItemT_co]):
     """What the machinery needs of a parse: the items, whether the one retry is due, and a
     form for the report. `Parsed` below is the ready-made one."""
 
     @property
-    def items(self) -> Sequence[ItemT]: ...
+    def items(self) -> Sequence[ItemT_co]: ...
 
     @property
     def needs_retry(self) -> bool: ...
@@ -167,23 +168,29 @@ class Applied:
     change: Change = field(default_factory=Change)
 
 
-class Stage(Protocol[ItemT]):
+ParseT = TypeVar("ParseT", bound="ParsedReply[Any]")
+
+
+class Stage(Protocol[ItemT, ParseT]):
+    """A stage's own parts. `ParseT` is its parse (a `Parsed`, or its own type with the
+    members of ParsedReply), which its retry message and combine take back."""
+
     name: str  # "derive", "review", "dedup", "contradictions", "forge"
 
     def read_round(self, store: Store, n: int) -> RoundInput:
         """Round `n`'s (1-based) view, read fresh from the store."""
 
-    def parse(self, reply: str, shown: RoundInput | None) -> ParsedReply[ItemT]:
+    def parse(self, reply: str, shown: RoundInput | None) -> ParseT:
         """The items of a reply (or of a proposals file, with `shown` None); never raises."""
 
-    def retry_message(self, parsed: ParsedReply[ItemT], shown: RoundInput) -> str:
+    def retry_message(self, parsed: ParseT, shown: RoundInput) -> str:
         """The message of the one retry: what was wrong, and the format again."""
 
-    def combine(self, first: ParsedReply[ItemT], second: ParsedReply[ItemT]
-                ) -> ParsedReply[ItemT]:
+    def combine(self, first: ParseT, second: ParseT) -> ParseT:
         """The round's parse after the retry (e.g. the second, or both merged)."""
 
-    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None) -> Checked[ItemT]:
+    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None
+              ) -> Checked[ItemT]:
         """Validate against the graph as it is now; reads only."""
 
     def apply(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None,

@@ -143,7 +143,8 @@ def candidates(threshold: float, k: int, max_cluster: int, search: str) -> None:
         sizes: dict[int, int] = {}
         for c in clusters:
             sizes[len(c.members)] = sizes.get(len(c.members), 0) + 1
-        emit(bench="dedup_candidates", search=search, in_beliefs=len(shas), threshold=threshold, k=k,
+        emit(bench="dedup_candidates", search=search, in_beliefs=len(shas), threshold=threshold,
+             k=k,
              max_cluster=max_cluster, pairs=len(source._pairs or ()), clusters=len(clusters),
              cluster_sizes=dict(sorted(sizes.items())), seconds=round(seconds, 1),
              python_cpu_s=round(time.process_time() - cpu, 1),
