@@ -31,9 +31,10 @@ from engine.cli.stage_cli import (
     report_file,
     run_params,
     share,
-    split_accept,
+    StageCommand,
+    Subcommand,
+    stage_main,
 )
-from engine.cli.support import run_guarded
 from engine.derive.validate import ValidationRules
 from engine.stages.calls import CallPolicy, default_is_transient
 from engine.store import Store
@@ -228,13 +229,10 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     return print_accept(result, args)
 
 
+COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_derive(args, wiring),
+                       check=lambda p, args: check_run_args(p, args),
+                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+
+
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    wiring = wiring or Wiring()
-    is_accept, argv = split_accept(argv)
-    if is_accept:
-        args = build_accept_parser().parse_args(argv)
-        return run_guarded(lambda: cmd_accept(args, wiring), debug=args.debug)
-    parser = build_run_parser()
-    args = parser.parse_args(argv)
-    check_run_args(parser, args)
-    return run_guarded(lambda: cmd_derive(args, wiring), debug=args.debug)
+    return stage_main(COMMAND, argv, wiring or Wiring())

@@ -20,16 +20,16 @@ from engine.cli.stage_cli import (
     add_mode_flags,
     add_model_flags,
     add_output_flags,
-    check_mode_args,
     print_accept,
     print_run,
     progress_for,
     report_file,
     run_options,
     run_params,
-    split_accept,
+    StageCommand,
+    Subcommand,
+    stage_main,
 )
-from engine.cli.support import run_guarded
 from engine.errors import InvalidInput
 from engine.model import check_id
 
@@ -154,13 +154,9 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     return print_accept(result, args)
 
 
+COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_review(args, wiring),
+                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+
+
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    wiring = wiring or Wiring()
-    is_accept, argv = split_accept(argv)
-    if is_accept:
-        args = build_accept_parser().parse_args(argv)
-        return run_guarded(lambda: cmd_accept(args, wiring), debug=args.debug)
-    parser = build_run_parser()
-    args = parser.parse_args(argv)
-    check_mode_args(parser, args)
-    return run_guarded(lambda: cmd_review(args, wiring), debug=args.debug)
+    return stage_main(COMMAND, argv, wiring or Wiring())

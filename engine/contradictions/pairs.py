@@ -14,8 +14,8 @@ from typing import Any
 
 from engine.dedup.prompt import member_line
 from engine.model import Belief
-from engine.stages.replies import (Diagnostic, ReplyShape, combine_by_key, find_items, number,
-                                   retry_message)
+from engine.stages.replies import (Diagnostic, ReplyShape, answer_again, combine_by_key,
+                                   find_items, number)
 from engine.stages.stage import Parsed
 
 VERDICTS = ("CONTRADICTION", "COMPATIBLE")
@@ -76,9 +76,7 @@ def build_prompt(pairs: Sequence[ShownPair], beliefs: Mapping[str, Belief],
 
 
 def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
-    return retry_message(diagnostics, opening="Your answer could not be used as it was.",
-                         request="Answer again for every pair, in this format.",
-                         answer_format=FORMAT)
+    return answer_again(diagnostics, what="pair", answer_format=FORMAT)
 
 
 def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.dedup.verdicts import MAX_COMMENT, REPLY_KEY, VERDICTS, ShownCluster
 from engine.model import Belief
-from engine.stages.replies import Diagnostic, retry_message
+from engine.stages.replies import Diagnostic, answer_again
 
 INSTRUCTIONS = """\
 You are checking a network of beliefs for claims stated more than once.
@@ -51,9 +51,7 @@ def build_prompt(clusters: Sequence[ShownCluster], beliefs: Mapping[str, Belief]
 
 
 def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
-    return retry_message(diagnostics, opening="Your answer could not be used as it was.",
-                         request="Answer again for every cluster, in this format.",
-                         answer_format=FORMAT)
+    return answer_again(diagnostics, what="cluster", answer_format=FORMAT)
 
 
 def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 
 from engine.stages.stage import Diagnostic, Parsed
 
-__all__ = ["Diagnostic", "FoundItem", "ReplyShape", "bare_id", "combine_by_key", "find_items",
-           "line_of", "number", "retry_message", "second_fills_gaps"]
+__all__ = ["Diagnostic", "FoundItem", "ReplyShape", "answer_again", "bare_id", "combine_by_key",
+           "find_items", "line_of", "number", "retry_message", "second_fills_gaps"]
 
 MAX_REPLY_CHARS = 1_000_000
 MAX_LISTED = 20  # diagnostics quoted in a retry message
@@ -210,6 +210,13 @@ def retry_message(diagnostics: Sequence[Diagnostic], *, opening: str, answer_for
     lines += ["", request] if request else []
     lines += ["", answer_format.rstrip("\n")]
     return "\n".join(lines)
+
+
+def answer_again(diagnostics: Sequence[Diagnostic], *, what: str, answer_format: str) -> str:
+    """The retry message of a stage that answers item by item (`what`: cluster, pair)."""
+    return retry_message(diagnostics, opening="Your answer could not be used as it was.",
+                         request=f"Answer again for every {what}, in this format.",
+                         answer_format=answer_format)
 
 
 def combine_by_key(first: Parsed[ItemT], second: Parsed[ItemT],
