@@ -1,5 +1,5 @@
 """A local file copy of embeddings, keyed by (model, text sha256): the VectorCache of
-engine.derive.embedding_cache.
+engine.embedding.cache.
 
 The store keeps every belief's embedding, but reading 100k x 384 floats over Bolt takes
 seconds; this file cache gives them back in a fraction of that, so a `--cluster` round on a
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.derive.embedding_cache import VectorTable
+from engine.embedding.cache import VectorTable
 from engine.errors import ModelError
 from engine.files import write_atomically
 from engine.optional import numpy_module

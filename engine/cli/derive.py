@@ -84,7 +84,7 @@ def make_sampler(args: argparse.Namespace, store: Store, stderr=None):
         from adapters.clustering import kmeans_clusterer
         from adapters.embeddings import SentenceTransformerEmbedder
         from adapters.vector_cache import NpyVectorCache
-        from engine.derive.embedding_cache import embedding_source
+        from engine.embedding.cache import embedding_source
 
         stream = stderr or sys.stderr
 

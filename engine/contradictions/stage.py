@@ -26,7 +26,7 @@ from engine.contradictions.pairs import (
 from engine.dedup.candidates import current_verdicts
 from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
 from engine.dedup.stage import CandidateSource, stale_member
-from engine.derive.embedding_cache import text_sha256
+from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.provenance import RoundRecord, RunRecord

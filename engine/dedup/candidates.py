@@ -2,7 +2,7 @@
 an N x N matrix.
 
 Neighbours come from the Neo4j vector index over the embeddings derive already stores on
-beliefs (engine/derive/embedding_cache.py: same embedder, same cache; a belief whose
+beliefs (engine/embedding/cache.py: same embedder, same cache; a belief whose
 embedding is missing or stale gets one first): for each IN belief, its `k` nearest IN beliefs
 at cosine >= threshold, asked for a batch of beliefs per statement. Memory is O(N * k).
 Networks without embeddings use id-token Jaccard (`--by-id`), found by prefix filtering (two
@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.derive.embedding_cache import Embedder, VectorCache, ensure_embeddings, text_sha256
+from engine.embedding.cache import Embedder, VectorCache, ensure_embeddings, text_sha256
 from engine.store import PairVerdict, Store
 
 KNN_BATCH = 500  # beliefs per nearest-neighbour statement

@@ -31,7 +31,7 @@ from engine.dedup.merge import choose_keep, merge_in, rests_on
 from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
 from engine.dedup.prompt import build_prompt, reply_schema, retry_text
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
-from engine.derive.embedding_cache import Embedder, VectorCache, text_sha256
+from engine.embedding.cache import Embedder, VectorCache, text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change, Truth
 from engine.provenance import RoundRecord, RunRecord

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.derive.embedding_cache import Embedder, text_sha256
+from engine.embedding.cache import Embedder, text_sha256
 from engine.forge.grounding import clean_quote
 from engine.forge.items import ProposedPremise
 from engine.forge.parser import parse_premises

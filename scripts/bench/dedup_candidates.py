@@ -82,7 +82,7 @@ def setup(size: int) -> None:
     from adapters.cypher_files import cypher
     from adapters.formats import parse_network
     from engine import interchange
-    from engine.derive.embedding_cache import text_sha256
+    from engine.embedding.cache import text_sha256
     from engine.store import StoredEmbedding
 
     store, settings = open_store()

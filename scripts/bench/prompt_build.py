@@ -49,7 +49,7 @@ import numpy as np  # noqa: E402
 
 from adapters.clustering import kmeans_clusterer  # noqa: E402
 from adapters.vector_cache import NpyVectorCache  # noqa: E402
-from engine.derive.embedding_cache import (  # noqa: E402
+from engine.embedding.cache import (  # noqa: E402
     MemoryVectorCache,
     embedding_source,
     ensure_embeddings,
