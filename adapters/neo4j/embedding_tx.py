@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from adapters.neo4j.dedup_tx import score_to_cosine
 from adapters.neo4j.base import TxBase
 from engine.store import StoredEmbedding
 
@@ -68,6 +69,6 @@ class EmbeddingTxPart(TxBase):
         return written
 
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
-        return [(r["id"], r["score"]) for r in
+        return [(r["id"], score_to_cosine(r["score"])) for r in
                 self._run("similar_beliefs", vector=_floats(vector),
                           limit=int(limit))]

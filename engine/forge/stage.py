@@ -100,8 +100,7 @@ class ForgeStage:
 
     @staticmethod
     def _nearest_in(tx: GraphTx, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
-        # the vector index scores cosine as (1 + cos) / 2; the rules speak of the cosine
-        return [(i, 2 * score - 1) for i, score in tx.similar_beliefs(vector, limit)]
+        return tx.similar_beliefs(vector, limit)
 
     # --- the reply ---------------------------------------------------------------------
     def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ProposedPremise]:
