@@ -5,12 +5,12 @@ index is in cypher/schema.cypher.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
+from adapters.neo4j.stage_tx import run_from_values
 from engine.model import Truth
 from engine.provenance import RunRecord
 from engine.store import BeliefHit
@@ -38,13 +38,7 @@ def hit_from_row(row: Sequence[Any]) -> BeliefHit:
 
 
 def stage_run_from_row(row: Sequence[Any]) -> RunRecord:
-    rid, stage, model, started_at, params = row
-    try:
-        decoded = json.loads(params) if isinstance(params, str) and params else {}
-    except json.JSONDecodeError:
-        decoded = {"raw": params}
-    return RunRecord(rid or "", model or "", str(started_at or ""),
-                     decoded if isinstance(decoded, dict) else {"value": decoded}, stage or "")
+    return run_from_values(*row)  # run id, stage, model, started_at, params
 
 
 class SearchTxPart(TxBase):
