@@ -9,15 +9,25 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 	-DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,documents,mcp,llm-server
 
-.PHONY: demo test setup venv neo4j neo4j-stop browser bench clean
+.PHONY: demo test test-fast lint setup venv neo4j neo4j-stop browser bench clean
 
 # `make demo FROM=sources` starts from scripts/example-sources/ (forge, then derive).
 demo: setup neo4j
 	$(PY) -m engine serve start
 	$(PY) scripts/demo $(if $(filter sources,$(FROM)),--from-sources,)
 
-test: setup neo4j browser
+test: setup neo4j browser lint
 	$(PY) -m pytest
+
+# The inner loop: everything but the tests marked slow (server faults, local model, Browser,
+# hypothesis on Neo4j).
+test-fast: setup neo4j lint
+	$(PY) -m pytest -m "not slow"
+
+# ruff and mypy, configured in pyproject.toml.
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 setup: $(VENV)/.installed
 	scripts/neo4j install

@@ -51,9 +51,10 @@ def parse_cypher_file(path: str, content: str) -> list[NamedQuery]:
             raise CypherFileError(f"{path}: query '{name}' lacks its '// ...' description line")
         if not any(line.strip() and not line.strip().startswith("//") for line in lines):
             raise CypherFileError(f"{path}: query '{name}' is empty")
-        if _PLACEHOLDER.search(body):
+        placeholder = _PLACEHOLDER.search(body)
+        if placeholder:
             raise CypherFileError(
-                f"{path}: query '{name}' has a placeholder {_PLACEHOLDER.search(body).group(0)};"
+                f"{path}: query '{name}' has a placeholder {placeholder.group(0)};"
                 " pass values as $parameters"
             )
         queries.append(NamedQuery(name, description, body, path))

@@ -86,6 +86,7 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def _local_path(self) -> Path:
+        assert self._model_path is not None
         path = Path(self._model_path).expanduser()
         if not path.is_dir():
             raise ModelError(

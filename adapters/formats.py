@@ -99,7 +99,7 @@ def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[
         metadata = node.get("metadata") or {}
         if not isinstance(metadata, dict):
             raise bad(where, "'metadata' must be an object")
-        fields = {}
+        fields: dict[str, Any] = {}
         for key in STRING_FIELDS:
             value = node.get(key) or ""
             if not isinstance(value, str):
@@ -114,7 +114,7 @@ def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[
             asserted=bool(node.get("asserted", False)),
             **fields,
         )
-    nogoods = []
+    nogoods: list[Nogood] = []
     raw_nogoods = data.get("nogoods", [])
     if not isinstance(raw_nogoods, list):
         raise bad("top level", "'nogoods' must be a list")

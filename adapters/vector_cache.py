@@ -1,5 +1,5 @@
 """A local file copy of embeddings, keyed by (model, text sha256): the VectorCache of
-engine.derive.embedding_cache.
+engine.embedding.cache.
 
 The store keeps every belief's embedding, but reading 100k x 384 floats over Bolt takes
 seconds; this file cache gives them back in a fraction of that, so a `--cluster` round on a
@@ -11,7 +11,8 @@ time (the store has the vectors).
 Layout: `<directory>/<model slug>/seg-*.npy`, each segment two arrays saved one after the
 other in one file, the shas (S64, hex) and then their float32 vectors (n x d, contiguous, so
 that loading and gathering them is a plain copy), written to a temporary name and renamed, so
-readers never see half a segment. Every `put` adds a segment; past MAX_SEGMENTS they are merged into one. The
+readers never see half a segment. Every `put` adds a segment; past MAX_SEGMENTS they are merged
+into one. The
 directory is chosen by the entry point (e.g. $XDG_CACHE_HOME/eem-engine/embeddings).
 Constructing the cache touches no file; the first `get` or `put` of a model loads it.
 """
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.derive.embedding_cache import VectorTable
+from engine.embedding.cache import VectorTable
 from engine.errors import ModelError
 from engine.files import write_atomically
 from engine.optional import numpy_module

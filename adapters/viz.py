@@ -42,14 +42,15 @@ def render_html(nb: Neighbourhood, *, title: str | None = None) -> str:
             properties=props,
         ))
     relationships = []
-    for e in sorted(nb.edges.values(), key=lambda e: e.key):
-        style = relationship_style(e.type, rules)
+    for edge in sorted(nb.edges.values(), key=lambda edge: edge.key):
+        style = relationship_style(edge.type, rules)
         relationships.append(Relationship(
-            id=e.key, source=e.source, target=e.target,
-            caption=caption(style.get("caption", "<type>"), e.properties, e.type),
+            id=edge.key, source=edge.source, target=edge.target,
+            caption=caption(style.get("caption", "<type>"), edge.properties, edge.type),
             color=style.get("color", "#A5ABB6"),
             width=_px(style.get("shaft-width", "1px"), 1.0),
-            properties={"type": e.type, **{k: _shown(v) for k, v in e.properties.items()}},
+            properties={"type": edge.type,
+                        **{k: _shown(v) for k, v in edge.properties.items()}},
         ))
     graph = VisualizationGraph(nodes=nodes, relationships=relationships)
     graph.set_legend(nodes={name: node_style(labels, rules).get("color", "#A5ABB6")

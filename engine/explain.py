@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine.errors import NotFound
 from engine.model import Belief, Justification, Truth
@@ -21,13 +22,14 @@ from engine.store import Store
 class Step:
     id: str
     truth: str  # IN, OUT, UNDETERMINED, MISSING
-    why: str  # premise, asserted, retracted, justified, unjustified, undetermined, missing, see-above, cycle
+    # premise, asserted, retracted, justified, unjustified, undetermined, missing, see-above, cycle
+    why: str
     depth: int | None = None
     detail: str = ""
     justifications: list[JustificationStep] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
-        d = {"id": self.id, "truth": self.truth, "why": self.why}
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"id": self.id, "truth": self.truth, "why": self.why}
         if self.depth is not None:
             d["depth"] = self.depth
         if self.detail:
@@ -55,6 +57,10 @@ class JustificationStep:
         }
 
 
+def _truth(b: Belief) -> str:
+    return b.truth.value if b.truth is not None else ""  # stored beliefs always have one
+
+
 def explain(store: Store, belief_id: str) -> Step:
     upstream = store.read(lambda tx: tx.upstream([belief_id]))
     if belief_id not in upstream:
@@ -71,21 +77,21 @@ def explain_in(beliefs: Mapping[str, Belief], root: str) -> Step:
         if b is None:
             return Step(bid, "MISSING", "missing", detail="no belief has this id")
         if bid in path:
-            return Step(bid, b.truth.value, "cycle", detail="support runs back to this belief")
+            return Step(bid, _truth(b), "cycle", detail="support runs back to this belief")
         if bid in explained:
-            return Step(bid, b.truth.value, "see-above", b.depth)
+            return Step(bid, _truth(b), "see-above", b.depth)
         explained.add(bid)
         here = path + (bid,)
         if b.retracted:
             reason = f"retracted{': ' + b.retract_reason if b.retract_reason else ''}"
-            return Step(bid, b.truth.value, "retracted", b.depth, detail=reason)
+            return Step(bid, _truth(b), "retracted", b.depth, detail=reason)
         if b.is_premise and b.justifications and b.truth != Truth.IN:
             # a premise gated by supersede or challenge: the IN gate is the reason
-            return Step(bid, b.truth.value, "gated", 0, detail="a premise, gated", justifications=[
+            return Step(bid, _truth(b), "gated", 0, detail="a premise, gated", justifications=[
                 _justification(j, False, visit, here, truth, failing_only=True)
                 for j in b.justifications])
         if b.is_premise:
-            return Step(bid, b.truth.value, "premise", 0)
+            return Step(bid, _truth(b), "premise", 0)
         if b.truth == Truth.IN:
             valid = [j for j in b.justifications if is_valid(j, truth)]
             if not valid:
@@ -96,7 +102,7 @@ def explain_in(beliefs: Mapping[str, Belief], root: str) -> Step:
         why = "undetermined" if b.truth == Truth.UNDETERMINED else "unjustified"
         detail = ("on, or resting on, a loop through outlists: no unique answer"
                   if why == "undetermined" else "no valid justification")
-        return Step(bid, b.truth.value, why, b.depth, detail=detail, justifications=[
+        return Step(bid, _truth(b), why, b.depth, detail=detail, justifications=[
             _justification(j, False, visit, here, truth, failing_only=True)
             for j in b.justifications
         ])
@@ -184,7 +190,7 @@ def trace_in(beliefs: Mapping[str, Belief], root: str) -> list[TraceEntry]:
             found[bid] = TraceEntry(bid, "MISSING", "missing")
             continue
         if b.is_premise:
-            found[bid] = TraceEntry(bid, b.truth.value, "premise")
+            found[bid] = TraceEntry(bid, _truth(b), "premise")
             continue
         relevant = b.justifications
         if b.truth == Truth.IN:

@@ -31,4 +31,7 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], N
 
 
 def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:
-    return write_atomically(path, lambda f: f.write(text.encode("utf-8")))
+    def write(f: BinaryIO) -> None:
+        f.write(text.encode("utf-8"))
+
+    return write_atomically(path, write)

@@ -80,7 +80,9 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
     def supported_by_stored_labels(b: Belief) -> bool:
         return any(is_valid(j, stored_truth) for j in b.justifications)
 
-    circular, stale, undetermined = [], [], []
+    circular: list[str] = []
+    stale: list[str] = []
+    undetermined: list[str] = []
     for bid in sorted(beliefs):
         truth = labels[bid].truth
         if truth == Truth.UNDETERMINED:
@@ -101,7 +103,8 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
         known_nogoods = {n.id for n in tx.nogoods()}
         clash = [n.id for n in network.nogoods if n.id in known_nogoods]
         if clash:
-            raise InvalidInput(f"nogood '{clash[0]}' already exists", field="nogood", value=clash[0])
+            raise InvalidInput(f"nogood '{clash[0]}' already exists", field="nogood",
+                               value=clash[0])
         named = {ref for b in beliefs.values() for j in b.justifications for ref in j.mentions()}
         if tx.placeholder_ids(beliefs) or tx.existing_ids(named - beliefs.keys()):
             # The file joins beliefs already in the graph: create, then propagate.
@@ -111,7 +114,7 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
             # A self-contained file: its labels are the from-scratch model computed above,
             # written with the beliefs in one pass (no propagation is needed, none can differ).
             tx.create_labelled_beliefs(list(beliefs.values()), labels)
-            change = Change(went_in=sorted(b for b, l in labels.items() if l.truth == Truth.IN))
+            change = Change(went_in=sorted(b for b, lab in labels.items() if lab.truth == Truth.IN))
         for nogood in network.nogoods:
             tx.create_nogood(nogood)
         tx.save_network_info(network.meta, network.repos)

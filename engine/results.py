@@ -10,14 +10,16 @@ from engine.model import Belief
 
 def belief_row(b: Belief) -> dict[str, Any]:
     """A belief in a listing (no justifications)."""
-    return {"id": b.id, "truth": b.truth.value, "depth": b.depth, "premise": b.is_premise,
+    return {"id": b.id, "truth": b.truth.value if b.truth else None,
+            "depth": b.depth, "premise": b.is_premise,
             "text": b.text}
 
 
 def belief_record(b: Belief, dependents: Sequence[str]) -> dict[str, Any]:
     """One belief in full, with its justifications and direct dependents."""
     return {
-        "id": b.id, "text": b.text, "truth": b.truth.value, "depth": b.depth,
+        "id": b.id, "text": b.text, "truth": b.truth.value if b.truth else None,
+        "depth": b.depth,
         "retracted": b.retracted, "asserted": b.asserted, "retract_reason": b.retract_reason,
         "source": b.source, "source_url": b.source_url, "metadata": dict(b.metadata),
         "justifications": [{"kind": j.kind.value, "antecedents": list(j.antecedents),

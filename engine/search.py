@@ -62,7 +62,7 @@ def check_limit(limit: int) -> int:
 def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIMIT,
            include_out: bool = False, embedder=None) -> list[SearchHit]:
     """The `limit` best beliefs for `words`; by meaning as well when `embedder` (the
-    one-method embedder of engine.derive.embedding_cache.Embedder) is given."""
+    one-method embedder of engine.embedding.cache.Embedder) is given."""
     parts = search_words(words)
     check_limit(limit)
     vector = None

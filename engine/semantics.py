@@ -18,9 +18,9 @@ Circular positive support is no support: a belief whose only support runs throug
 false, hence OUT.
 
 Depth: 0 for premises (retracted or not; a premise gated by supersede or challenge included)
-and for user-asserted beliefs (they hold as facts,
-whatever their justifications); for an IN derived belief, 1 + the largest antecedent depth of its shallowest valid justification;
-for any other derived belief, the same over all its justifications. A missing id has depth 0.
+and for user-asserted beliefs (they hold as facts, whatever their justifications); for an IN
+derived belief, 1 + the largest antecedent depth of its shallowest valid justification; for
+any other derived belief, the same over all its justifications. A missing id has depth 0.
 "Shallowest" is the minimum over finite derivations (Knuth's generalisation of Dijkstra), so a
 belief whose every justification waits on itself has no finite depth: None.
 """
@@ -43,7 +43,7 @@ def compute_labels(beliefs: Mapping[str, Belief]) -> dict[str, Label]:
     return {bid: Label(truth[bid], depths.get(bid)) for bid in beliefs}
 
 
-def is_valid(j: Justification, truth: Mapping[str, Truth]) -> bool:
+def is_valid(j: Justification, truth: Mapping[str, Truth | None]) -> bool:
     """A justification is valid when every antecedent is IN and every outlist member is OUT
     (a missing id is OUT; an UNDETERMINED one is neither)."""
     return all(truth.get(a) == Truth.IN for a in j.antecedents) and all(

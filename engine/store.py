@@ -377,7 +377,8 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
         """Bulk-create self-contained beliefs that already carry their final labels (import
         of a file whose labels were computed from scratch)."""
 
-    def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None: ...
+    def add_justifications(self, belief_id: str,
+                           justifications: Sequence[Justification]) -> None: ...
 
     def set_pins(
         self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str, at: str
@@ -463,8 +464,9 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
         beliefs were found. Meant for small write transactions of their own: a cache."""
 
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
-        """Up to `limit` (id, cosine score) of the beliefs whose stored embedding is
-        nearest to `vector`, best first (the belief_embedding vector index)."""
+        """Up to `limit` (id, cosine) of the beliefs whose stored embedding is nearest to
+        `vector`, best first (the belief_embedding vector index); cosine, as every vector
+        verb returns, not the index's (1 + cos) / 2 score."""
 
     # --- forge: sources and the premises drawn from them ----------------------------------
     def sources(self) -> list[SourceRecord]:

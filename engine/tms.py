@@ -122,7 +122,8 @@ def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:
     return enforce_nogoods(tx, change)
 
 
-def add_justification(store: Store, belief_id: str, justifications: Sequence[Justification]) -> Change:
+def add_justification(store: Store, belief_id: str,
+                      justifications: Sequence[Justification]) -> Change:
     """Give an existing belief more justifications (a premise becomes derived)."""
     check_id(belief_id)
     if not justifications:
@@ -346,7 +347,8 @@ def compare_labels(beliefs: dict[str, Belief], raw_labels: dict[str, list[str]],
             problems.append(Mismatch(bid, "labels " + ":".join(sorted(set(raw))),
                                      str(computed[bid].truth)))
             continue
-        stored, want = beliefs[bid], computed[bid]
+        stored = Label(beliefs[bid].truth or Truth.OUT, beliefs[bid].depth)
+        want = computed[bid]
         if stored.truth != want.truth:
             problems.append(Mismatch(bid, f"{stored.truth}", f"{want.truth}"))
         elif stored.depth != want.depth:

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 
 from engine.dedup.stage import CandidateSource, DedupOptions, DedupStage
 from engine.dedup.verdicts import ClusterVerdict
-from engine.derive.embedding_cache import text_sha256
+from engine.embedding.cache import text_sha256
 from engine.provenance import RoundRecord, RunRecord
 from engine.store import StoredEmbedding
 

@@ -448,7 +448,7 @@ class FakeTx:
             en = sum(x * x for x in e.vector) ** 0.5
             if len(e.vector) == len(q) and qn and en:
                 cos = sum(a * b for a, b in zip(q, e.vector)) / (qn * en)
-                scored.append((i, (1 + cos) / 2))  # Neo4j's cosine score, in [0, 1]
+                scored.append((i, cos))
         return sorted(scored, key=lambda p: (-p[1], p[0]))[:limit]
 
     # --- forge ------------------------------------------------------------------------
@@ -487,8 +487,8 @@ class FakeTx:
         for i in ids:
             if i not in self.s.embeddings:
                 continue
-            scored = [(j, 2 * s - 1) for j, s in self.similar_beliefs(self.s.embeddings[i].vector,
-                                                                      k + 1) if j != i]
+            scored = [(j, c) for j, c in self.similar_beliefs(self.s.embeddings[i].vector, k + 1)
+                      if j != i]
             out += [(i, j, c) for j, c in scored[:k]
                     if self.s.beliefs[j].truth == Truth.IN and c >= min_cosine - 1e-9]
         return out

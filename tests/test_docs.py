@@ -46,3 +46,32 @@ def test_command_appears_in_the_readme(name):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert re.search(rf"python -m engine {re.escape(name)}(?![\w-])", readme), (
         f"README.md does not show `python -m engine {name}`")
+
+
+# --- the stage commands (one StageCommand each, engine/cli/stage_cli.py) ----------------
+STAGE_CLIS = ["derive", "review", "dedup", "contradictions", "forge"]
+
+
+def _stage_command(name: str):
+    import importlib
+
+    return importlib.import_module(f"engine.cli.{name}")
+
+
+@pytest.mark.parametrize("name", STAGE_CLIS + ["pipeline"])
+def test_each_entry_point_has_help_with_an_example_and_a_readme_section(name):
+    module = _stage_command(name)
+    parser = module.COMMAND.build_parser() if name != "pipeline" else module.build_parser()
+    text = parser.format_help()
+    prog = f"python -m engine.{name}"
+    assert re.search(rf"^examples?:\n\s+{re.escape(prog)}", text, re.MULTILINE), text
+    assert f"`{prog}`" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("name, sub", [(n, s) for n in STAGE_CLIS
+                                       for s in _stage_command(n).COMMAND.subcommands])
+def test_each_subcommand_has_help_with_an_example_in_the_readme(name, sub):
+    text = _stage_command(name).COMMAND.subcommands[sub].build_parser().format_help()
+    prog = f"python -m engine.{name} {sub}"
+    assert re.search(rf"^examples?:\n\s+{re.escape(prog)}", text, re.MULTILINE), text
+    assert prog in (ROOT / "README.md").read_text(encoding="utf-8")

@@ -18,6 +18,7 @@ Provider SDKs are imported only by the module of the back-end asked for.
 """
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping
 
@@ -80,12 +81,8 @@ def build_chat_model(
         from adapters.llm import replay
 
         return replay.build(rest, spec=spec)
-    if scheme == "ollama":
-        from adapters.llm import ollama as provider
-    elif scheme == "openai":
-        from adapters.llm import openai as provider
-    else:
-        from adapters.llm import anthropic as provider
+    module = scheme if scheme in ("ollama", "openai") else "anthropic"
+    provider = importlib.import_module(f"adapters.llm.{module}")
     return provider.build(rest, spec=spec, timeout=timeout, environ=environ)
 
 

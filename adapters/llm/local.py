@@ -184,8 +184,8 @@ class LlamaCppChatModel(BaseChatModel):
         seconds = time.perf_counter() - started
         perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
         if timed_out:
-            message = f"the local model timed out after {self.timeout:g} s"
-            raise ModelError(message, model=self._spec())
+            reason = f"the local model timed out after {self.timeout:g} s"
+            raise ModelError(reason, model=self._spec())
         choice, usage = completion["choices"][0], completion["usage"]
         tokens_in, tokens_out = usage["prompt_tokens"], usage["completion_tokens"]
         message = AIMessage(

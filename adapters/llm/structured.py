@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
@@ -179,7 +179,7 @@ def structured_rounds(chat: BaseChatModel, **options: Any) -> ModelForRound:
         structured = chat.with_structured_output(schema, include_raw=True, **options)
 
         def call(messages: list[BaseMessage], config: RunnableConfig) -> AIMessage:
-            result = structured.invoke(messages, config)
+            result = cast(dict[str, Any], structured.invoke(messages, config))  # include_raw
             return markdown_message(
                 result.get("parsed"), result["raw"], parsing_error=result.get("parsing_error")
             )
@@ -214,7 +214,7 @@ def json_round(chat: BaseChatModel, contract: RoundContract, *, bounded: bool,
     structured = chat.with_structured_output(schema, include_raw=True, **options)
 
     def call(messages: list[BaseMessage], config: RunnableConfig) -> AIMessage:
-        result = structured.invoke(messages, config)
+        result = cast(dict[str, Any], structured.invoke(messages, config))  # include_raw
         return json_message(result.get("parsed"), result["raw"],
                             parsing_error=result.get("parsing_error"))
 

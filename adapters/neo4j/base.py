@@ -8,6 +8,7 @@ import neo4j
 
 from adapters.cypher_files import cypher
 from adapters.neo4j.change_tracker import ChangeTracker
+from engine.errors import StoreError
 
 
 class TxBase:
@@ -29,6 +30,13 @@ class TxBase:
 
     def _single(self, name: str, **params: Any) -> neo4j.Record | None:
         return self._tx.run(cypher(name), params).single()
+
+    def _one(self, name: str, **params: Any) -> neo4j.Record:
+        """The one record of a query that always returns one (an aggregation)."""
+        record = self._single(name, **params)
+        if record is None:
+            raise StoreError(f"query '{name}' returned no row")
+        return record
 
     # --- for code that drives this transaction from outside its parts (propagation) --------
     def run_query(self, name: str, **params: Any) -> list[neo4j.Record]:

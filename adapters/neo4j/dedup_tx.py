@@ -108,8 +108,8 @@ class DedupTxPart(TxBase):
                 for e in record.rewired]
         note_redefined(self, sorted({e.belief for e in record.rewired}))
         if rows:
-            moved = self._single("move_back_edges", merged=record.merged, kept=record.kept,
-                                 rows=rows)["moved"]
+            moved = self._one("move_back_edges", merged=record.merged, kept=record.kept,
+                              rows=rows)["moved"]
             if moved != len(rows):
                 raise InvalidInput(
                     f"cannot undo the merge of '{record.merged}': {len(rows) - moved} of the "

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from adapters.neo4j.dedup_tx import score_to_cosine
 from adapters.neo4j.base import TxBase
 from engine.store import StoredEmbedding
 
@@ -43,12 +44,12 @@ class EmbeddingTxPart(TxBase):
     def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         wanted = set(ids)
         if len(wanted) > SCAN_ABOVE:
-            record = self._single("all_embedding_keys")
+            record = self._one("all_embedding_keys")
             return {i: (sha or "", model or "") for i, sha, model in record["keys"]
                     if i in wanted}
         out: dict[str, tuple[str, str]] = {}
         for chunk in _chunks(sorted(wanted), ID_BATCH):
-            record = self._single("embedding_keys", ids=chunk)
+            record = self._one("embedding_keys", ids=chunk)
             out.update((i, (sha or "", model or "")) for i, sha, model in record["keys"])
         return out
 
@@ -68,6 +69,6 @@ class EmbeddingTxPart(TxBase):
         return written
 
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
-        return [(r["id"], r["score"]) for r in
+        return [(r["id"], score_to_cosine(r["score"])) for r in
                 self._run("similar_beliefs", vector=_floats(vector),
                           limit=int(limit))]

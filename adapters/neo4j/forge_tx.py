@@ -54,5 +54,5 @@ class ForgeTxPart(TxBase):
     def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
         record = self._single("forge_belief_ids_from_sources", paths=sorted(set(paths)))
         ids = record["ids"] if record else []
-        found = self.get_beliefs(ids)  # type: ignore[attr-defined]  (TmsTxPart)
+        found = self.get_beliefs(ids)  # type: ignore[attr-defined]  # TmsTxPart
         return [found[i] for i in sorted(found)]

@@ -26,8 +26,10 @@ def plain(value: Any) -> Any:
     if isinstance(value, neo4j.graph.Node):
         return GraphNode(value.element_id, tuple(sorted(value.labels)), _properties(value))
     if isinstance(value, neo4j.graph.Relationship):
-        return GraphEdge(value.element_id, value.type, value.start_node.element_id,
-                         value.end_node.element_id, _properties(value))
+        start, end = value.start_node, value.end_node
+        assert start is not None and end is not None  # the driver gives a returned edge both
+        return GraphEdge(value.element_id, value.type, start.element_id, end.element_id,
+                         _properties(value))
     if isinstance(value, neo4j.graph.Path):
         items: list[Any] = [plain(value.start_node)]
         for rel in value.relationships:

@@ -77,7 +77,7 @@ class ReviewTxPart(TxBase):
 
     def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
         rows = [stamp_to_row(s) for s in stamps]
-        found = self._single("review_stamp", rows=rows)["found"] if rows else 0
+        found = self._one("review_stamp", rows=rows)["found"] if rows else 0
         if found != len(rows):
             raise StoreError(f"review stamps name beliefs that do not exist ({found} of "
                              f"{len(rows)} found)")

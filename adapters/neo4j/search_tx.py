@@ -5,12 +5,12 @@ index is in cypher/schema.cypher.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
+from adapters.neo4j.stage_tx import run_from_values
 from engine.model import Truth
 from engine.provenance import RunRecord
 from engine.store import BeliefHit
@@ -38,13 +38,7 @@ def hit_from_row(row: Sequence[Any]) -> BeliefHit:
 
 
 def stage_run_from_row(row: Sequence[Any]) -> RunRecord:
-    rid, stage, model, started_at, params = row
-    try:
-        decoded = json.loads(params) if isinstance(params, str) and params else {}
-    except json.JSONDecodeError:
-        decoded = {"raw": params}
-    return RunRecord(rid or "", model or "", str(started_at or ""),
-                     decoded if isinstance(decoded, dict) else {"value": decoded}, stage or "")
+    return run_from_values(*row)  # run id, stage, model, started_at, params
 
 
 class SearchTxPart(TxBase):
@@ -56,8 +50,8 @@ class SearchTxPart(TxBase):
         # matches most of a big network); only when OUT ones leave too few is it asked again.
         fetch = max(int(limit) * FETCH_FACTOR, MIN_FETCH)
         while True:
-            record = self._single("search_text", query=query, limit=int(limit), fetch=fetch,
-                                  include_out=bool(include_out))
+            record = self._one("search_text", query=query, limit=int(limit), fetch=fetch,
+                               include_out=bool(include_out))
             hits = [hit_from_row(r) for r in record["hits"]]
             if len(hits) >= limit or record["fetched"] < fetch:
                 return hits

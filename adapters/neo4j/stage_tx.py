@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.records import belief_from_map
@@ -33,11 +34,21 @@ def round_to_params(record: RoundRecord) -> dict:
     }
 
 
-def provenance_from_record(r) -> ProposedBy:
-    params = json.loads(r["params"]) if r["params"] else {}
-    run = RunRecord(id=r["run_id"], model=r["model"] or "", started_at=r["started_at"] or "",
-                    params=params if isinstance(params, dict) else {},
-                    stage=r["stage"] or "derive")
+def run_from_values(run_id: Any, stage: Any, model: Any, started_at: Any, params: Any
+                    ) -> RunRecord:
+    """A (:Run) node's fields as a RunRecord: the one decoding of a run (a run written before
+    stages had names is derive's; params that are not a JSON object are kept, not lost)."""
+    try:
+        decoded = json.loads(params) if isinstance(params, str) and params else {}
+    except json.JSONDecodeError:
+        decoded = {"raw": params}
+    return RunRecord(run_id or "", model or "", str(started_at or ""),
+                     decoded if isinstance(decoded, dict) else {"value": decoded},
+                     stage or "derive")
+
+
+def provenance_from_record(r: Any) -> ProposedBy:
+    run = run_from_values(r["run_id"], r["stage"], r["model"], r["started_at"], r["params"])
     record = RoundRecord(
         run_id=r["run_id"], round=r["n"], prompt_sha256=r["prompt_sha256"] or "",
         tokens_in=r["tokens_in"] or 0, tokens_out=r["tokens_out"] or 0,
@@ -49,7 +60,7 @@ def provenance_from_record(r) -> ProposedBy:
 class StageTxPart(TxBase):
     def upgrade_provenance(self) -> dict[str, int]:
         """DeriveRun / DeriveRound nodes of older versions become Run / Round nodes."""
-        return {name: self._single(name)[0]
+        return {name: self._one(name)[0]
                 for name in ("migrate_derive_runs", "migrate_derive_rounds")}
 
     def create_run(self, run: RunRecord) -> None:

@@ -71,7 +71,7 @@ class TmsTxPart(TxBase):
         return record[what] if record else 0
 
     def status(self) -> Status:
-        r = self._single("status_counts")
+        r = self._one("status_counts")
         return Status(
             beliefs=r["beliefs"],
             in_=r["in_count"],
@@ -188,11 +188,11 @@ class TmsTxPart(TxBase):
                                                    if labels[b.id].truth == Truth.IN]))
         rows = [labelled_belief_row(b, labels[b.id].truth, labels[b.id].depth) for b in beliefs]
         for chunk in _batches(rows, 10000):
-            element.update(self._single("create_labelled_beliefs", rows=chunk)["pairs"])
+            element.update(self._one("create_labelled_beliefs", rows=chunk)["pairs"])
         missing = sorted({ref for b in beliefs for j in b.justifications for ref in j.mentions()}
                          - element.keys())
         for chunk in _batches(missing, 10000):
-            element.update(self._single("create_placeholders", ids=chunk)["pairs"])
+            element.update(self._one("create_placeholders", ids=chunk)["pairs"])
         rows = [
             {**row, "belief": element[row["belief"]],
              "antecedents": [element[a] for a in row["antecedents"]],
@@ -204,7 +204,7 @@ class TmsTxPart(TxBase):
 
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
         note_redefined(self, [belief_id])
-        seq = self._single("next_justification_seq", ids=[belief_id])["seq"]
+        seq = self._one("next_justification_seq", ids=[belief_id])["seq"]
         named = sorted({ref for j in justifications for ref in j.mentions()})
         self._run("ensure_placeholders", ids=named)
         self._run("create_justifications",

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable
 from typing import TypeVar
 
 import neo4j

@@ -36,7 +36,7 @@ class FileSourceReader:
                 sources.append(got)
             elif isinstance(got, SkippedFile):
                 skipped.append(got)
-        notes = ()
+        notes: tuple[str, ...] = ()
         if not converter_available() and any(Path(s.path).suffix.lower() in CONVERTED
                                              for s in skipped):
             notes = (f"PDF, HTML and office files were skipped: the `documents` extra converts "

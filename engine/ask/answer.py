@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.ask.tools import AskSession
-from engine.dedup.json_text import json_values
+from engine.stages.replies import json_values
 from engine.stages.stage import Diagnostic, Parsed
 
 STATUSES = ("answered", "insufficient")

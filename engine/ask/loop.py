@@ -20,7 +20,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 
 from engine.ask.prompt import reply_schema
 from engine.ask.tools import AskTools, tool_schemas
-from engine.dedup.json_text import json_values
+from engine.stages.replies import json_values
 from engine.stages.calls import reply_text, usage
 from engine.stages.contract import ModelForRound, RoundContract
 

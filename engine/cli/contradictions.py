@@ -14,9 +14,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from engine.cli.dedup import add_candidate_flags, build_small_parser, candidate_source
+from engine.cli.dedup import add_candidate_flags, candidate_source
 from engine.cli.stage_cli import (
+    StageCommand,
+    Subcommand,
     Wiring,
+    accept_parser,
     add_mode_flags,
     add_model_flags,
     add_output_flags,
@@ -28,8 +31,8 @@ from engine.cli.stage_cli import (
     report_file,
     run_options,
     run_params,
+    stage_main,
 )
-from engine.cli.support import run_guarded
 from engine.contradictions.stage import (
     DEFAULT_BATCH,
     DEFAULT_MAX_SIBLINGS,
@@ -100,6 +103,7 @@ def cmd_run(args: argparse.Namespace, wiring: Wiring) -> int:
         if args.dry_run:
             sys.stdout.write(stage.read_round(store, 1).prompt.text)
             return 0
+        assert binding is not None  # made for every run but a dry one
         result = run_stage(store, stage, binding.model_for_round,
                            run_options(args, binding, default_output=DEFAULT_OUTPUT,
                                        accept_command=f"{PROG} accept",
@@ -119,18 +123,21 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     return print_accept(result, args)
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    wiring = wiring or Wiring()
-    args_in = list(sys.argv[1:] if argv is None else argv)
-    if args_in[:1] == ["accept"]:
-        args = build_small_parser("accept", "Validate the verdicts in FILE and record its "
-                                  "contradictions as nogoods, in one transaction.", "file",
-                                  DEFAULT_OUTPUT).parse_args(args_in[1:])
-        args.prog = PROG
-        return run_guarded(lambda: cmd_accept(args, wiring), debug=args.debug)
-    parser = build_parser()
-    args = parser.parse_args(args_in)
+def build_accept_parser() -> argparse.ArgumentParser:
+    return accept_parser(PROG, "Validate the verdicts in FILE and record its contradictions "
+                               "as nogoods, in one transaction.",
+                         f"example:\n  {PROG} accept {DEFAULT_OUTPUT}")
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.no_meaning and args.no_siblings:
         parser.error("--no-meaning and --no-siblings leave no candidate pairs")
     check_mode_args(parser, args)
-    return run_guarded(lambda: cmd_run(args, wiring), debug=args.debug)
+
+
+COMMAND = StageCommand(build_parser, lambda args, wiring: cmd_run(args, wiring), check=_check,
+                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+
+
+def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
+    return stage_main(COMMAND, argv, wiring or Wiring())

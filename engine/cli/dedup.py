@@ -16,7 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.cli.stage_cli import (
+    StageCommand,
+    Subcommand,
     Wiring,
+    accept_parser,
     add_mode_flags,
     add_model_flags,
     add_output_flags,
@@ -29,8 +32,10 @@ from engine.cli.stage_cli import (
     report_file,
     run_options,
     run_params,
+    stage_main,
+    subcommand_parser,
 )
-from engine.cli.support import print_json, run_guarded, table
+from engine.cli.support import print_json, table
 from engine.dedup.stage import (
     DEFAULT_BATCH,
     DEFAULT_ID_THRESHOLD,
@@ -100,17 +105,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def build_small_parser(command: str, what: str, arg: str, arg_help: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"{PROG} {command}", description=what,
-                                epilog=f"example:\n  {PROG} {command} {arg_help}",
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                allow_abbrev=False)
-    p.add_argument(arg, metavar=arg.upper())
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
-    return p
-
-
 def candidate_source(args: argparse.Namespace, options: DedupOptions, wiring: Wiring,
                      stage_name: str = "dedup") -> CandidateSource:
     """The neighbour search: embeddings from the store, computed by the local
@@ -160,6 +154,7 @@ def cmd_run(args: argparse.Namespace, wiring: Wiring) -> int:
         if args.dry_run:
             sys.stdout.write(stage.read_round(store, 1).prompt.text)
             return 0
+        assert binding is not None  # made for every run but a dry one
         result = run_stage(store, stage, binding.model_for_round,
                            run_options(args, binding, default_output=DEFAULT_OUTPUT,
                                        accept_command=f"{PROG} accept",
@@ -194,22 +189,32 @@ def cmd_undo(args: argparse.Namespace, wiring: Wiring) -> int:
     return 0
 
 
+def build_accept_parser() -> argparse.ArgumentParser:
+    return accept_parser(PROG, "Validate the verdicts in FILE (a proposals file, perhaps "
+                               "edited) and apply them in one transaction.",
+                         f"example:\n  {PROG} accept {DEFAULT_OUTPUT}")
+
+
+def build_undo_parser() -> argparse.ArgumentParser:
+    return subcommand_parser(PROG, "undo", "Restore a belief merged as a duplicate, and every "
+                                           "antecedent and outlist edge the merge moved.",
+                             f"example:\n  {PROG} undo auth-jwt-check",
+                             lambda p: p.add_argument("id", metavar="ID"))
+
+
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not args.candidates:
+        check_mode_args(parser, args)
+
+
+def _run(args: argparse.Namespace, wiring: Wiring) -> int:
+    return cmd_candidates(args, wiring) if args.candidates else cmd_run(args, wiring)
+
+
+COMMAND = StageCommand(build_parser, _run, check=_check, subcommands={
+    "accept": Subcommand(build_accept_parser, cmd_accept),
+    "undo": Subcommand(build_undo_parser, cmd_undo)})
+
+
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    wiring = wiring or Wiring()
-    args_in = list(sys.argv[1:] if argv is None else argv)
-    if args_in[:1] == ["accept"]:
-        args = build_small_parser("accept", "Validate the verdicts in FILE (a proposals file, "
-                                  "perhaps edited) and apply them in one transaction.",
-                                  "file", DEFAULT_OUTPUT).parse_args(args_in[1:])
-        return run_guarded(lambda: cmd_accept(args, wiring), debug=args.debug)
-    if args_in[:1] == ["undo"]:
-        args = build_small_parser("undo", "Restore a belief merged as a duplicate, and every "
-                                  "antecedent and outlist edge the merge moved.",
-                                  "id", "auth-jwt-check").parse_args(args_in[1:])
-        return run_guarded(lambda: cmd_undo(args, wiring), debug=args.debug)
-    parser = build_parser()
-    args = parser.parse_args(args_in)
-    if args.candidates:
-        return run_guarded(lambda: cmd_candidates(args, wiring), debug=args.debug)
-    check_mode_args(parser, args)
-    return run_guarded(lambda: cmd_run(args, wiring), debug=args.debug)
+    return stage_main(COMMAND, argv, wiring or Wiring())

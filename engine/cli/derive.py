@@ -31,9 +31,10 @@ from engine.cli.stage_cli import (
     report_file,
     run_params,
     share,
-    split_accept,
+    StageCommand,
+    Subcommand,
+    stage_main,
 )
-from engine.cli.support import run_guarded
 from engine.derive.validate import ValidationRules
 from engine.stages.calls import CallPolicy, default_is_transient
 from engine.store import Store
@@ -83,7 +84,7 @@ def make_sampler(args: argparse.Namespace, store: Store, stderr=None):
         from adapters.clustering import kmeans_clusterer
         from adapters.embeddings import SentenceTransformerEmbedder
         from adapters.vector_cache import NpyVectorCache
-        from engine.derive.embedding_cache import embedding_source
+        from engine.embedding.cache import embedding_source
 
         stream = stderr or sys.stderr
 
@@ -213,6 +214,7 @@ def cmd_derive(args: argparse.Namespace, wiring: Wiring) -> int:
         if args.dry_run:
             sys.stdout.write(preview_prompt(store, sampler, options).text)
             return 0
+        assert binding is not None  # made for every run but a dry one
         result = derive(store, binding.model_for_round, sampler, options,
                         report=report_file(args, "derive"), progress=progress_for(args, wiring),
                         cost=binding.cost)
@@ -227,13 +229,10 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     return print_accept(result, args)
 
 
+COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_derive(args, wiring),
+                       check=lambda p, args: check_run_args(p, args),
+                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+
+
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    wiring = wiring or Wiring()
-    is_accept, argv = split_accept(argv)
-    if is_accept:
-        args = build_accept_parser().parse_args(argv)
-        return run_guarded(lambda: cmd_accept(args, wiring), debug=args.debug)
-    parser = build_run_parser()
-    args = parser.parse_args(argv)
-    check_run_args(parser, args)
-    return run_guarded(lambda: cmd_derive(args, wiring), debug=args.debug)
+    return stage_main(COMMAND, argv, wiring or Wiring())

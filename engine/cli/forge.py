@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.cli.stage_cli import (ModelBinding, accept_parser, add_model_flags,
-                                  add_output_flags, build_model, positive_int, print_accept,
+from engine.cli.stage_cli import (ModelBinding, StageCommand, Subcommand, Wiring, accept_parser,
+                                  subcommand_parser,
+                                  add_model_flags, stage_main,
+                                  add_output_flags, positive_int, print_accept,
                                   print_run, progress_for, report_file, run_params, share)
-from engine.cli.support import open_store, print_json, run_guarded, shorten, table
+from engine.cli.support import print_json, shorten, table
 from engine.stages.calls import CallPolicy
 from engine.store import Store
 
@@ -84,22 +84,8 @@ def make_embedder(args: argparse.Namespace):
     return SentenceTransformerEmbedder()
 
 
-@dataclass
-class Wiring:
-    """The outside things a command needs; tests swap in fakes."""
-
-    open_store: Callable[[], AbstractContextManager[Store]] = open_store
-    build_model: Callable[[argparse.Namespace], ModelBinding] = build_model
-    make_reader: Callable[[argparse.Namespace], Any] = make_reader
-    make_embedder: Callable[[argparse.Namespace], Any] = make_embedder
-    stderr: Any = field(default=None)
-
-    def err(self):
-        return self.stderr or sys.stderr
-
-
 # --- the parsers ---------------------------------------------------------------------
-def _root_flag(p: argparse.ArgumentParser) -> None:
+def _root_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument("--root", default=".", metavar="DIR",
                    help="source paths are stored relative to DIR (default: the current folder)")
 
@@ -171,35 +157,32 @@ def build_accept_parser() -> argparse.ArgumentParser:
     return p
 
 
-def build_status_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=f"{PROG} status",
-        description="Hash every forged source again: unchanged, changed or missing; with "
-                    "PATHS, also the files there not forged yet (new).",
-        epilog=f"example:\n  {PROG} status docs/ src/ --json\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
+def _status_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="*", metavar="PATHS", help="folders to look for new files in")
     _root_flag(p)
     p.add_argument("--include", action="append", metavar="GLOB", help="as for forge")
     p.add_argument("--exclude", action="append", metavar="GLOB", help="as for forge")
-    p.add_argument("--json", action="store_true", help="print the sources as JSON")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
-    return p
+
+
+def build_status_parser() -> argparse.ArgumentParser:
+    return subcommand_parser(
+        PROG, "status", "Hash every forged source again: unchanged, changed or missing; with "
+                        "PATHS, also the files there not forged yet (new).",
+        f"example:\n  {PROG} status docs/ src/ --json\n", _status_arguments,
+        json_help="print the sources as JSON")
+
+
+def _stale_arguments(p: argparse.ArgumentParser) -> None:
+    _root_flag(p)
+    p.add_argument("--retract", action="store_true", help="retract the stale beliefs")
 
 
 def build_stale_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=f"{PROG} stale",
-        description="The beliefs drawn from changed or missing sources, with what happened to "
-                    "each quote; --retract retracts them in one transaction (reason `source "
-                    "changed: <path>`) and what rested on them goes OUT.",
-        epilog=f"examples:\n  {PROG} stale\n  {PROG} stale --retract --json\n",
-        formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
-    _root_flag(p)
-    p.add_argument("--retract", action="store_true", help="retract the stale beliefs")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
-    return p
+    return subcommand_parser(
+        PROG, "stale", "The beliefs drawn from changed or missing sources, with what happened "
+                       "to each quote; --retract retracts them in one transaction (reason "
+                       "`source changed: <path>`) and what rested on them goes OUT.",
+        f"examples:\n  {PROG} stale\n  {PROG} stale --retract --json\n", _stale_arguments)
 
 
 def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -260,16 +243,17 @@ def cmd_forge(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.forge.run import forge
 
     binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
-    reader = wiring.make_reader(args)
+    reader = (wiring.make_reader or make_reader)(args)
     scan = reader.scan(args.paths)
     for note in scan.notes:
         print(f"note: {note}", file=wiring.err())
-    embedder = wiring.make_embedder(args)
+    embedder = (wiring.make_embedder or make_embedder)(args)
     make_stage = stage_factory(args, reader, embedder)
     with wiring.open_store() as store:
         if args.dry_run:
             print_dry_run(store, scan, make_stage)
             return 0
+        assert binding is not None  # made for every run but a dry one
         result = forge(store, scan, make_stage, binding.model_for_round,
                        forge_options(args, binding, embedder),
                        report_file=report_file(args, "forge"),
@@ -287,8 +271,8 @@ def cmd_forge(args: argparse.Namespace, wiring: Wiring) -> int:
 def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.stages.accept import accept
 
-    reader = wiring.make_reader(args)
-    make_stage = stage_factory(args, reader, wiring.make_embedder(args))
+    reader = (wiring.make_reader or make_reader)(args)
+    make_stage = stage_factory(args, reader, (wiring.make_embedder or make_embedder)(args))
     with wiring.open_store() as store:
         result = accept(store, make_stage([]), Path(args.file),
                         params={"similar": args.similar, "root": args.root})
@@ -298,7 +282,7 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
 def cmd_status(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.forge.staleness import source_states
 
-    reader = wiring.make_reader(args)
+    reader = (wiring.make_reader or make_reader)(args)
     with wiring.open_store() as store:
         states = source_states(store, reader, args.paths)
     if args.json:
@@ -320,7 +304,7 @@ def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.model import Change
     from engine.stages.run import iso_utc, utc_now
 
-    reader = wiring.make_reader(args)
+    reader = (wiring.make_reader or make_reader)(args)
     with wiring.open_store() as store:
         if args.retract:
             stale, change = retract_stale(store, reader, at=iso_utc(utc_now()))
@@ -339,28 +323,20 @@ def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
                 ("belief", "truth", "source", "now")))
     if args.retract:
         print(f"retracted {len(stale)} belief(s); went OUT: {len(change.went_out)}"
-              + (f" ({', '.join(change.went_out[:20])}{' ...' if len(change.went_out) > 20 else ''})"
+              + (f" ({', '.join(change.went_out[:20])}"
+                 f"{' ...' if len(change.went_out) > 20 else ''})"
                  if change.went_out else ""))
     else:
         print(f"{len(stale)} stale belief(s); `{PROG} stale --retract` takes them down")
     return 0
 
 
-COMMANDS: dict[str, tuple[Callable[[], argparse.ArgumentParser], Callable[..., int]]] = {
-    "accept": (build_accept_parser, cmd_accept),
-    "status": (build_status_parser, cmd_status),
-    "stale": (build_stale_parser, cmd_stale),
-}
+COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_forge(args, wiring),
+                       check=lambda p, args: check_run_args(p, args), subcommands={
+                           "accept": Subcommand(build_accept_parser, cmd_accept),
+                           "status": Subcommand(build_status_parser, cmd_status),
+                           "stale": Subcommand(build_stale_parser, cmd_stale)})
 
 
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    wiring = wiring or Wiring()
-    if argv and argv[0] in COMMANDS:
-        build, command = COMMANDS[argv[0]]
-        args = build().parse_args(argv[1:])
-        return run_guarded(lambda: command(args, wiring), debug=args.debug)
-    parser = build_run_parser()
-    args = parser.parse_args(argv)
-    check_run_args(parser, args)
-    return run_guarded(lambda: cmd_forge(args, wiring), debug=args.debug)
+    return stage_main(COMMAND, argv, wiring or Wiring())

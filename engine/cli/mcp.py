@@ -112,11 +112,9 @@ def caller_actor(base: str, context: Any) -> str:
 
 
 def _describe(e: Exception, uri: str) -> str:
-    try:
-        from neo4j import exceptions as neo4j_errors
-    except ImportError:  # pragma: no cover - the driver is a core dependency
-        neo4j_errors = None
-    if neo4j_errors is not None and isinstance(e, (neo4j_errors.DriverError, OSError)):
+    from neo4j import exceptions as neo4j_errors  # a core dependency
+
+    if isinstance(e, (neo4j_errors.DriverError, OSError)):
         return f"lost Neo4j at {uri}: {type(e).__name__}: {e}; start it with `scripts/neo4j start`"
     return f"unexpected {type(e).__name__}: {e}"
 

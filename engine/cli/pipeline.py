@@ -12,16 +12,18 @@ import argparse
 import sys
 from pathlib import Path
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.cli import forge as forge_cli
-from engine.cli.stage_cli import add_output_flags
+from engine.cli.stage_cli import Wiring as StageWiring
+from engine.cli.stage_cli import add_output_flags, build_model
 from engine.cli.stage_cli import positive_float as _positive_float
 from engine.cli.stage_cli import positive_int as _positive_int
 from engine.cli.support import print_json, run_guarded, table
 from engine.pipeline.passes import ERROR, PipelineStage, StageOutcome, run_pipeline
 from engine.stages.calls import CallPolicy
+from engine.stages.stage import Action
 from engine.store import Store
 
 PROG = "python -m engine.pipeline"
@@ -54,21 +56,15 @@ class Models:
 def build_models(args: argparse.Namespace) -> Models:
     """One chat model for every stage: each round's contract says how it must answer
     (derive's markdown, forge's JSON), and the back-end honours it."""
-    binding = forge_cli.build_model(args)
+    binding = build_model(args)
     return Models(binding.model_for_round, binding.model_for_round, binding.is_transient)
 
 
 @dataclass
-class Wiring:
-    open_store: Callable[..., Any] = forge_cli.open_store
-    build_models: Callable[[argparse.Namespace], Models] = build_models
-    make_reader: Callable[[argparse.Namespace], Any] = forge_cli.make_reader
-    make_embedder: Callable[[argparse.Namespace], Any] = forge_cli.make_embedder
-    make_sampler: Callable[[argparse.Namespace, Store], Any] | None = None
-    stderr: Any = field(default=None)
+class Wiring(StageWiring):
+    """The stage commands' wiring, with one model for every stage."""
 
-    def err(self):
-        return self.stderr or sys.stderr
+    build_models: Callable[[argparse.Namespace], Models] = build_models
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -183,8 +179,7 @@ def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
         result = run_stage(store, ReviewStage(ReviewSettings()), models.derive, options,
                            report_file=report, progress=_rounds_progress(args, wiring))
         t = result.report.totals
-        defeated = sum(1 for r in result.rounds for a in r.applied
-                       if a.get("action") == "defeated")
+        defeated = sum(r.count(Action.DEFEATED) for r in result.rounds)
         note = f"{t.applied} judged"
         if not applies:
             note = (f"{t.valid} verdict(s) in {result.proposals_file or output}, not applied "
@@ -221,7 +216,7 @@ def dedup_stage(args: argparse.Namespace, models: Models, embedder,
         result = run_stage(store, stage, models.derive, run_options, report_file=report,
                            progress=_rounds_progress(args, wiring))
         t = result.report.totals
-        merged = sum(1 for r in result.rounds for a in r.applied if a.get("action") == "merged")
+        merged = sum(r.count(Action.MERGED) for r in result.rounds)
         return StageOutcome("dedup", result.status.value, rounds=t.rounds, merged=merged,
                             seconds=t.seconds, report=str(report.path) if report.path else None,
                             error=result.error, note=f"{t.applied} verdict(s) applied")
@@ -246,8 +241,8 @@ class StderrProgress:
 
 def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     models = wiring.build_models(args)
-    reader = wiring.make_reader(args)
-    embedder = wiring.make_embedder(args)
+    reader = (wiring.make_reader or forge_cli.make_reader)(args)
+    embedder = (wiring.make_embedder or forge_cli.make_embedder)(args)
     first = [forge_stage(args, models, reader, embedder, wiring)]
     loop = [derive_stage(args, models, wiring), review_stage(args, models, wiring),
             dedup_stage(args, models, embedder, wiring)]

@@ -125,7 +125,7 @@ def _cluster_topics(store, network: Network):
     from adapters.vector_cache import NpyVectorCache
     from engine import wiki
     from engine.cli.stage_cli import embedding_cache_dir
-    from engine.derive.embedding_cache import ensure_embeddings
+    from engine.embedding.cache import ensure_embeddings
 
     pool = [(b.id, b.text) for b in sorted(network.beliefs.values(), key=lambda b: b.id)]
 

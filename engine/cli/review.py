@@ -20,16 +20,16 @@ from engine.cli.stage_cli import (
     add_mode_flags,
     add_model_flags,
     add_output_flags,
-    check_mode_args,
     print_accept,
     print_run,
     progress_for,
     report_file,
     run_options,
     run_params,
-    split_accept,
+    StageCommand,
+    Subcommand,
+    stage_main,
 )
-from engine.cli.support import run_guarded
 from engine.errors import InvalidInput
 from engine.model import check_id
 
@@ -138,6 +138,7 @@ def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
             return 0
         options = run_options(args, binding, default_output=DEFAULT_OUTPUT,
                               accept_command=f"{PROG} accept", params=run_params(args))
+        assert binding is not None  # made for every run but a dry one
         result = run_stage(store, stage, binding.model_for_round, options,
                            report_file=report_file(args, "review"),
                            progress=progress_for(args, wiring), cost=binding.cost)
@@ -153,13 +154,9 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     return print_accept(result, args)
 
 
+COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_review(args, wiring),
+                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+
+
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    wiring = wiring or Wiring()
-    is_accept, argv = split_accept(argv)
-    if is_accept:
-        args = build_accept_parser().parse_args(argv)
-        return run_guarded(lambda: cmd_accept(args, wiring), debug=args.debug)
-    parser = build_run_parser()
-    args = parser.parse_args(argv)
-    check_mode_args(parser, args)
-    return run_guarded(lambda: cmd_review(args, wiring), debug=args.debug)
+    return stage_main(COMMAND, argv, wiring or Wiring())

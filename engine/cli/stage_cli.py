@@ -8,13 +8,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from engine.cli.support import open_store, print_json
+from engine.cli.support import open_store, print_json, run_guarded
 from engine.errors import ModelError
 from engine.stages.accept import AcceptResult
 from engine.stages.calls import CallPolicy, default_is_transient
@@ -53,6 +53,12 @@ def build_model(args: argparse.Namespace) -> ModelBinding:
     return ModelBinding(bound, is_transient, cost)
 
 
+class ErrorStream(Protocol):
+    """What printing a run needs of a command's wiring: where errors go."""
+
+    def err(self) -> Any: ...
+
+
 @dataclass
 class Wiring:
     """The outside things a stage command needs; tests swap in fakes. `extra` holds a
@@ -61,6 +67,8 @@ class Wiring:
     open_store: Callable[[], AbstractContextManager[Store]] = open_store
     build_model: Callable[[argparse.Namespace], ModelBinding] = build_model
     make_sampler: Callable[[argparse.Namespace, Store], Any] | None = None
+    make_reader: Callable[[argparse.Namespace], Any] | None = None  # forge's sources
+    make_embedder: Callable[[argparse.Namespace], Any] | None = None  # forge's embedder
     stderr: Any = field(default=None)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -149,16 +157,26 @@ def add_output_flags(p: argparse.ArgumentParser) -> None:
     out.add_argument("--debug", action="store_true", help="show tracebacks")
 
 
+def subcommand_parser(prog: str, name: str, description: str, epilog: str,
+                      add_arguments: Callable[[argparse.ArgumentParser], object] | None = None,
+                      *, json_help: str = "print the result as JSON"
+                      ) -> argparse.ArgumentParser:
+    """`<stage> NAME ... [--json] [--debug]`: `add_arguments` adds the subcommand's own."""
+    p = argparse.ArgumentParser(prog=f"{prog} {name}", description=description, epilog=epilog,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                allow_abbrev=False)
+    if add_arguments is not None:
+        add_arguments(p)
+    p.add_argument("--json", action="store_true", help=json_help)
+    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    return p
+
+
 def accept_parser(prog: str, description: str, epilog: str,
                   file_help: str = "a proposals file") -> argparse.ArgumentParser:
     """`<stage> accept FILE [--json] [--debug]`; the stage adds its own flags."""
-    p = argparse.ArgumentParser(prog=f"{prog} accept", description=description, epilog=epilog,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                allow_abbrev=False)
-    p.add_argument("file", metavar="FILE", help=file_help)
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
-    return p
+    return subcommand_parser(prog, "accept", description, epilog,
+                             lambda p: p.add_argument("file", metavar="FILE", help=file_help))
 
 
 def check_mode_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -222,11 +240,12 @@ class StderrProgress:
               file=self.stream, flush=True)
 
 
-def progress_for(args: argparse.Namespace, wiring: Wiring) -> StderrProgress | None:
+def progress_for(args: argparse.Namespace, wiring: ErrorStream) -> StderrProgress | None:
     return None if args.quiet else StderrProgress(wiring.err())
 
 
-def print_run(result: RunResult, args: argparse.Namespace, wiring: Wiring, prog: str) -> int:
+def print_run(result: RunResult, args: argparse.Namespace, wiring: ErrorStream, prog: str
+              ) -> int:
     """The summary table (or the totals as JSON); exit 1 when the run ended in error."""
     report = result.report
     if args.json:
@@ -255,7 +274,7 @@ def print_accept(result: AcceptResult, args: argparse.Namespace) -> int:
         print_json({
             "run_id": result.run_id,
             "parse": result.parse.as_dict(),
-            "applied": list(applied.entries),
+            "applied": [dict(e) for e in applied.entries],
             "skipped": [s.as_dict() for s in applied.checked.skipped],
             "change": applied.change.as_dict(),
         })
@@ -272,9 +291,34 @@ def print_accept(result: AcceptResult, args: argparse.Namespace) -> int:
     return 0
 
 
-def split_accept(argv: Sequence[str] | None) -> tuple[bool, list[str]]:
-    """(True, the rest) for `accept ...`, else (False, argv)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] == "accept":
-        return True, args[1:]
-    return False, args
+@dataclass(frozen=True)
+class Subcommand:
+    """`<stage> NAME ...`: its parser and what it runs (accept, undo, status, ...)."""
+
+    build_parser: Callable[[], argparse.ArgumentParser]
+    run: Callable[[argparse.Namespace, Any], int]
+
+
+@dataclass(frozen=True)
+class StageCommand:
+    """A stage's command line: the run command (its parser, the checks argparse cannot make,
+    what it runs) and its subcommands by name."""
+
+    build_parser: Callable[[], argparse.ArgumentParser]
+    run: Callable[[argparse.Namespace, Any], int]
+    check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] = check_mode_args
+    subcommands: Mapping[str, Subcommand] = field(default_factory=dict)
+
+
+def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any) -> int:
+    """The one entry of every stage command: a subcommand when the first word names one,
+    else the run; errors become one `Error:` line and the exit code (engine/cli/support)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    sub = command.subcommands.get(words[0]) if words else None
+    if sub is not None:
+        args = sub.build_parser().parse_args(words[1:])
+        return run_guarded(lambda: sub.run(args, wiring), debug=args.debug)
+    parser = command.build_parser()
+    args = parser.parse_args(words)
+    command.check(parser, args)
+    return run_guarded(lambda: command.run(args, wiring), debug=args.debug)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import EngineError, InvalidInput
+from engine.store import Store
 
 DEFAULT_LOCK_TIMEOUT = 60.0
 
@@ -69,7 +70,7 @@ class LazyStore:
 
     def __init__(self, *, retry_seconds: float = 15, actor: str | None = None,
                  borrowed: BorrowedDriver | None = None) -> None:
-        self._store = None
+        self._store: Store | None = None
         self._actor = actor
         self._retry_seconds = retry_seconds
         self._borrowed = borrowed

@@ -137,7 +137,7 @@ def cmd_list(store, args) -> int:
     if args.json:
         print_json([results.belief_row(b) for b in beliefs])
         return 0
-    print(table([(b.id, b.truth.value, b.depth if b.depth is not None else "-",
+    print(table([(b.id, b.truth.value if b.truth else "-", b.depth if b.depth is not None else "-",
                   shorten(b.text, 70)) for b in beliefs], ["id", "truth", "depth", "text"]))
     return 0
 
@@ -155,7 +155,7 @@ def cmd_show(store, args) -> int:
                     "superseded_by": superseded_by, "supersedes": supersedes})
         return 0
     depth = b.depth if b.depth is not None else "none (no finite derivation)"
-    print(f"{b.id}  [{b.truth.value}]  depth {depth}  impact {impact}")
+    print(f"{b.id}  [{b.truth.value if b.truth else '-'}]  depth {depth}  impact {impact}")
     print(f"  {b.text}")
     if b.retracted:
         print(f"  retracted{': ' + b.retract_reason if b.retract_reason else ''}")

@@ -12,14 +12,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.dedup.json_text import json_items
-from engine.dedup.prompt import member_line, retry_text as shared_retry_text
-from engine.dedup.verdicts import combine_by
+from engine.dedup.prompt import member_line
 from engine.model import Belief
-from engine.stages.stage import Diagnostic, Parsed
+from engine.stages.replies import (Diagnostic, ReplyShape, answer_again, combine_by_key,
+                                   find_items, number)
+from engine.stages.stage import Parsed
 
 VERDICTS = ("CONTRADICTION", "COMPATIBLE")
 REPLY_KEY = "pairs"
+SHAPE = ReplyShape(REPLY_KEY, ("pair", "verdict"))
 MAX_COMMENT = 500
 
 
@@ -74,8 +75,8 @@ def build_prompt(pairs: Sequence[ShownPair], beliefs: Mapping[str, Belief],
     return "\n".join(parts)
 
 
-def retry_text(reasons: Sequence[str]) -> str:
-    return shared_retry_text(reasons, what="pair", answer_format=FORMAT)
+def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
+    return answer_again(diagnostics, what="pair", answer_format=FORMAT)
 
 
 def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, Any]:
@@ -96,15 +97,15 @@ def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, Any]
 
 
 def parse_answers(reply: str, shown: Sequence[ShownPair] | None) -> Parsed[PairAnswer]:
-    raw, problems, found_any = json_items(reply, REPLY_KEY)
-    diagnostics = [Diagnostic(p) for p in problems]
-    if not found_any:
+    found = find_items(reply, SHAPE)
+    diagnostics = [Diagnostic(p) for p in found.problems]
+    if found.items is None:
         diagnostics.append(Diagnostic("no JSON object or list in the reply"))
     by_n = {p.n: p for p in shown} if shown is not None else None
     items: dict[int, PairAnswer] = {}
     bad: set[int] = set()
-    for k, obj in enumerate(raw, 1):
-        reason, n, answer = _read(k, obj, by_n)
+    for k, item in enumerate(found.items or [], 1):
+        reason, n, answer = _read(k, item.value, by_n)
         if reason:
             diagnostics.append(Diagnostic(reason))
             if n is not None:
@@ -126,10 +127,8 @@ def parse_answers(reply: str, shown: Sequence[ShownPair] | None) -> Parsed[PairA
 def _read(k: int, obj: Any, by_n: Mapping[int, ShownPair] | None):
     if not isinstance(obj, dict):
         return f"item {k} is not an object", None, None
-    n = obj.get("pair")
-    if isinstance(n, str) and n.strip().isdigit():
-        n = int(n)
-    if not isinstance(n, int) or isinstance(n, bool):
+    n = number(obj.get("pair"))
+    if n is None:
         return f"item {k} has no pair number", None, None
     if by_n is not None and n not in by_n:
         return f"item {k}: pair {n} was not shown", None, None
@@ -144,8 +143,9 @@ def _read(k: int, obj: Any, by_n: Mapping[int, ShownPair] | None):
         s = by_n[n]
         a, b, sha_a, sha_b = s.a, s.b, s.sha_a, s.sha_b
     else:
-        a, b, sha_a, sha_b = (obj.get(x) for x in ("a", "b", "sha_a", "sha_b"))
-        if not all(isinstance(x, str) and x for x in (a, b, sha_a, sha_b)):
+        a, b, sha_a, sha_b = (str(obj.get(x) or "") for x in ("a", "b", "sha_a", "sha_b"))
+        if not all(isinstance(obj.get(x), str) and obj.get(x)
+                   for x in ("a", "b", "sha_a", "sha_b")):
             return f"pair {n}: the file gives no ids with their text hashes", n, None
     comment = obj.get("comment")
     return "", n, PairAnswer(n, verdict, a, b, sha_a, sha_b,
@@ -153,4 +153,4 @@ def _read(k: int, obj: Any, by_n: Mapping[int, ShownPair] | None):
 
 
 def combine_answers(first: Parsed[PairAnswer], second: Parsed[PairAnswer]) -> Parsed[PairAnswer]:
-    return combine_by(first, second, lambda a: a.pair)
+    return combine_by_key(first, second, lambda a: a.pair)

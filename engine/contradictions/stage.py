@@ -27,13 +27,14 @@ from engine.contradictions.pairs import (
 from engine.dedup.candidates import current_verdicts
 from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
 from engine.dedup.stage import CandidateSource, stale_member
-from engine.derive.embedding_cache import text_sha256
+from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.echo import ECHO_REASON, PromptEcho
-from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput, Skip
+from engine.stages.stage import (Action, Applied, AppliedEntry, Checked, Parsed, Prompt,
+                                 RoundInput, Skip)
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
 
@@ -129,7 +130,7 @@ class ContradictionsStage:
         return parse_answers(reply, shown.context if shown is not None else None)
 
     def retry_message(self, parsed: Parsed[PairAnswer], shown: RoundInput) -> str:
-        return retry_text([d.reason for d in parsed.diagnostics])
+        return retry_text(parsed.diagnostics)
 
     def combine(self, first: Parsed[PairAnswer], second: Parsed[PairAnswer]) -> Parsed[PairAnswer]:
         return combine_answers(first, second)
@@ -154,7 +155,7 @@ class ContradictionsStage:
         checked = self.check(tx, items, shown)
         at = now()
         change = Change()
-        entries: list[dict[str, Any]] = []
+        entries: list[AppliedEntry] = []
         for item in checked.valid:
             a, b = sorted((item.a, item.b))
             sha = {item.a: item.sha_a, item.b: item.sha_b}
@@ -164,14 +165,17 @@ class ContradictionsStage:
                 ident, step = record_contradiction(tx, a, b, stage=self.name, run_id=run.id,
                                                    round_n=record.round, at=at)
                 change = change.merge(step)
-                entries.append({"id": ident, "action": "nogood", "members": [a, b]})
+                entries.append(AppliedEntry(ident, Action.NOGOOD, fields={"members": [a, b]}))
             else:
-                entries.append({"id": f"pair {item.pair}", "action": "compatible",
-                                "members": [a, b]})
+                entries.append(AppliedEntry(f"pair {item.pair}", Action.COMPATIBLE,
+                                            fields={"members": [a, b]}))
         return Applied(checked, entries, change)
 
     def item_dict(self, item: PairAnswer) -> dict[str, Any]:
         return item.as_dict()
+
+    def item_key(self, item: PairAnswer) -> str:
+        return f"pair {item.pair}"
 
     def render_file(self, items: Sequence[PairAnswer], run: RunRecord, command: str) -> str:
         import json

@@ -2,7 +2,7 @@
 an N x N matrix.
 
 Neighbours come from the Neo4j vector index over the embeddings derive already stores on
-beliefs (engine/derive/embedding_cache.py: same embedder, same cache; a belief whose
+beliefs (engine/embedding/cache.py: same embedder, same cache; a belief whose
 embedding is missing or stale gets one first): for each IN belief, its `k` nearest IN beliefs
 at cosine >= threshold, asked for a batch of beliefs per statement. Memory is O(N * k).
 Networks without embeddings use id-token Jaccard (`--by-id`), found by prefix filtering (two
@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.derive.embedding_cache import Embedder, VectorCache, ensure_embeddings, text_sha256
+from engine.embedding.cache import Embedder, VectorCache, ensure_embeddings, text_sha256
 from engine.store import PairVerdict, Store
 
 KNN_BATCH = 500  # beliefs per nearest-neighbour statement
@@ -83,7 +83,7 @@ def embedding_pairs(store: Store, embedder: Embedder, pool: Sequence[tuple[str, 
     found: list[tuple[str, str, float]] = []
     for start in range(0, len(ids), KNN_BATCH):
         chunk = ids[start:start + KNN_BATCH]
-        rows = store.read(lambda tx, chunk=chunk: tx.nearest_beliefs(chunk, k, threshold))
+        rows = store.read(lambda tx: tx.nearest_beliefs(chunk, k, threshold))
         found.extend(r for r in rows if r[1] in members)
         if progress is not None:
             progress(min(start + KNN_BATCH, len(ids)), len(ids))

@@ -43,7 +43,8 @@ def _top_k(np, dots: Any, row_ids: Any, col_ids: Any, k: int, threshold: float,
         out.append((int(row_ids[r]), int(col_ids[best[r, c]]), float(scores[r, c])))
 
 
-def nearest(matrix: Any, k: int, threshold: float, *, seed: int = 0) -> list[tuple[int, int, float]]:
+def nearest(matrix: Any, k: int, threshold: float, *, seed: int = 0
+            ) -> list[tuple[int, int, float]]:
     """(row, neighbour row, cosine) for each row's up to k nearest rows at cosine >=
     threshold. Rows must be unit vectors."""
     np = _np()

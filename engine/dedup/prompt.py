@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.dedup.verdicts import MAX_COMMENT, REPLY_KEY, VERDICTS, ShownCluster
 from engine.model import Belief
+from engine.stages.replies import Diagnostic, answer_again
 
 INSTRUCTIONS = """\
 You are checking a network of beliefs for claims stated more than once.
@@ -49,11 +50,8 @@ def build_prompt(clusters: Sequence[ShownCluster], beliefs: Mapping[str, Belief]
     return "\n".join(parts)
 
 
-def retry_text(reasons: Sequence[str], *, what: str = "cluster",
-               answer_format: str = FORMAT) -> str:
-    listed = "\n".join(f"- {r}" for r in reasons) or "- the reply could not be read"
-    return ("Your answer could not be used as it was:\n" + listed + "\n\n"
-            f"Answer again for every {what}, in this format.\n" + answer_format)
+def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
+    return answer_again(diagnostics, what="cluster", answer_format=FORMAT)
 
 
 def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str, Any]:

@@ -13,7 +13,7 @@ it again; this run does not show it twice.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
@@ -31,13 +31,14 @@ from engine.dedup.merge import choose_keep, merge_in, rests_on
 from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
 from engine.dedup.prompt import FORMAT, build_prompt, reply_schema, retry_text
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
-from engine.derive.embedding_cache import Embedder, VectorCache, text_sha256
+from engine.embedding.cache import Embedder, VectorCache, text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change, Truth
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.echo import ECHO_REASON, PromptEcho
-from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput, Skip
+from engine.stages.stage import (Action, Applied, AppliedEntry, Checked, Parsed, Prompt,
+                                 RoundInput, Skip)
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
 
@@ -167,7 +168,7 @@ class DedupStage:
         return parse_verdicts(reply, shown.context if shown is not None else None)
 
     def retry_message(self, parsed: Parsed[ClusterVerdict], shown: RoundInput) -> str:
-        return retry_text([d.reason for d in parsed.diagnostics])
+        return retry_text(parsed.diagnostics)
 
     def combine(self, first: Parsed[ClusterVerdict], second: Parsed[ClusterVerdict]
                 ) -> Parsed[ClusterVerdict]:
@@ -190,28 +191,28 @@ class DedupStage:
         checked = self.check(tx, items, shown)
         at = now()
         change = Change()
-        entries: list[dict[str, Any]] = []
+        entries: list[AppliedEntry] = []
         verdicts: list[PairVerdict] = []
         for v in checked.valid:
             shas = dict(zip(v.members, v.shas))
             same: set[tuple[str, str]] = set()
             if v.same:
                 keep = _keep(tx, v)
-                same = {tuple(sorted(p)) for p in combinations(v.same, 2)}
+                same = {(min(a, b), max(a, b)) for a, b in combinations(v.same, 2)}
                 for m in v.same:
                     if m != keep:
                         change = change.merge(merge_in(tx, m, keep, run_id=run.id,
                                                        round_n=record.round, at=at))
-                        entries.append({"id": m, "action": "merged", "kept": keep,
-                                        "cluster": v.cluster})
+                        entries.append(AppliedEntry(m, Action.MERGED, fields={
+                            "kept": keep, "cluster": v.cluster}))
             for a, b in v.contradicts:
                 if has_nogood_over(tx, a, b):
                     continue
                 ident, step = record_contradiction(tx, a, b, stage=self.name, run_id=run.id,
                                                    round_n=record.round, at=at)
                 change = change.merge(step)
-                entries.append({"id": ident, "action": "nogood", "members": [a, b],
-                                "cluster": v.cluster})
+                entries.append(AppliedEntry(ident, Action.NOGOOD,
+                                            fields={"members": [a, b], "cluster": v.cluster}))
             for a, b in combinations(v.members, 2):
                 key = (a, b) if a < b else (b, a)
                 verdict = ("SAME" if key in same else
@@ -220,18 +221,20 @@ class DedupStage:
                                             shas[key[1]], verdict, run.id, record.round,
                                             v.comment))
             if not v.same and not v.contradicts:
-                entries.append({"id": f"cluster {v.cluster}", "action": "different",
-                                "members": list(v.members)})
+                entries.append(AppliedEntry(f"cluster {v.cluster}", Action.DIFFERENT,
+                                            fields={"members": list(v.members)}))
         tx.save_pair_verdicts(verdicts)
-        truths = tx.get_beliefs([e["kept"] for e in entries if "kept" in e])
-        for e in entries:
-            if "kept" in e and e["kept"] in truths:
-                e["truth_value"] = str(truths[e["kept"]].truth)
+        truths = tx.get_beliefs([e["kept"] for e in entries if e.action is Action.MERGED])
+        entries = [replace(e, truth_value=str(truths[e["kept"]].truth))
+                   if e.action is Action.MERGED and e["kept"] in truths else e for e in entries]
         return Applied(checked, entries, change)
 
     # --- the report and the proposals file -------------------------------------------------
     def item_dict(self, item: ClusterVerdict) -> dict[str, Any]:
         return item.as_dict()
+
+    def item_key(self, item: ClusterVerdict) -> str:
+        return f"cluster {item.cluster}"
 
     def render_file(self, items: Sequence[ClusterVerdict], run: RunRecord, command: str) -> str:
         from engine.dedup.proposals_file import render

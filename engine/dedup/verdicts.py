@@ -12,15 +12,16 @@ missing or broken verdict is never read as DIFFERENT.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.dedup.json_text import json_items
-from engine.stages.stage import Diagnostic, Parsed
+from engine.stages.replies import Diagnostic, ReplyShape, combine_by_key, find_items, number
+from engine.stages.stage import Parsed
 
 VERDICTS = ("SAME", "DIFFERENT", "CONTRADICTION")
 REPLY_KEY = "verdicts"
+SHAPE = ReplyShape(REPLY_KEY, ("cluster", "verdict"))
 MAX_COMMENT = 500
 
 
@@ -60,13 +61,13 @@ class _Reading:
 def parse_verdicts(reply: str, shown: Sequence[ShownCluster] | None) -> Parsed[ClusterVerdict]:
     """A reply against the clusters shown; or, with `shown` None, a proposals file whose items
     carry their own members and shas."""
-    raw, problems, found_any = json_items(reply, REPLY_KEY)
-    reading = _Reading(diagnostics=[Diagnostic(p) for p in problems])
-    if not found_any:
+    found = find_items(reply, SHAPE)
+    reading = _Reading(diagnostics=[Diagnostic(p) for p in found.problems])
+    if found.items is None:
         reading.diagnostics.append(Diagnostic("no JSON object or list in the reply"))
     by_n = {c.n: c for c in shown} if shown is not None else None
-    for k, obj in enumerate(raw, 1):
-        _read_item(reading, k, obj, by_n)
+    for k, item in enumerate(found.items or [], 1):
+        _read_item(reading, k, item.value, by_n)
     for n in reading.bad:
         reading.items.pop(n, None)
     if by_n is not None:
@@ -86,7 +87,7 @@ def _read_item(reading: _Reading, k: int, obj: Any,
 
     if not isinstance(obj, dict):
         return fault(f"item {k} is not an object")
-    n = _int(obj.get("cluster"))
+    n = number(obj.get("cluster"))
     if n is None:
         return fault(f"item {k} has no cluster number")
     if by_n is not None and n not in by_n:
@@ -103,7 +104,7 @@ def _read_item(reading: _Reading, k: int, obj: Any,
     if by_n is not None:
         members, shas = by_n[n].members, by_n[n].shas
     else:
-        members, shas = _strings(obj.get("members")), _strings(obj.get("shas"))
+        members, shas = _strings(obj.get("members")) or (), _strings(obj.get("shas")) or ()
         if len(members) < 2 or len(shas) != len(members):
             return fault(f"cluster {n}: the file gives no members with their text hashes", n)
     keep = obj.get("keep") or ""
@@ -139,16 +140,6 @@ def _read_item(reading: _Reading, k: int, obj: Any,
         comment=comment[:MAX_COMMENT] if isinstance(comment, str) else "")
 
 
-def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    return None
-
-
 def _strings(value: Any) -> tuple[str, ...] | None:
     if value is None:
         return ()
@@ -159,17 +150,4 @@ def _strings(value: Any) -> tuple[str, ...] | None:
 
 def combine_verdicts(first: Parsed[ClusterVerdict], second: Parsed[ClusterVerdict]
                      ) -> Parsed[ClusterVerdict]:
-    return combine_by(first, second, lambda v: v.cluster)
-
-
-def combine_by(first: Parsed[Any], second: Parsed[Any], key: Callable[[Any], int]
-               ) -> Parsed[Any]:
-    """After the retry: the second reply's answers, and the first's for what the second left
-    out (by `key`). What neither answered stays undecided (not a format failure unless nothing
-    at all was usable)."""
-    items = {key(v): v for v in first.items}
-    items.update((key(v), v) for v in second.items)
-    diagnostics = [Diagnostic("first reply: " + d.reason, d.line) for d in first.diagnostics]
-    diagnostics += [Diagnostic("retry: " + d.reason, d.line) for d in second.diagnostics]
-    return Parsed(items=[items[n] for n in sorted(items)], diagnostics=diagnostics,
-                  needs_retry=not items)
+    return combine_by_key(first, second, lambda v: v.cluster)

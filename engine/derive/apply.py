@@ -16,7 +16,7 @@ from engine.derive.proposals import Mode, Proposal
 from engine.derive.validate import Validation
 from engine.model import Belief, Change, Justification, Kind
 from engine.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied
+from engine.stages.stage import Applied, AppliedEntry
 from engine.store import GraphTx
 
 
@@ -59,6 +59,7 @@ def apply_proposals(tx: GraphTx, validation: Validation, run: RunRecord, record:
     if beliefs:
         tx.link_proposed(run.id, record.round, proposed_entries(validation.valid))
     found = tx.get_beliefs([b.id for b in beliefs]) if beliefs else {}
-    entries = [{"id": b.id, "truth_value": found[b.id].truth.value if b.id in found else None}
+    truths = {i: b.truth for i, b in found.items()}
+    entries = [AppliedEntry(b.id, truth_value=t.value if (t := truths.get(b.id)) else None)
                for b in beliefs]
     return Applied(validation, entries, change)

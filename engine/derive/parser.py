@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.derive.proposals import Mode, Proposal, ProposalKind
+from engine.stages.replies import Diagnostic
 
 MAX_REPLY_CHARS = 1_000_000
 
@@ -51,15 +52,6 @@ _FIELD = re.compile(
 _NO_PROPOSALS = re.compile(r"^NO\s+PROPOSALS[.!]?$", re.IGNORECASE)
 _EMPTY_UNLESS = {"", "none", "n/a", "-", "(none)", "nothing"}
 _FIELD_NAMES = {"antecedents": "Antecedents", "unless": "Unless", "mode": "Mode", "label": "Label"}
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    line: int  # 1-based; 0 for a note about the whole reply
-    reason: str
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "reason": self.reason}
 
 
 @dataclass
@@ -108,11 +100,11 @@ def parse_reply(text: object) -> ParseResult:
     if not isinstance(text, str):
         text = str(text)
     if not text.strip():
-        result.notes.append(Diagnostic(0, "the reply is empty"))
+        result.notes.append(Diagnostic("the reply is empty"))
         return result
     if len(text) > MAX_REPLY_CHARS:
         result.notes.append(Diagnostic(
-            0, f"the reply has {len(text)} characters; only the first {MAX_REPLY_CHARS} were read"))
+            f"the reply has {len(text)} characters; only the first {MAX_REPLY_CHARS} were read"))
         text = text[:MAX_REPLY_CHARS]
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
@@ -133,7 +125,7 @@ def parse_reply(text: object) -> ParseResult:
                 block = None
             result.blocks += 1
             result.rejected.append(Diagnostic(
-                number, f"{line.strip()[:120]!r} is not a `### {near.group(1)} <id>` header"))
+                f"{line.strip()[:120]!r} is not a `### {near.group(1)} <id>` header", number))
             continue
         if block is not None and (_HEADING.match(line) or _RULE.match(line)):
             _finish(block, result)
@@ -150,7 +142,7 @@ def parse_reply(text: object) -> ParseResult:
         _finish(block, result)
     if result.blocks == 0 and not result.no_proposals:
         result.notes.append(Diagnostic(
-            0, "no `### DERIVE <id>` or `### GATE <id>` block and no NO PROPOSALS line"))
+            "no `### DERIVE <id>` or `### GATE <id>` block and no NO PROPOSALS line"))
     return result
 
 
@@ -260,6 +252,6 @@ def _finish(block: _Block, result: ParseResult) -> None:
     result.formats.add("legacy" if block.legacy else "current")
     if proposal is None:
         where = f"### {block.kind.value} {block.id}".rstrip()
-        result.rejected.append(Diagnostic(block.line, f"{where}: " + "; ".join(block.problems)))
+        result.rejected.append(Diagnostic(f"{where}: " + "; ".join(block.problems), block.line))
     else:
         result.proposals.append(proposal)

@@ -16,13 +16,12 @@ from engine.derive.view import RoundView, read_view
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.accept import run_note
 from engine.stages.contract import RoundContract
+from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, Prompt, RoundInput
 from engine.store import GraphTx, Store
 
 if TYPE_CHECKING:
     from engine.derive.sampling import Sampler
-
-MAX_LISTED_PROBLEMS = 20  # diagnostics quoted in the retry message
 
 
 @dataclass(frozen=True)
@@ -42,19 +41,11 @@ def network_stats(view: RoundView) -> dict[str, int]:
 
 
 def format_retry_message(parsed: ParseResult) -> str:
-    lines = [f"Your reply had no proposal in the required format and no `{NO_PROPOSALS}` line."]
-    problems = parsed.diagnostics
-    if problems:
-        lines.append("What was wrong:")
-        lines += [f"- line {d.line}: {d.reason}" if d.line else f"- {d.reason}"
-                  for d in problems[:MAX_LISTED_PROBLEMS]]
-        if len(problems) > MAX_LISTED_PROBLEMS:
-            lines.append(f"- ... and {len(problems) - MAX_LISTED_PROBLEMS} more")
-    lines.append("")
-    lines.append("Reply again with only the proposals, in exactly this format:")
-    lines.append("")
-    lines.append(FORMAT)
-    return "\n".join(lines)
+    return retry_message(
+        parsed.diagnostics,
+        opening=f"Your reply had no proposal in the required format and no `{NO_PROPOSALS}` line.",
+        request="Reply again with only the proposals, in exactly this format:",
+        answer_format=FORMAT)
 
 
 class DeriveStage:
@@ -105,6 +96,9 @@ class DeriveStage:
 
     def item_dict(self, item: Proposal) -> dict[str, Any]:
         return item.as_dict()
+
+    def item_key(self, item: Proposal) -> str:
+        return item.id
 
     def render_file(self, items: Sequence[Proposal], run: RunRecord, command: str) -> str:
         head = [

@@ -83,7 +83,7 @@ def predicted_depth(p: Proposal, depths: Mapping[str, int | None]) -> int | None
 def validate_proposals(
     proposals: Sequence[Proposal], facts: NetworkFacts, rules: ValidationRules = ValidationRules()
 ) -> Validation:
-    out = Validation()
+    out: Validation = Validation()
     out_tokens = [(i, id_tokens(i)) for i in facts.out_ids]
     first_line: dict[str, int] = {}
     for p in proposals:

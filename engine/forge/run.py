@@ -3,8 +3,9 @@
 (engine/stages/rounds.run_round: the model call, the one retry, check, and with `auto` the
 apply and the round's provenance in one write transaction), and the report.
 
-Forge's own part is the loop: every pending chunk gets its round, with or without `auto`, and
-without it the valid premises of all rounds go to one proposals file. A round that is dry
+Forge's own part is the plan: every pending chunk gets its round (a planned run of
+engine/stages/run.run_stage), with or without `auto`, and without it the valid premises of
+all rounds go to one proposals file. A round that is dry
 (nothing valid, or an explicit empty list) marks its chunk forged; a format failure leaves it
 pending; an error ends the run with nothing of that round applied.
 """
@@ -24,10 +25,9 @@ from engine.forge.staleness import CHANGED_REASON, Reconciled, reconcile_in
 from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
-from engine.stages.report import (Outcome, ReportFile, RunReport, RunStatus,
-                                  StopReason)
-from engine.stages.rounds import RoundSettings, run_round
-from engine.stages.run import NoProgress, Progress, RunResult, iso_utc, new_run_id, utc_now
+from engine.stages.report import ReportFile, RunReport, StopReason
+from engine.stages.run import (Progress, RunOptions, RunResult, iso_utc, new_run_id, run_stage,
+                               utc_now)
 from engine.store import Store
 
 NOT_GROUNDED = "not grounded"
@@ -113,11 +113,12 @@ class ForgeReport(RunReport):
 class ForgeResult(RunResult):
     """The shared run result, with forge's plan and its report's reconciled sources."""
 
+    report: ForgeReport
     plan: Plan | None = None
 
     @property
     def reconciled(self) -> list[Reconciled]:
-        return self.report.reconciled  # type: ignore[attr-defined]  (a ForgeReport)
+        return self.report.reconciled
 
 
 def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], ForgeStage],
@@ -126,13 +127,10 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
           cost: Callable[[int, int], float | None] | None = None,
           now: Callable[[], datetime] = utc_now) -> ForgeResult:
     report_file = report_file or ReportFile(None)
-    progress = progress or NoProgress()
     started = now()
-    run = RunRecord(new_run_id(started), options.model, iso_utc(started),
-                    dict(options.params), stage="forge")
     plan = plan_forge(store, scan)
-    report = ForgeReport(stage="forge", run_id=run.id, model=options.model,
-                         started_at=run.started_at, params=dict(options.params), cost=cost,
+    report = ForgeReport(stage="forge", run_id=new_run_id(started), model=options.model,
+                         started_at=iso_utc(started), params=dict(options.params), cost=cost,
                          skipped_files=[{"path": s.path, "reason": s.reason}
                                         for s in scan.skipped], notes=list(scan.notes))
     if options.auto and plan.changed:
@@ -144,36 +142,15 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
         plan = plan_forge(store, scan)
     report.plan = plan.as_dict()
     todo = list(plan.pending)[:options.max_rounds]
-    stage = make_stage(todo)
-    settings = RoundSettings(auto=options.auto, calls=options.calls)
-    report_file.write(report)
-    reason = StopReason.MAX_ROUNDS
-    for n in range(1, len(todo) + 1):
-        progress.round_started(n, len(todo))
-        result = run_round(store, stage, model_for_round, settings, n=n, run=run,
-                           at=lambda: iso_utc(now()))
-        report.rounds.append(result)
+    run_options = RunOptions(
+        model=options.model, auto=options.auto, calls=options.calls, output=options.output,
+        accept_command=f"{options.accept_command} {options.output}", params=options.params,
+        planned_rounds=len(todo), proposals_of_every_round=True)
+    result = run_stage(store, make_stage(todo), model_for_round, run_options,
+                       report_file=report_file, progress=progress, cost=cost, now=now,
+                       report=report)
+    if report.stop_reason is StopReason.MAX_ROUNDS:
+        report.stopped = ("every pending chunk forged" if len(todo) == len(plan.pending) else
+                          f"max rounds ({len(todo)} of {len(plan.pending)} chunks)")
         report_file.write(report)
-        progress.round_finished(result)
-        if result.outcome is Outcome.ERROR:
-            reason, report.status, report.error = StopReason.ERROR, RunStatus.ERROR, result.error
-            break
-    if report.status is RunStatus.PARTIAL:
-        report.status = RunStatus.COMPLETE
-    if not options.auto and options.output is not None and report.status is RunStatus.COMPLETE:
-        valid = [p for r in report.rounds for p in r.valid]
-        try:
-            report.proposals_file = write_text_atomically(
-                options.output, stage.render_file(
-                    valid, run, f"{options.accept_command} {options.output}"))
-        except OSError as e:
-            reason, report.status = StopReason.ERROR, RunStatus.ERROR
-            report.error = f"cannot write the proposals file {options.output}: {e.strerror or e}"
-    report.stop_reason = reason
-    report.stopped = ("every pending chunk forged" if reason is StopReason.MAX_ROUNDS
-                      and len(todo) == len(plan.pending) else
-                      f"max rounds ({len(todo)} of {len(plan.pending)} chunks)"
-                      if reason is StopReason.MAX_ROUNDS else reason.value)
-    report.finished_at = iso_utc(now())
-    report_file.write(report)
-    return ForgeResult(report, report_file.path, plan)
+    return ForgeResult(report, result.report_path, plan)

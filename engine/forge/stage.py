@@ -15,23 +15,23 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.derive.embedding_cache import Embedder, text_sha256
+from engine.embedding.cache import Embedder, text_sha256
 from engine.forge.grounding import clean_quote
 from engine.forge.items import ProposedPremise
 from engine.forge.parser import parse_premises
 from engine.forge.prompt import (ChunkView, PromptOptions, build_prompt, extractive_schema,
                                  quotable_lines, reply_format, reply_schema)
 from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
-from engine.forge.validate import ForgeRules, Ground, check_premises
+from engine.forge.validate import ForgeRules, Ground, Vector, check_premises
 from engine.model import Belief
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.accept import run_note
 from engine.stages.contract import JsonReply, RoundContract
-from engine.stages.stage import Applied, Checked, Parsed, Prompt, RoundInput
+from engine.stages.replies import retry_message
+from engine.stages.stage import Applied, AppliedEntry, Checked, Parsed, Prompt, RoundInput
 from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk
-MAX_LISTED_PROBLEMS = 20
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,8 @@ class ForgeStage:
         view = store.read(lambda tx: self._view(tx, planned))
         prompt = build_prompt(view, self.settings.prompt)
         c = planned.chunk
-        return RoundInput(prompt, self.contract(planned.chunk), shown=tuple(i for i, _ in view.drawn),
+        return RoundInput(prompt, self.contract(planned.chunk),
+                          shown=tuple(i for i, _ in view.drawn),
                           details={"strategy": "chunk", "source": c.path,
                                    "lines": f"{c.start}-{c.end}", "chunk": c.sha256,
                                    "kind": c.kind},
@@ -101,8 +102,7 @@ class ForgeStage:
 
     @staticmethod
     def _nearest_in(tx: GraphTx, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
-        # the vector index scores cosine as (1 + cos) / 2; the rules speak of the cosine
-        return [(i, 2 * score - 1) for i, score in tx.similar_beliefs(vector, limit)]
+        return tx.similar_beliefs(vector, limit)
 
     # --- the reply ---------------------------------------------------------------------
     def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ProposedPremise]:
@@ -112,13 +112,9 @@ class ForgeStage:
         return parsed
 
     def retry_message(self, parsed: Parsed[ProposedPremise], shown: RoundInput) -> str:
-        lines = ["Your reply could not be read as premises."]
-        if parsed.diagnostics:
-            lines.append("What was wrong:")
-            lines += [f"- line {d.line}: {d.reason}" if d.line else f"- {d.reason}"
-                      for d in parsed.diagnostics[:MAX_LISTED_PROBLEMS]]
-        lines += ["", reply_format(self.settings.prompt.max_premises)]
-        return "\n".join(lines)
+        return retry_message(parsed.diagnostics,
+                             opening="Your reply could not be read as premises.",
+                             answer_format=reply_format(self.settings.prompt.max_premises))
 
     def combine(self, first: Parsed[ProposedPremise],
                 second: Parsed[ProposedPremise]) -> Parsed[ProposedPremise]:
@@ -132,12 +128,15 @@ class ForgeStage:
         if self.embedder is None:
             return check_premises(items, ground_of, existing, self.settings.rules)
 
-        def nearest(vector):
+        def vectors(texts: Sequence[str]) -> list[Vector]:
+            return list(self.vectors(texts))
+
+        def nearest(vector: Vector) -> tuple[str, float] | None:
             hits = self._nearest_in(tx, vector, 1)
             return hits[0] if hits else None
 
         return check_premises(items, ground_of, existing, self.settings.rules,
-                              vectors=self.vectors, nearest=nearest)
+                              vectors=vectors, nearest=nearest)
 
     @staticmethod
     def _ground_for_round(shown: RoundInput) -> Callable[[ProposedPremise], Ground | str]:
@@ -188,10 +187,10 @@ class ForgeStage:
             {"id": b.id, "kind": "PREMISE", "mode": "",
              "label": f"{b.source}:{'-'.join(str(x) for x in b.metadata['lines'])}"}
             for b in beliefs])
-        found = tx.get_beliefs([b.id for b in beliefs])
+        truths = {i: b.truth for i, b in tx.get_beliefs([b.id for b in beliefs]).items()}
         applied.entries = [
-            {"id": p.id, "truth_value": found[p.id].truth.value if p.id in found and
-             found[p.id].truth else None, "source": p.source, "lines": list(p.lines or ())}
+            AppliedEntry(p.id, truth_value=t.value if (t := truths.get(p.id)) else None,
+                         fields={"source": p.source, "lines": list(p.lines or ())})
             for p in checked.valid]
         return applied
 
@@ -231,6 +230,9 @@ class ForgeStage:
     # --- report and proposals file --------------------------------------------------------
     def item_dict(self, item: ProposedPremise) -> dict[str, Any]:
         return item.as_dict()
+
+    def item_key(self, item: ProposedPremise) -> str:
+        return item.id
 
     def render_file(self, items: Sequence[ProposedPremise], run: RunRecord, command: str) -> str:
         body = json.dumps([p.as_dict() for p in items], indent=2, ensure_ascii=False)

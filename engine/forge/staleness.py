@@ -69,7 +69,7 @@ class Reconciled:
     change: Change = field(default_factory=Change)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "kept": [{"id": i, "lines": list(l)} for i, l in self.kept],
+        return {"path": self.path, "kept": [{"id": i, "lines": list(ln)} for i, ln in self.kept],
                 "restored": self.restored, "retracted": self.retracted,
                 "change": self.change.as_dict()}
 
@@ -125,7 +125,8 @@ def stale_beliefs(store: Store, reader: SourceReader) -> list[StaleBelief]:
     return out
 
 
-def retract_stale(store: Store, reader: SourceReader, *, at: str) -> tuple[list[StaleBelief], Change]:
+def retract_stale(store: Store, reader: SourceReader, *, at: str
+                  ) -> tuple[list[StaleBelief], Change]:
     """Retract every stale belief not yet retracted, in one transaction."""
     from engine.tms import enforce_nogoods
 

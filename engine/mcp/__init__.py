@@ -1,1 +1,2 @@
-"""`python -m engine.mcp`: the MCP server; its code is in engine/cli/mcp.py (the entry-point room)."""
+"""`python -m engine.mcp`: the MCP server; its code is in engine/cli/mcp.py (the entry-point
+room)."""

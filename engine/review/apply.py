@@ -27,18 +27,18 @@ from engine.review.material import UnderReview, read_under_review
 from engine.review.suggestions import Suggestion, suggestion_for
 from engine.review.validate import read_and_check
 from engine.review.verdicts import SUPERSEDED, Verdict, defeater_id, finding_text
-from engine.stages.stage import Applied
+from engine.stages.stage import Action, Applied, AppliedEntry
 from engine.store import GraphTx, ReviewStamp, VerdictEdge
 from engine.tms import add_beliefs_in, enforce_nogoods
 
 DEFEATED, VALID, SUGGESTED, SUGGESTION_APPLIED = (
-    "defeated", "valid", "suggestion recorded", "suggestion applied")
+    Action.DEFEATED, Action.VALID, Action.SUGGESTION_RECORDED, Action.SUGGESTION_APPLIED)
 
 
 @dataclass(frozen=True)
 class Planned:
     verdict: Verdict
-    action: str
+    action: Action
     defeater: str = ""
     suggestion: Suggestion | None = None
 
@@ -53,6 +53,7 @@ def plan(verdicts: Sequence[Verdict], material: Mapping[str, UnderReview], *,
     out = []
     for v in verdicts:
         j = material[v.belief].justification(v.justification)
+        assert j is not None  # validation kept only verdicts on justifications that exist
         if not v.valid:
             out.append(Planned(v, DEFEATED, defeater_id(v.belief, v.justification)))
             continue
@@ -73,7 +74,7 @@ def edge_fields(p: Planned, at: str) -> dict[str, Any]:
         "sufficient": v.sufficient, "necessary": v.necessary,
         "unnecessary_antecedents": list(v.unnecessary_antecedents), "mode": v.mode,
         "reason_type": v.reason_type, "missing_property": v.missing_property,
-        "comment": v.comment, "action": p.action, "defeater": p.defeater,
+        "comment": v.comment, "action": p.action.value, "defeater": p.defeater,
         "suggestion": p.suggestion.text if p.suggestion else "",
         "antecedent_findings": json.dumps([a.as_dict() for a in v.antecedents],
                                           ensure_ascii=False),
@@ -87,7 +88,9 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
     planned = plan(checked.valid, material, apply_suggestions=apply_suggestions)
     wanted = [p.defeater for p in planned if p.defeater]
     existing = tx.existing_ids(wanted) if wanted else set()
-    premises, outlists, additions = [], [], {}
+    premises: list[Belief] = []
+    outlists: list[tuple[str, int, str]] = []
+    additions: dict[str, list[Justification]] = {}
     for p in planned:
         if not p.defeater:
             continue
@@ -98,6 +101,7 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
             text = finding_text(v, v.belief)
             meta.update(review_reason="invalid", reason_type=v.reason_type)
         else:
+            assert p.suggestion is not None  # a superseding defeater comes with its suggestion
             text = (f"{SUPERSEDED}: justification {v.justification} of '{v.belief}' is "
                     f"replaced: {p.suggestion.text}.")
             meta.update(review_reason="superseded")
@@ -105,8 +109,9 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
         if p.defeater in existing:
             continue  # judged before; a person may have retracted it: that decision stands
         premises.append(_premise(p.defeater, text, meta, at))
-        if p.action == SUGGESTION_APPLIED:
+        if p.action == SUGGESTION_APPLIED and p.suggestion is not None:
             j = material[v.belief].justification(v.justification)
+            assert j is not None
             outlist = tuple(o.id for o in j.outlist)
             label = f"{j.label} (review: {p.suggestion.kind})".strip()
             additions.setdefault(v.belief, []).extend(
@@ -131,11 +136,11 @@ def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping
     tx.record_verdicts(run.id, record.round,
                        [VerdictEdge(p.verdict.belief, p.verdict.justification,
                                     edge_fields(p, at)) for p in planned])
-    entries = [{"id": p.verdict.key, "belief": p.verdict.belief,
-                "justification": p.verdict.justification, "valid": p.verdict.valid,
-                "action": p.action, "defeater": p.defeater or None,
+    entries = [AppliedEntry(
+        p.verdict.key, p.action,
+        truth_value=after[p.verdict.belief].truth if p.verdict.belief in after else None,
+        fields={"belief": p.verdict.belief, "justification": p.verdict.justification,
+                "valid": p.verdict.valid, "defeater": p.defeater or None,
                 "suggestion": p.suggestion.text if p.suggestion else None,
-                "stamped": p.verdict.belief in complete,
-                "truth_value": after[p.verdict.belief].truth if p.verdict.belief in after
-                else None} for p in planned]
+                "stamped": p.verdict.belief in complete}) for p in planned]
     return Applied(checked, entries, change)

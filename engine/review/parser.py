@@ -18,7 +18,6 @@ unreviewed.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,13 +31,11 @@ from engine.review.verdicts import (
     Verdict,
     key,
 )
-from engine.stages.stage import Diagnostic
+from engine.stages.replies import (Diagnostic, ReplyShape, bare_id, find_items, line_of, number,
+                                   second_fills_gaps)
 
 MAX_REPLY_CHARS = 500_000
-JSON_ERRORS = (ValueError, RecursionError)  # deep nesting exhausts the decoder's recursion
-_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",(\s*[\]}])")
-_NUMBER = re.compile(r"^\s*(?:justification\s*)?#?\s*(\d{1,4})\s*$", re.IGNORECASE)
+SHAPE = ReplyShape("verdicts", ("id", "justification"))
 # What the round showed: belief id -> justification positions -> its antecedent ids.
 Expected = Mapping[str, Mapping[int, Sequence[str]]]
 
@@ -65,109 +62,10 @@ class ReviewParse:
                 "notes": [d.as_dict() for d in self.notes]}
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
-def _decode_array(text: str, start: int) -> list[tuple[Any, int]] | None:
-    """The elements of the JSON array opening at `start`, with their offsets (a trailing
-    comma is allowed); None when it is not a well-formed array."""
-    decoder = json.JSONDecoder()
-    pos = start + 1
-    items: list[tuple[Any, int]] = []
-    n = len(text)
-    while True:
-        while pos < n and text[pos].isspace():
-            pos += 1
-        if pos < n and text[pos] == "]":
-            return items
-        try:
-            value, end = decoder.raw_decode(text, pos)
-        except JSON_ERRORS:
-            return None
-        items.append((value, pos))
-        pos = end
-        while pos < n and text[pos].isspace():
-            pos += 1
-        if pos < n and text[pos] == ",":
-            pos += 1
-        elif not (pos < n and text[pos] == "]"):
-            return None
-
-
-def _array_in_object(text: str, start: int, end: int) -> list[tuple[Any, int]] | None:
-    m = re.compile(r'"[A-Za-z_]+"\s*:\s*\[').search(text, start, end)
-    return _decode_array(text, m.end() - 1) if m else None
-
-
-def _verdict_list(value: Any) -> list[Any] | None:
-    """The list of verdict objects a decoded value holds, if it holds one."""
-    if isinstance(value, list):
-        return value
-    if isinstance(value, dict):
-        if isinstance(value.get("verdicts"), list):
-            return value["verdicts"]
-        if "id" in value or "justification" in value:
-            return [value]
-        lists = [v for v in value.values() if isinstance(v, list)]
-        if len(lists) == 1 and all(isinstance(x, dict) for x in lists[0]):
-            return lists[0]
-    return None
-
-
-def _scan(text: str, base: int = 0) -> list[tuple[Any, int]] | None:
-    """Find the verdicts in `text` (which starts at offset `base` of `full`): the first array
-    or verdicts object, else every verdict object found (JSON lines, objects in prose)."""
-    decoder = json.JSONDecoder()
-    loose: list[tuple[Any, int]] = []
-    pos = 0
-    while True:
-        match = re.compile(r"[\[{]").search(text, pos)
-        if match is None:
-            break
-        p = match.start()
-        if text[p] == "[":
-            items = _decode_array(text, p)
-            if items is not None and all(isinstance(v, dict) for v, _ in items) and (
-                    items or not loose):
-                return [(v, base + o) for v, o in items] if items else (loose or [])
-            pos = p + 1
-            continue
-        try:
-            value, end = decoder.raw_decode(text, p)
-        except JSON_ERRORS:
-            pos = p + 1
-            continue
-        if isinstance(value, dict) and isinstance(value.get("verdicts"), list):
-            inner = _array_in_object(text, p, end)
-            if inner is not None and len(inner) == len(value["verdicts"]):
-                return [(v, base + o) for v, o in inner]
-            return [(v, base + p) for v in value["verdicts"]]
-        listed = _verdict_list(value)
-        if listed is not None and listed and listed[0] is value:
-            loose.append((value, base + p))
-        elif listed is not None:
-            return [(v, base + p) for v in listed]
-        pos = end
-    return loose or None
-
-
 def find_verdicts(text: str) -> list[tuple[Any, int]] | None:
     """(verdict object, offset) pairs, or None when the text holds no verdicts at all."""
-    stripped = text.strip()
-    try:
-        whole = json.loads(_TRAILING_COMMA.sub(r"\1", stripped))
-    except JSON_ERRORS:
-        whole = None
-    else:
-        listed = _verdict_list(whole)
-        if listed is not None:
-            return _scan(text) or [(v, 0) for v in listed]
-    for fence in _FENCE.finditer(text):
-        found = _scan(fence.group(1), fence.start(1))
-        if found is not None:
-            return found
-    return _scan(text)
+    found = find_items(text, SHAPE).items
+    return None if found is None else [(f.value, f.offset) for f in found]
 
 
 def _boolean(value: Any) -> bool | None:
@@ -176,23 +74,6 @@ def _boolean(value: Any) -> bool | None:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     return None
-
-
-def _position(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        m = _NUMBER.match(value)
-        return int(m.group(1)) if m else None
-    return None
-
-
-def _bare(value: Any) -> str:
-    return str(value).strip().strip("`*\"'").strip() if value is not None else ""
 
 
 def _text(value: Any) -> str:
@@ -217,7 +98,7 @@ class _Reader:
         if not isinstance(obj, dict):
             self.problem(f"{where} is not an object: {_text(obj)[:80]!r}", line)
             return
-        belief = _bare(obj.get("id") or obj.get("belief") or "")
+        belief = bare_id(obj.get("id") or obj.get("belief") or "")
         if not belief:
             self.problem(f"{where} has no id", line)
             return
@@ -230,7 +111,7 @@ class _Reader:
                              line)
                 return
         raw_number = obj.get("justification")
-        position = _position(raw_number)
+        position = number(raw_number)
         if position is None:
             self.problem(f"{where} has no justification number"
                          + ("" if raw_number is None else f" (got {_text(raw_number)[:40]!r})"),
@@ -267,7 +148,7 @@ class _Reader:
         unnecessary: list[str] = []
         raw_list = obj.get("unnecessary_antecedents") or []
         for item in raw_list if isinstance(raw_list, list) else [raw_list]:
-            ident = _bare(item)
+            ident = bare_id(item)
             if antecedents is not None and ident not in antecedents:
                 self.note(f"{k}: unnecessary antecedent {ident!r} is not an antecedent of this "
                           "justification; ignored", line)
@@ -275,13 +156,13 @@ class _Reader:
                 unnecessary.append(ident)
         mode = None
         if obj.get("mode") is not None:
-            word = _bare(obj["mode"]).upper()
+            word = bare_id(obj["mode"]).upper()
             if word in MODES:
                 mode = word
             else:
                 self.note(f"{k}: mode {_text(obj['mode'])[:40]!r} is not ALL or ANY; ignored",
                           line)
-        reason = _bare(obj.get("reason_type") or obj.get("defeat_reason_type") or "")
+        reason = bare_id(obj.get("reason_type") or obj.get("defeat_reason_type") or "")
         reason = reason.lower().replace("_", "-").replace(" ", "-")
         if valid:
             reason = ""
@@ -292,9 +173,9 @@ class _Reader:
             reason = UNCLASSIFIED
         findings = []
         for f in obj.get("antecedents") or obj.get("scope_findings") or []:
-            if isinstance(f, dict) and _bare(f.get("id")):
+            if isinstance(f, dict) and bare_id(f.get("id")):
                 findings.append(AntecedentFinding(
-                    _bare(f.get("id")), _text(f.get("establishes")),
+                    bare_id(f.get("id")), _text(f.get("establishes")),
                     _text(f.get("does_not_establish") or f.get("does_not"))))
         return Verdict(
             belief=belief, justification=position, valid=valid,
@@ -302,7 +183,7 @@ class _Reader:
             unnecessary_antecedents=tuple(unnecessary), mode=mode, reason_type=reason,
             missing_property=_text(obj.get("missing_property")),
             comment=_text(obj.get("comment")), antecedents=tuple(findings),
-            shown_sha256=_bare(obj.get("shown_sha256") or ""), line=line)
+            shown_sha256=bare_id(obj.get("shown_sha256") or ""), line=line)
 
     def finish(self) -> ReviewParse:
         if self.expected is not None:
@@ -336,7 +217,7 @@ def parse_reply(text: object, expected: Expected | None = None) -> ReviewParse:
         return reader.finish()
     seen: set[str] = set()
     for index, (obj, offset) in enumerate(found, start=1):
-        reader.read(obj, _line_of(text, offset), index, seen)
+        reader.read(obj, line_of(text, offset), index, seen)
     return reader.finish()
 
 
@@ -344,8 +225,7 @@ def combine(first: ReviewParse, second: ReviewParse) -> ReviewParse:
     """After the retry: the second reply's verdicts, plus the first's on justifications the
     second left out. What is still missing stays diagnosed, and stays unreviewed; the round
     counts as a format failure only when no verdict was read at all."""
-    by_key = {v.key: v for v in first.items}
-    by_key.update({v.key: v for v in second.items})
+    by_key = second_fills_gaps(first.items, second.items, lambda v: v.key)
     judged = set(by_key)
     still_missing = [k for k in second.missing if k not in judged]
     covered = set(second.missing) - set(still_missing)

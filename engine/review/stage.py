@@ -24,11 +24,11 @@ from engine.review.schema import json_reply
 from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
+from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
 
-MAX_LISTED = 20  # diagnostics quoted in the retry message
 STRATEGY = "dependency order"
 
 
@@ -101,21 +101,13 @@ class ReviewStage:
         return parsed
 
     def retry_message(self, parsed: parser.ReviewParse, shown: RoundInput) -> str:
-        lines = ["Your reply could not be used as it was."]
-        problems = list(parsed.diagnostics)
-        if problems:
-            lines.append("What was wrong:")
-            lines += [f"- line {d.line}: {d.reason}" if d.line else f"- {d.reason}"
-                      for d in problems[:MAX_LISTED]]
-            if len(problems) > MAX_LISTED:
-                lines.append(f"- ... and {len(problems) - MAX_LISTED} more")
-        if parsed.missing:
-            lines += ["", "Still without a verdict: " + ", ".join(
-                f"{k.rsplit('#', 1)[0]} justification {k.rsplit('#', 1)[1]}"
-                for k in parsed.missing)]
-        lines += ["", "Reply again with verdicts on every justification shown, in exactly "
-                      "this format:", "", FORMAT]
-        return "\n".join(lines)
+        missing = (["", "Still without a verdict: " + ", ".join(
+            f"{k.rsplit('#', 1)[0]} justification {k.rsplit('#', 1)[1]}"
+            for k in parsed.missing)] if parsed.missing else [])
+        return retry_message(
+            parsed.diagnostics, opening="Your reply could not be used as it was.", extra=missing,
+            request="Reply again with verdicts on every justification shown, in exactly this "
+                    "format:", answer_format=FORMAT)
 
     def combine(self, first: parser.ReviewParse, second: parser.ReviewParse
                 ) -> parser.ReviewParse:
@@ -135,6 +127,9 @@ class ReviewStage:
     # --- reports and files -----------------------------------------------------------
     def item_dict(self, item: Verdict) -> dict[str, Any]:
         return item.as_dict()
+
+    def item_key(self, item: Verdict) -> str:
+        return item.key
 
     def render_file(self, items: Sequence[Verdict], run: RunRecord, command: str) -> str:
         return render(items, run, command)

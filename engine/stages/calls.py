@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable
@@ -71,7 +72,8 @@ def usage(message: object) -> tuple[int, int]:
     return int(meta.get("input_tokens") or 0), int(meta.get("output_tokens") or 0)
 
 
-def _invoke_with_timeout(runnable: Runnable, messages: Sequence[BaseMessage], timeout: float):
+def _invoke_with_timeout(runnable: Runnable, messages: Sequence[BaseMessage],
+                         timeout: float) -> Any:
     box: dict[str, object] = {}
 
     def target() -> None:

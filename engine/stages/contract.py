@@ -18,7 +18,7 @@ A contract's `reply` is one of two formats:
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,7 +64,7 @@ class RoundContract:
     stage: str = "derive"
 
     @classmethod
-    def markdown(cls, allowed_ids, **options: Any) -> "RoundContract":
+    def markdown(cls, allowed_ids: Iterable[str], **options: Any) -> "RoundContract":
         """Derive's contract: `options` are MarkdownProposals' fields."""
         return cls(tuple(allowed_ids), MarkdownProposals(**options))
 

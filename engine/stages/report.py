@@ -9,7 +9,7 @@ in order) included.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -19,7 +19,7 @@ from typing import Any
 from engine.files import write_text_atomically
 from engine.model import Change, Truth
 from engine.stages.echo import ECHO_REASON
-from engine.stages.stage import ParsedReply, Skip
+from engine.stages.stage import Action, AppliedEntry, ParsedReply, Skip
 
 REPORT_VERSION = 2
 
@@ -71,9 +71,11 @@ class RoundResult:
     first_parse: ParsedReply | None = None  # the reply that was retried, when it was
     proposals: list[Any] = field(default_factory=list)
     proposal_dicts: list[dict[str, Any]] = field(default_factory=list)  # as the report shows them
+    proposal_keys: list[str] = field(default_factory=list)  # stage.item_key of each proposal
     valid: list[Any] = field(default_factory=list)
+    valid_keys: list[str] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
-    applied: list[dict[str, Any]] = field(default_factory=list)
+    applied: list[AppliedEntry] = field(default_factory=list)
     change: Change = field(default_factory=Change)
     tokens_in: int = 0
     tokens_out: int = 0
@@ -92,8 +94,24 @@ class RoundResult:
         """Applied entries whose belief is IN after the round."""
         return sum(1 for a in self.applied if a.get("truth_value") == Truth.IN.value)
 
+    def count(self, action: Action) -> int:
+        """Applied entries with this action."""
+        return sum(1 for a in self.applied if a.get("action", Action.ADDED.value) == action.value)
+
+    def valid_flags(self) -> list[bool]:
+        """Per proposal, whether it passed validation: matched to the valid items by key, in
+        order, so of two proposals with one key only as many count as were kept."""
+        left: dict[str, int] = {}
+        for k in self.valid_keys:
+            left[k] = left.get(k, 0) + 1
+        flags = []
+        for k in self.proposal_keys:
+            flags.append(left.get(k, 0) > 0)
+            if flags[-1]:
+                left[k] -= 1
+        return flags
+
     def to_json(self) -> dict[str, Any]:
-        valid_ids = {id(v) for v in self.valid}
         return {
             "round": self.n,
             "stage": self.stage,
@@ -110,10 +128,10 @@ class RoundResult:
             "format_retry": self.first_parse.as_dict() if self.first_parse else None,
             "proposals_found": len(self.proposals),
             "valid": len(self.valid),
-            "proposals": [dict(d, valid=id(p) in valid_ids)
-                          for p, d in zip(self.proposals, self.proposal_dicts)],
+            "proposals": [dict(d, valid=ok)
+                          for d, ok in zip(self.proposal_dicts, self.valid_flags())],
             "skipped": [s.as_dict() for s in self.skipped],
-            "applied": list(self.applied),
+            "applied": [dict(a) for a in self.applied],
             "change": self.change.as_dict(),
             "tokens": {"input": self.tokens_in, "output": self.tokens_out},
             "calls": self.calls,
@@ -263,7 +281,7 @@ def summary_table(report: RunReport) -> str:
     ))
     widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(len(header))]
 
-    def fmt(row) -> str:
+    def fmt(row: Sequence[str]) -> str:
         return "  ".join(cell.ljust(widths[i]) if i < 3 else cell.rjust(widths[i])
                          for i, cell in enumerate(row)).rstrip()
 

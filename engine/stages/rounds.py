@@ -10,11 +10,12 @@ model failed after its tries, or the store failed: nothing of the round applied)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.runnables import Runnable
 
 from engine.change_records import ChangeEntry
 from engine.errors import EngineError
@@ -63,9 +64,7 @@ def run_round(
             result.outcome = Outcome.EMPTY
             return result
         parsed = _ask(result, stage, model_for_round, shown, settings)
-        result.parse = parsed
-        result.proposals = list(parsed.items)
-        result.proposal_dicts = [stage.item_dict(p) for p in result.proposals]
+        record_proposals(result, parsed, stage)
         if settings.auto:
             record = round_record(result, stage, run, seconds=clock() - start, at=at())
             applied = store.write(
@@ -75,7 +74,7 @@ def run_round(
             checked = (store.read(lambda tx: stage.check(tx, result.proposals, shown))
                        if result.proposals else Checked())
             applied = Applied(checked)
-        record_applied(result, applied)
+        record_applied(result, applied, stage)
         if parsed.needs_retry:
             result.outcome = Outcome.FORMAT_FAILURE
         else:
@@ -93,8 +92,8 @@ def run_round(
     return result
 
 
-def apply_round(tx: GraphTx, stage: Stage, items, shown: RoundInput | None, run: RunRecord,
-                record: RoundRecord) -> Applied:
+def apply_round(tx: GraphTx, stage: Stage, items: Sequence[Any], shown: RoundInput | None,
+                run: RunRecord, record: RoundRecord) -> Applied:
     """Inside one write transaction: the run (once), the round, then the stage's writes."""
     tx.create_run(run)
     tx.record_round(record)
@@ -125,8 +124,16 @@ def describe(result: RoundResult, shown: RoundInput) -> None:
     result.prompt_sha256 = shown.prompt.sha256
 
 
-def record_applied(result: RoundResult, applied: Applied) -> None:
+def record_proposals(result: RoundResult, parsed: ParsedReply, stage: Stage) -> None:
+    result.parse = parsed
+    result.proposals = list(parsed.items)
+    result.proposal_dicts = [stage.item_dict(p) for p in result.proposals]
+    result.proposal_keys = [stage.item_key(p) for p in result.proposals]
+
+
+def record_applied(result: RoundResult, applied: Applied, stage: Stage) -> None:
     result.valid = list(applied.checked.valid)
+    result.valid_keys = [stage.item_key(v) for v in result.valid]
     result.skipped = list(applied.checked.skipped)
     result.applied = list(applied.entries)
     result.change = applied.change
@@ -145,8 +152,9 @@ def _ask(result: RoundResult, stage: Stage, model_for_round: ModelForRound,
     return parsed
 
 
-def _call(result: RoundResult, stage: Stage, runnable, messages, shown: RoundInput,
-          settings: RoundSettings) -> ParsedReply:
+def _call(result: RoundResult, stage: Stage, runnable: Runnable,
+          messages: Sequence[BaseMessage], shown: RoundInput, settings: RoundSettings
+          ) -> ParsedReply:
     call = call_model(runnable, messages, settings.calls)
     result.calls += call.tries
     result.call_errors += list(call.errors)

@@ -49,10 +49,21 @@ class RunOptions:
     output: Path | None = None  # the proposals file, without `auto`
     accept_command: str = ""  # how to apply the proposals file, printed in it
     params: Mapping[str, Any] = field(default_factory=dict)  # every parameter, as given
-
+    # A planned run (forge: one round per pending chunk): exactly this many rounds, with or
+    # without `auto`, dry ones included; only an error ends it sooner.
+    planned_rounds: int | None = None
+    proposals_of_every_round: bool = False  # the proposals file: every round's valid items
+    # (a planned run), or the last round's
     @property
     def applies(self) -> bool:
         return self.auto or self.exhaust
+
+    @property
+    def rounds(self) -> int:
+        """How many rounds the run may have."""
+        if self.planned_rounds is not None:
+            return self.planned_rounds
+        return max(1, self.max_rounds) if self.exhaust else 1
 
     def round_settings(self) -> RoundSettings:
         return RoundSettings(auto=self.applies, calls=self.calls)
@@ -114,6 +125,13 @@ def new_run_id(started: datetime) -> str:
     return started.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
 
+def new_report(stage: str, options: RunOptions, cost: CostFunction | None,
+               started: datetime) -> RunReport:
+    """The report of a run starting now, under a new run id."""
+    return RunReport(stage=stage, run_id=new_run_id(started), model=options.model,
+                     started_at=iso_utc(started), params=dict(options.params), cost=cost)
+
+
 def run_stage(
     store: Store,
     stage: Stage,
@@ -124,19 +142,21 @@ def run_stage(
     progress: Progress | None = None,
     cost: CostFunction | None = None,
     now: Callable[[], datetime] = utc_now,
+    report: RunReport | None = None,
 ) -> RunResult:
+    """`report`: one the caller began (a stage's own fields, e.g. forge's plan), whose run
+    id and start the run takes; else a new one."""
     report_file = report_file or ReportFile(None)
     progress = progress or NoProgress()
-    started = now()
-    run = RunRecord(id=new_run_id(started), model=options.model, started_at=iso_utc(started),
+    report = report or new_report(stage.name, options, cost, now())
+    run = RunRecord(id=report.run_id, model=options.model, started_at=report.started_at,
                     params=dict(options.params), stage=stage.name)
-    report = RunReport(stage=stage.name, run_id=run.id, model=options.model,
-                       started_at=run.started_at, params=dict(options.params), cost=cost)
     settings = options.round_settings()
-    max_rounds = max(1, options.max_rounds) if options.exhaust else 1
+    max_rounds = options.rounds
     report_file.write(report)
 
-    reason, dry_streak = StopReason.ONE_ROUND, 0
+    reason = StopReason.MAX_ROUNDS if options.planned_rounds is not None else StopReason.ONE_ROUND
+    dry_streak = 0
     try:
         for n in range(1, max_rounds + 1):
             progress.round_started(n, max_rounds)
@@ -153,7 +173,7 @@ def run_stage(
                 dry_streak += 1
             elif result.outcome is not Outcome.FORMAT_FAILURE:
                 dry_streak = 0
-            if options.exhaust:
+            if options.exhaust and options.planned_rounds is None:
                 if dry_streak >= max(1, options.dry_rounds):
                     reason = StopReason.DRY_ROUNDS
                     break
@@ -168,10 +188,11 @@ def run_stage(
     if report.status is RunStatus.PARTIAL:
         report.status = RunStatus.COMPLETE
     if not options.applies and options.output is not None and report.status is RunStatus.COMPLETE:
-        last = report.rounds[-1]
+        valid = ([v for r in report.rounds for v in r.valid] if options.proposals_of_every_round
+                 else report.rounds[-1].valid)
         try:
             report.proposals_file = write_text_atomically(
-                options.output, stage.render_file(last.valid, run, options.accept_command))
+                options.output, stage.render_file(valid, run, options.accept_command))
         except OSError as e:
             reason, report.status = StopReason.ERROR, RunStatus.ERROR
             report.error = (f"cannot write the proposals file {options.output}: "

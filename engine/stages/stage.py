@@ -20,8 +20,9 @@ transaction, so what was validated is what is written.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar
 
 from engine.model import Change
@@ -30,6 +31,7 @@ from engine.stages.contract import RoundContract
 from engine.store import GraphTx, Store
 
 ItemT = TypeVar("ItemT")
+ItemT_co = TypeVar("ItemT_co", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -62,12 +64,12 @@ class Diagnostic:
         return {"line": self.line, "reason": self.reason}
 
 
-class ParsedReply(Protocol[ItemT]):
+class ParsedReply(Protocol[ItemT_co]):
     """What the machinery needs of a parse: the items, whether the one retry is due, and a
     form for the report. `Parsed` below is the ready-made one."""
 
     @property
-    def items(self) -> Sequence[ItemT]: ...
+    def items(self) -> Sequence[ItemT_co]: ...
 
     @property
     def needs_retry(self) -> bool: ...
@@ -112,34 +114,83 @@ class Checked(Generic[ItemT]):
     skipped: list[Skip] = field(default_factory=list)
 
 
+class Action(StrEnum):
+    """What a round's write did with one item."""
+
+    ADDED = "added"  # a new belief (derive, forge); reports leave this action implicit
+    MERGED = "merged"  # dedup: a duplicate merged into the belief kept
+    NOGOOD = "nogood"  # a contradiction recorded as a nogood
+    DIFFERENT = "different"  # dedup: a cluster judged to hold no duplicates
+    COMPATIBLE = "compatible"  # contradictions: a pair judged compatible
+    DEFEATED = "defeated"  # review: a defeater put in the justification's outlist
+    VALID = "valid"  # review: the justification holds as it is
+    SUGGESTION_RECORDED = "suggestion recorded"  # review
+    SUGGESTION_APPLIED = "suggestion applied"  # review
+
+
+@dataclass(frozen=True, eq=False)
+class AppliedEntry(Mapping[str, Any]):
+    """One applied item, for the report. Read as a mapping it is the report's JSON object:
+    `id`, `action` (left out for ADDED), the stage's own fields, and `truth_value` when
+    the belief's label is the point."""
+
+    id: str
+    action: Action = Action.ADDED
+    truth_value: str | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id}
+        if self.action is not Action.ADDED:
+            out["action"] = self.action.value
+        out.update(self.fields)
+        if self.truth_value is not None:
+            out["truth_value"] = self.truth_value
+        return out
+
+    def __getitem__(self, key: str) -> Any:
+        return self.as_dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.as_dict())
+
+    def __len__(self) -> int:
+        return len(self.as_dict())
+
+
 @dataclass
 class Applied:
-    """What a round's write did: one entry per applied item for the report (each a dict with
-    at least "id"; "truth_value" where a belief's label is the point), and the labels that
-    changed (propagation and nogoods included)."""
+    """What a round's write did: one entry per applied item for the report, and the labels
+    that changed (propagation and nogoods included)."""
 
     checked: Checked
-    entries: list[dict[str, Any]] = field(default_factory=list)
+    entries: list[AppliedEntry] = field(default_factory=list)
     change: Change = field(default_factory=Change)
 
 
-class Stage(Protocol[ItemT]):
+ParseT = TypeVar("ParseT", bound="ParsedReply[Any]")
+
+
+class Stage(Protocol[ItemT, ParseT]):
+    """A stage's own parts. `ParseT` is its parse (a `Parsed`, or its own type with the
+    members of ParsedReply), which its retry message and combine take back."""
+
     name: str  # "derive", "review", "dedup", "contradictions", "forge"
 
     def read_round(self, store: Store, n: int) -> RoundInput:
         """Round `n`'s (1-based) view, read fresh from the store."""
 
-    def parse(self, reply: str, shown: RoundInput | None) -> ParsedReply[ItemT]:
+    def parse(self, reply: str, shown: RoundInput | None) -> ParseT:
         """The items of a reply (or of a proposals file, with `shown` None); never raises."""
 
-    def retry_message(self, parsed: ParsedReply[ItemT], shown: RoundInput) -> str:
+    def retry_message(self, parsed: ParseT, shown: RoundInput) -> str:
         """The message of the one retry: what was wrong, and the format again."""
 
-    def combine(self, first: ParsedReply[ItemT], second: ParsedReply[ItemT]
-                ) -> ParsedReply[ItemT]:
+    def combine(self, first: ParseT, second: ParseT) -> ParseT:
         """The round's parse after the retry (e.g. the second, or both merged)."""
 
-    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None) -> Checked[ItemT]:
+    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None
+              ) -> Checked[ItemT]:
         """Validate against the graph as it is now; reads only."""
 
     def apply(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None,
@@ -149,6 +200,11 @@ class Stage(Protocol[ItemT]):
 
     def item_dict(self, item: ItemT) -> dict[str, Any]:
         """An item as the report shows it."""
+
+    def item_key(self, item: ItemT) -> str:
+        """What names an item across validation (a belief id, `id#2`, `cluster 3`): the
+        report flags a proposal valid when a valid item has its key. Validation may return
+        a changed copy of an item, so identity does not do."""
 
     def render_file(self, items: Sequence[ItemT], run: RunRecord, command: str) -> str:
         """The proposals file of a run without --auto; `stage.parse` reads it back.

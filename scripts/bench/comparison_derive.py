@@ -17,7 +17,7 @@ def derive(bench: Bench, path: Path, size: int, network: str, vectors_kind: str)
     import numpy as np
 
     from adapters.clustering import kmeans_clusterer
-    from engine.derive.embedding_cache import embedding_source
+    from engine.embedding.cache import embedding_source
     from engine.derive.prompt import build_prompt
     from engine.derive.sampling import make_sampler
     from engine.derive.view import read_view
@@ -112,7 +112,7 @@ def derive(bench: Bench, path: Path, size: int, network: str, vectors_kind: str)
 def embedder_for(kind: str):
     """The embedder, its vector cache and a note for the report: all-MiniLM-L6-v2 for
     `model` when it is installed, else seeded random unit vectors."""
-    from engine.derive.embedding_cache import MemoryVectorCache
+    from engine.embedding.cache import MemoryVectorCache
 
     if kind == "model":
         try:

@@ -117,7 +117,8 @@ def latency(locked: Neo4jStore, unlocked: Neo4jStore, premise: str, repeat: int)
             times[f"empty_write_{name}"].append(time.perf_counter() - start)
     emit(workload="single_op_latency", repeat=repeat,
          **{f"{key}_median_ms": median_ms(values) for key, values in sorted(times.items())})
-    added = [statistics.median(times[f"{op}_with_lock"]) - statistics.median(times[f"{op}_without_lock"])
+    added = [statistics.median(times[f"{op}_with_lock"])
+             - statistics.median(times[f"{op}_without_lock"])
              for op in ("retract", "assert", "empty_write")]
     emit(workload="lock_added_latency", retract_ms=round(added[0] * 1000, 2),
          assert_ms=round(added[1] * 1000, 2), empty_write_ms=round(added[2] * 1000, 2))

@@ -82,7 +82,7 @@ def setup(size: int) -> None:
     from adapters.cypher_files import cypher
     from adapters.formats import parse_network
     from engine import interchange
-    from engine.derive.embedding_cache import text_sha256
+    from engine.embedding.cache import text_sha256
     from engine.store import StoredEmbedding
 
     store, settings = open_store()
@@ -143,7 +143,8 @@ def candidates(threshold: float, k: int, max_cluster: int, search: str) -> None:
         sizes: dict[int, int] = {}
         for c in clusters:
             sizes[len(c.members)] = sizes.get(len(c.members), 0) + 1
-        emit(bench="dedup_candidates", search=search, in_beliefs=len(shas), threshold=threshold, k=k,
+        emit(bench="dedup_candidates", search=search, in_beliefs=len(shas), threshold=threshold,
+             k=k,
              max_cluster=max_cluster, pairs=len(source._pairs or ()), clusters=len(clusters),
              cluster_sizes=dict(sorted(sizes.items())), seconds=round(seconds, 1),
              python_cpu_s=round(time.process_time() - cpu, 1),

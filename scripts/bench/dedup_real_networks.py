@@ -38,7 +38,8 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, action="append")
     args = parser.parse_args()
     thresholds = args.threshold or [DEFAULT_THRESHOLD]
-    folder = Path(os.environ.get("EEM_NETWORKS_DIR") or ROOT.parent / "shared" / "data" / "networks")
+    folder = Path(os.environ.get("EEM_NETWORKS_DIR")
+                  or ROOT.parent / "shared" / "data" / "networks")
     settings = Neo4jSettings.from_env(os.environ)
     driver = connect(settings)
     store = Neo4jStore(driver, settings.database, settings.uri)

@@ -29,7 +29,7 @@ from prompt_build import MODEL, RandomUnitEmbedder, emit, timed, unit_rows  # no
 
 from adapters.clustering import kmeans_clusterer  # noqa: E402
 from adapters.vector_cache import NpyVectorCache  # noqa: E402
-from engine.derive.embedding_cache import embedding_source, text_sha256  # noqa: E402
+from engine.embedding.cache import embedding_source, text_sha256  # noqa: E402
 from engine.derive.prompt import build_prompt  # noqa: E402
 from engine.derive.sampling import make_sampler  # noqa: E402
 from engine.derive.view import read_view  # noqa: E402

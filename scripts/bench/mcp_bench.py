@@ -151,7 +151,7 @@ def load_ours(path: Path) -> None:
         store.close()
 
 
-# --- the MCP calls ---------------------------------------------------------------------------------
+# --- the MCP calls -------------------------------------------------------------------------
 def server_env(extra: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k.startswith("NEO4J_")}
     env.update(PYTHONPATH=str(ROOT), **extra)
@@ -203,7 +203,8 @@ async def measure_tools(sides: list[Side], repeat: int) -> dict[tuple[str, str],
 
     samples: dict[tuple[str, str], list[float]] = defaultdict(list)
     async with AsyncExitStack() as stack:
-        clients = {s.impl: await stack.enter_async_context(Client(s.params, read_timeout_seconds=600))
+        clients = {s.impl: await stack.enter_async_context(
+                       Client(s.params, read_timeout_seconds=600))
                    for s in sides}
 
         async def once(side: Side, op: str) -> float:
@@ -229,7 +230,7 @@ async def measure_tools(sides: list[Side], repeat: int) -> dict[tuple[str, str],
     return samples
 
 
-# --- per command -----------------------------------------------------------------------------------
+# --- per command ---------------------------------------------------------------------------
 def command_lines(t: dict[str, str]) -> list[list[str]]:
     return [["show", t["show"]], ["retract", t["single"]], ["assert", t["single"]],
             ["search", *t["words"].split()], ["show", t["hub"]]]

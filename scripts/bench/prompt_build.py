@@ -16,8 +16,9 @@ Without --neo4j (no database needed):
   (10 premises gone OUT, 10 new ones).
 
 With --neo4j (use --skip-offline too, so that the first round pays for importing
-scikit-learn as a derive process does; --reuse keeps a network loaded before): WIPES the database of NEO4J_URI (default the local server; NEO4J_PASSWORD, else
-.neo4j/password), imports scripts/bench/synthetic.py's network (N premises + N derived),
+scikit-learn as a derive process does; --reuse keeps a network loaded before): WIPES the
+database of NEO4J_URI (default the local server; NEO4J_PASSWORD, else .neo4j/password),
+imports scripts/bench/synthetic.py's network (N premises + N derived),
 stores an embedding on every premise, then times what a derive round does before building the
 prompt (`round`): read the pool (`premise_pool`, one collected list), get the vectors
 (`embedding_source`: the store's hashes checked, the vectors from the warm file cache; nothing
@@ -48,7 +49,7 @@ import numpy as np  # noqa: E402
 
 from adapters.clustering import kmeans_clusterer  # noqa: E402
 from adapters.vector_cache import NpyVectorCache  # noqa: E402
-from engine.derive.embedding_cache import (  # noqa: E402
+from engine.embedding.cache import (  # noqa: E402
     MemoryVectorCache,
     embedding_source,
     ensure_embeddings,

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from adapters.clustering import kmeans_clusterer  # noqa: E402
-from engine.derive.embedding_cache import text_sha256  # noqa: E402
+from engine.embedding.cache import text_sha256  # noqa: E402
 from engine.derive.sampling import default_n_clusters, make_sampler  # noqa: E402
 
 NETWORKS = ROOT.parent / "shared" / "data" / "networks"

@@ -81,7 +81,8 @@ def run(size: int, repeat: int, store: Neo4jStore, driver, database: str) -> Non
     changed: dict[str, int] = {}
     flipped: list[str] = []  # element ids of what the hub retraction changed
     for _ in range(repeat):
-        for name, op, bid in (("retract_hub", tms.retract, HUB), ("assert_hub", tms.assert_belief, HUB),
+        for name, op, bid in (("retract_hub", tms.retract, HUB),
+                              ("assert_hub", tms.assert_belief, HUB),
                               ("retract_single_dependent", tms.retract, premise),
                               ("assert_single_dependent", tms.assert_belief, premise)):
             seconds, change = timed(lambda op=op, bid=bid: op(store, bid))

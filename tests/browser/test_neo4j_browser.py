@@ -21,7 +21,7 @@ from adapters.neo4j_browser import favourites_zip, node_style
 from engine import interchange, tms, viz
 from engine.tms import make_justifications
 
-pytestmark = [pytest.mark.neo4j, pytest.mark.browser]
+pytestmark = [pytest.mark.neo4j, pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

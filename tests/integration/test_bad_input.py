@@ -372,6 +372,7 @@ def applied_or_refused(store, call) -> EngineError | None:
     return None
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(bid=any_ids, text=texts, antecedents=id_lists, unless=id_lists, any_mode=st.booleans())
 def test_random_add(base, bid, text, antecedents, unless, any_mode):
@@ -379,6 +380,7 @@ def test_random_add(base, bid, text, antecedents, unless, any_mode):
         base, bid, text, J(antecedents, unless=unless, any_mode=any_mode)))
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(operation=st.sampled_from(["retract", "assert", "add-justification", "nogood",
                                   "what-if", "show"]),
@@ -442,6 +444,7 @@ network_files = st.one_of(
         max_leaves=8))
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(data=network_files, mangle=st.sampled_from(["json", "json", "truncated", "bytes"]))
 def test_random_network_files(base, tmp_path, data, mangle):
@@ -464,6 +467,7 @@ def cli_environment(monkeypatch, neo4j_settings):
         monkeypatch.setenv(key, value)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(command=st.sampled_from(["add", "retract", "assert", "add-justification", "nogood",
                                 "show", "explain", "trace", "what-if retract"]),

@@ -12,7 +12,7 @@ from engine.contradictions.pairs import PairAnswer
 from engine.contradictions.stage import ContradictionOptions, ContradictionsStage, PairSource
 from engine.dedup.merge import undo
 from engine.dedup.stage import find_clusters
-from engine.derive.embedding_cache import text_sha256
+from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput, NotFound
 from engine.model import Truth
 from tests.dedup_fakes import (

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from adapters.cypher_files import cypher
-from engine.derive.embedding_cache import MemoryVectorCache, ensure_embeddings, text_sha256
+from engine.embedding.cache import MemoryVectorCache, ensure_embeddings, text_sha256
 from engine.model import Belief, Justification
 from engine.store import StoredEmbedding
 

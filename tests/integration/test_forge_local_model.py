@@ -17,7 +17,7 @@ from engine.stages.calls import CallPolicy
 from engine.stages.run import iso_utc, utc_now
 from tests.local_model import local_model_or_skip
 
-pytestmark = [pytest.mark.local_model, pytest.mark.neo4j]
+pytestmark = [pytest.mark.local_model, pytest.mark.neo4j, pytest.mark.slow]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "scripts" / "example-sources"
 

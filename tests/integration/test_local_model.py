@@ -16,7 +16,7 @@ from engine.derive.view import RoundView
 from engine.model import Status
 from tests.local_model import local_model_or_skip
 
-pytestmark = pytest.mark.local_model
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 PREMISES = {
     "cache-ttl-60s": "Cache entries expire 60 seconds after they are written.",

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "neo4j"
 LIB = ROOT / ".neo4j" / "lib"
 
-pytestmark = pytest.mark.neo4j
+pytestmark = [pytest.mark.neo4j, pytest.mark.slow]  # starts a second server
 
 
 def _free_port() -> int:

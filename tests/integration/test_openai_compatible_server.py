@@ -19,7 +19,7 @@ import pytest
 
 from engine import tms
 
-pytestmark = [pytest.mark.neo4j, pytest.mark.local_model]
+pytestmark = [pytest.mark.neo4j, pytest.mark.local_model, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 ALIAS = "smollm2-135m"

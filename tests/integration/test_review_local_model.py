@@ -17,7 +17,7 @@ from tests.fakes import FakeStore
 from tests.local_model import local_model_or_skip
 from tests.review_fakes import stage
 
-pytestmark = pytest.mark.local_model
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "scripts" / "example-network.json"
 

@@ -39,7 +39,7 @@ SCRIPT = ROOT / "scripts" / "neo4j"
 LIB = ROOT / ".neo4j" / "lib"
 IMPORT_SIZE = 3000  # premises; as many derived beliefs: 6k beliefs, ~10k justifications
 
-pytestmark = pytest.mark.neo4j
+pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
 
 def _free_port() -> int:

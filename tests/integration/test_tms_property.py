@@ -11,7 +11,7 @@ from engine import tms
 from engine.model import Justification, Truth
 from engine.semantics import compute_labels
 
-pytestmark = pytest.mark.neo4j
+pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
 IDS = [f"b{i}" for i in range(9)]
 

@@ -86,7 +86,7 @@ def test_importing_the_modules_loads_no_heavy_package():
     code = (
         "import sys\n"
         "import adapters.embeddings, adapters.clustering, adapters.vector_cache\n"
-        "import engine.derive.sampling, engine.derive.embedding_cache\n"
+        "import engine.derive.sampling, engine.embedding.cache\n"
         "heavy = [m for m in ('torch', 'sentence_transformers', 'sklearn', 'numpy')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"

@@ -4,7 +4,7 @@
 round, `sample(round_index, pool)`, with the pool as the store has it then: the IN premises
 (after any `--topic` filter) as (id, text) pairs sorted by id. Every strategy is pure: no I/O;
 the cluster strategies get their vectors from the `vectors` function they are given
-(engine.derive.embedding_cache.embedding_source reads and computes them), and call it only
+(engine.embedding.cache.embedding_source reads and computes them), and call it only
 for ids they have not seen yet in the run, and their KMeans from the `clusterer` the entry
 point gives them (adapters.clustering.kmeans_labels).
 

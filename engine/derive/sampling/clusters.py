@@ -115,7 +115,7 @@ class _ClusterSampler(SweepingSampler):
         matrix = self._matrix(items)
         k = self._requested or default_n_clusters(len(items), self.budget)
         k = max(1, min(k, len(items)))
-        labels = [int(x) for x in self._clusterer(matrix, k, self.seed)]
+        labels = [int(x) for x in self._clusterer(matrix, k, self.seed or 0)]
         if len(labels) != len(items):
             raise ModelError(f"the clusterer labelled {len(labels)} of {len(items)} premises")
         members: dict[int, list[int]] = {}

@@ -143,7 +143,8 @@ class SweepingSampler:
 
     def _update(self, departed: set[str], added: list[PoolItem]) -> None: ...
 
-    def _take(self, round_index: int, pool_size: int) -> tuple[list[str], int | None, str]: ...
+    def _take(self, round_index: int, pool_size: int) -> tuple[list[str], int | None, str]:
+        raise NotImplementedError
 
 
 def _dedupe(pool: Sequence[PoolItem]) -> list[PoolItem]:

@@ -28,6 +28,7 @@ class _OneSweepSampler(SweepingSampler):
         self._sweep = Sweep(self._order([i for i, _ in items]), keep_sorted=self.keep_sorted)
 
     def _update(self, departed: set[str], added: list[PoolItem]) -> None:
+        assert self._sweep is not None  # _start ran first
         self._sweep.update(departed, [i for i, _ in added], self._rng)
 
     def _take(self, round_index: int, pool_size: int) -> tuple[list[str], int | None, str]:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from adapters.vector_cache import MAX_SEGMENTS, NpyVectorCache, model_slug
-from engine.derive.embedding_cache import (
+from engine.embedding.cache import (
     MemoryVectorCache,
     embedding_source,
     ensure_embeddings,

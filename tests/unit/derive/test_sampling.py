@@ -420,7 +420,7 @@ def test_kmeans_labels_finds_the_groups_and_subsamples_large_pools():
 def test_intra_cluster_shows_everything_within_ceil_p_over_n_plus_k_rounds(sizes, n):
     pool = pool_of(sum(sizes))
     label, k = {}, len(sizes)
-    for c, size in enumerate(sizes):
+    for c, _size in enumerate(sizes):
         for i, _ in pool[sum(sizes[:c]):sum(sizes[:c + 1])]:
             label[i] = c
     vectors = Vectors({i: np.eye(k, dtype=np.float32)[label[i]] for i, _ in pool})

@@ -141,6 +141,7 @@ def llama(smollm2):
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 def test_llama_cpp_parses_the_grammar(llama):
     check_grammar(llama, markdown_grammar(CONTRACT).gbnf)
     with pytest.raises(ModelError):
@@ -148,6 +149,7 @@ def test_llama_cpp_parses_the_grammar(llama):
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "reply",
     ["NO PROPOSALS", GOOD, GATE.replace("writes-invalidate-cached", "writes-invalidate"),
@@ -160,6 +162,7 @@ def test_admitted(llama, reply):
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "reply",
     [
@@ -195,11 +198,13 @@ def test_refused(llama, reply):
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 def test_no_gate_when_gates_are_not_allowed(llama):
     assert not admits(llama, markdown_grammar(RoundContract.markdown(IDS, allow_gate=False)).gbnf, GATE)
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 def test_the_longest_reply_is_admitted_and_one_more_character_is_not(llama):
     gbnf = markdown_grammar(CONTRACT).gbnf
     longest = longest_reply(CONTRACT, 2)
@@ -208,6 +213,7 @@ def test_the_longest_reply_is_admitted_and_one_more_character_is_not(llama):
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_sampled_replies_parse_and_cite_only_the_rounds_ids(smollm2, seed):
     chat = smollm2.model_copy(update={"seed": seed, "temperature": 1.0, "max_proposals": 1})
@@ -234,6 +240,7 @@ VERDICTS = {
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 def test_a_json_schema_becomes_a_grammar_admitting_only_its_values(llama):
     gbnf = json_grammar(VERDICTS)
     check_grammar(llama, gbnf)
@@ -243,6 +250,7 @@ def test_a_json_schema_becomes_a_grammar_admitting_only_its_values(llama):
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 def test_the_local_model_decodes_a_json_round_under_its_schema(smollm2):
     from engine.stages.contract import JsonReply
 

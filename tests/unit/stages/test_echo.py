@@ -12,7 +12,7 @@ from engine.contradictions.stage import (
     ContradictionsStage,
     PairSource,
 )
-from engine.derive.embedding_cache import text_sha256
+from engine.embedding.cache import text_sha256
 from engine.derive.proposals import EXAMPLE_ID as DERIVE_EXAMPLE_ID
 from engine.derive.proposals import Mode, Proposal, ProposalKind
 from engine.derive.validate import read_facts, validate_proposals

@@ -20,6 +20,7 @@ from engine.stages.report import Outcome, RunStatus, StopReason
 from engine.stages.run import RunOptions, run_stage
 from engine.stages.stage import (
     Applied,
+    AppliedEntry,
     Checked,
     Diagnostic,
     Parsed,
@@ -72,11 +73,14 @@ class RetractStage:
               run: RunRecord, record: RoundRecord) -> Applied:
         checked = self.check(tx, items, shown)
         change = tms.retract_in(tx, checked.valid[0], "toy") if checked.valid else None
-        return Applied(checked, [{"id": i} for i in checked.valid],
+        return Applied(checked, [AppliedEntry(i) for i in checked.valid],
                        change if change is not None else Applied(checked).change)
 
     def item_dict(self, item: str) -> dict[str, Any]:
         return {"id": item}
+
+    def item_key(self, item: str) -> str:
+        return item
 
     def render_file(self, items: Sequence[str], run: RunRecord, command: str) -> str:
         return run_note(self.name, run) + "\n" + json.dumps({"retract": list(items)}) + "\n"

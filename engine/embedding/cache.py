@@ -155,7 +155,7 @@ def ensure_embeddings(
     to_read = sorted({i for (i, _), sha in zip(pool, shas) if i in current and not cached[sha]})
     for start in range(0, len(to_read), READ_BATCH):
         chunk = to_read[start:start + READ_BATCH]
-        rows = [e for e in store.read(lambda tx, chunk=chunk: tx.embeddings(chunk)).values()
+        rows = [e for e in store.read(lambda tx: tx.embeddings(chunk)).values()
                 if e.model == model and not cached[e.sha256]]
         if rows:
             cache.put(model, [e.sha256 for e in rows],

@@ -1,0 +1,40 @@
+"""Every member of the store protocols exists on both implementations, with the same
+parameters: the in-memory FakeStore the unit tests use and the Neo4j store, so a verb added
+to one side only, or renamed on one, fails here rather than in a stage at run time."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from adapters.neo4j.store import Neo4jStore, Neo4jTx
+from engine.store import GraphTx, Store
+from tests.fakes import FakeStore, FakeTx
+
+
+# The pack queries are Cypher files users run (cypher/queries/); the fake has no Cypher to
+# run them with, so they are tested against Neo4j only (tests/integration/test_query_pack.py).
+NOT_ON_THE_FAKE = {"run_pack_query"}
+
+
+def members(protocol: type) -> list[str]:
+    return sorted(n for n, v in vars(protocol).items()
+                  if callable(v) and not n.startswith("_"))
+
+
+def parameters(function: object) -> list[str]:
+    return [p.name for p in inspect.signature(function).parameters.values()  # type: ignore[arg-type]
+            if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+
+
+@pytest.mark.parametrize("protocol, implementations", [
+    (GraphTx, (FakeTx, Neo4jTx)), (Store, (FakeStore, Neo4jStore))])
+def test_every_protocol_member_is_on_both_stores_with_its_parameters(protocol, implementations):
+    assert members(protocol)
+    for implementation in implementations:
+        missing = [m for m in members(protocol) if not callable(getattr(implementation, m, None))
+                   and not (implementation is FakeTx and m in NOT_ON_THE_FAKE)]
+        assert missing == [], f"{implementation.__name__} lacks {missing}"
+        differ = [m for m in members(protocol) if hasattr(implementation, m)
+                  and parameters(getattr(implementation, m)) != parameters(getattr(protocol, m))]
+        assert differ == [], f"{implementation.__name__}: other parameters in {differ}"
