@@ -98,7 +98,8 @@ def add(
         created_at=stamp,
         updated_at=stamp,
     )
-    return store.write(lambda tx: add_beliefs_in(tx, [belief]), ChangeEntry("add", {"id": belief_id}))
+    return store.write(lambda tx: add_beliefs_in(tx, [belief]),
+                       ChangeEntry("add", {"id": belief_id}))
 
 
 def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:
@@ -193,7 +194,8 @@ def assert_belief(store: Store, belief_id: str) -> Change:
     """Un-pin a retracted belief; a derived belief that still has no valid support then
     holds as a user-asserted fact until it is retracted."""
     check_id(belief_id)
-    return store.write(lambda tx: assert_in(tx, belief_id), ChangeEntry("assert", {"id": belief_id}))
+    return store.write(lambda tx: assert_in(tx, belief_id),
+                       ChangeEntry("assert", {"id": belief_id}))
 
 
 def assert_in(tx: GraphTx, belief_id: str) -> Change:

@@ -239,7 +239,7 @@ class TmsTxPart(TxBase):
                 for bid, label in sorted(labels.items())]
         moved = Change()
         for chunk in _batches(rows):
-            for bid, was_in, now_in in self._single("write_belief_labels", rows=chunk)["moved"]:
+            for bid, _was_in, now_in in self._one("write_belief_labels", rows=chunk)["moved"]:
                 (moved.went_in if now_in else moved.went_out).append(bid)
         self.change_log.relabelled(moved)
 

@@ -21,7 +21,9 @@ from engine.model import Truth
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import RoundContract
 from engine.stages.stage import (
+    Action,
     Applied,
+    AppliedEntry,
     Checked,
     Parsed,
     ParsedReply,
@@ -114,8 +116,11 @@ class AskStage:
         cast(AskTx, tx).record_answer(run.id, record.round, question=self.settings.question,
                                       status=answer.status, answer=answer.answer,
                                       citations=cited, at=record.at)
-        return Applied(checked, entries=[{"id": c.id, "role": c.role, "truth_value": c.truth}
-                                         for c in cited])
+        return Applied(checked, entries=[
+            AppliedEntry(c.id, Action.CITED, c.truth, {"role": c.role}) for c in cited])
+
+    def item_key(self, item: AskAnswer) -> str:
+        return "answer"  # one answer a round
 
     def item_dict(self, item: AskAnswer) -> dict[str, Any]:
         return {**item.as_dict(), "id": "answer", "fetched": sorted(self.session.fetched),

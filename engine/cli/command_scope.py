@@ -122,11 +122,11 @@ class RoutedEnviron(MutableMapping[str, str]):
 def install() -> tuple[RoutedStream, RoutedStream, RoutedStream, RoutedEnviron]:
     """Route the standard streams and the environment per command (idempotent)."""
     if not isinstance(sys.stdout, RoutedStream):
-        sys.stdout = RoutedStream(sys.stdout, "stdout")  # type: ignore[assignment]
+        sys.stdout = RoutedStream(sys.stdout, "stdout")
     if not isinstance(sys.stderr, RoutedStream):
-        sys.stderr = RoutedStream(sys.stderr, "stderr")  # type: ignore[assignment]
+        sys.stderr = RoutedStream(sys.stderr, "stderr")
     if not isinstance(sys.stdin, RoutedStream):
-        sys.stdin = RoutedStream(sys.stdin, "stdin")  # type: ignore[assignment]
+        sys.stdin = RoutedStream(sys.stdin, "stdin")
     if not isinstance(os.environ, RoutedEnviron):
         os.environ = RoutedEnviron(os.environ)  # type: ignore[assignment]  # noqa: B003
     return (sys.stdout, sys.stderr, sys.stdin, os.environ)  # type: ignore[return-value]

@@ -138,7 +138,8 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
                         annotations=types.ToolAnnotations(read_only_hint=name in READ_ONLY))
     if reading is not None:  # issue 21: context_for, compact, ask (with --model)
         for name, method in reading_tool_methods(reading, with_ask=with_ask).items():
-            server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor), name=name,
+            server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor),
+                            name=name,
                             annotations=types.ToolAnnotations(
                                 read_only_hint=name in READING_TOOL_NAMES))
 

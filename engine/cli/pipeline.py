@@ -1,5 +1,6 @@
 """`python -m engine.pipeline PATHS --model M`: forge the sources, then derive (--exhaust),
-review (--exhaust; with `--review-apply never` one round of verdicts to a file) and dedup, pass after pass, until a pass adds, defeats and merges nothing
+review (--exhaust; with `--review-apply never` one round of verdicts to a file) and dedup,
+pass after pass, until a pass adds, defeats and merges nothing
 (or --max-passes). One line per stage as it finishes, one summary table, one report per
 stage as usual.
 

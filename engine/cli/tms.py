@@ -15,6 +15,7 @@ from engine import explain as explaining
 from engine import interchange, queries, results, tms, viz
 from engine import search as searching
 from engine.cli import memory, registry
+from engine.cli.reading import reading_commands
 from engine.cli.support import (
     BorrowedDriver,
     open_store,
@@ -130,7 +131,8 @@ def cmd_list(store, args) -> int:
             print_json([{**results.belief_row(b), "impact": impact.get(b.id, 0)}
                         for b in beliefs])
             return 0
-        print(table([(b.id, b.truth.value, b.depth if b.depth is not None else "-",
+        print(table([(b.id, b.truth.value if b.truth else "-",
+                      b.depth if b.depth is not None else "-",
                       impact.get(b.id, 0), shorten(b.text, 60)) for b in beliefs],
                     ["id", "truth", "depth", "impact", "text"]))
         return 0
@@ -522,10 +524,7 @@ COMMANDS: dict[str, Command] = {
                      "command starts in milliseconds", "serve start", _serve_arguments,
                      json=False),
 }
-# issue 21: the reading commands (compact, summarize), in engine/cli/reading.py
-from engine.cli.reading import reading_commands
-
-COMMANDS.update(reading_commands(Command))
+COMMANDS.update(reading_commands(Command))  # compact, summarize: engine/cli/reading.py
 
 
 COMMANDS.update(memory.commands(Command, _report_change))

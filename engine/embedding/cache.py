@@ -206,5 +206,5 @@ def embedding_source(store: Store, embedder: Embedder, *, cache: VectorCache | N
 def _save(store: Store, rows: list[StoredEmbedding], batch: int) -> None:
     for start in range(0, len(rows), batch):
         chunk = rows[start:start + batch]
-        store.write(lambda tx, chunk=chunk: tx.save_embeddings(chunk),
+        store.write(lambda tx: tx.save_embeddings(chunk),
                     ChangeEntry("embeddings", {"beliefs": len(chunk)}))

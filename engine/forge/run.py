@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from engine.change_records import ChangeEntry
-from engine.files import write_text_atomically
 from engine.forge.sources import Scan, SourceText
 from engine.forge.stage import ForgeStage, PlannedChunk
 from engine.forge.staleness import CHANGED_REASON, Reconciled, reconcile_in
-from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile, RunReport, StopReason
@@ -137,8 +135,9 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
         stamp = iso_utc(now())
         report.reconciled = store.write(
             lambda tx: [reconcile_in(tx, s, at=stamp) for s in plan.changed],
-            ChangeEntry("forge", {"run": run.id, "reconcile": [s.path for s in plan.changed]},
-                        actor=run.id))
+            ChangeEntry("forge", {"run": report.run_id,
+                                  "reconcile": [s.path for s in plan.changed]},
+                        actor=report.run_id))
         plan = plan_forge(store, scan)
     report.plan = plan.as_dict()
     todo = list(plan.pending)[:options.max_rounds]

@@ -18,9 +18,9 @@ from engine.review.prompt import FORMAT
 from engine.review.verdicts import Verdict
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
+from engine.store import GraphTx
 
 ECHO = PromptEcho.of(FORMAT)
-from engine.store import GraphTx
 
 
 def check_verdicts(verdicts: Sequence[Verdict], material: Mapping[str, UnderReview],

@@ -126,6 +126,7 @@ class Action(StrEnum):
     VALID = "valid"  # review: the justification holds as it is
     SUGGESTION_RECORDED = "suggestion recorded"  # review
     SUGGESTION_APPLIED = "suggestion applied"  # review
+    CITED = "cited"  # ask: a belief the answer cites (nothing written to it)
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,8 +2,8 @@
 support, dependents, packed to 3000 tokens) and `compact` (800 tokens), in-process against
 the Neo4j at NEO4J_URI (password from NEO4J_PASSWORD or the local server's .neo4j/password).
 
-    .venv/bin/python scripts/bench/reading_bench.py                 # the real network, then 100k+100k
-    .venv/bin/python scripts/bench/reading_bench.py --size 0        # the real network only
+    .venv/bin/python scripts/bench/reading_bench.py             # the real network, then 100k+100k
+    .venv/bin/python scripts/bench/reading_bench.py --size 0    # the real network only
 
 It EMPTIES the database. Targets: context < 300 ms on the real network and < 3 s at 100k;
 compact < 1 s on the real network and < 5 s at 100k. Prints one JSON line per measurement:

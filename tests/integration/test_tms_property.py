@@ -205,7 +205,7 @@ def _apply_memory(store, op):
     if kind == "supersede_undo":  # supersede, then undo: the export must be exactly as before
         before = _export(store)
         supersede.supersede(store, target, extra[0], rewire=extra[1])
-        change = supersede.undo_supersede(store, target)
+        supersede.undo_supersede(store, target)
         assert _export(store) == before, f"undo of {op} changed the graph"
         return None
     if kind == "reword":
