@@ -1,8 +1,8 @@
 """The ftl-reasons / reasonsforge `network.json` format, in and out.
 
     {"meta": {...}, "nodes": {id: {"text", "truth_value", "justifications":
-      [{"type", "antecedents", "outlist", "label"}], "source", "source_url", "source_hash",
-      "date", "metadata", "created_at", "updated_at", "retracted_at", ...}},
+      [{"type", "antecedents", "outlist", "label"[, "gate"]}], "source", "source_url",
+      "source_hash", "date", "metadata", "created_at", "updated_at", "retracted_at", ...}},
      "nogoods": [{"id", "nodes", "discovered", "resolution"}], "repos": {...}}
 
 Node fields this engine does not interpret (reviewed_at, verified_at, text_hash, ...) are kept
@@ -159,7 +159,20 @@ def _justification(j: Any, where: str, bad) -> Justification:
     label = j.get("label") or ""
     if not isinstance(label, str):
         raise bad(where, "'label' must be a string")
-    return Justification(refs["antecedents"], refs["outlist"], Kind(kind), label)
+    gate = j.get("gate", False)
+    if not isinstance(gate, bool):
+        raise bad(where, "'gate' must be true or false")
+    if gate and (refs["antecedents"] or not refs["outlist"]):
+        raise bad(where, "a gate has an outlist and no antecedents")
+    return Justification(refs["antecedents"], refs["outlist"], Kind(kind), label, gate=gate)
+
+
+def _justification_json(j: Justification) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": j.kind.value, "antecedents": list(j.antecedents),
+                           "outlist": list(j.outlist), "label": j.label}
+    if j.gate:  # supersede's and challenge's gate on a premise (ours; other readers skip it)
+        out["gate"] = True
+    return out
 
 
 def network_to_json(network: Network) -> dict[str, Any]:
@@ -170,11 +183,7 @@ def network_to_json(network: Network) -> dict[str, Any]:
         node: dict[str, Any] = {
             "text": b.text,
             "truth_value": "IN" if b.truth == Truth.IN else "OUT",
-            "justifications": [
-                {"type": j.kind.value, "antecedents": list(j.antecedents),
-                 "outlist": list(j.outlist), "label": j.label}
-                for j in b.justifications
-            ],
+            "justifications": [_justification_json(j) for j in b.justifications],
             "source": b.source,
             "source_url": b.source_url,
             "source_hash": b.source_hash,

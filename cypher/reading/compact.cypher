@@ -89,7 +89,7 @@ WITH collect([b.id, b.text, 'IN', b.depth, '']) AS found
 RETURN size(found) AS total, found[..$limit] AS rows
 
 // name: compact_defeated
-// One record: `total` beliefs in scope with a justification review defeated (an IN defeater in its outlist) and `rows` [id, text, truth, depth, the defeater's finding] of the first $limit, OUT ones first, then deepest.
+// One record: `total` beliefs in scope with a justification review defeated or a person challenged (an IN defeater or challenge in its outlist; a defence answering a challenge counts too) and `rows` [id, text, truth, depth, the finding] of the first $limit, OUT ones first, then deepest.
 MATCH (b:Belief)<-[:SUPPORTS]-(:Justification)-[:UNLESS]->(d:Defeater:In)
 WHERE $scope IS NULL OR b.id IN $scope
 WITH b, min(d.id) AS defeater
@@ -97,7 +97,9 @@ MATCH (d:Belief {id: defeater})
 WITH b, d ORDER BY CASE WHEN b:In THEN 1 ELSE 0 END, coalesce(b.depth, -1) DESC, b.id
 WITH collect([b.id, b.text,
               CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
-              b.depth, 'defeated by review: ' + d.text]) AS found
+              b.depth, CASE WHEN d:Challenge THEN 'challenged: '
+                            WHEN d:Defence THEN 'answered by a defence: '
+                            ELSE 'defeated by review: ' END + d.text]) AS found
 RETURN size(found) AS total, found[..$limit] AS rows
 
 // name: compact_summaries

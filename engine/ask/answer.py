@@ -15,12 +15,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.ask.tools import AskSession
+from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.replies import json_values
 from engine.stages.stage import Diagnostic, Parsed
 
 STATUSES = ("answered", "insufficient")
 ROLES = ("supports", "contradicts", "context")
 FIELDS = ("status", "answer", "citations", "gaps")
+# The answer format's worked values (engine/ask/prompt.py shows them): copied, they say nothing.
+ANSWER_EXAMPLE = "the answer in a few sentences"
+GAP_EXAMPLE = "what the network would need to answer better"
+ECHO = PromptEcho.of("", (ANSWER_EXAMPLE, GAP_EXAMPLE, "a belief id"))
 
 
 @dataclass(frozen=True)
@@ -87,8 +92,16 @@ def parse_answer(text: str, session: AskSession) -> Parsed[AskAnswer]:
     if not isinstance(gaps, list) or not all(isinstance(g, str) for g in gaps):
         diagnostics.append(Diagnostic("gaps must be a list of strings"))
         gaps = [g for g in gaps if isinstance(g, str)] if isinstance(gaps, list) else []
-    citations, dropped = _citations(obj.get("citations", []), session, diagnostics)
     problems: list[str] = []
+    if ECHO.echoed(answer_text):
+        reason = f"the answer {ECHO_REASON}: write the answer itself"
+        diagnostics.append(Diagnostic(reason))
+        problems.append(reason)
+        answer_text = ""
+    if any(ECHO.echoed(g) for g in gaps):
+        diagnostics.append(Diagnostic(f"a gap {ECHO_REASON}: name what is missing, or none"))
+        gaps = [g for g in gaps if not ECHO.echoed(g)]
+    citations, dropped = _citations(obj.get("citations", []), session, diagnostics)
     if status == "answered" and not citations:
         reason = "status is \"answered\" but no belief it was shown is cited"
         diagnostics.append(Diagnostic(reason))

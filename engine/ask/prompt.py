@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.ask.answer import ROLES, STATUSES
+from engine.ask.answer import ANSWER_EXAMPLE, GAP_EXAMPLE, ROLES, STATUSES
 from engine.ask.retrieval import Bundle
 from engine.ask.tools import TOOL_NAMES
 from engine.stages.contract import JsonReply
@@ -24,10 +24,10 @@ class ToolMode:
     NONE = "none"  # no tools (--max-tool-rounds 0)
 
 
-ANSWER_FORMAT = """Reply with one JSON object and nothing else:
-{"status": "answered" or "insufficient", "answer": "the answer in a few sentences",
- "citations": [{"id": "a belief id", "role": "supports" or "contradicts" or "context"}],
- "gaps": ["what the network would need to answer better"]}"""
+ANSWER_FORMAT = f"""Reply with one JSON object and nothing else:
+{{"status": "answered" or "insufficient", "answer": "{ANSWER_EXAMPLE}",
+ "citations": [{{"id": "a belief id", "role": "supports" or "contradicts" or "context"}}],
+ "gaps": ["{GAP_EXAMPLE}"]}}"""
 
 RULES = """Rules:
 - Answer only from the beliefs shown here or returned by a tool; cite each belief you use.

@@ -20,6 +20,7 @@ from engine.ask.tools import AskSession, AskTools
 from engine.model import Truth
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import RoundContract
+from engine.stages.echo import ECHO_REASON
 from engine.stages.stage import (
     Action,
     Applied,
@@ -29,6 +30,7 @@ from engine.stages.stage import (
     ParsedReply,
     Prompt,
     RoundInput,
+    Skip,
 )
 from engine.store import GraphTx, Store
 from engine.tokens import ESTIMATE, TokenCounter
@@ -100,7 +102,10 @@ class AskStage:
 
     def check(self, tx: GraphTx, items: Sequence[AskAnswer], shown: RoundInput | None
               ) -> Checked[AskAnswer]:
-        return Checked(valid=list(items))
+        # An answer that only copied the format's example says nothing: never shown as one.
+        echoed = [i for i in items if any(ECHO_REASON in p for p in i.problems)]
+        return Checked(valid=[i for i in items if i not in echoed],
+                       skipped=[Skip("answer", ECHO_REASON) for _ in echoed])
 
     def apply(self, tx: GraphTx, items: Sequence[AskAnswer], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:

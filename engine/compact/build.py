@@ -35,7 +35,7 @@ TITLES = {
     Section.GATED: "OUT only by a closed gate",
     Section.PREMISES: "Load-bearing premises",
     Section.DEEPEST: "Deepest conclusions",
-    Section.DEFEATED: "Defeated by review",
+    Section.DEFEATED: "Defeated by review, or challenged",
 }
 
 

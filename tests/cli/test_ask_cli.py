@@ -153,6 +153,22 @@ def test_an_unreadable_reply_after_the_retry_is_an_error(shop, capsys, tmp_path)
     assert err.startswith("Error: the model gave no usable answer after one retry")
 
 
+def test_an_answer_copying_the_format_twice_is_refused_not_printed(shop, capsys, tmp_path):
+    echo = answer(text="the answer in a few sentences")
+    chat = ScriptedChatModel(script=[echo, echo])
+    code, out, err = run(shop, chat, [QUESTION, "--model", "fake"], capsys, tmp_path)
+    assert code == 2 and out == ""
+    assert err.startswith("Error: the model gave no usable answer after one retry")
+    assert "echoes the prompt's example" in chat.received[1][-1].text  # the retry said why
+
+
+def test_an_echo_then_a_real_answer_uses_the_real_one(shop, capsys, tmp_path):
+    chat = ScriptedChatModel(script=[answer(text="the answer in a few sentences"), answer()])
+    code, out, err = run(shop, chat, [QUESTION, "--model", "fake"], capsys, tmp_path)
+    assert code == 0, err
+    assert out.startswith("answered: Key fetches block validation.")
+
+
 def test_context_only_calls_no_model(shop, capsys, tmp_path):
     chat = ScriptedChatModel(script=[])
     code, out, _ = run(shop, chat, [QUESTION, "--context-only", "--budget", "400"], capsys,

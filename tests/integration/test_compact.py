@@ -57,6 +57,17 @@ def test_sections_list_what_they_say(store):
     assert out.tokens <= 2000 and out.tokens == ESTIMATE.count(out.text)
 
 
+def test_a_challenge_is_listed_beside_review_s_defeats(store):
+    from engine import dialectic
+
+    shop(store)
+    dialectic.challenge(store, "c", "users never see auth latency: it is hidden by the cache")
+    out = compact(store, CompactOptions(budget=2000))
+    by = {s.section.value: [line.id for line in s.shown] for s in out.sections}
+    assert by["defeated"] == ["c", "d"]
+    assert "challenged: users never see auth latency" in out.text
+
+
 def test_impact_counts_transitive_dependents_once(store):
     shop(store)
     found = impacts(store, ["p1", "a", "c", "nope"])

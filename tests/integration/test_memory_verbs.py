@@ -220,3 +220,22 @@ def test_a_bulk_write_keeps_its_touches_in_its_lists(store, monkeypatch):
     assert rows == {"a": "added", "b": "added", "c": "added", "bulk-0": "added",
                     "bulk-1": "added", "bulk-2": "added"}
     assert [e.op for e in changelog.log(store, LogQuery(belief_id="bulk-1"))] == ["import"]
+
+
+def test_a_gated_premise_survives_a_network_json_round_trip(store):
+    import json
+
+    from adapters.formats import parse_network
+
+    chain(store)
+    dialectic.challenge(store, "a", "the source was a draft")
+    supersede.supersede(store, "c", text="C, reworded.")
+    text = exported(store)
+    network, stored = parse_network(json.loads(text))
+    tms.reset(store)
+    interchange.import_network(store, network, stored)
+    assert exported(store) == text
+    a = tms.show(store, "a")[0]
+    assert a.is_premise and a.depth == 0 and a.truth == Truth.OUT  # still a premise, gated
+    assert [p.id for p in tms.list_beliefs(store, tms.BeliefFilter(premises=True))
+            if p.id == "a"] == ["a"]

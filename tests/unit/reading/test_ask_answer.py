@@ -72,3 +72,17 @@ def test_the_schema_lets_only_shown_ids_be_cited():
     assert item["enum"] == ["a", "b"]
     assert reply.schema["properties"]["tool"]["enum"][0] == "none"
     assert "maxItems" not in reply.strict_schema["properties"]["citations"]
+
+
+def test_an_answer_that_copies_the_format_is_an_echo_and_retried():
+    reply = json.dumps({"status": "answered", "answer": "The answer in a few sentences.",
+                        "citations": [{"id": "p1", "role": "supports"}],
+                        "gaps": ["what the network would need to answer better", "a real gap"]})
+    parsed = parse_answer(reply, SESSION)
+    assert parsed.needs_retry
+    found = " | ".join(reasons(parsed))
+    assert "the answer echoes the prompt's example" in found
+    assert "a gap echoes the prompt's example" in found
+    [answer] = parsed.items
+    assert answer.answer == "" and answer.gaps == ["a real gap"]
+    assert any("echoes the prompt's example" in p for p in answer.problems)

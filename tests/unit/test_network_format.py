@@ -1,0 +1,36 @@
+"""network.json keeps what this engine adds to a justification: the gate that supersede and
+challenge put on a premise, written only where there is one, refused where malformed."""
+from __future__ import annotations
+
+import pytest
+
+from adapters.formats import network_to_json, parse_network
+from engine.errors import InvalidInput
+from engine.model import Belief, Justification, Network
+
+
+def _node(**justification):
+    return {"nodes": {"p": {"text": "A premise.", "truth_value": "OUT",
+                            "justifications": [justification]},
+                      "challenge:p": {"text": "Why?", "truth_value": "IN"}}}
+
+
+def test_a_gate_round_trips_and_plain_justifications_are_unchanged():
+    gated = Belief("p", "A premise.", justifications=(Justification((), ("challenge:p",),
+                                                                    gate=True),))
+    plain = Belief("q", "From p.", justifications=(Justification(("p",)),))
+    data = network_to_json(Network({"p": gated, "q": plain}))
+    assert data["nodes"]["p"]["justifications"][0]["gate"] is True
+    assert "gate" not in data["nodes"]["q"]["justifications"][0]
+    network, _ = parse_network(data)
+    assert network.beliefs["p"].justifications[0].gate
+    assert network.beliefs["p"].is_premise and not network.beliefs["q"].is_premise
+
+
+@pytest.mark.parametrize("justification, message", [
+    ({"outlist": ["challenge:p"], "gate": "yes"}, "'gate' must be true or false"),
+    ({"antecedents": ["challenge:p"], "gate": True}, "a gate has an outlist and no antecedents"),
+])
+def test_a_malformed_gate_is_refused_naming_it(justification, message):
+    with pytest.raises(InvalidInput, match=message):
+        parse_network(_node(**justification))
