@@ -84,3 +84,12 @@ class ReadingTx(Protocol):
 
     def mark_summary(self, belief_id: str) -> bool:
         """Label the belief a summary (:Summary); False when it does not exist."""
+
+
+def cover_index(covers: Sequence[SummaryCover]) -> dict[str, SummaryCover]:
+    """Covered id -> the summary standing for it (the smallest summary id when several)."""
+    index: dict[str, SummaryCover] = {}
+    for cover in sorted(covers, key=lambda c: c.id, reverse=True):
+        for covered in cover.covered:
+            index[covered] = cover
+    return index

@@ -17,7 +17,7 @@ from typing import Any, cast
 from engine.compact.lines import depth_text, shorten_words
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
-from engine.reading import ReadingTx, SummaryCover
+from engine.reading import ReadingTx, SummaryCover, cover_index
 from engine.search import SearchHit, search
 from engine.semantics import is_valid
 from engine.store import GraphTx, Store
@@ -166,7 +166,7 @@ def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
     out_named = {m for b in list(beliefs.values()) if b.truth != Truth.IN
                  for j in b.justifications for m in j.mentions()}
     _fetch(tx, beliefs, out_named)  # what an OUT belief's justifications name: why it is OUT
-    covers = _cover_index(reading.summary_covers(sorted(beliefs)))
+    covers = cover_index(reading.summary_covers(sorted(beliefs)))
     _fetch(tx, beliefs, {c.id for c in covers.values()})
     truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
     builder = _Builder(beliefs, truths, covers)
@@ -215,14 +215,6 @@ def _support(tx: GraphTx, beliefs: dict[str, Belief], roots: Sequence[str]
                     nxt.append(a)
         frontier = nxt
     return out[:MAX_SUPPORT]
-
-
-def _cover_index(covers: Sequence[SummaryCover]) -> dict[str, SummaryCover]:
-    index: dict[str, SummaryCover] = {}
-    for cover in sorted(covers, key=lambda c: c.id, reverse=True):
-        for covered in cover.covered:
-            index[covered] = cover
-    return index
 
 
 class _Builder:

@@ -10,14 +10,13 @@ how many lines were left out.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.compact.lines import belief_line, nogood_line
 from engine.errors import InvalidInput, NotFound
 from engine.model import check_id
-from engine.reading import NetworkCounts, ReadingTx, Row, Section, SummaryCover
+from engine.reading import NetworkCounts, ReadingTx, Row, Section, SummaryCover, cover_index
 from engine.tokens import ESTIMATE, TokenCounter
 
 DEFAULT_BUDGET = 800
@@ -124,7 +123,7 @@ def compact_in(tx: ReadingTx, options: CompactOptions,
     check_options(options)
     scope, scope_text = _scope(tx, options)
     counts = tx.network_counts()
-    covers = _cover_index(tx.summary_covers(scope))
+    covers = cover_index(tx.summary_covers(scope))
     limit = max(MIN_CANDIDATES, min(MAX_CANDIDATES, options.budget // TOKENS_PER_LINE_GUESS))
     sections = _candidates(tx, scope, limit, covers)
     impacts: dict[str, int] = {}
@@ -148,15 +147,6 @@ def _scope(tx: ReadingTx, options: CompactOptions) -> tuple[list[str] | None, st
             raise NotFound("belief", options.around)
         return near, (f"around {options.around}, {options.steps} steps ({len(near)} beliefs)")
     return None, "the whole network"
-
-
-def _cover_index(covers: Sequence[SummaryCover]) -> dict[str, SummaryCover]:
-    """Covered id -> the summary standing for it (the smallest summary id when several)."""
-    index: dict[str, SummaryCover] = {}
-    for cover in sorted(covers, key=lambda c: c.id, reverse=True):
-        for covered in cover.covered:
-            index[covered] = cover
-    return index
 
 
 def _candidates(tx: ReadingTx, scope: list[str] | None, limit: int,
