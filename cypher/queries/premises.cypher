@@ -9,6 +9,8 @@
 // stops at premises, at missing ids, and at IN user-asserted beliefs without a valid
 // justification. Rows: premise, truth (IN, OUT, UNDETERMINED, MISSING), kind (premise,
 // asserted, missing), text.
+// A premise's gate (the outlist-only justification supersede and challenge give it) is not
+// support: a gated premise is listed as a premise.
 MATCH (root:Belief {id: $id})
 CALL (root) {
   MATCH ANY SHORTEST (root)
@@ -17,7 +19,7 @@ CALL (root) {
          OR (NOT EXISTS { (j)-[:REQUIRES]->(a) WHERE NOT a:In }
              AND NOT EXISTS { (j)-[:UNLESS]->(o) WHERE o:In OR o:Undetermined }))* (t)
   WHERE t:Missing
-     OR NOT EXISTS { (t)<-[:SUPPORTS]-(:Justification) }
+     OR NOT EXISTS { (t)<-[:SUPPORTS]-(k:Justification) WHERE NOT coalesce(k.gate, false) }
      OR (t:In AND coalesce(t.asserted, false) AND NOT EXISTS {
            MATCH (t)<-[:SUPPORTS]-(k:Justification)
            WHERE NOT EXISTS { (k)-[:REQUIRES]->(a) WHERE NOT a:In }
@@ -28,7 +30,7 @@ RETURN t.id AS premise,
        CASE WHEN t:Missing THEN 'MISSING' WHEN t:In THEN 'IN'
             WHEN t:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END AS truth,
        CASE WHEN t:Missing THEN 'missing'
-            WHEN EXISTS { (t)<-[:SUPPORTS]-(:Justification) } THEN 'asserted'
+            WHEN EXISTS { (t)<-[:SUPPORTS]-(k:Justification) WHERE NOT coalesce(k.gate, false) } THEN 'asserted'
             ELSE 'premise' END AS kind,
        t.text AS text
 ORDER BY premise

@@ -8,6 +8,8 @@
 // member OUT) and every antecedent is shallower than the belief: the belief's shallowest valid
 // justifications (ties show each one). Following them from the belief always ends at premises
 // or at user-asserted beliefs, never in a cycle.
+// A premise's gate (the outlist-only justification supersede and challenge give it) is
+// not support: a gated premise whose gate is open is shown as a premise.
 // Rows: step (justification steps from the belief), belief, truth, depth, why (justified,
 // premise, asserted; a belief that is not IN gives one row: not IN, or retracted), and for a
 // justified belief the supporting justification (kind, seq, label, antecedents, unless).
@@ -22,7 +24,7 @@ CALL (root) {
 }
 OPTIONAL CALL (t) {
   MATCH (t:In)<-[:SUPPORTS]-(s:Justification)
-  WHERE NOT coalesce(t.asserted, false)
+  WHERE NOT coalesce(t.asserted, false) AND NOT coalesce(s.gate, false)
     AND NOT EXISTS { (s)-[:REQUIRES]->(a) WHERE NOT (a:In AND a.depth < t.depth) }
     AND NOT EXISTS { (s)-[:UNLESS]->(o) WHERE o:In OR o:Undetermined }
   RETURN s
@@ -34,7 +36,7 @@ RETURN step, t.id AS belief,
          WHEN NOT t:In THEN CASE WHEN coalesce(t.retracted, false) THEN 'retracted' ELSE 'not IN' END
          WHEN s IS NOT NULL THEN 'justified'
          WHEN coalesce(t.asserted, false) THEN 'asserted'
-         WHEN NOT EXISTS { (t)<-[:SUPPORTS]-(:Justification) } THEN 'premise'
+         WHEN NOT EXISTS { (t)<-[:SUPPORTS]-(k:Justification) WHERE NOT coalesce(k.gate, false) } THEN 'premise'
          ELSE 'unsupported (run verify)'
        END AS why,
        s.kind AS kind, s.seq AS seq, s.label AS label,

@@ -73,7 +73,7 @@ RETURN size(found) AS total, found[..$limit] AS rows
 // name: compact_premises
 // One record: `total` IN premises in scope (review's defeaters left out) and `rows` [id, text, 'IN', depth, ''] of the $limit with the most direct dependents (ties by id): the pool whose transitive impact is then counted.
 MATCH (b:Belief:In)
-WHERE NOT b:Defeater AND NOT EXISTS { (b)<-[:SUPPORTS]-(:Justification) }
+WHERE NOT b:Defeater AND NOT EXISTS { (b)<-[:SUPPORTS]-(k:Justification) WHERE NOT coalesce(k.gate, false) }
   AND ($scope IS NULL OR b.id IN $scope)
 WITH b, COUNT { (b)<-[:REQUIRES]-() } AS direct
 ORDER BY direct DESC, b.id

@@ -14,7 +14,7 @@ RETURN collect({id: b.id, text: b.text,
 // name: retracted_premises
 // Retracted premises with how many beliefs rest on them (through antecedents, at any distance), most first, at most $limit: id, text, reason, retracted_at, resting.
 MATCH (p:Belief {retracted: true})
-WHERE NOT EXISTS { (p)<-[:SUPPORTS]-(:Justification) }
+WHERE NOT EXISTS { (p)<-[:SUPPORTS]-(k:Justification) WHERE NOT coalesce(k.gate, false) }
 CALL (p) {
   OPTIONAL MATCH ANY SHORTEST (p) ((x)<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(y))+ (d)
   WHERE d <> p

@@ -318,3 +318,24 @@ def test_an_unknown_pack_name_is_not_run(known):
 def test_a_missing_parameter_is_a_store_error(known):
     with pytest.raises(StoreError, match="ParameterMissing|Expected parameter"):
         known.read(lambda tx: tx.run_pack_query("why_in", {}))
+
+
+# --- a premise's gate is not its support ----------------------------------------------------
+def test_a_gated_premise_is_still_a_premise_to_the_pack_and_to_blockers(store):
+    """A challenge gives a premise an outlist-only justification; defended, the premise is IN
+    again and still a premise: why_in, premises and blockers must treat it as one."""
+    from engine import blockers, dialectic
+
+    tms.add(store, "p", "A premise.")
+    tms.add(store, "d", "Derived from p.", tms.make_justifications(["p"]))
+    dialectic.challenge(store, "p", "is it?")
+    dialectic.defend(store, "challenge:p", "it is")
+    assert tms.show(store, "d")[0].truth.value == "IN"
+    assert pick(rows(store, "why_in", id="d"), "belief", "why") == [("d", "justified"),
+                                                                  ("p", "premise")]
+    assert pick(rows(store, "premises", id="d"), "premise", "kind") == [("p", "premise")]
+    assert pick(rows(store, "premises", id="d"), "premise", "kind") == [
+        (e.id, e.kind) for e in explaining.trace(store, "d")]
+    tms.retract(store, "p", "wrong after all")
+    found = blockers.find_blockers(store).as_dict()
+    assert [r["id"] for r in found["retracted_premises"]] == ["p"]
