@@ -52,16 +52,25 @@ class PremiseDue:
 
 
 class SourceCache:
-    """Each source read once per round."""
+    """Each source read, and each pin's window cut, once per round (premises drawn from one
+    file often share a pin)."""
 
     def __init__(self, reader: SourceReader):
         self.reader = reader
         self._read: dict[str, SourceText | SkippedFile | None] = {}
+        self._windows: dict[tuple[str, tuple[int, int], int], Window | TooLong | None] = {}
 
     def get(self, path: str) -> SourceText | SkippedFile | None:
         if path not in self._read:
             self._read[path] = self.reader.read(path)
         return self._read[path]
+
+    def window(self, source: SourceText, pin: tuple[int, int], budget: int
+               ) -> Window | TooLong | None:
+        key = (source.path, pin, budget)
+        if key not in self._windows:
+            self._windows[key] = window_for(source, pin, budget=budget)
+        return self._windows[key]
 
 
 def judge(c: PremiseCandidate, sources: SourceCache, *, budget: int
@@ -77,7 +86,7 @@ def judge(c: PremiseCandidate, sources: SourceCache, *, budget: int
     if got.sha256 != c.source_hash:
         return CHANGED, None
     pin = c.lines or (1, max(1, len(got.text.splitlines())))
-    window = window_for(got, pin, budget=budget)
+    window = sources.window(got, pin, budget)
     if window is None:
         return OUTSIDE, None
     if isinstance(window, TooLong):
