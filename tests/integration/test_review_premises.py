@@ -5,7 +5,6 @@ a proposals file accepted; --apply-suggestions rewords the partial premise and r
 rested on it."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -13,87 +12,29 @@ import pytest
 from adapters.sources.reader import FileSourceReader
 from engine import changelog, tms
 from engine.change_records import LogQuery
-from engine.model import Belief, Justification
+from engine.model import Belief
 from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
 from engine.stages.accept import accept
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
 from engine.stages.run import RunOptions, run_stage
-from engine.store import SourcePin, SourceRecord
 from engine.tms import add_beliefs_in
 from tests.derive_fakes import ScriptedChatModel
+from tests.premise_review_fakes import (CONFIRM, DOC, GROUNDED, MISREAD, NARROWER, PARTIAL,
+                                        PATH, PINS, UNGROUNDED, load_pinned, reply,
+                                        write_source)
 
 pytestmark = pytest.mark.neo4j
-
-DOC = """\
-# Auth
-The auth service validates a JWT on every request.
-Signing keys are fetched from the identity provider at startup and cached for an hour.
-A load test showed p99 auth latency of 900 ms under peak load.
-
-# Gateway
-The gateway forwards requests after auth succeeds.
-"""
-PATH = "docs/auth.md"
-PINS = {  # premise -> (claim, pinned line)
-    "jwt-every-request": ("The auth service validates a JWT on every request.", 2),
-    "keys-fetched-per-request": ("Signing keys are fetched synchronously on every request.", 3),
-    "auth-latency-900ms": ("Auth latency is 900 ms.", 4),
-    "gateway-waits-for-auth": ("The gateway waits for auth before routing.", 7),
-}
-CONFIRM = {"id": "jwt-every-request", "verdict": "confirmed", "kind": "",
-           "quote": "validates a JWT on every request", "narrower": "", "comment": "stated"}
-MISREAD = {"id": "keys-fetched-per-request", "verdict": "misread", "kind": "misread",
-           "quote": "fetched from the identity provider at startup and cached", "narrower": "",
-           "comment": "the keys are fetched at startup, not per request"}
-NARROWER = "Under peak load, a load test showed p99 auth latency of 900 ms."
-PARTIAL = {"id": "auth-latency-900ms", "verdict": "partial", "kind": "",
-           "quote": "A load test showed p99 auth latency of 900 ms under peak load",
-           "narrower": NARROWER, "comment": "only p99, only under peak load"}
-UNGROUNDED = {"id": "gateway-waits-for-auth", "verdict": "confirmed", "kind": "",
-              "quote": "the gateway blocks until auth returns", "narrower": "", "comment": ""}
-GROUNDED = dict(UNGROUNDED, quote="forwards requests after auth succeeds")
-
-
-def reply(*verdicts: dict) -> str:
-    return json.dumps({"verdicts": list(verdicts)})
-
-
-def sha(text: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
-    (tmp_path / "docs").mkdir()
-    (tmp_path / PATH).write_text(DOC, encoding="utf-8")
-    return tmp_path
+    return write_source(tmp_path)
 
 
 @pytest.fixture
 def net(store, root):
-    """The four premises pinned as forge pins them; `keys-block` rests on the misread one,
-    `latency-matters` on the partial one, `auth-sound` on the confirmed and misread ones."""
-    beliefs = [Belief(i, claim) for i, (claim, _) in PINS.items()] + [
-        Belief("keys-block", "Key fetches block request validation.",
-               (Justification(("keys-fetched-per-request",)),)),
-        Belief("latency-matters", "Auth latency matters for routing.",
-               (Justification(("auth-latency-900ms", "gateway-waits-for-auth")),)),
-        Belief("auth-sound", "Auth is sound and slow.",
-               (Justification(("jwt-every-request", "keys-fetched-per-request")),)),
-    ]
-    file_sha = sha(DOC)
-
-    def work(tx):
-        add_beliefs_in(tx, beliefs)
-        tx.save_sources([SourceRecord(PATH, file_sha, len(DOC), "2026-12-03T08:00:00+00:00")])
-        tx.pin_to_sources([SourcePin(i, PATH, file_sha, (n, n),
-                                     {"quote": claim, "lines": [n, n]}, "2026-12-03T08:00:00")
-                           for i, (claim, n) in PINS.items()])
-
-    store.write(work)
+    load_pinned(store)
     return store
 
 
