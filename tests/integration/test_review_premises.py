@@ -177,3 +177,20 @@ def test_a_premise_without_a_hash_or_with_a_changed_source_is_not_due(net, root,
     shown = stage(root).read_round(net, 1)
     assert shown.empty
     assert shown.details["unpinned"] == 1 and shown.details["changed"] == 4
+
+
+@pytest.mark.slow
+def test_a_real_network_names_sources_without_pins_so_nothing_is_due(store, shared_networks,
+                                                                     tmp_path):
+    import json
+
+    from adapters.formats import parse_network
+    from engine import interchange
+
+    data = json.loads((shared_networks / "system-design-eem.json").read_text(encoding="utf-8"))
+    interchange.import_network(store, *parse_network(data))
+    named = sum(1 for b in data["nodes"].values()
+                if b.get("source") and not b.get("justifications") and b["truth_value"] == "IN")
+    shown = stage(tmp_path).read_round(store, 1)
+    assert shown.empty and named > 900
+    assert shown.details["with_source"] == shown.details["unpinned"] == named
