@@ -18,6 +18,7 @@ from engine.stages.accept import accept
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
 from engine.stages.run import RunOptions, run_stage
+from engine.supersede import undo_supersede
 from engine.tms import add_beliefs_in
 from tests.derive_fakes import ScriptedChatModel
 from tests.premise_review_fakes import (CONFIRM, DOC, GROUNDED, MISREAD, NARROWER, PARTIAL,
@@ -168,6 +169,11 @@ def test_apply_suggestions_rewords_the_partial_premise_and_rewires_its_dependent
     assert edge["e"]["successor"] == "auth-latency-900ms-v2"
     # the reworded claim has not been checked against its source yet: it is due
     assert stage(root).read_round(net, 2).shown == ("auth-latency-900ms-v2",)
+    # and a person who disagrees undoes the reword: the old claim and its dependents' edges
+    undo_supersede(net, "auth-latency-900ms")
+    assert belief(net, "auth-latency-900ms").truth.value == "IN"
+    assert "auth-latency-900ms" in belief(net, "latency-matters").justifications[0].antecedents
+    assert tms.verify(net) == []
 
 
 def test_a_premise_without_a_hash_or_with_a_changed_source_is_not_due(net, root, store):
