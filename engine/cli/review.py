@@ -167,7 +167,7 @@ def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
         if args.dry_run:
             shown = stage.read_round(store, 1)
             if shown.empty:
-                print("nothing is due for review", file=wiring.err())
+                print("nothing is due for review" + _not_due(shown.details), file=wiring.err())
                 return 0
             sys.stdout.write(shown.prompt.text)
             return 0
@@ -178,6 +178,19 @@ def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
                            report_file=report_file(args, "review"),
                            progress=progress_for(args, wiring), cost=binding.cost)
     return print_run(result, args, wiring, PROG)
+
+
+def _not_due(details) -> str:
+    """With --premises: why the premises that name a source are not due, counted."""
+    from engine.review.premises_due import DUE
+
+    if details.get("mode") != "premises":
+        return ""
+    skip = {"strategy", "mode", "due", "with_source", "split", DUE}
+    counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in details.items()
+                       if k not in skip and v)
+    return (f" ({details.get('with_source', 0)} premises name a source"
+            + (f"; {counts}" if counts else "") + ")")
 
 
 def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:

@@ -41,3 +41,7 @@ def test_dry_run_then_verdicts_file_then_accept(store, neo4j_settings, tmp_path)
     assert tms.show(store, "keys-fetched-per-request")[0].truth.value == "OUT"
     assert tms.show(store, "keys-block")[0].truth.value == "OUT"
     assert tms.verify(store) == []
+    after = review_cli(["--premises", "--root", str(root), "--dry-run"], cwd=tmp_path,
+                       settings=neo4j_settings)
+    assert after.returncode == 0 and after.stdout == ""
+    assert "nothing is due for review (3 premises name a source; current: 3)" in after.stderr
