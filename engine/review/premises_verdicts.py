@@ -17,6 +17,7 @@ grounded verdict stays unreviewed.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,8 +26,8 @@ from typing import Any
 from engine.forge.grounding import clean_quote, find_quote, normalize
 from engine.review.premises_due import PremiseUnderReview
 from engine.review.premises_window import Window
-from engine.stages.replies import Diagnostic, ReplyShape, bare_id, find_items, line_of, \
-    second_fills_gaps
+from engine.stages.replies import (Diagnostic, ReplyShape, bare_id, find_items, line_of,
+                                   second_fills_gaps)
 
 CONFIRMED, PARTIAL, MISREAD = "confirmed", "partial", "misread"
 VERDICTS = (CONFIRMED, PARTIAL, MISREAD)
@@ -176,9 +177,7 @@ class _Reader:
 
 
 def ground_verdict(v: PremiseVerdict, window: Window) -> PremiseVerdict:
-    from dataclasses import replace
-
-    return replace(v, quote_lines=ground(v.quote, window))
+    return dataclasses.replace(v, quote_lines=ground(v.quote, window))
 
 
 def parse_reply(text: object, expected: Expected | None = None) -> PremiseParse:

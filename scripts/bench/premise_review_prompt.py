@@ -75,7 +75,7 @@ def best_chunk(claim: str, source: SourceText) -> tuple[int, int]:
 
 
 def pin(store, reader, premises, *, lines: bool) -> int:
-    texts = {}
+    texts: dict[str, object] = {}
     pins, sources = [], {}
     for b in premises:
         got = texts.setdefault(b.source, reader.read(b.source))
