@@ -22,6 +22,7 @@ from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.edit_tx import EditTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
+from adapters.neo4j.premise_review_tx import PremiseReviewTxPart
 from adapters.neo4j.query_tx import QueryTxPart
 from adapters.neo4j.reading_tx import ReadingTxPart
 from adapters.neo4j.registry_tx import RegistryTxPart
@@ -39,7 +40,7 @@ T = TypeVar("T")
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
-              ReadingTxPart, AskTxPart, RegistryTxPart):
+              ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

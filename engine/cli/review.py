@@ -17,6 +17,7 @@ from engine.cli.stage_cli import (
     Wiring,
     accept_parser,
     non_negative_int,
+    positive_int,
     add_mode_flags,
     add_model_flags,
     add_output_flags,
@@ -46,6 +47,8 @@ examples:
       apply a verdicts file (see: {PROG} accept --help)
   {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust
       review everything due, shallowest first, applying as it goes
+  {PROG} --premises --root . --model ollama:qwen3:8b --auto
+      check premises against the source lines they are pinned to, most depended-on first
 
 exit codes: 0 ok; 1 the run ended in error (the model failed after its tries; nothing of
 that round was applied); 2 bad input or usage, or the store cannot be reached.
@@ -74,9 +77,20 @@ def _suggestion_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> No
                         "defeated with reason `superseded by review`)")
 
 
-def build_run_parser() -> argparse.ArgumentParser:
-    from engine.cli.stage_cli import positive_int
+def _premises_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    p.add_argument("--premises", action="store_true",
+                   help="check premises' claims against their pinned source lines instead "
+                        "(confirmed: verified and re-pinned; misread: retracted; partial: "
+                        "the narrower claim suggested)")
+    p.add_argument("--root", default=".", metavar="DIR",
+                   help="with --premises: source paths are relative to DIR (default: the "
+                        "current folder)")
+    p.add_argument("--source-tokens", type=positive_int, default=1000, metavar="N",
+                   help="with --premises: source lines shown per premise, in tokens "
+                        "(default 1000; a chunk over it is split and said so)")
 
+
+def build_run_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
@@ -102,6 +116,7 @@ def build_run_parser() -> argparse.ArgumentParser:
                       help="review again what already has a current review")
     what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
     _suggestion_flag(what)
+    _premises_flags(what)
     add_output_flags(p)
     return p
 
@@ -111,10 +126,14 @@ def build_accept_parser() -> argparse.ArgumentParser:
                             "against the network and apply them in one transaction, recorded "
                             "as a review run.", ACCEPT_EXAMPLES, "a verdicts file")
     _suggestion_flag(p)
+    _premises_flags(p)
     return p
 
 
-def make_stage(args: argparse.Namespace):
+def make_stage(args: argparse.Namespace, wiring: Wiring | None = None):
+    file = getattr(args, "file", None)
+    if getattr(args, "premises", False) or (file and _premises_file(Path(file))):
+        return _premise_stage(args, wiring or Wiring())
     from engine.review.stage import ReviewSettings, ReviewStage
 
     return ReviewStage(ReviewSettings(
@@ -123,16 +142,32 @@ def make_stage(args: argparse.Namespace):
         apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
 
 
+def _premises_file(path: Path) -> bool:
+    from engine.review.premises_file import holds_premise_verdicts
+
+    return holds_premise_verdicts(path)
+
+
+def _premise_stage(args: argparse.Namespace, wiring: Wiring):
+    from engine.cli.forge import make_reader
+    from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
+
+    return PremiseReviewStage((wiring.make_reader or make_reader)(args), PremiseSettings(
+        budget=getattr(args, "budget", 20), source_tokens=args.source_tokens,
+        ids=tuple(getattr(args, "ids", ())), review_all=getattr(args, "review_all", False),
+        apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
+
+
 def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.stages.run import run_stage
 
     binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
-    stage = make_stage(args)
+    stage = make_stage(args, wiring)
     with wiring.open_store() as store:
         if args.dry_run:
             shown = stage.read_round(store, 1)
             if shown.empty:
-                print("nothing is due for review", file=wiring.err())
+                print("nothing is due for review" + _not_due(shown.details), file=wiring.err())
                 return 0
             sys.stdout.write(shown.prompt.text)
             return 0
@@ -145,11 +180,24 @@ def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
     return print_run(result, args, wiring, PROG)
 
 
+def _not_due(details) -> str:
+    """With --premises: why the premises that name a source are not due, counted."""
+    from engine.review.premises_due import DUE
+
+    if details.get("mode") != "premises":
+        return ""
+    skip = {"strategy", "mode", "due", "with_source", "split", DUE}
+    counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in details.items()
+                       if k not in skip and v)
+    return (f" ({details.get('with_source', 0)} premises name a source"
+            + (f"; {counts}" if counts else "") + ")")
+
+
 def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.stages.accept import accept
 
     with wiring.open_store() as store:
-        result = accept(store, make_stage(args), Path(args.file),
+        result = accept(store, make_stage(args, wiring), Path(args.file),
                         params={"apply_suggestions": args.apply_suggestions})
     return print_accept(result, args)
 

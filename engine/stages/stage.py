@@ -126,6 +126,8 @@ class Action(StrEnum):
     VALID = "valid"  # review: the justification holds as it is
     SUGGESTION_RECORDED = "suggestion recorded"  # review
     SUGGESTION_APPLIED = "suggestion applied"  # review
+    CONFIRMED = "confirmed"  # review --premises: the source states the claim; re-pinned
+    RETRACTED = "retracted"  # review --premises: a misread premise retracted
     CITED = "cited"  # ask: a belief the answer cites (nothing written to it)
 
 
