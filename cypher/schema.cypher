@@ -55,3 +55,11 @@ CREATE CONSTRAINT change_seq IF NOT EXISTS FOR (c:Change) REQUIRE c.seq IS UNIQU
 // name: index_change_at
 // Creates the range index that serves `log --since` and `diff --since` by time (idempotent).
 CREATE INDEX change_at IF NOT EXISTS FOR (c:Change) ON (c.at)
+
+// name: constraint_proposal_id
+// Creates the unique constraint on proposal ids (idempotent).
+CREATE CONSTRAINT proposal_id IF NOT EXISTS FOR (p:Proposal) REQUIRE p.id IS UNIQUE
+
+// name: index_proposal_target
+// Creates the index that finds the pending proposals on a target (idempotent).
+CREATE INDEX proposal_target IF NOT EXISTS FOR (p:Proposal) ON (p.target)

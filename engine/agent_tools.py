@@ -23,6 +23,8 @@ from engine import search as searching
 from engine.change_records import LogQuery
 from engine.errors import InvalidInput
 from engine.model import Kind, Truth
+from engine.proposals import lifecycle
+from engine.proposals.actions import justification_args
 from engine.queries import PackQuery
 from engine.store import BeliefFilter, Store
 
@@ -399,3 +401,117 @@ def reading_tool_methods(tools: ReadingTools, *, with_ask: bool
                          ) -> Mapping[str, Callable[..., dict[str, Any]]]:
     names = READING_TOOL_NAMES + (("ask",) if with_ask else ())
     return {name: getattr(tools, name) for name in names}
+
+
+# --- issue 23: proposals (an agent proposes, a person accepts) ------------------------------
+class ProposalTools:
+    """The proposal tools: an agent queues a write for a person instead of making it. The
+    proposer and the acceptor are the calling client (the change log's actor), never an
+    argument. Grouped by what they do, for a server that gives tools by role:
+    PROPOSAL_READ_TOOL_NAMES read, PROPOSING_TOOL_NAMES queue or withdraw (the network does
+    not change), DECIDING_TOOL_NAMES apply or refuse a proposal (writes)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def _propose(self, action: str, args: dict[str, Any], reason: str) -> dict[str, Any]:
+        return lifecycle.propose(self._store, action, args, reason).as_dict()
+
+    @staticmethod
+    def _justifications(antecedents: Sequence[str], unless: Sequence[str], any_mode: bool,
+                        kind: str, label: str) -> list[dict[str, Any]]:
+        return [justification_args(j)
+                for j in _justifications(antecedents, unless, any_mode, kind, label)]
+
+    def propose_add(self, id: str, text: str, reason: str, antecedents: list[str] | None = None,
+                    unless: list[str] | None = None, any_mode: bool = False, kind: str = "SL",
+                    label: str = "", source: str = "", source_url: str = "") -> dict[str, Any]:
+        """Propose adding a belief (arguments as add's) for a person to accept; nothing in the
+        network changes. Returns the proposal: its id, status pending, what it depends on
+        and its impact (what would go IN and OUT). Example: propose_add(id="cache-is-warm",
+        text="The cache is warm after deploy", reason="seen in the deploy logs")."""
+        return self._propose("add", {
+            "id": id, "text": text, "source": source, "source_url": source_url,
+            "justifications": self._justifications(antecedents or [], unless or [], any_mode,
+                                                   kind, label)}, reason)
+
+    def propose_add_justification(self, id: str, reason: str,
+                                  antecedents: list[str] | None = None,
+                                  unless: list[str] | None = None, any_mode: bool = False,
+                                  kind: str = "SL", label: str = "") -> dict[str, Any]:
+        """Propose another justification for a belief (arguments as add_justification's);
+        nothing changes until a person accepts it. Example: propose_add_justification(
+        id="auth-bottleneck", antecedents=["load-test-p99"], reason="the load test")."""
+        return self._propose("add-justification", {
+            "id": id, "justifications": self._justifications(antecedents or [], unless or [],
+                                                             any_mode, kind, label)}, reason)
+
+    def propose_retract(self, id: str, reason: str) -> dict[str, Any]:
+        """Propose retracting a belief; the proposal shows what would go OUT. Nothing
+        changes until a person accepts it.
+        Example: propose_retract(id="auth-uses-jwt", reason="moved to sessions")."""
+        return self._propose("retract", {"id": id, "reason": reason}, reason)
+
+    def propose_assert(self, id: str, reason: str) -> dict[str, Any]:
+        """Propose asserting a belief (undo a retraction, or hold a derived one as a fact).
+        Example: propose_assert(id="auth-uses-jwt", reason="sessions were rolled back")."""
+        return self._propose("assert", {"id": id}, reason)
+
+    def propose_supersede(self, old: str, reason: str, new: str = "", text: str = "",
+                          new_id: str = "", rewire: bool | None = None) -> dict[str, Any]:
+        """Propose replacing old by new (an existing belief) or rewording it (text; new_id,
+        rewire as supersede's). Example: propose_supersede(old="auth-uses-jwt",
+        text="Auth validates JWTs and sessions", reason="sessions since v2")."""
+        return self._propose("supersede", {
+            "old": old, "new": new or None, "text": text or None, "new_id": new_id or None,
+            "justifications": None, "rewire": rewire, "reason": reason}, reason)
+
+    def propose_challenge(self, id: str, reason: str, justification: int = 0
+                          ) -> dict[str, Any]:
+        """Propose challenging a belief (reason: the objection, the challenge's text;
+        justification: one 1-based justification only).
+        Example: propose_challenge(id="auth-bottleneck", reason="measured without cache")."""
+        return self._propose("challenge", {"id": id, "reason": reason,
+                                           "justification": justification or None}, reason)
+
+    def list_proposals(self, pending: bool = False) -> dict[str, Any]:
+        """The proposals, oldest first (pending=true: only those waiting), each with its
+        action, target, proposer, reason, status and stored impact.
+        Example: list_proposals(pending=True)."""
+        return {"proposals": [p.as_dict()
+                              for p in lifecycle.list_proposals(self._store, pending)]}
+
+    def show_proposal(self, id: str) -> dict[str, Any]:
+        """One proposal; while pending, also a what-if computed now (fresh_impact) beside
+        the stored one and what changed since it was proposed (drift_now).
+        Example: show_proposal(id="prop-3")."""
+        return lifecycle.show_proposal(self._store, id).as_dict()
+
+    def withdraw_proposal(self, id: str) -> dict[str, Any]:
+        """Withdraw a pending proposal you made (only its proposer may).
+        Example: withdraw_proposal(id="prop-3")."""
+        return lifecycle.withdraw(self._store, id).as_dict()
+
+    def accept_proposal(self, id: str, force: bool = False) -> dict[str, Any]:
+        """Apply a pending proposal in one transaction; refused, naming what changed, when
+        its target or an id it names changed since (force=true applies anyway, recorded).
+        Returns what went IN and OUT and the change-log seq. Example: accept_proposal(
+        id="prop-3")."""
+        return lifecycle.accept(self._store, id, force).as_dict()
+
+    def reject_proposal(self, id: str, reason: str) -> dict[str, Any]:
+        """Reject a pending proposal, saying why.
+        Example: reject_proposal(id="prop-3", reason="the benchmark ran without the cache")."""
+        return lifecycle.reject(self._store, id, reason).as_dict()
+
+
+PROPOSAL_READ_TOOL_NAMES = ("list_proposals", "show_proposal")
+PROPOSING_TOOL_NAMES = ("propose_add", "propose_add_justification", "propose_retract",
+                        "propose_assert", "propose_supersede", "propose_challenge",
+                        "withdraw_proposal")
+DECIDING_TOOL_NAMES = ("accept_proposal", "reject_proposal")
+PROPOSAL_TOOL_NAMES = PROPOSAL_READ_TOOL_NAMES + PROPOSING_TOOL_NAMES + DECIDING_TOOL_NAMES
+
+
+def proposal_tool_methods(tools: ProposalTools) -> Mapping[str, Callable[..., dict[str, Any]]]:
+    return {name: getattr(tools, name) for name in PROPOSAL_TOOL_NAMES}

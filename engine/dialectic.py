@@ -49,15 +49,21 @@ def _free_id(tx: GraphTx, base: str) -> str:
 
 def challenge(store: Store, target: str, reason: str, justification: int | None = None
               ) -> Argued:
+    text = check_challenge(target, reason, justification)
+    return store.write(
+        lambda tx: challenge_in(tx, target, text, justification),
+        ChangeEntry("challenge", {"id": target, **({"justification": justification}
+                                                   if justification else {})}, text))
+
+
+def check_challenge(target: str, reason: str, justification: int | None) -> str:
+    """What challenge checks before it writes; returns the challenge's text."""
     check_id(target)
     text = _reason(reason)
     if justification is not None and justification < 1:
         raise InvalidInput("--justification counts from 1", field="justification",
                            value=justification)
-    return store.write(
-        lambda tx: challenge_in(tx, target, text, justification),
-        ChangeEntry("challenge", {"id": target, **({"justification": justification}
-                                                   if justification else {})}, text))
+    return text
 
 
 def challenge_in(tx: GraphTx, target: str, reason: str, justification: int | None) -> Argued:

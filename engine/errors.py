@@ -65,3 +65,16 @@ class ModelError(EngineError):
         self.model = model
         if exit_code is not None:
             self.exit_code = exit_code
+
+
+class ProposalDrift(EngineError):
+    """A proposal's accept found that what it depends on changed since it was proposed (its
+    target's existence, label or text; an id it names); nothing was written."""
+
+    exit_code = 1
+
+    def __init__(self, proposal_id: str, drift: list[str]):
+        super().__init__(f"proposal '{proposal_id}' is out of date: {'; '.join(drift)} "
+                         f"(accept {proposal_id} --force applies it anyway)")
+        self.proposal_id = proposal_id
+        self.drift = drift

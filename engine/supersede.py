@@ -47,7 +47,7 @@ def supersede(store: Store, old: str, new: str | None = None, *, text: str | Non
               new_id: str | None = None, justifications: Sequence[Justification] | None = None,
               rewire: bool | None = None, reason: str = "") -> Superseded:
     """`supersede OLD NEW` (NEW exists) or `supersede OLD --text T [--id NEW]` (a reword)."""
-    _check(old, new, text, new_id)
+    check_supersede(old, new, text, new_id)
     args = {"old": old, "new": new or new_id, "text": text, "rewire": rewire}
     return store.write(
         lambda tx: supersede_in(tx, old, new, text=text, new_id=new_id,
@@ -60,13 +60,14 @@ def what_if_supersede(store: Store, old: str, new: str | None = None, *,
                       justifications: Sequence[Justification] | None = None,
                       rewire: bool | None = None) -> Superseded:
     """What `supersede` would change; nothing is written."""
-    _check(old, new, text, new_id)
+    check_supersede(old, new, text, new_id)
     return store.dry_run(
         lambda tx: supersede_in(tx, old, new, text=text, new_id=new_id,
                                 justifications=justifications, rewire=rewire, reason="what-if"))
 
 
-def _check(old: str, new: str | None, text: str | None, new_id: str | None) -> None:
+def check_supersede(old: str, new: str | None, text: str | None, new_id: str | None) -> None:
+    """What supersede checks before it writes: ids well-formed, NEW or a text, exactly one."""
     check_id(old)
     if (new is None) == (text is None):
         raise InvalidInput("supersede takes NEW (an existing belief) or --text, exactly one",

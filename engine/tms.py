@@ -127,18 +127,27 @@ def add_justification(store: Store, belief_id: str,
                       justifications: Sequence[Justification]) -> Change:
     """Give an existing belief more justifications (a premise becomes derived)."""
     check_id(belief_id)
+    check_new_justifications(belief_id, justifications)
+    return store.write(lambda tx: add_justification_in(tx, belief_id, justifications),
+                       ChangeEntry("add-justification", {
+                           "id": belief_id,
+                           "justifications": [_justification_args(j) for j in justifications]}))
+
+
+def check_new_justifications(belief_id: str, justifications: Sequence[Justification]) -> None:
+    """What add-justification checks before it writes: some justification, well-formed ids."""
     if not justifications:
         raise InvalidInput("add-justification needs --sl, --cp or --unless ids",
                            field="justification")
     _check_justifications(belief_id, justifications)
 
-    def work(tx: GraphTx) -> Change:
-        _require(tx, [belief_id])
-        add_justifications_in(tx, belief_id, justifications)
-        return enforce_nogoods(tx, tx.relabel([belief_id]))
 
-    return store.write(work, ChangeEntry("add-justification", {
-        "id": belief_id, "justifications": [_justification_args(j) for j in justifications]}))
+def add_justification_in(tx: GraphTx, belief_id: str,
+                         justifications: Sequence[Justification]) -> Change:
+    """Inside a write transaction: add-justification with its propagation and nogoods."""
+    _require(tx, [belief_id])
+    add_justifications_in(tx, belief_id, justifications)
+    return enforce_nogoods(tx, tx.relabel([belief_id]))
 
 
 def add_justifications_in(tx: GraphTx, belief_id: str,

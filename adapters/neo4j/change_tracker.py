@@ -27,6 +27,8 @@ class ChangeTracker:
     was: dict[str, str] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
     by_nogood: list[str] = field(default_factory=list)
+    seq: int = 0  # this write's entry, numbered by the write lock (0 in a dry run)
+    accepted_proposals: list[str] = field(default_factory=list)  # linked to the entry
 
     def mark(self, ids: Iterable[str], role: str) -> None:
         for i in ids:

@@ -56,6 +56,8 @@ class ChangeTxPart(TxBase):
         self._run("append_change", touches=touches[:LINK_BATCH], edges=edges, **params)
         for start in range(LINK_BATCH, len(touches), LINK_BATCH):
             self._run("link_change", seq=seq, touches=touches[start:start + LINK_BATCH])
+        for proposal_id in log.accepted_proposals:
+            self._run("link_proposal_change", id=proposal_id, seq=seq)
 
     # --- engine.store.ChangeLog ---------------------------------------------------------
     def actor(self) -> str:

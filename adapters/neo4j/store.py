@@ -23,6 +23,7 @@ from adapters.neo4j.edit_tx import EditTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.premise_review_tx import PremiseReviewTxPart
+from adapters.neo4j.proposal_tx import ProposalTxPart
 from adapters.neo4j.query_tx import QueryTxPart
 from adapters.neo4j.reading_tx import ReadingTxPart
 from adapters.neo4j.registry_tx import RegistryTxPart
@@ -40,7 +41,8 @@ T = TypeVar("T")
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
-              ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart):
+              ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
+              ProposalTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
@@ -83,6 +85,7 @@ class Neo4jStore:
             seq = self._lock.take(tx, tag)
             view = Neo4jTx(tx)
             view.change_log.actor = said.actor or self._actor
+            view.change_log.seq = seq
             result = work(view)
             view.append_change(seq, now_utc(), said)
             return result

@@ -30,12 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from engine.agent_tools import (
+    PROPOSAL_READ_TOOL_NAMES,
     READ_ONLY,
     READING_TOOL_NAMES,
     AgentTools,
     PackEntry,
+    ProposalTools,
     ReadingTools,
     pack_resource,
+    proposal_tool_methods,
     reading_tool_methods,
     tool_methods,
 )
@@ -57,7 +60,9 @@ INSTRUCTIONS = (
     "Start with changes_since (catch up on what others changed), status and search; "
     "show/explain/trace to read; what_if before retract or supersede; "
     "add/add_justification/retract/assert_belief/nogood, supersede to reword, challenge/defend "
-    "to argue, and the editing tools to change the network. Every write is logged (log)."
+    "to argue, and the editing tools to change the network. Every write is logged (log). "
+    "To leave a change for a person to decide, use the propose_* tools (list_proposals, "
+    "show_proposal; accept_proposal / reject_proposal decide)."
 )
 
 
@@ -129,7 +134,7 @@ def _context_type() -> Any:
 
 def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = "",
                  base_actor: str = "mcp", reading: ReadingTools | None = None,
-                 with_ask: bool = False):
+                 with_ask: bool = False, proposals: ProposalTools | None = None):
     MCPServer, types = _sdk()
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING")
     context_type = _context_type()
@@ -147,6 +152,13 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
                          description="The network summarized in 800 tokens (compact).")
         def compact_summary() -> str:
             return reading.compact_resource()
+
+    if proposals is not None:  # issue 23: propose_*, list/show/withdraw/accept/reject
+        for name, method in proposal_tool_methods(proposals).items():
+            server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor),
+                            name=name,
+                            annotations=types.ToolAnnotations(
+                                read_only_hint=name in PROPOSAL_READ_TOOL_NAMES))
 
     @server.resource("eem://query-pack", name="query-pack", mime_type="application/json",
                      description="Every query of the pack: name, description, parameters "
@@ -293,7 +305,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
                               base_actor=mcp_actor(os.environ, args.http),
-                              reading=make_reading(store, args), with_ask=bool(args.model))
+                              reading=make_reading(store, args), with_ask=bool(args.model),
+                              proposals=ProposalTools(ActingStore(store)))
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")

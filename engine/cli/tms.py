@@ -14,7 +14,7 @@ from typing import Any
 from engine import explain as explaining
 from engine import interchange, queries, results, tms, viz
 from engine import search as searching
-from engine.cli import memory, registry
+from engine.cli import memory, proposals, registry
 from engine.cli.reading import reading_commands
 from engine.cli.support import (
     BorrowedDriver,
@@ -528,6 +528,10 @@ COMMANDS.update(reading_commands(Command))  # compact, summarize: engine/cli/rea
 
 
 COMMANDS.update(memory.commands(Command, _report_change))
+
+
+# --- proposals: writes queued for a person (engine/cli/proposals.py) -------------------------
+COMMANDS.update(proposals.commands(Command, COMMANDS, _report_change, _justifications))
 
 
 # --- the registry: blockers and the static wiki (engine/cli/registry.py) ---------------------

@@ -23,7 +23,11 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agent_tools import READING_TOOL_NAMES, TOOL_NAMES  # noqa: E402
+from engine.agent_tools import (  # noqa: E402
+    PROPOSAL_TOOL_NAMES,
+    READING_TOOL_NAMES,
+    TOOL_NAMES,
+)
 
 pytestmark = pytest.mark.neo4j
 
@@ -102,7 +106,8 @@ def test_lists_every_tool_with_a_description_for_a_model_and_the_resources(store
     build(store)
     tools, resources, pack, status = run(go())
     by_name = {t.name: t for t in tools}
-    assert set(by_name) == set(TOOL_NAMES) | set(READING_TOOL_NAMES)  # no ask without --model
+    # no ask without --model
+    assert set(by_name) == set(TOOL_NAMES) | set(READING_TOOL_NAMES) | set(PROPOSAL_TOOL_NAMES)
     for tool in tools:
         assert "Example: " + tool.name + "(" in " ".join(tool.description.split()), tool.name
         assert tool.input_schema["type"] == "object"

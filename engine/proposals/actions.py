@@ -1,0 +1,155 @@
+"""The verbs a proposal may hold, each in library form: its arguments as JSON, what it
+targets and names, the checks the verb makes before it writes, and the verb's own work
+inside a write transaction (the same function the verb runs, so an accepted proposal does
+exactly what the verb would have done)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from engine import dialectic, supersede, tms
+from engine.errors import InvalidInput
+from engine.model import Belief, Change, Justification, Kind, check_id, check_text
+from engine.store import GraphTx
+
+Args = Mapping[str, Any]
+
+
+# --- justifications as JSON: to-args and from-args side by side --------------------------
+def justification_args(j: Justification) -> dict[str, Any]:
+    return {"kind": j.kind.value, "antecedents": list(j.antecedents), "outlist": list(j.outlist),
+            "label": j.label}
+
+
+def justification_from_args(d: Mapping[str, Any]) -> Justification:
+    try:
+        kind = Kind(str(d.get("kind", "SL")).upper())
+    except ValueError:
+        raise InvalidInput(f"kind takes 'SL' or 'CP', not {d.get('kind')!r}",
+                           field="kind") from None
+    return Justification(tuple(d.get("antecedents") or ()), tuple(d.get("outlist") or ()), kind,
+                         str(d.get("label") or ""))
+
+
+def _justifications(args: Args, key: str = "justifications") -> tuple[Justification, ...]:
+    return tuple(justification_from_args(j) for j in args.get(key) or ())
+
+
+def _mentions(args: Args) -> list[str]:
+    return [ref for j in _justifications(args) for ref in j.mentions()]
+
+
+def _check_refs(a: Args) -> None:
+    """Every id a justification names is well-formed (the verb's own work checks the rest)."""
+    for j in _justifications(a):
+        for ref in j.antecedents:
+            check_id(ref, what="antecedent id")
+        for ref in j.outlist:
+            check_id(ref, what="outlist id")
+
+
+# --- the verbs ---------------------------------------------------------------------------
+def _check_add(a: Args) -> None:
+    check_id(a["id"])
+    check_text(a.get("text"), ident=a["id"])
+    _check_refs(a)
+
+
+def _apply_add(tx: GraphTx, a: Args) -> Change:
+    stamp = tms.now()
+    belief = Belief(id=a["id"], text=a["text"], justifications=_justifications(a),
+                    source=a.get("source") or "", source_url=a.get("source_url") or "",
+                    metadata=MappingProxyType({}), created_at=stamp, updated_at=stamp)
+    return tms.add_beliefs_in(tx, [belief])
+
+
+def _check_add_justification(a: Args) -> None:
+    check_id(a["id"])
+    tms.check_new_justifications(a["id"], _justifications(a))
+
+
+def _check_id_only(a: Args) -> None:
+    check_id(a["id"])
+
+
+def _supersede_parts(a: Args) -> dict[str, Any]:
+    given = a.get("justifications")
+    return {"text": a.get("text"), "new_id": a.get("new_id"),
+            "justifications": None if given is None else _justifications(a),
+            "rewire": a.get("rewire")}
+
+
+def _check_supersede(a: Args) -> None:
+    supersede.check_supersede(a["old"], a.get("new"), a.get("text"), a.get("new_id"))
+    _check_refs(a)
+
+
+def _apply_supersede(tx: GraphTx, a: Args) -> Change:
+    return supersede.supersede_in(tx, a["old"], a.get("new"), reason=a.get("reason") or "",
+                                  **_supersede_parts(a)).change
+
+
+def _check_challenge(a: Args) -> None:
+    dialectic.check_challenge(a["id"], a.get("reason") or "", a.get("justification"))
+
+
+def _apply_challenge(tx: GraphTx, a: Args) -> Change:
+    text = dialectic.check_challenge(a["id"], a.get("reason") or "", a.get("justification"))
+    return dialectic.challenge_in(tx, a["id"], text, a.get("justification")).change
+
+
+@dataclass(frozen=True)
+class Verb:
+    target_key: str  # the argument naming the belief the proposal is about
+    check: Callable[[Args], None]
+    apply: Callable[[GraphTx, Args], Change]
+    named: Callable[[Args], list[str]]  # the other ids it names
+
+
+VERBS: Mapping[str, Verb] = MappingProxyType({
+    "add": Verb("id", _check_add, _apply_add, _mentions),
+    "add-justification": Verb(
+        "id", _check_add_justification,
+        lambda tx, a: tms.add_justification_in(tx, a["id"], _justifications(a)), _mentions),
+    "retract": Verb("id", _check_id_only,
+                    lambda tx, a: tms.retract_in(tx, a["id"], a.get("reason") or ""),
+                    lambda a: []),
+    "assert": Verb("id", _check_id_only, lambda tx, a: tms.assert_in(tx, a["id"]),
+                   lambda a: []),
+    "supersede": Verb("old", _check_supersede, _apply_supersede,
+                      lambda a: [i for i in (a.get("new"), a.get("new_id")) if i]
+                      + _mentions(a)),
+    "challenge": Verb("id", _check_challenge, _apply_challenge, lambda a: []),
+})
+ACTIONS: Sequence[str] = tuple(VERBS)
+
+
+def verb(action: str) -> Verb:
+    if action not in VERBS:
+        raise InvalidInput(f"a proposal's action is one of {', '.join(ACTIONS)}, not "
+                           f"{action!r}", field="action", value=action)
+    return VERBS[action]
+
+
+def check_action(action: str, args: Args) -> None:
+    """The verb's own checks, before anything is written (InvalidInput on bad input)."""
+    spec = verb(action)
+    if not isinstance(args.get(spec.target_key), str):
+        raise InvalidInput(f"{action} needs {spec.target_key}", field=spec.target_key)
+    spec.check(args)
+
+
+def target_of(action: str, args: Args) -> str:
+    return str(args[verb(action).target_key])
+
+
+def named_of(action: str, args: Args) -> list[str]:
+    target = target_of(action, args)
+    return sorted({i for i in verb(action).named(args) if i != target})
+
+
+def apply_in(tx: GraphTx, action: str, args: Args) -> Change:
+    """Inside a write transaction: what the verb does, its propagation and nogoods."""
+    return verb(action).apply(tx, args)

@@ -1,0 +1,238 @@
+"""A proposal's life: propose (pending), then accept, reject, withdraw, or superseded by a
+newer pending proposal on the same target.
+
+`propose` measures the action in a rolled-back transaction (its snapshot, then the verb's
+own work: what would go IN and OUT; the verb's errors refuse the proposal), then stores it in
+a write transaction that first checks the snapshot still holds, so the impact stored is the
+impact of the state stored. The proposer is the write's actor (the entry point's: EEM_ACTOR
+or the OS user on the CLI, the calling client on the MCP server), never a free string.
+
+`accept` runs in ONE write transaction under the write lock: read the proposal (still
+pending?), take the snapshot again and compare (refuse, naming what changed, unless
+`force`), run the verb's work, record the decision and link it to the change-log entry the
+store appends for this transaction. Two accepts of one proposal queue on the lock; the
+second finds it accepted and writes nothing.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+from engine.change_records import ChangeEntry
+from engine.errors import EngineError, InvalidInput, NotFound, ProposalDrift, StoreError
+from engine.model import Change, check_id
+from engine.proposals.actions import apply_in, check_action, named_of, target_of
+from engine.proposals.records import (
+    Decision,
+    Impact,
+    Proposal,
+    ProposalTx,
+    Snapshot,
+    Status,
+    drift,
+)
+from engine.store import GraphTx, Store
+from engine.tms import now
+
+MEASURE_TRIES = 3
+
+
+class _Moved(EngineError):
+    """The snapshot changed between the what-if and the write: measure again."""
+
+
+@dataclass(frozen=True)
+class Proposed:
+    proposal: Proposal
+    superseded: tuple[str, ...]  # older pending proposals on the same target
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.proposal.as_dict(), "superseded": list(self.superseded)}
+
+
+@dataclass(frozen=True)
+class Accepted:
+    proposal: Proposal  # as decided
+    change: Change
+    seq: int  # its change-log entry
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"proposal": self.proposal.id, "status": self.proposal.status.value,
+                "accepted_by": self.proposal.decided_by, "forced": self.proposal.forced,
+                "drift": list(self.proposal.drift), "change_seq": self.seq,
+                **self.change.as_dict()}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A proposal with, while it is pending, a what-if of now and what drifted since."""
+
+    proposal: Proposal
+    fresh: Impact | None = None
+    drift: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.proposal.as_dict(),
+                "fresh_impact": self.fresh.as_dict() if self.fresh else None,
+                "drift_now": list(self.drift)}
+
+
+# --- measuring ---------------------------------------------------------------------------
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def snapshot_in(tx: GraphTx, action: str, args: Mapping[str, Any]) -> Snapshot:
+    target = target_of(action, args)
+    named = named_of(action, args)
+    found = tx.get_beliefs([target]).get(target)
+    existing = tx.existing_ids(named) if named else set()
+    return Snapshot(target, found is not None,
+                    truth=found.truth.value if found is not None and found.truth else "",
+                    text_sha256=text_sha256(found.text) if found is not None else "",
+                    named={i: i in existing for i in named})
+
+
+def impact_of(change: Change) -> Impact:
+    return Impact(tuple(change.went_in), tuple(change.went_out),
+                  tuple(change.retracted_by_nogood))
+
+
+def _measure(tx: GraphTx, action: str, args: Mapping[str, Any]) -> tuple[Snapshot, Impact]:
+    snap = snapshot_in(tx, action, args)  # before the verb's work changes what it reads
+    return snap, impact_of(apply_in(tx, action, args))
+
+
+def _measure_now(tx: GraphTx, p: Proposal) -> tuple[tuple[str, ...], Impact]:
+    snap = snapshot_in(tx, p.action, p.args)
+    try:
+        return tuple(drift(p.snapshot, snap)), impact_of(apply_in(tx, p.action, p.args))
+    except (InvalidInput, NotFound) as e:  # the verb refuses now: say so beside the stored one
+        return tuple(drift(p.snapshot, snap)), Impact(error=str(e))
+
+
+def _reason(reason: str, what: str) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise InvalidInput(f"{what} needs --reason: why", field="reason")
+    return reason.strip()
+
+
+# --- the verbs ---------------------------------------------------------------------------
+def propose(store: Store, action: str, args: Mapping[str, Any], reason: str) -> Proposed:
+    """Queue `action` (a verb with its arguments, engine/proposals/actions.py) for a person;
+    the network is not changed. Older pending proposals on the same target are superseded."""
+    check_action(action, args)
+    why = _reason(reason, "a proposal")
+    args = dict(args)
+    target = target_of(action, args)
+    for _ in range(MEASURE_TRIES):
+        snap, impact = store.dry_run(lambda tx: _measure(tx, action, args))
+
+        def work(tx: GraphTx) -> Proposed:
+            if snapshot_in(tx, action, args) != snap:
+                raise _Moved("moved")
+            ptx = cast(ProposalTx, tx)
+            n = ptx.next_proposal_number()
+            at = now()
+            p = Proposal(f"prop-{n}", n, action, args, target, tx.actor(), why, at,
+                         Status.PENDING, snap, impact)
+            ptx.save_proposal(p)
+            return Proposed(p, tuple(ptx.supersede_pending(target, p.id, at)))
+
+        try:
+            return store.write(work, ChangeEntry("propose", {"action": action,
+                                                            "target": target}, why))
+        except _Moved:
+            continue
+    raise StoreError(f"'{target}' kept changing while the proposal was measured; try again")
+
+
+def list_proposals(store: Store, pending: bool = False) -> list[Proposal]:
+    status = Status.PENDING if pending else None
+    return store.read(lambda tx: cast(ProposalTx, tx).proposals(status))
+
+
+def _get(tx: GraphTx, proposal_id: str) -> Proposal:
+    found = cast(ProposalTx, tx).proposal(proposal_id)
+    if found is None:
+        raise NotFound("proposal", proposal_id)
+    return found
+
+
+def _pending(p: Proposal, verb: str) -> Proposal:
+    if p.status != Status.PENDING:
+        by = f" by '{p.superseded_by}'" if p.status == Status.SUPERSEDED else (
+            f" by {p.decided_by}" if p.decided_by else "")
+        raise InvalidInput(f"proposal '{p.id}' is {p.status.value}{by}, not pending: "
+                           f"nothing to {verb}", field="id", value=p.id)
+    return p
+
+
+def show_proposal(store: Store, proposal_id: str) -> Shown:
+    """The proposal; while pending, also a what-if of now and what drifted since."""
+    check_id(proposal_id, what="proposal id")
+    p = store.read(lambda tx: _get(tx, proposal_id))
+    if p.status != Status.PENDING:
+        return Shown(p)
+    found, fresh = store.dry_run(lambda tx: _measure_now(tx, p))
+    return Shown(p, fresh, found)
+
+
+def accept(store: Store, proposal_id: str, force: bool = False) -> Accepted:
+    """Apply a pending proposal, in one write transaction with its drift check (refused,
+    naming what changed, unless `force`, which the proposal records)."""
+    check_id(proposal_id, what="proposal id")
+    said = _pending(store.read(lambda tx: _get(tx, proposal_id)), "accept")
+
+    def work(tx: GraphTx) -> Accepted:
+        p = _pending(_get(tx, proposal_id), "accept")  # again, under the lock
+        found = drift(p.snapshot, snapshot_in(tx, p.action, p.args))
+        if found and not force:
+            raise ProposalDrift(p.id, found)
+        change = apply_in(tx, p.action, p.args)
+        ptx = cast(ProposalTx, tx)
+        decision = Decision(Status.ACCEPTED, tx.actor(), now(), forced=bool(found), drift=found)
+        ptx.decide_proposal(p.id, decision)
+        seq = ptx.this_change_seq()
+        return Accepted(dataclasses.replace(_decided(p, decision), change_seq=seq), change, seq)
+
+    args = {**said.args, "proposal": said.id, "proposer": said.proposer,
+            **({"force": True} if force else {})}
+    return store.write(work, ChangeEntry(said.action, args, said.reason))
+
+
+def reject(store: Store, proposal_id: str, reason: str) -> Proposal:
+    check_id(proposal_id, what="proposal id")
+    why = _reason(reason, "reject")
+
+    def work(tx: GraphTx) -> Proposal:
+        p = _pending(_get(tx, proposal_id), "reject")
+        decision = Decision(Status.REJECTED, tx.actor(), now(), reason=why)
+        cast(ProposalTx, tx).decide_proposal(p.id, decision)
+        return _decided(p, decision)
+
+    return store.write(work, ChangeEntry("proposal-reject", {"proposal": proposal_id}, why))
+
+
+def withdraw(store: Store, proposal_id: str) -> Proposal:
+    """Withdraw a pending proposal: only its proposer may (anyone else rejects it)."""
+    check_id(proposal_id, what="proposal id")
+
+    def work(tx: GraphTx) -> Proposal:
+        p = _pending(_get(tx, proposal_id), "withdraw")
+        if tx.actor() != p.proposer:
+            raise InvalidInput(f"only its proposer ({p.proposer}) may withdraw '{p.id}'; you "
+                               f"are {tx.actor()}: reject it instead", field="id", value=p.id)
+        decision = Decision(Status.WITHDRAWN, tx.actor(), now())
+        cast(ProposalTx, tx).decide_proposal(p.id, decision)
+        return _decided(p, decision)
+
+    return store.write(work, ChangeEntry("proposal-withdraw", {"proposal": proposal_id}))
+
+
+def _decided(p: Proposal, d: Decision) -> Proposal:
+    return dataclasses.replace(p, status=d.status, decided_by=d.by, decided_at=d.at,
+                               decision_reason=d.reason, forced=d.forced, drift=tuple(d.drift))
