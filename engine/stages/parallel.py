@@ -6,7 +6,8 @@ and the parse of each round run on a thread of their own. So:
 - each round is still validated and applied in its own write transaction under the write
   lock, in round order: round n is closed (checked again and applied) only after round n-1;
 - a round is read while others are in flight, leaving out what they hold (the stage's
-  `read_round_besides` with their shown ids; see stage.ReadsAroundInFlight). A read that
+  `read_round_besides` with their shown ids; see stage.ReadsAroundInFlight; a stage
+  without it, derive, whose every round must see the last, runs one round at a time). A read that
   finds nothing while rounds are in flight is not a round: the coordinator waits for the
   next round to be applied (which may make more due) and reads again. Only a read with
   nothing in flight is an `empty` round, as in a sequential run;
@@ -50,7 +51,8 @@ class ParallelRounds:
                  clock: Callable[[], float] = time.monotonic):
         self.store, self.stage, self.model_for_round = store, stage, model_for_round
         self.settings, self.run, self.at, self.started = settings, run, at, started
-        self.parallel = max(1, parallel)
+        # a stage that cannot read around rounds in flight runs one round at a time
+        self.parallel = max(1, parallel) if isinstance(stage, ReadsAroundInFlight) else 1
         self.max_rounds = max_rounds
         self.clock = clock
         self.discarded = Discarded()
@@ -92,20 +94,16 @@ class ParallelRounds:
             return self.stage.read_round_besides(self.store, n, busy)
         return self.stage.read_round(self.store, n)
 
-    def _held(self, opened: OpenRound, busy: frozenset[str]) -> bool:
-        """Whether this read must wait for the rounds in flight to be applied first."""
-        if not self._in_flight or opened.result.outcome is Outcome.ERROR:
-            return False
-        if opened.result.outcome is Outcome.EMPTY:
-            return True
-        shown = opened.shown.shown if opened.shown else ()
-        return not isinstance(self.stage, ReadsAroundInFlight) and bool(busy & set(shown))
+    def _held(self, opened: OpenRound) -> bool:
+        """A read that found nothing while rounds are in flight waits for them: once
+        applied, they may make more due."""
+        return bool(self._in_flight) and opened.result.outcome is Outcome.EMPTY
 
     def _launch(self) -> None:
         while self._next <= self.max_rounds and len(self._in_flight) < self.parallel:
             n, busy = self._next, self._busy()
             opened = open_round(self.stage, n, lambda: self._read(n, busy), clock=self.clock)
-            if self._held(opened, busy):
+            if self._held(opened):
                 return
             self._next += 1
             self.started(n)

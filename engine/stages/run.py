@@ -136,8 +136,7 @@ def new_report(stage: str, options: RunOptions, cost: CostFunction | None,
                started: datetime) -> RunReport:
     """The report of a run starting now, under a new run id."""
     return RunReport(stage=stage, run_id=new_run_id(started), model=options.model,
-                     started_at=iso_utc(started), params=dict(options.params), cost=cost,
-                     parallel=options.parallel)
+                     started_at=iso_utc(started), params=dict(options.params), cost=cost)
 
 
 def run_stage(
@@ -163,12 +162,12 @@ def run_stage(
     max_rounds = options.rounds
     report_file.write(report)
 
-    report.parallel = max(1, options.parallel)
     reason = StopReason.MAX_ROUNDS if options.planned_rounds is not None else StopReason.ONE_ROUND
     dry_streak = 0
     rounds = ParallelRounds(store, stage, model_for_round, settings, parallel=options.parallel,
                             max_rounds=max_rounds, run=run, at=lambda: iso_utc(now()),
                             started=lambda n: progress.round_started(n, max_rounds))
+    report.parallel = rounds.parallel
     try:
         for result in rounds:
             report.rounds.append(result)
@@ -188,7 +187,7 @@ def run_stage(
                     break
                 reason = StopReason.MAX_ROUNDS
         rounds.stop()
-        report.discarded = rounds.discarded
+        report.discarded = rounds.discarded if rounds.parallel > 1 else None
     except BaseException as e:  # a bug or an interrupt: leave a report that says so
         report.status, report.stop_reason = RunStatus.ERROR, StopReason.CRASHED
         report.stopped, report.finished_at = StopReason.CRASHED.value, iso_utc(now())

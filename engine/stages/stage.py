@@ -219,9 +219,8 @@ class ReadsAroundInFlight(Protocol):
     `shown` ids (not yet applied). What it leaves out is not marked as shown: a later round
     takes it if it is still due once those rounds are applied, as a sequential run would.
 
-    A stage without this method still runs under --parallel, read by `read_round`, which
-    must then be a plain read of the graph: a read that shows an id in flight is set aside
-    and made again after the next round is applied."""
+    A stage without this method (derive: each round must see the last) runs one round at a
+    time whatever --parallel says."""
 
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """Round `n`'s view, as `read_round`, without the ids in `busy`."""
