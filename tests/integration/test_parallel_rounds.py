@@ -45,14 +45,15 @@ def comparable(result: RunResult) -> dict:
             "reviewed": sorted(i for r in result.rounds for i in r.shown)}
 
 
+@pytest.mark.slow
 def test_parallel_review_ends_as_the_sequential_run(store, driver, neo4j_settings):
-    load(store, layered_network(width=6, layers=3))
+    load(store, layered_network(width=5, layers=3))
     sequential = review_run(store, KeyedCritic(invalid=INVALID), parallel=1)
     seq_labels = labels(store)
     assert tms.verify(store) == []
 
     empty_graph(driver, neo4j_settings.database)
-    load(store, layered_network(width=6, layers=3))
+    load(store, layered_network(width=5, layers=3))
     critic = KeyedCritic(invalid=INVALID, seconds=0.2)
     parallel = review_run(store, critic, parallel=4)
 
@@ -69,6 +70,7 @@ def test_parallel_review_ends_as_the_sequential_run(store, driver, neo4j_setting
     assert parallel.rounds[-1].outcome is Outcome.EMPTY
 
 
+@pytest.mark.slow
 def test_parallel_rounds_show_disjoint_beliefs(store):
     load(store, layered_network(width=8, layers=1))
     result = review_run(store, KeyedCritic(seconds=0.2), parallel=3, budget=2)
