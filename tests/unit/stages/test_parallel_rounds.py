@@ -20,7 +20,6 @@ from pydantic import PrivateAttr
 from engine import tms
 from engine.model import Truth
 from engine.provenance import RoundRecord, RunRecord
-from engine.stages.accept import run_note
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import JsonReply, RoundContract, unconstrained
 from engine.stages.report import Outcome, RunStatus, StopReason
