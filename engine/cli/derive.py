@@ -126,7 +126,8 @@ def build_run_parser() -> argparse.ArgumentParser:
     add_model_flags(p)
     add_mode_flags(p, DEFAULT_OUTPUT,
                    dry_rounds_help="stop after K consecutive dry rounds (default 1; the number "
-                                   "of clusters with --intra-cluster)")
+                                   "of clusters with --intra-cluster)",
+                   parallel=False)
 
     sampling = p.add_argument_group("sampling")
     sampling.add_argument("--budget", type=positive_int, default=300, metavar="N",

@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.cli.stage_cli import (ModelBinding, StageCommand, Subcommand, Wiring, accept_parser,
                                   subcommand_parser,
-                                  add_model_flags, stage_main,
+                                  add_model_flags, add_parallel_flag, stage_main,
                                   add_output_flags, positive_int, print_accept,
                                   print_run, progress_for, report_file, run_params, share)
 from engine.cli.support import print_json, shorten, table
@@ -142,6 +142,7 @@ def build_run_parser() -> argparse.ArgumentParser:
                       help="forge at most N chunks in this run (the rest stay pending)")
     mode.add_argument("-o", "--output", metavar="FILE", default=None,
                       help=f"proposals file, without --auto (default {DEFAULT_OUTPUT})")
+    add_parallel_flag(mode)
     source_flags(p)
     add_output_flags(p)
     return p
@@ -218,7 +219,7 @@ def forge_options(args: argparse.Namespace, binding: ModelBinding, embedder):
         model=args.model, auto=args.auto, max_rounds=args.max_rounds,
         calls=CallPolicy(timeout=args.timeout, is_transient=binding.is_transient),
         output=None if args.auto else Path(args.output or DEFAULT_OUTPUT),
-        accept_command=f"{PROG} accept",
+        accept_command=f"{PROG} accept", parallel=args.parallel,
         params=run_params(args, embeddings=getattr(embedder, "model_name", None)))
 
 

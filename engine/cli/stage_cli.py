@@ -1,5 +1,6 @@
 """What every LLM stage's command line shares: the model from `--model`, the run flags
-(`--auto`, `--exhaust`, `--max-rounds`, `--dry-rounds`, `--dry-run`, `-o`), the report flags,
+(`--auto`, `--exhaust`, `--max-rounds`, `--dry-rounds`, `--dry-run`, `-o`, `--parallel`),
+the report flags,
 progress lines, and printing a run's or an accept's result. A stage's entry point adds only
 its own flags and builds its Stage (engine/stages/stage.py).
 """
@@ -129,9 +130,16 @@ def add_model_flags(p: argparse.ArgumentParser) -> None:
                    help="seconds per model call before it is retried (default 600)")
 
 
+def add_parallel_flag(group: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    group.add_argument("--parallel", type=positive_int, default=1, metavar="N",
+                       help="up to N model calls in flight at once; each round is still "
+                            "checked and applied on its own, in order (default 1)")
+
+
 def add_mode_flags(p: argparse.ArgumentParser, default_output: str, *,
-                   dry_rounds_help: str = "stop after K consecutive dry rounds (default 1)"
-                   ) -> argparse._ArgumentGroup:
+                   dry_rounds_help: str = "stop after K consecutive dry rounds (default 1)",
+                   parallel: bool = True) -> argparse._ArgumentGroup:
+    """`parallel`: offer --parallel (not derive, whose every round must see the last)."""
     mode = p.add_argument_group("mode")
     mode.add_argument("--auto", action="store_true", help="apply what is valid to the graph")
     mode.add_argument("--exhaust", action="store_true",
@@ -144,6 +152,8 @@ def add_mode_flags(p: argparse.ArgumentParser, default_output: str, *,
                       help="print the prompt of round 1 and call no model")
     mode.add_argument("-o", "--output", metavar="FILE", default=None,
                       help=f"proposals file, without --auto (default {default_output})")
+    if parallel:
+        add_parallel_flag(mode)
     return mode
 
 
@@ -212,6 +222,7 @@ def run_options(args: argparse.Namespace, binding: ModelBinding | None, *, defau
         output=output,
         accept_command=f"{accept_command} {output}" if output else accept_command,
         params=params,
+        parallel=getattr(args, "parallel", 1),
     )
 
 

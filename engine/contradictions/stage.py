@@ -105,8 +105,15 @@ class ContradictionsStage:
         self._shown: set[tuple[str, str]] = set()
 
     def read_round(self, store: Store, n: int) -> RoundInput:
+        return self.read_round_besides(store, n, frozenset())
+
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """`busy`: beliefs of pairs in flight (--parallel); a pair with one of them waits,
+        since a nogood over them may take it OUT."""
         pairs, shas = self.source.open_pairs(store)
-        due = [p for p in pairs if (p[0], p[1]) not in self._shown][:self.options.batch]
+        due = [p for p in pairs
+               if (p[0], p[1]) not in self._shown and p[0] not in busy and p[1] not in busy
+               ][:self.options.batch]
         shown = tuple(ShownPair(k, a, b, shas[a], shas[b], why)
                       for k, (a, b, why) in enumerate(due, 1))
         if not shown:

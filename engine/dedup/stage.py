@@ -141,8 +141,14 @@ class DedupStage:
 
     # --- one round's view ---------------------------------------------------------------
     def read_round(self, store: Store, n: int) -> RoundInput:
+        return self.read_round_besides(store, n, frozenset())
+
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """`busy`: beliefs of clusters in flight (--parallel); a cluster with one of them
+        waits, since their merges may change it."""
         clusters, shas = find_clusters(store, self.source)
-        due = [c for c in clusters if c.members not in self._shown][:self.options.batch]
+        due = [c for c in clusters
+               if c.members not in self._shown and busy.isdisjoint(c.members)][:self.options.batch]
         shown = tuple(ShownCluster(k, c.members, tuple(shas[i] for i in c.members), c.score)
                       for k, c in enumerate(due, 1))
         if not shown:

@@ -83,6 +83,7 @@ class ForgeRunOptions:
     output: Path | None = None  # the proposals file, without `auto`
     accept_command: str = "python -m engine.forge accept"
     params: Mapping[str, Any] = field(default_factory=dict)
+    parallel: int = 1  # chunks whose model calls are in flight at once
 
 
 @dataclass
@@ -144,7 +145,7 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
     run_options = RunOptions(
         model=options.model, auto=options.auto, calls=options.calls, output=options.output,
         accept_command=f"{options.accept_command} {options.output}", params=options.params,
-        planned_rounds=len(todo), proposals_of_every_round=True)
+        planned_rounds=len(todo), proposals_of_every_round=True, parallel=options.parallel)
     result = run_stage(store, make_stage(todo), model_for_round, run_options,
                        report_file=report_file, progress=progress, cost=cost, now=now,
                        report=report)

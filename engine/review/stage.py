@@ -64,12 +64,18 @@ class ReviewStage:
 
     # --- a round ---------------------------------------------------------------------
     def read_round(self, store: Store, n: int) -> RoundInput:
+        return self.read_round_besides(store, n, frozenset())
+
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """`busy`: beliefs shown by rounds in flight (--parallel), left out. What rests on
+        them is not due until they are reviewed, so the rounds never overlap."""
         s = self.settings
         options = DueOptions(ids=s.ids, min_depth=s.min_depth, review_all=s.review_all,
                              since=self.since)
 
         def work(tx: GraphTx):
-            due = read_due(tx, options)
+            listed = read_due(tx, options)
+            due = dataclasses.replace(listed, due=tuple(i for i in listed.due if i not in busy))
             chosen = due.due[:s.budget]
             unread = [i for i in chosen if i not in due.material]
             fresh = read_under_review(tx, unread) if unread else {}

@@ -80,6 +80,7 @@ class RoundResult:
     tokens_in: int = 0
     tokens_out: int = 0
     calls: int = 0  # model invocations, failed tries included
+    rate_limited: int = 0  # of the calls, those refused for the rate (429) and tried again
     seconds: float = 0.0
     outcome: Outcome | None = None
     error: str | None = None
@@ -135,6 +136,7 @@ class RoundResult:
             "change": self.change.as_dict(),
             "tokens": {"input": self.tokens_in, "output": self.tokens_out},
             "calls": self.calls,
+            "rate_limited": self.rate_limited,
             "call_errors": list(self.call_errors),
             "seconds": round(self.seconds, 3),
             "error": self.error,
@@ -159,6 +161,7 @@ class Totals:
     dry_rounds: int
     format_failures: int
     echoes: int = 0  # items skipped for echoing the prompt (engine/stages/echo.py)
+    rate_limited: int = 0  # model calls refused for the rate (429), waited on and retried
 
     @classmethod
     def of(cls, rounds: list[RoundResult], cost: Callable[[int, int], float | None] | None
@@ -182,6 +185,7 @@ class Totals:
             dry_rounds=sum(1 for r in rounds if r.is_dry),
             format_failures=sum(1 for r in rounds if r.outcome is Outcome.FORMAT_FAILURE),
             echoes=sum(1 for r in rounds for s in r.skipped if s.reason == ECHO_REASON),
+            rate_limited=sum(r.rate_limited for r in rounds),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -193,8 +197,30 @@ class Totals:
             "skipped": self.skipped, "applied": self.applied, "applied_in": self.applied_in,
             "went_in": self.went_in, "went_out": self.went_out,
             "dry_rounds": self.dry_rounds, "format_failures": self.format_failures,
-            "echoes": self.echoes,
+            "echoes": self.echoes, "rate_limited": self.rate_limited,
         }
+
+
+@dataclass
+class Discarded:
+    """Rounds asked in parallel but not applied because the run stopped before them."""
+
+    rounds: int = 0
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    rate_limited: int = 0
+
+    def add(self, result: RoundResult) -> None:
+        self.rounds += 1
+        self.calls += result.calls
+        self.tokens_in += result.tokens_in
+        self.tokens_out += result.tokens_out
+        self.rate_limited += result.rate_limited
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rounds": self.rounds, "calls": self.calls, "rate_limited": self.rate_limited,
+                "tokens": {"input": self.tokens_in, "output": self.tokens_out}}
 
 
 @dataclass
@@ -212,6 +238,8 @@ class RunReport:
     error: str | None = None
     proposals_file: Path | None = None
     cost: Callable[[int, int], float | None] | None = None
+    parallel: int = 1  # model calls in flight at once (--parallel)
+    discarded: Discarded | None = None  # rounds asked in parallel, not applied (the run stopped)
 
     @property
     def totals(self) -> Totals:
@@ -227,6 +255,8 @@ class RunReport:
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "params": self.params,
+            "parallel": self.parallel,
+            "discarded": self.discarded.to_json() if self.discarded is not None else None,
             "rounds": [r.to_json() for r in self.rounds],
             "totals": self.totals.to_json(),
             "stop_reason": self.stop_reason.value if self.stop_reason else None,

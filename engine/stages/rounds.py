@@ -42,6 +42,21 @@ def echo(reply: str) -> str:
     return reply[:MAX_ECHO_CHARS] + f"\n[... {len(reply) - MAX_ECHO_CHARS} more characters]"
 
 
+@dataclass
+class OpenRound:
+    """A round between its read and its write: what it showed, and once asked, the parse.
+    A parallel run keeps several of these in flight (engine/stages/parallel.py)."""
+
+    result: RoundResult
+    shown: RoundInput | None = None
+    parsed: ParsedReply | None = None
+
+    @property
+    def settled(self) -> bool:
+        """Nothing left to do but record it: empty, or failed."""
+        return self.result.outcome is not None
+
+
 def run_round(
     store: Store,
     stage: Stage,
@@ -55,18 +70,58 @@ def run_round(
 ) -> RoundResult:
     """Run round `n` (1-based). Model and store failures end in outcome `error`, with nothing
     of the round applied; they do not raise. Bugs do."""
+    opened = open_round(stage, n, lambda: stage.read_round(store, n), clock=clock)
+    ask_round(opened, stage, model_for_round, settings, clock=clock)
+    return close_round(opened, store, stage, settings, run=run, at=at, clock=clock)
+
+
+def open_round(stage: Stage, n: int, read: Callable[[], RoundInput], *,
+               clock: Callable[[], float] = time.monotonic) -> OpenRound:
+    """Read what round `n` shows (`read`: the stage's read_round, or a parallel run's read
+    around the rounds in flight)."""
     start = clock()
-    result = RoundResult(n=n, stage=stage.name)
+    opened = OpenRound(RoundResult(n=n, stage=stage.name))
     try:
-        shown = stage.read_round(store, n)
-        describe(result, shown)
-        if shown.empty:
-            result.outcome = Outcome.EMPTY
-            return result
-        parsed = _ask(result, stage, model_for_round, shown, settings)
-        record_proposals(result, parsed, stage)
+        opened.shown = read()
+        describe(opened.result, opened.shown)
+        if opened.shown.empty:
+            opened.result.outcome = Outcome.EMPTY
+    except EngineError as e:
+        _failed(opened.result, e)
+    finally:
+        opened.result.seconds += clock() - start
+    return opened
+
+
+def ask_round(opened: OpenRound, stage: Stage, model_for_round: ModelForRound,
+              settings: RoundSettings, *, clock: Callable[[], float] = time.monotonic) -> None:
+    """The model call (and its one format retry) and the parse. Touches only this round's
+    own records, so rounds in flight may ask at once."""
+    if opened.settled or opened.shown is None:
+        return
+    start = clock()
+    try:
+        opened.parsed = _ask(opened.result, stage, model_for_round, opened.shown, settings)
+        record_proposals(opened.result, opened.parsed, stage)
+    except (ModelCallFailed, EngineError) as e:
+        _failed(opened.result, e)
+    finally:
+        opened.result.seconds += clock() - start
+
+
+def close_round(opened: OpenRound, store: Store, stage: Stage, settings: RoundSettings, *,
+                run: RunRecord, at: Callable[[], str],
+                clock: Callable[[], float] = time.monotonic) -> RoundResult:
+    """Validate, and with `auto` validate again and apply in ONE write transaction with the
+    round's provenance; the outcome."""
+    result, shown, parsed = opened.result, opened.shown, opened.parsed
+    if opened.settled or shown is None or parsed is None:
+        return result
+    start = clock()
+    try:
         if settings.auto:
-            record = round_record(result, stage, run, seconds=clock() - start, at=at())
+            record = round_record(result, stage, run, seconds=result.seconds + clock() - start,
+                                  at=at())
             applied = store.write(
                 lambda tx: apply_round(tx, stage, result.proposals, shown, run, record),
                 round_entry(stage, run, record))
@@ -79,17 +134,22 @@ def run_round(
             result.outcome = Outcome.FORMAT_FAILURE
         else:
             result.outcome = Outcome.PROPOSED if result.valid else Outcome.DRY
-    except ModelCallFailed as e:
-        result.outcome = Outcome.ERROR
+    except EngineError as e:
+        _failed(result, e)
+    finally:
+        result.seconds += clock() - start
+    return result
+
+
+def _failed(result: RoundResult, e: EngineError) -> None:
+    result.outcome = Outcome.ERROR
+    if isinstance(e, ModelCallFailed):
         result.error = str(e)
         result.calls += e.tries
         result.call_errors += list(e.errors)
-    except EngineError as e:
-        result.outcome = Outcome.ERROR
+        result.rate_limited += e.rate_limited
+    else:
         result.error = f"{type(e).__name__}: {e}"
-    finally:
-        result.seconds = clock() - start
-    return result
 
 
 def apply_round(tx: GraphTx, stage: Stage, items: Sequence[Any], shown: RoundInput | None,
@@ -158,6 +218,7 @@ def _call(result: RoundResult, stage: Stage, runnable: Runnable,
     call = call_model(runnable, messages, settings.calls)
     result.calls += call.tries
     result.call_errors += list(call.errors)
+    result.rate_limited += call.rate_limited
     result.tokens_in += call.tokens_in
     result.tokens_out += call.tokens_out
     result.responses.append(call.text)

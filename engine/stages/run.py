@@ -8,6 +8,10 @@ a dry round: it neither counts towards the stop nor resets the count. A round th
 error ends the run with status `error`; nothing of that round is applied.
 
 The report is rewritten after every round, so a run cut short still leaves a readable report.
+
+`parallel` (`--parallel N`): up to N rounds' model calls in flight at once, each round still
+applied in its own write transaction, in round order (engine/stages/parallel.py), so the
+loop below and its stop conditions are the same at any N.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ from engine.files import write_text_atomically
 from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
+from engine.stages.parallel import ParallelRounds
 from engine.stages.report import (
     Outcome,
     ReportFile,
@@ -31,7 +36,7 @@ from engine.stages.report import (
     StopReason,
     stop_description,
 )
-from engine.stages.rounds import RoundSettings, run_round
+from engine.stages.rounds import RoundSettings
 from engine.stages.stage import Stage
 from engine.store import Store
 
@@ -54,6 +59,8 @@ class RunOptions:
     planned_rounds: int | None = None
     proposals_of_every_round: bool = False  # the proposals file: every round's valid items
     # (a planned run), or the last round's
+    parallel: int = 1  # model calls in flight at once (--parallel)
+
     @property
     def applies(self) -> bool:
         return self.auto or self.exhaust
@@ -157,11 +164,12 @@ def run_stage(
 
     reason = StopReason.MAX_ROUNDS if options.planned_rounds is not None else StopReason.ONE_ROUND
     dry_streak = 0
+    rounds = ParallelRounds(store, stage, model_for_round, settings, parallel=options.parallel,
+                            max_rounds=max_rounds, run=run, at=lambda: iso_utc(now()),
+                            started=lambda n: progress.round_started(n, max_rounds))
+    report.parallel = rounds.parallel
     try:
-        for n in range(1, max_rounds + 1):
-            progress.round_started(n, max_rounds)
-            result = run_round(store, stage, model_for_round, settings, n=n, run=run,
-                               at=lambda: iso_utc(now()))
+        for result in rounds:
             report.rounds.append(result)
             report_file.write(report)
             progress.round_finished(result)
@@ -178,6 +186,8 @@ def run_stage(
                     reason = StopReason.DRY_ROUNDS
                     break
                 reason = StopReason.MAX_ROUNDS
+        rounds.stop()
+        report.discarded = rounds.discarded if rounds.parallel > 1 else None
     except BaseException as e:  # a bug or an interrupt: leave a report that says so
         report.status, report.stop_reason = RunStatus.ERROR, StopReason.CRASHED
         report.stopped, report.finished_at = StopReason.CRASHED.value, iso_utc(now())

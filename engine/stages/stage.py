@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from engine.model import Change
 from engine.provenance import RoundRecord, RunRecord
@@ -212,3 +212,17 @@ class Stage(Protocol[ItemT, ParseT]):
     def render_file(self, items: Sequence[ItemT], run: RunRecord, command: str) -> str:
         """The proposals file of a run without --auto; `stage.parse` reads it back.
         `command` is the accept command line to print in it."""
+
+
+@runtime_checkable
+class ReadsAroundInFlight(Protocol):
+    """A stage whose rounds may run in parallel (`--parallel`, engine/stages/parallel.py)
+    reads a round leaving out what rounds still in flight hold: `busy` is the union of their
+    `shown` ids (not yet applied). What it leaves out is not marked as shown: a later round
+    takes it if it is still due once those rounds are applied, as a sequential run would.
+
+    A stage without this method (derive: each round must see the last) runs one round at a
+    time whatever --parallel says."""
+
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """Round `n`'s view, as `read_round`, without the ids in `busy`."""
