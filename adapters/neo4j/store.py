@@ -25,6 +25,7 @@ from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.query_tx import QueryTxPart
 from adapters.neo4j.reading_tx import ReadingTxPart
 from adapters.neo4j.registry_tx import RegistryTxPart
+from adapters.neo4j.repair_tx import RepairTxPart
 from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.search_tx import SearchTxPart
 from adapters.neo4j.stage_tx import StageTxPart
@@ -39,7 +40,7 @@ T = TypeVar("T")
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
-              ReadingTxPart, AskTxPart, RegistryTxPart):
+              ReadingTxPart, AskTxPart, RegistryTxPart, RepairTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
