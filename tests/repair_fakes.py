@@ -4,7 +4,13 @@ person challenges a fourth, repair objects and replies for scripted chat models
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import PrivateAttr
 
 from engine import dialectic
 from engine.model import Belief
@@ -12,6 +18,7 @@ from engine.provenance import RunRecord
 from engine.repair.stage import RepairSettings, RepairStage
 from engine.stages.run import RunOptions, RunResult, run_stage
 from tests.derive_fakes import RecordingModelForRound, ScriptedChatModel, derived, load, premise
+from tests.forge_fakes import _valid_verdicts
 from tests.review_fakes import reply as review_reply
 from tests.review_fakes import review_round, stage as review_stage, verdict
 
@@ -72,3 +79,27 @@ def run_repair(store, *script: Any, auto: bool = True, **settings: Any
     result = run_stage(store, RepairStage(RepairSettings(**settings)),
                        RecordingModelForRound(chat), RunOptions(model="fake", auto=auto))
     return result, chat
+
+
+class ReviewAndRepairModel(FakeMessagesListChatModel):
+    """For the pipeline: a review prompt gets a valid verdict on every justification shown; a
+    repair prompt links `solo` with p5 and abandons everything else shown."""
+
+    responses: list[BaseMessage] = []
+    _prompts: list[str] = PrivateAttr(default_factory=list)
+
+    @property
+    def prompts(self) -> list[str]:
+        return self._prompts
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        prompt = str(messages[0].content)
+        self._prompts.append(prompt)
+        if "## Beliefs to review" in prompt:
+            text = json.dumps({"verdicts": _valid_verdicts(prompt)})
+        else:
+            shown = re.findall(r"^### (\S+) justification (\d+) ", prompt, re.MULTILINE)
+            text = reply(*(repair(b, int(n), "link", bridges=["p5"]) if b == "solo"
+                           else repair(b, int(n), "abandon") for b, n in shown))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
