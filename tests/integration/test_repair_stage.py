@@ -144,3 +144,15 @@ def test_without_auto_the_repairs_go_to_a_file_that_accept_applies(net, tmp_path
     assert tms.verify(net) == []
     again = accept(net, RepairStage(), out)  # answered already: refused, nothing twice
     assert again.applied.entries == [] and len(again.applied.checked.skipped) == 4
+
+
+def test_compact_shows_the_gaps_research_recorded(net):
+    from engine.compact import CompactOptions, compact
+
+    assert "Gaps (premises the network lacks" not in compact(net).text
+    run_repair(net, good_reply())
+    text = compact(net, CompactOptions(budget=2000)).text
+    assert "Gaps (premises the network lacks, from repair): 1" in text
+    assert f"- gap for gateway [OUT]: {GAP}" in text
+    scoped = compact(net, CompactOptions(budget=2000, around="solo", steps=1)).text
+    assert "gap for gateway" not in scoped
