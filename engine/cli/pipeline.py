@@ -164,7 +164,10 @@ def derive_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
     return PipelineStage("derive", run)
 
 
-def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> PipelineStage:
+def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring, *,
+                 after_repair: bool = False) -> PipelineStage:
+    """`after_repair`: the review of what repair produced; with `--review-apply never`
+    repair did nothing, so it is skipped (the verdicts file is the first review's)."""
     from engine.review.stage import ReviewSettings, ReviewStage
     from engine.stages.run import RunOptions, run_stage
 
@@ -173,6 +176,8 @@ def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
     accept = f"python -m engine.review accept {output}"
 
     def run(store: Store) -> StageOutcome:
+        if after_repair and not applies:
+            return StageOutcome("review", note="skipped: nothing was repaired")
         options = RunOptions(
             model=args.model, auto=applies, exhaust=applies, max_rounds=args.max_rounds,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
@@ -276,7 +281,8 @@ def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     first = [forge_stage(args, models, reader, embedder, wiring)]
     # review, then repair, then review of what repair produced (its links, its rewordings)
     loop = [derive_stage(args, models, wiring), review_stage(args, models, wiring),
-            repair_stage(args, models, embedder, wiring), review_stage(args, models, wiring),
+            repair_stage(args, models, embedder, wiring),
+            review_stage(args, models, wiring, after_repair=True),
             dedup_stage(args, models, embedder, wiring)]
     progress = None if args.quiet else StderrProgress(wiring.err())
     with wiring.open_store() as store:

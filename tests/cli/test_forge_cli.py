@@ -138,7 +138,8 @@ def test_the_pipeline_can_leave_reviews_verdicts_in_a_file(store, neo4j_settings
                                 "--review-apply", "never", "--review-output", str(verdicts)],
             cwd=tmp_path, settings=neo4j_settings)
     assert r.returncode == 0, r.stderr
-    (line,) = [x for x in r.stderr.splitlines() if x.startswith("pass 1 review:")]
+    line, after = [x for x in r.stderr.splitlines() if x.startswith("pass 1 review:")]
+    assert "skipped: nothing was repaired" in after
     assert ", 0 defeated," in line and "1 verdict(s) in" in line
     assert f"python -m engine.review accept {verdicts}" in line
     assert '"id": "shop-risk-from-' in verdicts.read_text()
