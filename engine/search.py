@@ -69,13 +69,18 @@ def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIM
     if embedder is not None:
         vector = embedder.embed([" ".join(parts)])[0]  # before the transaction: it is slow
 
-    def work(tx: GraphTx) -> list[SearchHit]:
-        rankings = {"text": tx.search_text(parts, limit, include_out)}
-        if vector is not None:
-            rankings["semantic"] = _by_meaning(tx, vector, limit, include_out)
-        return fuse(rankings, limit)
+    return store.read(lambda tx: search_in(tx, parts, limit=limit, include_out=include_out,
+                                           vector=vector))
 
-    return store.read(work)
+
+def search_in(tx: GraphTx, words: Sequence[str], *, limit: int, include_out: bool = False,
+              vector: Sequence[float] | None = None) -> list[SearchHit]:
+    """The same ranking inside a transaction the caller holds, with the query's vector
+    already embedded (or None: by words only)."""
+    rankings = {"text": tx.search_text(words, limit, include_out)}
+    if vector is not None:
+        rankings["semantic"] = _by_meaning(tx, vector, limit, include_out)
+    return fuse(rankings, limit)
 
 
 def _by_meaning(tx: GraphTx, vector, limit: int, include_out: bool) -> list[BeliefHit]:

@@ -49,7 +49,7 @@ def test_command_appears_in_the_readme(name):
 
 
 # --- the stage commands (one StageCommand each, engine/cli/stage_cli.py) ----------------
-STAGE_CLIS = ["derive", "review", "dedup", "contradictions", "forge"]
+STAGE_CLIS = ["derive", "review", "dedup", "contradictions", "forge", "repair"]
 
 
 def _stage_command(name: str):

@@ -27,6 +27,7 @@ from adapters.neo4j.proposal_tx import ProposalTxPart
 from adapters.neo4j.query_tx import QueryTxPart
 from adapters.neo4j.reading_tx import ReadingTxPart
 from adapters.neo4j.registry_tx import RegistryTxPart
+from adapters.neo4j.repair_tx import RepairTxPart
 from adapters.neo4j.review_tx import ReviewTxPart
 from adapters.neo4j.search_tx import SearchTxPart
 from adapters.neo4j.stage_tx import StageTxPart
@@ -42,7 +43,7 @@ T = TypeVar("T")
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
               ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
-              ProposalTxPart):
+              ProposalTxPart, RepairTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

@@ -332,11 +332,19 @@ def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
     return 0
 
 
+def gaps_subcommand(prog: str) -> Subcommand:
+    """The premises repair's research said the network lacks: what forge might look for."""
+    from engine.cli.repair import gaps_subcommand as listing
+
+    return listing(prog)
+
+
 COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_forge(args, wiring),
                        check=lambda p, args: check_run_args(p, args), subcommands={
                            "accept": Subcommand(build_accept_parser, cmd_accept),
                            "status": Subcommand(build_status_parser, cmd_status),
-                           "stale": Subcommand(build_stale_parser, cmd_stale)})
+                           "stale": Subcommand(build_stale_parser, cmd_stale),
+                           "gaps": gaps_subcommand(PROG)})
 
 
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:

@@ -1,6 +1,7 @@
 """`python -m engine.pipeline PATHS --model M`: forge the sources, then derive (--exhaust),
-review (--exhaust; with `--review-apply never` one round of verdicts to a file) and dedup,
-pass after pass, until a pass adds, defeats and merges nothing
+review (--exhaust; with `--review-apply never` one round of verdicts to a file), repair of
+what review defeated, review of what repair produced, and dedup, pass after pass, until a
+pass adds, defeats, repairs and merges nothing
 (or --max-passes). One line per stage as it finishes, one summary table, one report per
 stage as usual.
 
@@ -36,7 +37,7 @@ NOT_WIRED: tuple[str, ...] = ()
 EXAMPLES = f"""\
 examples:
   {PROG} docs/ src/ --model ollama:qwen3:8b
-      forge, then derive/review/dedup until a pass changes nothing
+      forge, then derive/review/repair/review/dedup until a pass changes nothing
   {PROG} scripts/example-sources --model local --max-passes 2 --max-rounds 2
   {PROG} docs/ --model local --review-apply never
       review's verdicts go to {REVIEW_OUTPUT} instead of the graph
@@ -71,8 +72,9 @@ class Wiring(StageWiring):
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG, usage=f"{PROG} PATHS... --model SPEC [options]",
-        description="Forge premises from source files, then derive, review and dedup, "
-                    "repeating until a pass changes nothing.",
+        description="Forge premises from source files, then derive, review, repair (and "
+                    "review what it produced) and dedup, repeating until a pass changes "
+                    "nothing.",
         epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
         allow_abbrev=False)
     p.add_argument("paths", nargs="+", metavar="PATHS", help="files and folders to forge")
@@ -162,7 +164,10 @@ def derive_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
     return PipelineStage("derive", run)
 
 
-def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> PipelineStage:
+def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring, *,
+                 after_repair: bool = False) -> PipelineStage:
+    """`after_repair`: the review of what repair produced; with `--review-apply never`
+    repair did nothing, so it is skipped (the verdicts file is the first review's)."""
     from engine.review.stage import ReviewSettings, ReviewStage
     from engine.stages.run import RunOptions, run_stage
 
@@ -171,6 +176,8 @@ def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
     accept = f"python -m engine.review accept {output}"
 
     def run(store: Store) -> StageOutcome:
+        if after_repair and not applies:
+            return StageOutcome("review", note="skipped: nothing was repaired")
         options = RunOptions(
             model=args.model, auto=applies, exhaust=applies, max_rounds=args.max_rounds,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
@@ -191,6 +198,32 @@ def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> Pi
                             error=result.error, note=note)
 
     return PipelineStage("review", run)
+
+
+def repair_stage(args: argparse.Namespace, models: Models, embedder,
+                 wiring: Wiring) -> PipelineStage:
+    """Repair of what review defeated: applied as it goes, like review with --review-apply
+    auto; with `never` nothing is defeated in the graph, so there is nothing to repair."""
+    from engine.repair.stage import RepairStage
+    from engine.stages.run import RunOptions, run_stage
+
+    def run(store: Store) -> StageOutcome:
+        if args.review_apply != "auto":
+            return StageOutcome("repair", note="skipped: review's verdicts are not applied")
+        options = RunOptions(
+            model=args.model, auto=True, exhaust=True, max_rounds=args.max_rounds,
+            calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
+            params={"pipeline": True})
+        report = forge_cli.report_file(args, "repair")
+        result = run_stage(store, RepairStage(embedder=embedder), models.derive, options,
+                           report_file=report, progress=_rounds_progress(args, wiring))
+        t = result.report.totals
+        repaired = sum(r.count(Action.LINKED) + r.count(Action.SOFTENED) for r in result.rounds)
+        return StageOutcome("repair", result.status.value, rounds=t.rounds, repaired=repaired,
+                            seconds=t.seconds, report=str(report.path) if report.path else None,
+                            error=result.error, note=f"{t.applied} repair(s) applied")
+
+    return PipelineStage("repair", run)
 
 
 def dedup_stage(args: argparse.Namespace, models: Models, embedder,
@@ -232,7 +265,8 @@ class StderrProgress:
     def stage_finished(self, n_pass: int, o: StageOutcome) -> None:
         where = "pass 0" if n_pass == 0 else f"pass {n_pass}"
         line = (f"{where} {o.stage}: {o.status}, {o.rounds} round(s), {o.added} added, "
-                f"{o.defeated} defeated, {o.merged} merged, {o.seconds:.1f} s")
+                f"{o.defeated} defeated, {o.repaired} repaired, {o.merged} merged, "
+                f"{o.seconds:.1f} s")
         if o.note:
             line += f"; {o.note}"
         if o.error:
@@ -245,7 +279,10 @@ def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     reader = (wiring.make_reader or forge_cli.make_reader)(args)
     embedder = (wiring.make_embedder or forge_cli.make_embedder)(args)
     first = [forge_stage(args, models, reader, embedder, wiring)]
+    # review, then repair, then review of what repair produced (its links, its rewordings)
     loop = [derive_stage(args, models, wiring), review_stage(args, models, wiring),
+            repair_stage(args, models, embedder, wiring),
+            review_stage(args, models, wiring, after_repair=True),
             dedup_stage(args, models, embedder, wiring)]
     progress = None if args.quiet else StderrProgress(wiring.err())
     with wiring.open_store() as store:
@@ -253,10 +290,10 @@ def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     if args.json:
         print_json({**result.as_dict(), "not_wired": list(NOT_WIRED)})
     else:
-        rows = [(p, o.stage, o.status, o.rounds, o.added, o.defeated, o.merged,
+        rows = [(p, o.stage, o.status, o.rounds, o.added, o.defeated, o.repaired, o.merged,
                  f"{o.seconds:.1f}", o.report or "") for p, o in result.outcomes]
-        print(table(rows, ("pass", "stage", "status", "rounds", "added", "defeated", "merged",
-                           "seconds", "report")))
+        print(table(rows, ("pass", "stage", "status", "rounds", "added", "defeated",
+                           "repaired", "merged", "seconds", "report")))
         print(f"pipeline: {result.status}, stopped: {result.stopped}")
         if NOT_WIRED:  # stages of the loop a build may lack, named so a reader knows
             print(f"not in this build yet: {', '.join(NOT_WIRED)}")

@@ -11,12 +11,13 @@ how many lines were left out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from engine.compact.lines import belief_line, nogood_line
 from engine.errors import InvalidInput, NotFound
 from engine.model import check_id
 from engine.reading import NetworkCounts, ReadingTx, Row, Section, SummaryCover, cover_index
+from engine.repair.records import Gap, RepairTx
 from engine.tokens import ESTIMATE, TokenCounter
 
 DEFAULT_BUDGET = 800
@@ -27,6 +28,9 @@ TOPIC_LIMIT = 2000  # beliefs a --topic scope takes from the full-text index, be
 # Premises with the most direct dependents, whose transitive impact is counted to rank them:
 # counting it for every premise of a 100k network is the sum of all their cones.
 PREMISE_POOL = 24
+GAPS_SHOWN = 3  # the newest gaps repair's research recorded, under the heading
+GAPS_READ = 50  # read to find those about the scope
+GAP_CHARS = 160
 
 TITLES = {
     Section.NOGOODS: "Nogoods and contradictions",
@@ -132,8 +136,30 @@ def compact_in(tx: ReadingTx, options: CompactOptions,
     impacts.update(tx.impacts(c.row.id for c in premises.candidates))
     premises.candidates.sort(key=lambda c: (-impacts.get(c.row.id, 0), c.row.id))
     packer = _Packer(tx, options.budget, counter, impacts)
-    return packer.pack(sections, _heading(counts, scope_text), scope_text,
-                       premise_pool=len(premises.candidates))
+    heading = _heading(counts, scope_text) + _gap_lines(tx, scope)
+    return packer.pack(sections, heading, scope_text, premise_pool=len(premises.candidates))
+
+
+def _gap_lines(tx: ReadingTx, scope: list[str] | None) -> list[str]:
+    """The premises the network lacks (repair's research), newest first: for the scope's
+    beliefs only when a scope is given."""
+    gaps, total = cast(RepairTx, tx).gaps(GAPS_READ)
+    if scope is not None:
+        wanted = set(scope)
+        gaps = [g for g in gaps if g.for_belief in wanted]
+        total = len(gaps)
+    if not gaps:
+        return []
+    lines = [f"Gaps (premises the network lacks, from repair): {total}; "
+             "`python -m engine.repair gaps` lists them"]
+    return lines + [_gap_line(g) for g in gaps[:GAPS_SHOWN]]
+
+
+def _gap_line(g: Gap) -> str:
+    text = " ".join(g.text.split())
+    if len(text) > GAP_CHARS:
+        text = text[:GAP_CHARS - 3] + "..."
+    return f"- gap for {g.for_belief} [{g.truth}]: {text}"
 
 
 def _scope(tx: ReadingTx, options: CompactOptions) -> tuple[list[str] | None, str]:

@@ -1,9 +1,9 @@
 """The pipeline: stages run in order over one store, then the loop stages repeated pass after
-pass until a pass changes nothing (adds, defeats and merges nothing) or `max_passes`.
+pass until a pass changes nothing (adds, defeats, repairs and merges nothing) or `max_passes`.
 
 A stage plugs in as a `PipelineStage`: a name and a function from the store to a
-`StageOutcome` (what it added, defeated, merged; its report). The entry point builds the list
-(engine/cli/pipeline.py), so a new stage joins by being appended there.
+`StageOutcome` (what it added, defeated, repaired, merged; its report). The entry point
+builds the list (engine/cli/pipeline.py), so a new stage joins by being appended there.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ class StageOutcome:
     added: int = 0
     defeated: int = 0
     merged: int = 0
+    repaired: int = 0  # repair: justifications linked or claims softened
     seconds: float = 0.0
     report: str | None = None
     error: str | None = None
@@ -32,11 +33,12 @@ class StageOutcome:
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.defeated or self.merged)
+        return bool(self.added or self.defeated or self.merged or self.repaired)
 
     def as_dict(self) -> dict[str, Any]:
         return {"stage": self.stage, "status": self.status, "rounds": self.rounds,
                 "added": self.added, "defeated": self.defeated, "merged": self.merged,
+                "repaired": self.repaired,
                 "seconds": round(self.seconds, 3), "report": self.report, "error": self.error,
                 "note": self.note}
 

@@ -129,6 +129,10 @@ class Action(StrEnum):
     CONFIRMED = "confirmed"  # review --premises: the source states the claim; re-pinned
     RETRACTED = "retracted"  # review --premises: a misread premise retracted
     CITED = "cited"  # ask: a belief the answer cites (nothing written to it)
+    LINKED = "linked"  # repair: a new justification with the bridges named
+    SOFTENED = "softened"  # repair: the belief reworded to a narrower claim
+    ABANDONED = "abandoned"  # repair: left defeated, not shown again
+    RESEARCH = "research recorded"  # repair: the missing premise recorded as a gap
 
 
 @dataclass(frozen=True, eq=False)

@@ -113,16 +113,20 @@ def test_the_pipeline_converges_on_the_example(store, neo4j_settings, tmp_path):
     assert "pipeline: complete, stopped: pass 2 changed nothing" in r.stdout
     assert "not in this build yet" not in r.stdout
     lines = [line for line in r.stderr.splitlines() if line.startswith("pass ")]
-    assert lines[0].startswith("pass 0 forge: complete") and len(lines) == 7
+    assert lines[0].startswith("pass 0 forge: complete") and len(lines) == 11
     assert lines[1].startswith("pass 1 derive: complete") and ", 1 added," in lines[1]
     assert lines[2].startswith("pass 1 review: complete") and "1 judged" in lines[2]
-    assert lines[3].startswith("pass 1 dedup: complete") and ", 0 merged," in lines[3]
-    assert ", 0 added," in lines[4] and lines[5].startswith("pass 2 review: complete")
-    assert lines[6].startswith("pass 2 dedup: complete")
+    # nothing defeated: repair and the review of what it produced have nothing to do
+    assert lines[3].startswith("pass 1 repair: complete") and ", 0 repaired," in lines[3]
+    assert lines[4].startswith("pass 1 review: complete") and "0 judged" in lines[4]
+    assert lines[5].startswith("pass 1 dedup: complete") and ", 0 merged," in lines[5]
+    assert ", 0 added," in lines[6] and lines[7].startswith("pass 2 review: complete")
+    assert lines[8].startswith("pass 2 repair: complete")
+    assert lines[10].startswith("pass 2 dedup: complete")
     derived = store.read(lambda tx: tx.list_beliefs(BeliefFilter(premises=False)))
     assert len(derived) == 1 and derived[0].truth == Truth.IN
     assert {p.name.split("-")[0] for p in (tmp_path / "reports").glob("*.json")} == {
-        "forge", "derive", "review", "dedup"}
+        "forge", "derive", "review", "repair", "dedup"}
 
 
 @pytest.mark.neo4j
@@ -134,7 +138,8 @@ def test_the_pipeline_can_leave_reviews_verdicts_in_a_file(store, neo4j_settings
                                 "--review-apply", "never", "--review-output", str(verdicts)],
             cwd=tmp_path, settings=neo4j_settings)
     assert r.returncode == 0, r.stderr
-    (line,) = [x for x in r.stderr.splitlines() if x.startswith("pass 1 review:")]
+    line, after = [x for x in r.stderr.splitlines() if x.startswith("pass 1 review:")]
+    assert "skipped: nothing was repaired" in after
     assert ", 0 defeated," in line and "1 verdict(s) in" in line
     assert f"python -m engine.review accept {verdicts}" in line
     assert '"id": "shop-risk-from-' in verdicts.read_text()

@@ -1,0 +1,202 @@
+"""Reads a repair reply (or a proposals file) into repairs and diagnostics. Never raises.
+
+The reply's shapes are those engine/stages/replies.py reads. Diagnosed, each asking for the
+one retry: no repairs in the reply; an item that is not an object; no id, or a belief and
+justification the round did not show; an action that is not link, soften, abandon or
+research; a link with no bridges; a soften or research with no text; a soften whose text is
+the claim as it stands; a second repair of the same justification (the first is kept); every
+justification shown that no repair covers; and, when the round can reach the graph, what a
+bridge breaks (unknown, not IN, the belief itself, resting on the belief). No action is ever
+taken by default: a justification without a usable repair stays as it is.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.repair.repairs import ACTIONS, LINK, SOFTEN, WITH_TEXT, Repair, key, same_claim
+from engine.stages.replies import (
+    Diagnostic,
+    ReplyShape,
+    bare_id,
+    find_items,
+    line_of,
+    number,
+    second_fills_gaps,
+)
+
+MAX_REPLY_CHARS = 500_000
+SHAPE = ReplyShape("repairs", ("id", "action"))
+# What the round showed: belief id -> defeated justification positions -> the claim.
+Expected = Mapping[str, Mapping[int, str]]
+# Graph checks of the round's repairs: key -> what is wrong (empty: nothing).
+GraphCheck = Callable[[Sequence[Repair]], Mapping[str, Sequence[str]]]
+
+
+@dataclass
+class RepairParse:
+    """Repairs read from one reply (engine.stages.stage.ParsedReply)."""
+
+    items: list[Repair] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # each asks for the retry
+    notes: list[Diagnostic] = field(default_factory=list)  # left as they are; no retry
+    missing: list[str] = field(default_factory=list)  # keys shown without a usable repair
+    nothing_to_say: bool = False  # every justification shown needs a repair
+
+    @property
+    def needs_retry(self) -> bool:
+        return bool(self.diagnostics)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"items": len(self.items), "needs_retry": self.needs_retry,
+                "missing": list(self.missing),
+                "diagnostics": [d.as_dict() for d in self.diagnostics],
+                "notes": [d.as_dict() for d in self.notes]}
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return " ".join((value if isinstance(value, str) else json.dumps(value)).split())
+
+
+def _ids(value: Any) -> list[str]:
+    raw = value if isinstance(value, list) else [] if value in (None, "") else [value]
+    out: list[str] = []
+    for v in raw:
+        ident = bare_id(v)
+        if ident and ident not in out:
+            out.append(ident)
+    return out
+
+
+class _Reader:
+    def __init__(self, expected: Expected | None):
+        self.expected = expected
+        self.out = RepairParse()
+
+    def problem(self, reason: str, line: int) -> None:
+        self.out.diagnostics.append(Diagnostic(reason=reason, line=line))
+
+    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
+        where = f"repair {index}"
+        if not isinstance(obj, dict):
+            self.problem(f"{where} is not an object: {_text(obj)[:80]!r}", line)
+            return
+        belief = bare_id(obj.get("id") or obj.get("belief") or "")
+        if not belief:
+            self.problem(f"{where} has no id", line)
+            return
+        where = f"repair {index} ({belief})"
+        shown = self.expected.get(belief) if self.expected is not None else None
+        if self.expected is not None and shown is None:
+            self.problem(f"{where} names '{belief}', which this round did not show", line)
+            return
+        raw_number = obj.get("justification")
+        position = number(raw_number)
+        if position is None:
+            self.problem(f"{where} has no justification number"
+                         + ("" if raw_number is None else f" (got {_text(raw_number)[:40]!r})"),
+                         line)
+            return
+        if shown is not None and position not in shown:
+            numbers = ", ".join(str(k) for k in sorted(shown))
+            self.problem(f"{where}: '{belief}' was shown with justification(s) {numbers}, "
+                         f"not {position}", line)
+            return
+        k = key(belief, position)
+        action = bare_id(obj.get("action") or "").lower()
+        if action not in ACTIONS:
+            self.problem(f"{where} #{position}: action must be one of {', '.join(ACTIONS)}"
+                         + (f", got {action!r}" if action else ", got none"), line)
+            return
+        bridges = _ids(obj.get("bridges"))
+        text = _text(obj.get("text"))
+        if action == LINK and not bridges:
+            self.problem(f"{k}: link names no bridges (the IN beliefs that supply what was "
+                         "missing)", line)
+            return
+        if action in WITH_TEXT and not text:
+            self.problem(f"{k}: {action} needs a `text`", line)
+            return
+        if action == SOFTEN and shown is not None and same_claim(text, shown[position]):
+            self.problem(f"{k}: the softened text is the claim as it stands; give a narrower "
+                         "one", line)
+            return
+        if k in seen:
+            self.problem(f"{where}: a second repair of {k}; the first is kept", line)
+            return
+        seen.add(k)
+        self.out.items.append(Repair(
+            belief, position, action, tuple(bridges) if action == LINK else (),
+            text if action in WITH_TEXT else "", _text(obj.get("comment")), line))
+
+    def graph(self, check: GraphCheck | None) -> None:
+        if check is None or not self.out.items:
+            return
+        problems = check(self.out.items)
+        kept = []
+        for r in self.out.items:
+            found = problems.get(r.key) or ()
+            for reason in found:
+                self.problem(f"{r.key}: {reason}", r.line)
+            if not found:
+                kept.append(r)
+        self.out.items = kept
+
+    def finish(self) -> RepairParse:
+        if self.expected is not None:
+            answered = {r.key for r in self.out.items}
+            for belief, positions in self.expected.items():
+                for position in sorted(positions):
+                    k = key(belief, position)
+                    if k not in answered:
+                        self.out.missing.append(k)
+                        if not any(d.reason.startswith(f"{k}: ") for d in self.out.diagnostics):
+                            self.problem(f"no repair of {k} (belief '{belief}', justification "
+                                         f"{position})", 0)
+        return self.out
+
+
+def parse_reply(text: object, expected: Expected | None = None,
+                graph_check: GraphCheck | None = None) -> RepairParse:
+    """The repairs of a reply. `expected` (what the round showed) enables the id, number,
+    claim and completeness checks, `graph_check` the bridge checks; without them (a
+    proposals file) validation makes them later."""
+    reader = _Reader(expected)
+    text = "" if text is None else text if isinstance(text, str) else str(text)
+    if not text.strip():
+        reader.problem("the reply is empty", 0)
+        return reader.finish()
+    if len(text) > MAX_REPLY_CHARS:
+        reader.out.notes.append(Diagnostic(f"the reply has {len(text)} characters; only the "
+                                           f"first {MAX_REPLY_CHARS} were read", 0))
+        text = text[:MAX_REPLY_CHARS]
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    found = find_items(text, SHAPE).items
+    if found is None:
+        reader.problem("no JSON array of repairs (or repair object) in the reply", 0)
+        return reader.finish()
+    seen: set[str] = set()
+    for index, item in enumerate(found, start=1):
+        reader.read(item.value, line_of(text, item.offset), index, seen)
+    reader.graph(graph_check)
+    return reader.finish()
+
+
+def combine(first: RepairParse, second: RepairParse) -> RepairParse:
+    """After the retry: the second reply's repairs, plus the first's for justifications the
+    second left out. What is still without a repair stays as it is (noted); the round is a
+    format failure only when no repair was read at all."""
+    by_key = second_fills_gaps(first.items, second.items, lambda r: r.key)
+    still = [k for k in second.missing if k not in by_key]
+    merged = RepairParse(items=list(by_key.values()), notes=first.notes + second.notes,
+                         missing=still)
+    if merged.items:
+        merged.notes = [Diagnostic("first reply: " + d.reason, d.line) for d in first.diagnostics] \
+            + [Diagnostic("retry: " + d.reason, d.line) for d in second.diagnostics] + merged.notes
+    else:
+        merged.diagnostics = second.diagnostics or [Diagnostic("no repair after the retry", 0)]
+    return merged

@@ -1,0 +1,152 @@
+"""RepairStage: repair of what review (or a person's challenge) defeated, as a stage of the
+shared machinery (engine/stages/).
+
+Each round reads the defeated justifications afresh (due.py), shows up to `budget` of them
+with review's finding and candidate bridges (bridges.py, the hybrid search), asks for one
+JSON repair per justification (prompt.py), reads the reply (parser.py, which also checks
+the bridges and texts against the graph so the one retry can quote what is wrong), checks
+the repairs again (validate.py) and, with --auto or on accept, applies them in the round's
+write transaction (apply.py).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.provenance import RoundRecord, RunRecord
+from engine.repair import parser
+from engine.repair.apply import write_repairs
+from engine.repair.bridges import candidates_for, query_text, query_words
+from engine.repair.due import Defeated, read_due, with_findings
+from engine.repair.prompt import FORMAT, RepairCase, build_prompt, json_reply
+from engine.repair.proposals_file import render
+from engine.repair.repairs import Repair
+from engine.repair.validate import check_repairs, graph_problems
+from engine.review.material import read_under_review
+from engine.stages.contract import RoundContract
+from engine.stages.replies import retry_message
+from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.store import GraphTx, Store
+from engine.tms import now
+
+STRATEGY = "most depended on first"
+
+
+@dataclass(frozen=True)
+class RepairSettings:
+    budget: int = 10  # defeated justifications per round
+    bridges: int = 5  # candidate bridges shown per justification
+    domain: str | None = None
+
+
+@dataclass(frozen=True)
+class RepairRound:
+    """What a round keeps for parse: what it showed, and how to reach the graph."""
+
+    cases: tuple[RepairCase, ...]
+    expected: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
+    store: Store | None = None
+
+
+def _context(shown: RoundInput | None) -> RepairRound | None:
+    return shown.context if shown is not None and isinstance(shown.context, RepairRound) else None
+
+
+def cases_of(tx: GraphTx, chosen: Sequence[Defeated], words: Mapping[str, Sequence[str]],
+             vectors: Mapping[str, Sequence[float]], limit: int) -> list[RepairCase]:
+    material = read_under_review(tx, {d.belief for d in chosen})
+    named = {d.key: (material[d.belief].justifications[d.position - 1].antecedent_ids
+                     if d.belief in material and material[d.belief].justification(d.position)
+                     else ()) for d in chosen}
+    found = candidates_for(tx, chosen, named, words, vectors, limit)
+    out = []
+    for d in chosen:
+        b = material.get(d.belief)
+        j = b.justification(d.position) if b is not None else None
+        if b is not None and j is not None:
+            out.append(RepairCase(d, b.text, b.truth, j, tuple(found[d.key])))
+    return out
+
+
+class RepairStage:
+    name = "repair"
+
+    def __init__(self, settings: RepairSettings = RepairSettings(), *, embedder: Any = None):
+        self.settings = settings
+        self.embedder = embedder  # engine.embedding.cache.Embedder, or None: words only
+
+    # --- a round ---------------------------------------------------------------------
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        s = self.settings
+
+        def first(tx: GraphTx):
+            due = read_due(tx)
+            chosen = with_findings(tx, list(due.due[:s.budget]))
+            claims = {b.id: b.text for b in tx.get_beliefs({d.belief for d in chosen}).values()}
+            return due, chosen, claims
+
+        due, chosen, claims = store.read(first)
+        texts = {d.key: query_text(d, claims.get(d.belief, "")) for d in chosen}
+        words = {k: query_words(t) for k, t in texts.items()}
+        vectors: dict[str, Sequence[float]] = {}
+        if self.embedder is not None and texts:  # before the transaction: it is slow
+            keys = [k for k in texts if words[k]]
+            vectors = dict(zip(keys, self.embedder.embed([texts[k] for k in keys])))
+        cases = tuple(store.read(lambda tx: cases_of(tx, chosen, words, vectors, s.bridges)))
+        prompt = build_prompt(cases, due_total=len(due.due), domain=s.domain)
+        expected: dict[str, dict[int, str]] = {}
+        for c in cases:
+            expected.setdefault(c.defeated.belief, {})[c.defeated.position] = c.claim
+        allowed = sorted({c.defeated.belief for c in cases}
+                         | {h.belief.id for c in cases for h in c.bridges}
+                         | {a for c in cases for a in c.justification.antecedent_ids})
+        details = {"strategy": STRATEGY, "due": len(due.due), "defeated": due.defeated,
+                   "answered": due.answered,
+                   "bridges": sum(len(c.bridges) for c in cases)}
+        return RoundInput(
+            prompt=Prompt(prompt.text, prompt.sha256),
+            contract=RoundContract(tuple(allowed), json_reply(cases), stage=self.name),
+            shown=prompt.keys, empty=not cases, details=details,
+            context=RepairRound(cases, expected, store))
+
+    def parse(self, reply: str, shown: RoundInput | None) -> parser.RepairParse:
+        ctx = _context(shown)
+        check = None
+        if ctx is not None and ctx.store is not None:
+            store = ctx.store
+
+            def check(repairs: Sequence[Repair]):
+                return store.read(lambda tx: graph_problems(tx, repairs))
+        return parser.parse_reply(reply, ctx.expected if ctx else None, check)
+
+    def retry_message(self, parsed: parser.RepairParse, shown: RoundInput) -> str:
+        missing = (["", "Still without a usable repair: " + ", ".join(
+            f"{k.rsplit('#', 1)[0]} justification {k.rsplit('#', 1)[1]}"
+            for k in parsed.missing)] if parsed.missing else [])
+        return retry_message(
+            parsed.diagnostics, opening="Your reply could not be used as it was.", extra=missing,
+            request="Reply again with one repair for every justification shown, in exactly "
+                    "this format:", answer_format=FORMAT)
+
+    def combine(self, first: parser.RepairParse, second: parser.RepairParse
+                ) -> parser.RepairParse:
+        return parser.combine(first, second)
+
+    def check(self, tx: GraphTx, items: Sequence[Repair], shown: RoundInput | None
+              ) -> Checked[Repair]:
+        return check_repairs(tx, items)[0]
+
+    def apply(self, tx: GraphTx, items: Sequence[Repair], shown: RoundInput | None,
+              run: RunRecord, record: RoundRecord) -> Applied:
+        return write_repairs(tx, items, run, record, at=record.at or now())
+
+    # --- reports and files -----------------------------------------------------------
+    def item_dict(self, item: Repair) -> dict[str, Any]:
+        return item.as_dict()
+
+    def item_key(self, item: Repair) -> str:
+        return item.key
+
+    def render_file(self, items: Sequence[Repair], run: RunRecord, command: str) -> str:
+        return render(items, run, command)
