@@ -477,6 +477,10 @@ class FakeTx:
         return [self.s.beliefs[i] for i in sorted(self.s.from_edges)
                 if self.s.from_edges[i][0] in wanted and i in self.s.beliefs]
 
+    def unpinned_sourced_ids(self) -> list[str]:
+        return sorted(i for i, b in self.s.beliefs.items()
+                      if b.source and not b.source_hash and i not in self.s.from_edges)
+
     # --- dedup and contradictions ----------------------------------------------------
     def in_belief_texts(self) -> list[tuple[str, str]]:
         return [(b.id, b.text) for _, b in sorted(self.s.beliefs.items()) if b.truth == Truth.IN]
