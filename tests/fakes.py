@@ -215,7 +215,9 @@ class FakeTx:
 
     def read_network(self) -> Network:
         meta, repos = self.s.extra.get("network_info", ({}, {}))
-        return Network(dict(self.s.beliefs), list(self.s.nogoods), dict(repos), dict(meta))
+        return Network(dict(self.s.beliefs), list(self.s.nogoods), dict(repos), dict(meta),
+                       [self.s.supersedes[o] for o in sorted(self.s.supersedes)],
+                       self.sources())
 
     def nogoods(self) -> list[Nogood]:
         return list(self.s.nogoods)

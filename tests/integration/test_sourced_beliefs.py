@@ -212,3 +212,41 @@ def test_the_mcp_add_tool_pins_a_source_under_the_servers_folder(store, folder,
     assert drawn_from(store, "src/auth.py") == ["p"]
     assert tms.show_many(store, ["q"]) == {}
     assert str(ROOT) != str(folder)
+
+
+# --- the registry and network.json carry supersessions and source pins -------------------
+def _graph_facts(store) -> tuple:
+    network = interchange.export_network(store)
+    froms = {b.id: (b.source, b.source_hash, tuple(b.metadata.get("lines") or ()))
+             for b in store.read(lambda tx: tx.beliefs_from_sources(
+                 [s.path for s in tx.sources()]))}
+    return (network.supersessions, network.sources, froms,
+            {i: (b.truth, b.depth, b.justifications, dict(b.metadata), b.retract_reason)
+             for i, b in network.beliefs.items()})
+
+
+@pytest.mark.parametrize("name", ["network.json", "beliefs.md"])
+def test_export_reset_import_gives_the_same_graph_supersessions_and_pins_included(
+        engine, store, folder, name):
+    engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py",
+           "--quote", "jwt.decode(token, key)")
+    engine("add", "tokens", "Tokens are checked")
+    engine("add", "auth-stateless", "Auth keeps no sessions", "--sl", "auth-uses-jwt,tokens")
+    engine("add", "new-tokens", "Tokens are checked twice")
+    engine("supersede", "auth-uses-jwt", "--text", "Auth validates signed JWTs",
+           "--reason", "sharper")
+    engine("supersede", "tokens", "new-tokens")
+    before = _graph_facts(store)
+    assert {r.old for r in before[0]} == {"auth-uses-jwt", "tokens"}
+    assert set(before[2]) == {"auth-uses-jwt", "auth-uses-jwt-v2"}
+    engine("export", "-o", name)
+    first = (folder / name).read_text(encoding="utf-8")
+    engine("reset", "--yes")
+    engine("import", name)
+    assert _graph_facts(store) == before
+    engine("export", "-o", "again-" + name)
+    assert (folder / ("again-" + name)).read_text(encoding="utf-8") == first
+    engine("supersede", "auth-uses-jwt", "--undo")  # the link came back whole: undo works
+    b = tms.show(store, "auth-stateless")[0]
+    assert b.justifications[0].antecedents == ("auth-uses-jwt", "tokens")
+    assert json.loads(engine("sources", "stale", "--json").out) == []
