@@ -151,7 +151,8 @@ def _restore_links(tx: GraphTx, network: Network, beliefs: Mapping[str, Belief])
     pins = []
     for b in beliefs.values():
         lines = b.metadata.get("lines")
-        if b.source in paths and b.source_hash and isinstance(lines, (list, tuple)) and lines:
+        if (b.source in paths and b.source_hash and isinstance(lines, (list, tuple)) and lines
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in lines)):
             pins.append(SourcePin(b.id, b.source, b.source_hash,
                                   (int(lines[0]), int(lines[-1])), b.metadata, b.updated_at))
     tx.pin_to_sources(pins)
