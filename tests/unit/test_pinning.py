@@ -2,6 +2,8 @@
 quote grounded with forge's grounding inside them, or refused with the reason."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine.errors import InvalidInput
@@ -47,5 +49,5 @@ def test_without_a_quote_the_lines_given_or_the_whole_file_are_pinned():
     ((2, 9), "", "lines 2-9 are not in docs/cache.md (4 lines)"),
 ])
 def test_a_quote_outside_the_lines_or_lines_past_the_end_are_refused(lines, quote, message):
-    with pytest.raises(InvalidInput, match=message):
+    with pytest.raises(InvalidInput, match=re.escape(message)):
         ground_claim(SOURCE, lines, quote)
