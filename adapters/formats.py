@@ -3,7 +3,12 @@
     {"meta": {...}, "nodes": {id: {"text", "truth_value", "justifications":
       [{"type", "antecedents", "outlist", "label"[, "gate"]}], "source", "source_url",
       "source_hash", "date", "metadata", "created_at", "updated_at", "retracted_at", ...}},
-     "nogoods": [{"id", "nodes", "discovered", "resolution"}], "repos": {...}}
+     "nogoods": [{"id", "nodes", "discovered", "resolution"}], "repos": {...},
+     "supersessions": [{"old", "new", "created_new", "reason", "at", "rewired"}],
+     "sources": [{"path", "sha256", "size", "forged_at", "chunks"}]}
+
+The last two are this engine's own (supersede's links; the files beliefs are pinned to, each
+belief's lines being in its metadata), written only when there are some.
 
 Node fields this engine does not interpret (reviewed_at, verified_at, text_hash, ...) are kept
 in `Belief.extra` and written back on export. Two keys are this engine's own and optional:
@@ -13,12 +18,14 @@ A problem with a file raises InvalidInput naming it (with line and column for ba
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InvalidInput
 from engine.model import ID_RE, Belief, Justification, Kind, Network, Nogood, Truth
+from engine.store import RewiredEdge, SourceRecord, SupersedeRecord
 
 KNOWN_NODE_KEYS = {
     "text", "truth_value", "justifications", "source", "source_url", "source_hash", "date",
@@ -138,7 +145,77 @@ def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[
     repos = data.get("repos") or {}
     if not isinstance(meta, dict) or not isinstance(repos, dict):
         raise bad("top level", "'meta' and 'repos' must be objects")
-    return Network(beliefs, nogoods, repos, meta), stored
+    return Network(beliefs, nogoods, repos, meta, read_supersessions(data, bad),
+                   read_sources(data, bad)), stored
+
+
+# supersede's links and the source files, written and read side by side (also used by the
+# markdown registry, adapters/markdown_registry.py)
+def supersession_json(r: SupersedeRecord) -> dict[str, Any]:
+    return {"old": r.old, "new": r.new, "created_new": r.created_new, "reason": r.reason,
+            "at": r.at, "rewired": [[e.belief, e.seq, e.kind, e.pos] for e in r.rewired]}
+
+
+def supersession_from_json(d: Any, where: str, bad: Callable[[str, str], Exception]
+                           ) -> SupersedeRecord:
+    if not isinstance(d, dict):
+        raise bad(where, "expected an object")
+    old, new = d.get("old"), d.get("new")
+    if not (isinstance(old, str) and ID_RE.fullmatch(old) and isinstance(new, str)
+            and ID_RE.fullmatch(new)):
+        raise bad(where, "'old' and 'new' must be belief ids")
+    rewired = d.get("rewired", [])
+    try:
+        edges = tuple(RewiredEdge(str(b), int(seq), str(kind), int(pos))
+                      for b, seq, kind, pos in rewired)
+    except (TypeError, ValueError):
+        raise bad(where, "'rewired' must be a list of [belief, seq, kind, pos]") from None
+    if any(e.kind not in ("REQUIRES", "UNLESS") or not ID_RE.fullmatch(e.belief)
+           for e in edges):
+        raise bad(where, "a rewired edge is [belief id, seq, REQUIRES|UNLESS, pos]")
+    reason, at = d.get("reason", ""), d.get("at", "")
+    if not isinstance(reason, str) or not isinstance(at, str):
+        raise bad(where, "'reason' and 'at' must be strings")
+    return SupersedeRecord(old, new, bool(d.get("created_new", False)), edges, reason, at)
+
+
+def source_json(s: SourceRecord) -> dict[str, Any]:
+    return {"path": s.path, "sha256": s.sha256, "size": s.size, "forged_at": s.forged_at,
+            "chunks": list(s.chunks)}
+
+
+def source_from_json(d: Any, where: str, bad: Callable[[str, str], Exception]) -> SourceRecord:
+    if not isinstance(d, dict) or not isinstance(d.get("path"), str) or not d["path"]:
+        raise bad(where, "expected an object with a 'path'")
+    sha, size, at, chunks = (d.get("sha256", ""), d.get("size", 0), d.get("forged_at", ""),
+                             d.get("chunks", []))
+    if not (isinstance(sha, str) and isinstance(at, str) and isinstance(size, int)
+            and isinstance(chunks, list) and all(isinstance(c, str) for c in chunks)):
+        raise bad(where, "'sha256' and 'forged_at' are strings, 'size' a number, 'chunks' "
+                         "a list of strings")
+    return SourceRecord(d["path"], sha, size, at, tuple(chunks))
+
+
+def read_supersessions(data: Mapping[str, Any], bad: Callable[[str, str], Exception]
+                       ) -> list[SupersedeRecord]:
+    raw = data.get("supersessions", [])
+    if not isinstance(raw, list):
+        raise bad("top level", "'supersessions' must be a list")
+    out = [supersession_from_json(d, f"supersession {k}", bad) for k, d in enumerate(raw)]
+    if len({r.old for r in out}) != len(out):
+        raise bad("supersessions", "a belief is superseded twice")
+    return sorted(out, key=lambda r: r.old)
+
+
+def read_sources(data: Mapping[str, Any], bad: Callable[[str, str], Exception]
+                 ) -> list[SourceRecord]:
+    raw = data.get("sources", [])
+    if not isinstance(raw, list):
+        raise bad("top level", "'sources' must be a list")
+    out = [source_from_json(d, f"source {k}", bad) for k, d in enumerate(raw)]
+    if len({s.path for s in out}) != len(out):
+        raise bad("sources", "a source path is given twice")
+    return sorted(out, key=lambda s: s.path)
 
 
 def _justification(j: Any, where: str, bad) -> Justification:
@@ -212,6 +289,11 @@ def network_to_json(network: Network) -> dict[str, Any]:
             for n in network.nogoods
         ],
         "repos": dict(network.repos),
+        **({"supersessions": [supersession_json(r) for r in
+                              sorted(network.supersessions, key=lambda r: r.old)]}
+           if network.supersessions else {}),
+        **({"sources": [source_json(s) for s in sorted(network.sources, key=lambda s: s.path)]}
+           if network.sources else {}),
     }
 
 

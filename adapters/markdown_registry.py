@@ -46,7 +46,10 @@ from typing import Any
 
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
+from adapters.formats import (source_from_json, source_json, supersession_from_json,
+                              supersession_json)
 from engine.model import ID_RE, Belief, Justification, Kind, Network, Nogood, Truth
+from engine.store import SourceRecord, SupersedeRecord
 
 MARKER = "<!-- eem-registry 1: `python -m engine import` reads this file back -->"
 TITLE = "# Belief registry"
@@ -293,6 +296,36 @@ def _nogood_lines(nogoods: Sequence[Nogood], layout: _Layout) -> list[str]:
     return lines
 
 
+def _record_lines(lead: str, fields: Mapping[str, Any]) -> list[str]:
+    lines = [lead]
+    for key, value in fields.items():
+        if value not in ("", [], ()):  # an empty value is left out; reading gives it back
+            lines += _item("  ", _key(key), value)
+    return lines
+
+
+def _supersession_lines(network: Network, layout: _Layout) -> list[str]:
+    if not network.supersessions:
+        return []
+    lines = ["", "## Supersessions", ""]
+    for r in sorted(network.supersessions, key=lambda r: r.old):
+        d = supersession_json(r)
+        lines += _record_lines(f"- {layout.link(r.old)} by {layout.link(r.new)}",
+                               {k: v for k, v in d.items() if k not in ("old", "new")})
+    return lines
+
+
+def _source_lines(network: Network) -> list[str]:
+    if not network.sources:
+        return []
+    lines = ["", "## Sources", ""]
+    for src in sorted(network.sources, key=lambda s: s.path):
+        d = source_json(src)
+        lines += _record_lines(f"- {scalar(src.path)}", {k: v for k, v in d.items()
+                                                         if k != "path"})
+    return lines
+
+
 def _ordered(network: Network) -> list[Belief]:
     return [network.beliefs[i] for i in sorted(network.beliefs, key=order_key)]
 
@@ -342,7 +375,8 @@ def dump_markdown(network: Network) -> str:
     network_lines = _network_lines(network)
     _assign(layout, _headings_in_order(beliefs, network.nogoods, bool(network_lines)), None)
     lines = [MARKER, TITLE, *network_lines, *_belief_section(beliefs, layout),
-             *_nogood_lines(network.nogoods, layout)]
+             *_nogood_lines(network.nogoods, layout), *_supersession_lines(network, layout),
+             *_source_lines(network)]
     return "\n".join(lines) + "\n"
 
 
@@ -363,6 +397,7 @@ def dump_markdown_split(network: Network) -> dict[str, str]:
     index = [MARKER, TITLE, *network_lines, "", "## Files", ""]
     index += [f"- [{name}]({name})" for name in sorted(parts)]
     index += _nogood_lines(network.nogoods, layout)
+    index += _supersession_lines(network, layout) + _source_lines(network)
     files[INDEX] = "\n".join(index) + "\n"
     for name, members in parts.items():
         layout.current = name
@@ -393,6 +428,12 @@ class _Document:
     stored: dict[str, Truth] = field(default_factory=dict)
     nogoods: list[Nogood] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    supersessions: list[SupersedeRecord] = field(default_factory=list)
+    sources: list[SourceRecord] = field(default_factory=list)
+
+    def network(self) -> Network:
+        return Network(self.beliefs, self.nogoods, self.repos, self.meta, self.supersessions,
+                       self.sources)
 
 
 class _Parser:
@@ -442,20 +483,30 @@ class _Parser:
                 seen.add("files")
                 self.i += 1
                 self.file_list()
-            elif line.startswith("## Beliefs") and "nogoods" not in seen:
+            elif (line.startswith("## Beliefs")
+                  and not seen & {"nogoods", "supersessions", "sources"}):
                 seen.add("beliefs")
                 self.i += 1
                 ns = line[len("## Beliefs" + SEP):] if line != "## Beliefs" else ""
                 if line != "## Beliefs" and not (line.startswith("## Beliefs" + SEP) and ns):
                     raise self.error(f"unexpected heading {line!r}", self.i - 1)
                 self.belief_group(ns)
-            elif line == "## Nogoods" and "nogoods" not in seen:
+            elif line == "## Nogoods" and not seen & {"nogoods", "supersessions", "sources"}:
                 seen.add("nogoods")
                 self.i += 1
                 self.nogood_group()
+            elif line == "## Supersessions" and not seen & {"supersessions", "sources"}:
+                seen.add("supersessions")
+                self.i += 1
+                self.supersessions()
+            elif line == "## Sources" and "sources" not in seen:
+                seen.add("sources")
+                self.i += 1
+                self.sources()
             else:
                 raise self.error(f"unexpected line {line[:60]!r}: expected a section heading"
-                                 " (## Network, ## Beliefs, ## Nogoods or ## Files)")
+                                 " (## Network, ## Beliefs, ## Nogoods, ## Supersessions,"
+                                 " ## Sources or ## Files)")
 
     def network(self) -> None:
         self.skip_blank()
@@ -661,6 +712,44 @@ class _Parser:
         self.doc.nogoods.append(Nogood(ident, members, fields.get("discovered", ""),
                                        fields.get("resolution", "")))
 
+    # supersessions and sources: a lead item, then its fields as a mapping
+    def _bad(self, at: int) -> Any:
+        return lambda where, what: self.error(f"{where}: {what}", at)
+
+    def supersessions(self) -> None:
+        self.skip_blank()
+        lead = re.compile(rf"- ({_REF_RE.pattern}) by ({_REF_RE.pattern})")
+        while (line := self.peek()) is not None and line.startswith("- "):
+            at = self.i
+            m = lead.fullmatch(line)
+            if m is None:
+                raise self.error(f"expected '- [`old`](#old) by [`new`](#new)', not "
+                                 f"{line[:60]!r}", at)
+            self.i += 1
+            old = self.id_list(m.group(1), "old", at)[0]
+            new = self.id_list(m.group(4), "new", at)[0]
+            record = supersession_from_json({**self.mapping("  "), "old": old, "new": new},
+                                            "supersession", self._bad(at))
+            if any(r.old == old for r in self.doc.supersessions):
+                raise self.error(f"'{old}' is superseded twice", at)
+            self.doc.supersessions.append(record)
+            self.skip_blank()
+
+    def sources(self) -> None:
+        self.skip_blank()
+        while (line := self.peek()) is not None and line.startswith("- "):
+            at = self.i
+            path = unscalar(line[2:])
+            if not isinstance(path, str) or not path:
+                raise self.error(f"expected '- PATH' of a source, not {line[:60]!r}", at)
+            self.i += 1
+            record = source_from_json({**self.mapping("  "), "path": path}, "source",
+                                      self._bad(at))
+            if any(s.path == path for s in self.doc.sources):
+                raise self.error(f"source {path!r} is given twice", at)
+            self.doc.sources.append(record)
+            self.skip_blank()
+
     # values
     def quote(self, indent: str) -> str:
         bare, prefixed = indent + ">", indent + "> "
@@ -727,7 +816,7 @@ def parse_markdown(text: str, *, source: str = "registry") -> tuple[Network, dic
     if doc.files:
         raise InvalidInput(f"{source}: an index of a split registry: import its directory",
                            field="file", value=source)
-    return Network(doc.beliefs, doc.nogoods, doc.repos, doc.meta), doc.stored
+    return doc.network(), doc.stored
 
 
 def _read_text(path: Path) -> str:
@@ -746,14 +835,15 @@ def read_markdown(path: str | Path) -> tuple[Network, dict[str, Truth]]:
         path = path / INDEX
     doc = _Parser(_read_text(path), str(path)).parse()
     if not doc.files:
-        return Network(doc.beliefs, doc.nogoods, doc.repos, doc.meta), doc.stored
+        return doc.network(), doc.stored
     if doc.beliefs:
         raise InvalidInput(f"{path}: an index lists files and holds no beliefs", field="file",
                            value=str(path))
     for name in doc.files:
         part_path = path.parent / name
         part = _Parser(_read_text(part_path), str(part_path)).parse()
-        if part.files or part.nogoods or part.meta or part.repos:
+        if (part.files or part.nogoods or part.meta or part.repos or part.supersessions
+                or part.sources):
             raise InvalidInput(f"{part_path}: a part of a split registry holds beliefs only",
                                field="file", value=str(part_path))
         clash = part.beliefs.keys() & doc.beliefs.keys()
@@ -762,4 +852,4 @@ def read_markdown(path: str | Path) -> tuple[Network, dict[str, Truth]]:
                                " too", field="id", value=min(clash))
         doc.beliefs.update(part.beliefs)
         doc.stored.update(part.stored)
-    return Network(doc.beliefs, doc.nogoods, doc.repos, doc.meta), doc.stored
+    return doc.network(), doc.stored

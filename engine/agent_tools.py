@@ -23,6 +23,7 @@ from engine import search as searching
 from engine.change_records import LogQuery
 from engine.errors import InvalidInput
 from engine.model import Kind, Truth
+from engine.pinning import SourceFiles
 from engine.proposals import lifecycle
 from engine.proposals.actions import justification_args
 from engine.queries import PackQuery
@@ -70,8 +71,10 @@ class AgentTools:
     """One instance per server: the store is opened once and shared by every call."""
 
     def __init__(self, store: Store, pack: Sequence[PackQuery], *, report_dir: Path,
-                 make_embedder: Callable[[], Any] | None = None) -> None:
+                 make_embedder: Callable[[], Any] | None = None,
+                 source_files: SourceFiles | None = None) -> None:
         self._store = store
+        self._source_files = source_files  # where `add` reads a source (the server's folder)
         self._pack = list(pack)
         self._report_dir = report_dir
         self._make_embedder = make_embedder
@@ -217,14 +220,23 @@ class AgentTools:
     # --- changing --------------------------------------------------------------------
     def add(self, id: str, text: str, antecedents: list[str] | None = None,
             unless: list[str] | None = None, any_mode: bool = False, kind: str = "SL",
-            label: str = "", source: str = "", source_url: str = "") -> dict[str, Any]:
+            label: str = "", source: str = "", source_url: str = "", quote: str = ""
+            ) -> dict[str, Any]:
         """Add a belief. Without antecedents and unless it is a premise (an observed fact,
         IN). With antecedents it is derived: IN while all antecedents are IN and every
         unless id is OUT; any_mode=true makes one justification per antecedent (each enough
-        alone). Ids: lower case [a-z0-9._:-]. Returns what went IN and OUT.
+        alone). Ids: lower case [a-z0-9._:-]. source: a file under the server's folder,
+        "PATH" or "PATH:A-B" (lines), read and hashed now; quote: words of those lines that
+        state the belief (refused when they do not occur there). Returns what went IN and OUT.
         Example: add(id="auth-bottleneck", text="Auth is a bottleneck",
         antecedents=["auth-uses-jwt", "auth-sync-check"])."""
         justifications = _justifications(antecedents or [], unless or [], any_mode, kind, label)
+        if quote and not source:
+            raise InvalidInput("quote goes with source", field="quote")
+        if source and self._source_files is not None:
+            claim = self._source_files.pin(source, quote)
+            return tms.add(self._store, id, text, justifications, source_url=source_url,
+                           claim=claim).as_dict()
         return tms.add(self._store, id, text, justifications, source=source,
                        source_url=source_url).as_dict()
 

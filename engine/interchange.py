@@ -15,7 +15,7 @@ from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Label, Network, Truth
 from engine.semantics import compute_labels, is_valid
-from engine.store import GraphTx, Store
+from engine.store import GraphTx, SourcePin, Store
 from engine.tms import now
 
 
@@ -117,6 +117,7 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
             change = Change(went_in=sorted(b for b, lab in labels.items() if lab.truth == Truth.IN))
         for nogood in network.nogoods:
             tx.create_nogood(nogood)
+        _restore_links(tx, network, beliefs)
         tx.save_network_info(network.meta, network.repos)
         holding = tx.nogoods_holding([m for n in network.nogoods for m in n.members])
         if holding:
@@ -140,6 +141,28 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
                            if any(bid in j.antecedents for j in b.justifications)),
         retracted_by_nogood=change.retracted_by_nogood,
     )
+
+
+def _restore_links(tx: GraphTx, network: Network, beliefs: Mapping[str, Belief]) -> None:
+    """The Source nodes, the FROM edge of each belief pinned to one (its hash and lines are
+    in the file), and supersede's links, as the exported graph had them."""
+    tx.save_sources(network.sources)
+    paths = {s.path for s in network.sources}
+    pins = []
+    for b in beliefs.values():
+        lines = b.metadata.get("lines")
+        if (b.source in paths and b.source_hash and isinstance(lines, (list, tuple)) and lines
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in lines)):
+            pins.append(SourcePin(b.id, b.source, b.source_hash,
+                                  (int(lines[0]), int(lines[-1])), b.metadata, b.updated_at))
+    tx.pin_to_sources(pins)
+    for record in network.supersessions:
+        missing = [i for i in (record.old, record.new) if i not in beliefs]
+        if missing:
+            raise InvalidInput(f"supersession {record.old} -> {record.new} names "
+                               f"'{missing[0]}', which the file does not hold",
+                               field="supersessions", value=missing[0])
+        tx.record_supersede(record)
 
 
 def export_network(store: Store) -> Network:

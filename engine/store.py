@@ -483,6 +483,10 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
         """Beliefs with a FROM edge to one of these sources, with pins, truth and metadata,
         by id."""
 
+    def unpinned_sourced_ids(self) -> list[str]:
+        """Ids of the beliefs that name a source but carry no source hash and no FROM edge
+        (imported ones, or added before sources were pinned), by id."""
+
 
 
     # --- dedup and contradictions --------------------------------------------------------

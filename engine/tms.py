@@ -10,7 +10,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import nogoods as nogood_rules
 from engine.change_records import ChangeEntry
@@ -29,6 +29,9 @@ from engine.model import (
 )
 from engine.semantics import compute_labels
 from engine.store import BeliefFilter, GraphTx, Store
+
+if TYPE_CHECKING:
+    from engine.pinning import SourcedClaim
 
 
 def now() -> str:
@@ -82,24 +85,44 @@ def add(
     source: str = "",
     source_url: str = "",
     metadata: dict[str, Any] | None = None,
+    claim: SourcedClaim | None = None,
 ) -> Change:
-    """Add a belief (a premise when it has no justifications)."""
+    """Add a belief (a premise when it has no justifications). With `claim` (a source file
+    read and grounded by engine/pinning.py) the belief is pinned to it, FROM edge included,
+    in the same transaction."""
+    from engine.pinning import pin_in
+
     check_id(belief_id)
     check_text(text, ident=belief_id)
     _check_justifications(belief_id, justifications)
     stamp = now()
+    fields = dict(metadata or {})
+    if claim is not None:
+        fields.update(claim.metadata())
     belief = Belief(
         id=belief_id,
         text=text,
         justifications=tuple(justifications),
-        source=source,
+        source=claim.path if claim else source,
         source_url=source_url,
-        metadata=MappingProxyType(dict(metadata or {})),
+        source_hash=claim.sha256 if claim else "",
+        metadata=MappingProxyType(fields),
         created_at=stamp,
         updated_at=stamp,
     )
-    return store.write(lambda tx: add_beliefs_in(tx, [belief]),
-                       ChangeEntry("add", {"id": belief_id}))
+
+    def work(tx: GraphTx) -> Change:
+        if claim is not None:  # refused before anything is created
+            pin_in(tx, belief_id, claim, fields, stamp, check_only=True)
+        change = add_beliefs_in(tx, [belief])
+        if claim is not None:
+            pin_in(tx, belief_id, claim, fields, stamp)
+        return change
+
+    args: dict[str, Any] = {"id": belief_id}
+    if claim is not None:
+        args["source"] = claim.spec()
+    return store.write(work, ChangeEntry("add", args))
 
 
 def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:

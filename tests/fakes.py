@@ -215,7 +215,9 @@ class FakeTx:
 
     def read_network(self) -> Network:
         meta, repos = self.s.extra.get("network_info", ({}, {}))
-        return Network(dict(self.s.beliefs), list(self.s.nogoods), dict(repos), dict(meta))
+        return Network(dict(self.s.beliefs), list(self.s.nogoods), dict(repos), dict(meta),
+                       [self.s.supersedes[o] for o in sorted(self.s.supersedes)],
+                       self.sources())
 
     def nogoods(self) -> list[Nogood]:
         return list(self.s.nogoods)
@@ -476,6 +478,10 @@ class FakeTx:
         wanted = set(paths)
         return [self.s.beliefs[i] for i in sorted(self.s.from_edges)
                 if self.s.from_edges[i][0] in wanted and i in self.s.beliefs]
+
+    def unpinned_sourced_ids(self) -> list[str]:
+        return sorted(i for i, b in self.s.beliefs.items()
+                      if b.source and not b.source_hash and i not in self.s.from_edges)
 
     # --- dedup and contradictions ----------------------------------------------------
     def in_belief_texts(self) -> list[tuple[str, str]]:

@@ -56,3 +56,7 @@ class ForgeTxPart(TxBase):
         ids = record["ids"] if record else []
         found = self.get_beliefs(ids)  # type: ignore[attr-defined]  # TmsTxPart
         return [found[i] for i in sorted(found)]
+
+    def unpinned_sourced_ids(self) -> list[str]:
+        record = self._single("sources_unpinned_ids")
+        return sorted(record["ids"]) if record else []

@@ -7,6 +7,8 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_created, note_pinned, note_redefined
+from adapters.neo4j.edit_tx import supersede_from_props
+from adapters.neo4j.forge_tx import source_from_map
 from adapters.neo4j.propagation import Propagation
 from adapters.neo4j.records import (
     belief_from_map,
@@ -122,7 +124,11 @@ class TmsTxPart(TxBase):
         info = self._single("network_info")
         meta = json.loads(info["meta"]) if info and info["meta"] else {}
         repos = json.loads(info["repos"]) if info and info["repos"] else {}
-        return Network(beliefs, self.nogoods(), repos, meta)
+        supersessions = [supersede_from_props(r["old"], r["new"], r["props"])
+                         for r in self._run("all_supersessions")]
+        record = self._single("forge_sources")
+        sources = [source_from_map(m) for m in record["sources"]] if record else []
+        return Network(beliefs, self.nogoods(), repos, meta, supersessions, sources)
 
     def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
         # One read, one loop: the record holds every belief (the driver's cost is per record).

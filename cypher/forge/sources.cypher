@@ -34,3 +34,10 @@ RETURN count(b) AS pinned
 MATCH (b:Belief)-[:FROM]->(s:Source)
 WHERE s.path IN $paths
 RETURN collect(DISTINCT b.id) AS ids
+
+// name: sources_unpinned_ids
+// One record, `ids`: the ids of beliefs that name a source but have no source hash and no FROM edge.
+MATCH (b:Belief)
+WHERE coalesce(b.source, '') <> '' AND coalesce(b.source_hash, '') = ''
+  AND NOT (b)-[:FROM]->(:Source)
+RETURN collect(b.id) AS ids

@@ -53,6 +53,12 @@ SET s = $props
 MATCH (:Belief {id: $old})-[s:SUPERSEDED_BY]->(n:Belief)
 RETURN n.id AS new, properties(s) AS props
 
+// name: all_supersessions
+// Every SUPERSEDED_BY link: the old and new ids and the link's properties, by old id.
+MATCH (o:Belief)-[s:SUPERSEDED_BY]->(n:Belief)
+RETURN o.id AS old, n.id AS new, properties(s) AS props
+ORDER BY old
+
 // name: delete_supersede
 // Deletes the SUPERSEDED_BY link leaving belief $old; returns nothing.
 MATCH (:Belief {id: $old})-[s:SUPERSEDED_BY]->()

@@ -8,6 +8,7 @@ Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,10 +44,22 @@ or usage, or the store cannot be reached.
 
 
 
+def root_of(args: argparse.Namespace) -> Path:
+    """--root; without it the current folder, unless a path given lies outside it: then the
+    common folder of the paths given (so `forge /elsewhere/docs` works from anywhere)."""
+    if getattr(args, "root", None):
+        return Path(args.root).resolve()
+    here = Path.cwd().resolve()
+    given = [Path(p).resolve() for p in getattr(args, "paths", None) or ()]
+    if all(p.is_relative_to(here) for p in given):
+        return here
+    return Path(os.path.commonpath([p if p.is_dir() else p.parent for p in given]))
+
+
 def own_files(args: argparse.Namespace) -> tuple[str, ...]:
     """Gitignore patterns for what forge itself writes under the root (the proposals file,
     the reports folder), so a later run does not read them as sources."""
-    root = Path(args.root).resolve()
+    root = root_of(args)
     out = []
     for path, folder in ((getattr(args, "output", None) or DEFAULT_OUTPUT, False),
                          (getattr(args, "report_dir", None) or "reports", True)):
@@ -64,7 +77,7 @@ def make_reader(args: argparse.Namespace):
 
     exclude = tuple(getattr(args, "exclude", None) or ()) + own_files(args)
     return FileSourceReader(
-        Path(args.root), Filters(tuple(getattr(args, "include", None) or ()), exclude,
+        root_of(args), Filters(tuple(getattr(args, "include", None) or ()), exclude,
                                  gitignore=not getattr(args, "no_gitignore", False)),
         max_bytes=getattr(args, "max_bytes", 2_000_000),
         chunk_tokens=getattr(args, "chunk_tokens", 600))
@@ -86,8 +99,9 @@ def make_embedder(args: argparse.Namespace):
 
 # --- the parsers ---------------------------------------------------------------------
 def _root_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    p.add_argument("--root", default=".", metavar="DIR",
-                   help="source paths are stored relative to DIR (default: the current folder)")
+    p.add_argument("--root", default=None, metavar="DIR",
+                   help="source paths are stored relative to DIR (default: the current folder, "
+                        "or the common folder of PATHS when one lies outside it)")
 
 
 def _check_flags(p: argparse.ArgumentParser) -> None:
@@ -276,7 +290,7 @@ def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
     make_stage = stage_factory(args, reader, (wiring.make_embedder or make_embedder)(args))
     with wiring.open_store() as store:
         result = accept(store, make_stage([]), Path(args.file),
-                        params={"similar": args.similar, "root": args.root})
+                        params={"similar": args.similar, "root": str(root_of(args))})
     return print_accept(result, args)
 
 

@@ -283,8 +283,10 @@ def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[Pac
 
         return SentenceTransformerEmbedder()
 
+    from engine.cli.sources import source_files
+
     return AgentTools(ActingStore(store), pack, report_dir=report_dir,
-                      make_embedder=make_embedder), entries
+                      make_embedder=make_embedder, source_files=source_files(None)), entries
 
 
 def mcp_actor(environ: Mapping[str, str], http: bool) -> str:

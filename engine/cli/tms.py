@@ -14,7 +14,7 @@ from typing import Any
 from engine import explain as explaining
 from engine import interchange, queries, results, tms, viz
 from engine import search as searching
-from engine.cli import memory, proposals, registry
+from engine.cli import memory, proposals, registry, sources
 from engine.cli.reading import reading_commands
 from engine.cli.support import (
     BorrowedDriver,
@@ -76,8 +76,9 @@ def cmd_reset(store, args) -> int:
 
 def cmd_add(store, args) -> int:
     justifications = _justifications(args)
-    change = tms.add(store, args.id, args.text, justifications, source=args.source or "",
-                     source_url=args.source_url or "")
+    claim = sources.claim_of(args)  # the file read, hashed and the quote grounded, or None
+    change = tms.add(store, args.id, args.text, justifications, source_url=args.source_url or "",
+                     claim=claim)
     if not args.json and args.id not in change.went_in:
         named = sorted({ref for j in justifications for ref in j.mentions()})
         missing = sorted(set(named) - set(tms.show_many(store, named)))
@@ -364,7 +365,7 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     p.add_argument("text")
     _justification_flags(p)
-    p.add_argument("--source", help="where the belief was observed")
+    sources.add_source_arguments(p)  # --source PATH[:A-B], --quote, --root
     p.add_argument("--source-url", help="a URL for the source")
 
 
@@ -480,8 +481,8 @@ COMMANDS: dict[str, Command] = {
     "reset": Command(cmd_reset, "delete every belief, justification and nogood", "reset --yes",
                      _reset_arguments, json=False),
     "add": Command(cmd_add, "add a belief (a premise unless --sl/--cp/--unless)",
-                   "add auth-uses-jwt 'The auth service validates JWTs' --source src/auth.py",
-                   _add_arguments),
+                   "add auth-uses-jwt 'The auth service validates JWTs' --source src/auth.py:"
+                   "40-52 --quote 'jwt.decode(token'", _add_arguments),
     "add-justification": Command(
         cmd_add_justification, "give a belief another justification",
         "add-justification auth-bottleneck --sl auth-uses-jwt,auth-sync-check",
@@ -543,6 +544,12 @@ COMMANDS.update({
                     " blockers, nogoods, search", "wiki -o site --title 'Auth service'",
                     registry.wiki_arguments, json=False),
 })
+
+
+# --- sourced beliefs against their files (engine/cli/sources.py) ---------------------------
+COMMANDS["sources"] = Command(
+    sources.cmd_sources, "sourced beliefs against their files: status, stale [--retract], hash",
+    "sources stale --retract", sources.sources_arguments)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -79,7 +79,7 @@ def test_semantic_search_ranks_by_meaning_too(cli, store):
 # --- batch ------------------------------------------------------------------------------
 def test_batch_runs_each_line_over_one_connection_and_prints_each_result(env, store):
     script = ("# a comment, then a blank line\n\n"
-              "add p 'a premise' --source notes.md\n"
+              "add p 'a premise' --source README.md\n"
               "add a 'from p' --sl p\n"
               "show a\n"
               "retract p --reason 'not true after all'\n")

@@ -104,6 +104,23 @@ def test_dry_run_then_proposals_then_accept_then_status_and_stale(store, neo4j_s
 
 
 @pytest.mark.neo4j
+def test_absolute_paths_outside_the_current_folder_need_no_root(store, neo4j_settings,
+                                                                tmp_path):
+    shutil.copytree(EXAMPLE / "docs", tmp_path / "shop" / "docs")
+    shutil.copytree(EXAMPLE / "src", tmp_path / "shop" / "src")
+    (tmp_path / "elsewhere").mkdir()
+    paths = [str(tmp_path / "shop" / "docs" / "auth.md"), str(tmp_path / "shop" / "src")]
+    r = forge_cli([*paths, "--model", MODEL, "--auto", "--no-embeddings", "--no-report"],
+                  cwd=tmp_path / "elsewhere", settings=neo4j_settings)
+    assert r.returncode == 0, r.stderr
+    stored = {s.path for s in store.read(lambda tx: tx.sources())}
+    assert "docs/auth.md" in stored and any(p.startswith("src/") for p in stored)
+    status = forge_cli(["status", "--root", str(tmp_path / "shop"), "--json"],
+                       cwd=tmp_path / "elsewhere", settings=neo4j_settings)
+    assert {s["status"] for s in json.loads(status.stdout)} == {"unchanged"}
+
+
+@pytest.mark.neo4j
 def test_the_pipeline_converges_on_the_example(store, neo4j_settings, tmp_path):
     r = cli("engine.pipeline", [str(EXAMPLE), "--model", "py:tests.forge_fakes:pipeline_model",
                                 "--no-embeddings", "--report-dir", str(tmp_path / "reports"),

@@ -12,7 +12,7 @@ pytestmark = pytest.mark.neo4j
 
 
 def _small(cli) -> None:  # noqa: F811
-    cli("add", "auth-uses-jwt", "The auth service validates JWTs", "--source", "src/auth.py")
+    cli("add", "auth-uses-jwt", "The auth service validates JWTs", "--source", "README.md")
     cli("add", "bug-412-open", "Bug 412 is open")
     cli("add", "auth-ready", "Auth is production ready", "--sl", "auth-uses-jwt",
         "--unless", "bug-412-open", "--label", "reviewed")

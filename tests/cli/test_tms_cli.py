@@ -95,7 +95,7 @@ def test_add_flags_build_the_justifications(cli, store):
     for bid in ("p", "q", "x"):
         tms.add(store, bid, f"premise {bid}")
     change = cli_json(cli, "add", "c", "from p or q", "--sl", "p,q", "--any", "--unless", "x",
-                      "--label", "either way", "--source", "src/c.py",
+                      "--label", "either way", "--source", "pyproject.toml",
                       "--source-url", "https://example.org/c")
     assert change == {"went_in": [], "went_out": []}
     shown = cli_json(cli, "show", "c")
@@ -103,7 +103,7 @@ def test_add_flags_build_the_justifications(cli, store):
         {"kind": "SL", "antecedents": ["p"], "outlist": ["x"], "label": "either way"},
         {"kind": "SL", "antecedents": ["q"], "outlist": ["x"], "label": "either way"},
     ]
-    assert (shown["source"], shown["source_url"]) == ("src/c.py", "https://example.org/c")
+    assert (shown["source"], shown["source_url"]) == ("pyproject.toml", "https://example.org/c")
     cli("add", "d", "conditional", "--cp", "p,q")
     assert cli_json(cli, "show", "d")["justifications"] == [
         {"kind": "CP", "antecedents": ["p", "q"], "outlist": [], "label": ""}]

@@ -77,7 +77,23 @@ def networks(draw) -> dict:
                for k in range(draw(st.integers(0, 2)))]
     meta = draw(st.dictionaries(KEYS, JSON_VALUES, max_size=3))
     repos = draw(st.dictionaries(KEYS, st.text(max_size=10), max_size=2))
-    return {"meta": meta, "nodes": nodes, "nogoods": nogoods, "repos": repos}
+    supersessions = [
+        {"old": old, "new": draw(st.sampled_from([i for i in ids if i != old])),
+         "created_new": draw(st.booleans()), "reason": draw(STRINGS), "at": draw(STRINGS),
+         "rewired": draw(st.lists(st.tuples(st.sampled_from(ids), st.integers(1, 3),
+                                            st.sampled_from(["REQUIRES", "UNLESS"]),
+                                            st.integers(0, 2)).map(list), max_size=2))}
+        for old in (draw(st.lists(st.sampled_from(ids), max_size=2, unique=True))
+                    if len(ids) > 1 else [])]
+    paths = draw(st.lists(STRINGS.filter(bool), max_size=2, unique=True))
+    sources = [{"path": p, "sha256": draw(STRINGS), "size": draw(st.integers(0, 10**6)),
+                "forged_at": draw(STRINGS), "chunks": draw(st.lists(STRINGS, max_size=2))}
+               for p in paths]
+    for bid in ids[:1] if paths else []:  # a belief pinned to a source: a FROM edge
+        nodes[bid].update(source=paths[0], source_hash="ab12")
+        nodes[bid]["metadata"]["lines"] = [2, 3]
+    return {"meta": meta, "nodes": nodes, "nogoods": nogoods, "repos": repos,
+            "supersessions": supersessions, "sources": sources}
 
 
 def through(network, stored):

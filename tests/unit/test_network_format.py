@@ -34,3 +34,29 @@ def test_a_gate_round_trips_and_plain_justifications_are_unchanged():
 def test_a_malformed_gate_is_refused_naming_it(justification, message):
     with pytest.raises(InvalidInput, match=message):
         parse_network(_node(**justification))
+
+
+def test_supersessions_and_sources_round_trip_and_are_written_only_when_there_are_some():
+    from engine.store import RewiredEdge, SourceRecord, SupersedeRecord
+
+    record = SupersedeRecord("p", "q", True, (RewiredEdge("r", 1, "REQUIRES", 0),), "why",
+                             "2026-01-01T00:00:00+00:00")
+    source = SourceRecord("docs/a.md", "ab12", 10, "2026-01-01", ("c1",))
+    beliefs = {i: Belief(i, f"belief {i}") for i in "pqr"}
+    data = network_to_json(Network(beliefs, supersessions=[record], sources=[source]))
+    network, _ = parse_network(data)
+    assert (network.supersessions, network.sources) == ([record], [source])
+    plain = network_to_json(Network(beliefs))
+    assert "supersessions" not in plain and "sources" not in plain
+
+
+@pytest.mark.parametrize("extra, message", [
+    ({"supersessions": [{"old": "p", "new": "Q!"}]}, "'old' and 'new' must be belief ids"),
+    ({"supersessions": [{"old": "p", "new": "q", "rewired": [["r", 1, "ABOUT", 0]]}]},
+     "a rewired edge is"),
+    ({"sources": [{"sha256": "x"}]}, "expected an object with a 'path'"),
+    ({"sources": {"path": "a"}}, "'sources' must be a list"),
+])
+def test_a_malformed_supersession_or_source_is_refused_naming_it(extra, message):
+    with pytest.raises(InvalidInput, match=message):
+        parse_network({"nodes": {"p": {"text": "P"}, "q": {"text": "Q"}}, **extra})

@@ -1,0 +1,252 @@
+"""Sourced beliefs on the real Neo4j: `add --source PATH[:A-B] --quote` pins a belief to its
+file (hash, lines, FROM edge) or refuses with nothing written; `sources status|stale
+[--retract]` sees an edit, re-pins a moved quote and takes a gone one down with its
+dependents; `sources hash` pins imported beliefs late; batch and the MCP `add` tool do the
+same. The commands run in this process, from a folder of the test's own."""
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from adapters.formats import parse_network
+from engine import changelog, interchange, tms
+from engine.change_records import LogQuery
+from engine.cli.tms import main
+
+pytestmark = pytest.mark.neo4j
+
+AUTH = ("def check(token):\n"
+        "    # the auth service validates JWTs\n"
+        "    claims = jwt.decode(token, key)\n"
+        "    return claims\n")
+
+
+@pytest.fixture
+def folder(tmp_path, monkeypatch, neo4j_settings) -> Path:
+    for key, value in (("NEO4J_URI", neo4j_settings.uri), ("NEO4J_USER", neo4j_settings.user),
+                       ("NEO4J_PASSWORD", neo4j_settings.password or ""),
+                       ("NEO4J_DATABASE", neo4j_settings.database)):
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "auth.py").write_text(AUTH, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.fixture
+def engine(store, folder, capsys):
+    """`engine(*argv)` runs `python -m engine ARGV` here and asserts its exit code."""
+
+    def run(*argv: str, code: int = 0):
+        got = main(list(argv))
+        out = capsys.readouterr()
+        assert got == code, (argv, out.out, out.err)
+        return out
+
+    return run
+
+
+def error_line(out) -> str:
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), out.err
+    return lines[0]
+
+
+def log_size(store) -> int:
+    return len(changelog.log(store, LogQuery()))
+
+
+def sources(store) -> dict[str, str]:
+    return {s.path: s.sha256 for s in store.read(lambda tx: tx.sources())}
+
+
+def drawn_from(store, path: str) -> list[str]:
+    return [b.id for b in store.read(lambda tx: tx.beliefs_from_sources([path]))]
+
+
+def test_add_pins_the_file_hash_the_quotes_lines_and_a_from_edge(engine, store, folder):
+    engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py:2-4",
+           "--quote", "JWT.decode(token,  KEY)")
+    b, _ = tms.show(store, "auth-uses-jwt")
+    sha = hashlib.sha256((folder / "src" / "auth.py").read_bytes()).hexdigest()
+    assert (b.source, b.source_hash) == ("src/auth.py", sha)
+    assert dict(b.metadata) == {"source_type": "add", "quote": "JWT.decode(token,  KEY)",
+                                "lines": [3, 3]}
+    assert sources(store) == {"src/auth.py": sha}
+    assert drawn_from(store, "src/auth.py") == ["auth-uses-jwt"]
+    [entry] = changelog.log(store, LogQuery(op="add"))
+    assert dict(entry.args) == {"id": "auth-uses-jwt", "source": "src/auth.py:3-3"}
+
+
+def test_a_quote_not_in_those_lines_is_refused_and_nothing_is_written(engine, store):
+    before = log_size(store)
+    out = engine("add", "p", "Auth caches keys", "--source", "src/auth.py:1-2", "--quote",
+                 "jwt.decode(token", code=2)
+    assert "quote does not occur in lines 1-2 of src/auth.py" in error_line(out)
+    out = engine("add", "p", "Auth caches keys", "--source", "src/auth.py",
+                 "--quote", "keys are cached", code=2)
+    assert "quote does not occur in src/auth.py" in error_line(out)
+    out = engine("add", "p", "Auth caches keys", "--source", "src/auth.py:3-9", code=2)
+    assert "lines 3-9 are not in src/auth.py (4 lines)" in error_line(out)
+    assert tms.show_many(store, ["p"]) == {}
+    assert sources(store) == {}
+    assert log_size(store) == before
+
+
+def test_a_path_outside_the_root_or_a_missing_file_is_an_error_naming_it(engine, store,
+                                                                          folder):
+    (folder / "notes.md").write_text("outside src\n", encoding="utf-8")
+    out = engine("add", "p", "x", "--source", "notes.md", "--root", "src", code=2)
+    assert "--root" in error_line(out) and "notes.md" in error_line(out)
+    out = engine("add", "p", "x", "--source", "../elsewhere.md", code=2)
+    assert "--root" in error_line(out)
+    out = engine("add", "p", "x", "--source", "src/gone.py", code=2)
+    assert "src/gone.py" in error_line(out)
+    assert tms.show_many(store, ["p"]) == {}
+    engine("add", "p", "Checks tokens", "--source", "src/auth.py", "--root", "src")
+    assert tms.show(store, "p")[0].source == "auth.py"  # relative to the root
+
+
+def test_an_edited_file_makes_the_belief_stale_and_retract_takes_its_dependents(engine,
+                                                                                 store, folder):
+    engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py",
+           "--quote", "jwt.decode(token, key)")
+    engine("add", "auth-stateless", "Auth keeps no sessions", "--sl", "auth-uses-jwt")
+    assert json.loads(engine("sources", "stale", "--json").out) == []
+    (folder / "src" / "auth.py").write_text(AUTH.replace("jwt.decode", "sessions.get"),
+                                            encoding="utf-8")
+    [row] = json.loads(engine("sources", "stale", "--json").out)
+    assert (row["id"], row["state"], row["now"]) == ("auth-uses-jwt", "gone", "quote gone")
+    assert "auth-uses-jwt" in engine("sources", "status").out
+    done = json.loads(engine("sources", "stale", "--retract", "--json").out)
+    assert done["retracted"] == ["auth-uses-jwt"]
+    assert sorted(done["change"]["went_out"]) == ["auth-stateless", "auth-uses-jwt"]
+    beliefs = tms.show_many(store, ["auth-uses-jwt", "auth-stateless"])
+    assert {b.truth.value for b in beliefs.values()} == {"OUT"}
+    assert beliefs["auth-uses-jwt"].retract_reason == "source changed: src/auth.py"
+    [entry] = changelog.log(store, LogQuery(op="sources-stale-retract"))
+    assert entry.reason and "auth-stateless" in entry.went_out
+
+
+def test_a_moved_quote_is_re_pinned_and_a_missing_file_retracted(engine, store, folder):
+    (folder / "notes.md").write_text("a note\n", encoding="utf-8")
+    engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py:3",
+           "--quote", "jwt.decode(token, key)")
+    engine("add", "noted", "A note", "--source", "notes.md", "--quote", "a note")
+    engine("add", "both", "Both hold", "--sl", "auth-uses-jwt,noted")
+    (folder / "src" / "auth.py").write_text("import jwt\n\n" + AUTH, encoding="utf-8")
+    (folder / "notes.md").unlink()
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    assert rows["auth-uses-jwt"]["now"] == "quote moved to lines 5-5"
+    assert rows["noted"]["now"] == "file missing"
+    out = engine("sources", "stale", "--retract").out
+    assert "quote moved to lines 5-5 (re-pinned)" in out
+    b, _ = tms.show(store, "auth-uses-jwt")
+    assert (b.truth.value, list(b.metadata["lines"])) == ("IN", [5, 5])
+    assert b.source_hash == hashlib.sha256((folder / "src" / "auth.py").read_bytes()).hexdigest()
+    assert tms.show(store, "noted")[0].retract_reason == "source missing: notes.md"
+    assert tms.show(store, "both")[0].truth.value == "OUT"
+    now = {r["id"]: r["now"] for r in json.loads(engine("sources", "status", "--json").out)}
+    assert now["auth-uses-jwt"] == "unchanged, lines 5-5"
+
+
+def test_batch_adds_with_a_source_and_refuses_a_bad_quote(engine, store, folder):
+    script = folder / "commands.txt"
+    script.write_text("add p 'Auth validates JWTs' --source src/auth.py --quote 'jwt.decode'\n"
+                      "add q 'Not there' --source src/auth.py --quote 'no such words'\n",
+                      encoding="utf-8")
+    out = engine("batch", str(script), "--keep-going", code=2)
+    assert "quote does not occur in src/auth.py" in out.err
+    assert drawn_from(store, "src/auth.py") == ["p"]
+    assert tms.show_many(store, ["q"]) == {}
+
+
+def test_sources_hash_pins_imported_beliefs_late(engine, store, folder):
+    network, stored = parse_network({"nodes": {
+        "lines-given": {"text": "Returns the claims", "source": "src/auth.py:4-4"},
+        "quoted": {"text": "Validates JWTs", "source": "src/auth.py",
+                   "metadata": {"quote": "claims = jwt.decode"}},
+        "nowhere": {"text": "From a notebook", "source": "lab notebook p. 12"},
+        "forged": {"text": "Has a hash", "source": "src/auth.py", "source_hash": "abc"}}})
+    interchange.import_network(store, network, stored)
+    out = json.loads(engine("sources", "hash", "--json").out)
+    assert out["hashed"] == [{"id": "lines-given", "source": "src/auth.py:4-4"},
+                             {"id": "quoted", "source": "src/auth.py:3-3"}]
+    assert [s["id"] for s in out["skipped"]] == ["nowhere"]
+    b = tms.show(store, "quoted")[0]
+    assert b.metadata["hashed_late"] is True and list(b.metadata["lines"]) == [3, 3]
+    assert b.source_hash == hashlib.sha256((folder / "src" / "auth.py").read_bytes()).hexdigest()
+    assert drawn_from(store, "src/auth.py") == ["lines-given", "quoted"]
+    assert json.loads(engine("sources", "hash", "--json").out)["hashed"] == []  # done once
+
+
+@pytest.mark.slow
+def test_the_mcp_add_tool_pins_a_source_under_the_servers_folder(store, folder,
+                                                                 neo4j_settings):
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    import asyncio
+    import sys
+
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    from tests.integration.test_mcp_server import ROOT, server_env
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "engine.mcp"],
+                                   env=server_env(neo4j_settings), cwd=str(folder))
+
+    async def go():
+        async with Client(params) as client:
+            ok = await client.call_tool("add", {"id": "p", "text": "Auth validates JWTs",
+                                                "source": "src/auth.py:3", "quote": "jwt.decode"})
+            bad = await client.call_tool("add", {"id": "q", "text": "x", "source": "src/auth.py",
+                                                 "quote": "not in it"})
+            return ok, bad
+
+    ok, bad = asyncio.run(asyncio.wait_for(go(), timeout=240))
+    assert not ok.is_error and ok.structured_content["went_in"] == ["p"]
+    assert bad.is_error and "quote does not occur" in bad.content[0].text
+    assert drawn_from(store, "src/auth.py") == ["p"]
+    assert tms.show_many(store, ["q"]) == {}
+    assert str(ROOT) != str(folder)
+
+
+# --- the registry and network.json carry supersessions and source pins -------------------
+def _graph_facts(store) -> tuple:
+    network = interchange.export_network(store)
+    froms = {b.id: (b.source, b.source_hash, tuple(b.metadata.get("lines") or ()))
+             for b in store.read(lambda tx: tx.beliefs_from_sources(
+                 [s.path for s in tx.sources()]))}
+    return (network.supersessions, network.sources, froms,
+            {i: (b.truth, b.depth, b.justifications, dict(b.metadata), b.retract_reason)
+             for i, b in network.beliefs.items()})
+
+
+@pytest.mark.parametrize("name", ["network.json", "beliefs.md"])
+def test_export_reset_import_gives_the_same_graph_supersessions_and_pins_included(
+        engine, store, folder, name):
+    engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py",
+           "--quote", "jwt.decode(token, key)")
+    engine("add", "tokens", "Tokens are checked")
+    engine("add", "auth-stateless", "Auth keeps no sessions", "--sl", "auth-uses-jwt,tokens")
+    engine("add", "new-tokens", "Tokens are checked twice")
+    engine("supersede", "auth-uses-jwt", "--text", "Auth validates signed JWTs",
+           "--reason", "sharper")
+    engine("supersede", "tokens", "new-tokens")
+    before = _graph_facts(store)
+    assert {r.old for r in before[0]} == {"auth-uses-jwt", "tokens"}
+    assert set(before[2]) == {"auth-uses-jwt", "auth-uses-jwt-v2"}
+    engine("export", "-o", name)
+    first = (folder / name).read_text(encoding="utf-8")
+    engine("reset", "--yes")
+    engine("import", name)
+    assert _graph_facts(store) == before
+    engine("export", "-o", "again-" + name)
+    assert (folder / ("again-" + name)).read_text(encoding="utf-8") == first
+    engine("supersede", "auth-uses-jwt", "--undo")  # the link came back whole: undo works
+    b = tms.show(store, "auth-stateless")[0]
+    assert b.justifications[0].antecedents == ("auth-uses-jwt", "tokens")
+    assert json.loads(engine("sources", "stale", "--json").out) == []
