@@ -9,12 +9,13 @@ import argparse
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.cli import sources
 from engine.cli.memory import supersede_justifications
 from engine.cli.support import print_json, shorten, table
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.proposals import lifecycle
-from engine.proposals.actions import ACTIONS, justification_args
+from engine.proposals.actions import ACTIONS, justification_args, pin_args
 from engine.proposals.records import Impact, Proposal
 
 PROG = "python -m engine"
@@ -38,8 +39,12 @@ def action_args(verb: str, args: argparse.Namespace,
         return None if found is None else [justification_args(j) for j in found]
 
     if verb == "add":
-        return {"id": args.id, "text": args.text, "justifications": js(justifications_of(args)),
-                "source": args.source or "", "source_url": args.source_url or ""}
+        found = {"id": args.id, "text": args.text, "justifications": js(justifications_of(args)),
+                 "source": args.source or "", "source_url": args.source_url or ""}
+        claim = sources.claim_of(args)  # read and grounded now, as `add` does; refused alike
+        if claim is not None:
+            found.update(source=claim.path, pin=pin_args(claim))
+        return found
     if verb == "add-justification":
         return {"id": args.id, "justifications": js(justifications_of(args))}
     if verb == "retract":

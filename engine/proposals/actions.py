@@ -12,6 +12,7 @@ from typing import Any
 from engine import dialectic, supersede, tms
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Kind, check_id, check_text
+from engine.pinning import SourcedClaim, pin_in
 from engine.store import GraphTx
 
 Args = Mapping[str, Any]
@@ -57,12 +58,37 @@ def _check_add(a: Args) -> None:
     _check_refs(a)
 
 
+def pin_args(claim: SourcedClaim) -> dict[str, Any]:
+    """A source pin as `propose add --source` read it, kept on the proposal in JSON."""
+    return {"path": claim.path, "sha256": claim.sha256, "size": claim.size,
+            "lines": list(claim.lines), "quote": claim.quote}
+
+
+def _pin_of(a: Args) -> SourcedClaim | None:
+    p = a.get("pin")
+    if not p:
+        return None
+    return SourcedClaim(p["path"], p["sha256"], int(p["size"]), (int(p["lines"][0]),
+                        int(p["lines"][1])), p.get("quote") or "")
+
+
 def _apply_add(tx: GraphTx, a: Args) -> Change:
+    """As `add` does, pin included: the file as it was read when the proposal was made (a
+    change since then shows in `sources stale`, as for any pinned belief)."""
     stamp = tms.now()
+    claim = _pin_of(a)
+    metadata = claim.metadata() if claim else {}
     belief = Belief(id=a["id"], text=a["text"], justifications=_justifications(a),
-                    source=a.get("source") or "", source_url=a.get("source_url") or "",
-                    metadata=MappingProxyType({}), created_at=stamp, updated_at=stamp)
-    return tms.add_beliefs_in(tx, [belief])
+                    source=claim.path if claim else a.get("source") or "",
+                    source_url=a.get("source_url") or "",
+                    source_hash=claim.sha256 if claim else "",
+                    metadata=MappingProxyType(metadata), created_at=stamp, updated_at=stamp)
+    if claim is not None:
+        pin_in(tx, a["id"], claim, metadata, stamp, check_only=True)
+    change = tms.add_beliefs_in(tx, [belief])
+    if claim is not None:
+        pin_in(tx, a["id"], claim, metadata, stamp)
+    return change
 
 
 def _check_add_justification(a: Args) -> None:

@@ -250,3 +250,20 @@ def test_export_reset_import_gives_the_same_graph_supersessions_and_pins_include
     b = tms.show(store, "auth-stateless")[0]
     assert b.justifications[0].antecedents == ("auth-uses-jwt", "tokens")
     assert json.loads(engine("sources", "stale", "--json").out) == []
+
+
+def test_a_proposed_sourced_add_is_read_now_and_pinned_when_accepted(engine, store, folder):
+    """`propose add --source --quote` reads and grounds the file when proposed (refused as
+    `add` refuses); accept pins the belief to the file as it was read then."""
+    out = engine("propose", "add", "p", "Auth caches keys", "--source", "src/auth.py",
+                 "--quote", "keys are cached", "--reason", "read it", code=2)
+    assert "quote does not occur in src/auth.py" in error_line(out)
+    engine("propose", "add", "auth-uses-jwt", "Auth validates JWTs", "--source",
+           "src/auth.py:2-4", "--quote", "JWT.decode(token,  KEY)", "--reason", "read it")
+    assert tms.show_many(store, ["auth-uses-jwt"]) == {} and sources(store) == {}
+    engine("accept", "prop-1")
+    b, _ = tms.show(store, "auth-uses-jwt")
+    sha = hashlib.sha256((folder / "src" / "auth.py").read_bytes()).hexdigest()
+    assert (b.source, b.source_hash, b.metadata["lines"]) == ("src/auth.py", sha, [3, 3])
+    assert sources(store) == {"src/auth.py": sha}
+    assert drawn_from(store, "src/auth.py") == ["auth-uses-jwt"]
