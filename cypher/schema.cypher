@@ -55,3 +55,7 @@ CREATE CONSTRAINT change_seq IF NOT EXISTS FOR (c:Change) REQUIRE c.seq IS UNIQU
 // name: index_change_at
 // Creates the range index that serves `log --since` and `diff --since` by time (idempotent).
 CREATE INDEX change_at IF NOT EXISTS FOR (c:Change) ON (c.at)
+
+// name: constraint_namespace_name
+// Creates the unique constraint on the names of imported agents' namespaces (idempotent).
+CREATE CONSTRAINT namespace_name IF NOT EXISTS FOR (n:Namespace) REQUIRE n.name IS UNIQUE
