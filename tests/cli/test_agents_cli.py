@@ -34,6 +34,10 @@ def test_import_agent_reports_what_came_in_and_namespaces_lists_it(cli, tmp_path
     assert "IN: a:fast, a:region" in out
     (row,) = cli_json(cli, "namespaces")
     assert (row["name"], row["in"], row["beliefs"], row["active"]) == ("a", 3, 3, True)
+    cli("add", "fast-too", "Our failover is instant too.")
+    hits = cli_json(cli, "search", "failover", "--namespace", "a")
+    assert [h["id"] for h in hits] == ["a:fast"]
+    assert "scope: namespace a (3 beliefs)" in cli("compact", "--namespace", "a").stdout
     cli("retract", "a:active")
     assert "OUT" in cli("namespaces").stdout.splitlines()[2]
     assert [b["id"] for b in cli_json(cli, "list", "--namespace", "a", "--out")] == [
@@ -73,3 +77,13 @@ def test_sync_agent_dry_run_prints_the_diff_and_writes_nothing(cli, tmp_path):  
     assert cli_json(cli, "verify")["ok"] is True
     part = json.loads(cli("export", "--namespace", "a").stdout)
     assert sorted(part["nodes"]) == ["a:active", "a:fast", "a:region", "a:slow"]
+
+
+def test_import_agent_reads_the_markdown_registry(cli, tmp_path):  # noqa: F811
+    cli("import", write(tmp_path / "agent.json", NODES))
+    registry = tmp_path / "beliefs.md"
+    cli("export", "-o", str(registry))
+    cli("reset", "--yes")
+    report = cli_json(cli, "import-agent", "m", str(registry))
+    assert report["came_in"] == ["m:fast", "m:region"]
+    assert cli_json(cli, "verify")["ok"] is True
