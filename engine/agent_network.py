@@ -13,6 +13,8 @@ from engine.interchange import decide_pins
 from engine.model import Belief, Justification, Label, Network, Nogood, Truth, check_id
 from engine.namespace import ID_METADATA_KEYS, check_name, prefix, switch_belief, switch_id
 
+MAX_ID = 200  # engine.model.ID_RE's length
+
 
 @dataclasses.dataclass
 class AgentNetwork:
@@ -37,7 +39,9 @@ def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
     own = network.beliefs.keys()
 
     def ref(i: str) -> str:
-        return check_id(ns + i, what="namespaced id")
+        # the file's ids passed ID_RE already, and so does the prefix: only the length can fail
+        prefixed = ns + i
+        return prefixed if len(prefixed) <= MAX_ID else check_id(prefixed, what="namespaced id")
 
     switch = switch_id(name)
     if "active" in own:
@@ -103,13 +107,21 @@ def _prefixed_metadata(metadata: Mapping[str, Any], own: Collection[str], ns: st
 
 def definition_sha(b: Belief, metadata: Mapping[str, Any]) -> str:
     """The digest of what the file says of a belief: text, source fields, metadata (without
-    the digest itself), justifications and whether it is retracted there."""
-    body = [
+    the digest itself), justifications and whether it is retracted there. Fields are joined
+    by a separator no id or JSON text holds unescaped; JSON only where a map must be written
+    (most beliefs have no metadata but `namespace`, and no extra fields)."""
+    rest = {k: v for k, v in metadata.items() if k != "agent_sha256"}
+    parts = [
         b.text, b.source, b.source_url, b.source_hash, b.date,
-        {k: v for k, v in metadata.items() if k != "agent_sha256"},
-        [[j.kind.value, j.label, j.antecedents, j.outlist] for j in b.justifications],
-        b.retracted, b.retract_reason if b.retracted else "", b.extra or None,
+        f"ns={rest['namespace']}" if rest.keys() == {"namespace"} else _canonical(rest),
+        "|".join(f"{j.kind.value},{j.label!r},{' '.join(j.antecedents)},{' '.join(j.outlist)}"
+                 for j in b.justifications),
+        "R" if b.retracted else "", b.retract_reason if b.retracted else "",
+        _canonical(b.extra) if b.extra else "",
     ]
-    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"),
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+
+
+def _canonical(value: Mapping[str, Any]) -> str:
+    return json.dumps(dict(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"),
                       default=dict)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
