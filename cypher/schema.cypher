@@ -63,3 +63,7 @@ CREATE CONSTRAINT proposal_id IF NOT EXISTS FOR (p:Proposal) REQUIRE p.id IS UNI
 // name: index_proposal_target
 // Creates the index that finds the pending proposals on a target (idempotent).
 CREATE INDEX proposal_target IF NOT EXISTS FOR (p:Proposal) ON (p.target)
+
+// name: constraint_namespace_name
+// Creates the unique constraint on the names of imported agents' namespaces (idempotent).
+CREATE CONSTRAINT namespace_name IF NOT EXISTS FOR (n:Namespace) REQUIRE n.name IS UNIQUE

@@ -8,12 +8,12 @@ differ from the computed ones and why.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from engine import nogoods as nogood_rules
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
-from engine.model import Belief, Change, Label, Network, Truth
+from engine.model import Belief, Change, Label, Network, Nogood, Truth
 from engine.semantics import compute_labels, is_valid
 from engine.store import GraphTx, SourcePin, Store
 from engine.tms import now
@@ -73,55 +73,77 @@ def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
                 pinned[bid] = pin(pinned[bid])
 
 
-def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
-    beliefs, labels = decide_pins(network.beliefs, stored, at=now())
+@dataclasses.dataclass
+class LabelDifferences:
+    """Where the computed labels differ from those a file stored, and why."""
+
+    circular_support: list[str]
+    stale: list[str]
+    undetermined: list[str]
+
+
+def label_differences(beliefs: Mapping[str, Belief], labels: Mapping[str, Label],
+                      stored: Mapping[str, Truth]) -> LabelDifferences:
     stored_truth = {bid: stored.get(bid, Truth.IN) for bid in beliefs}
 
     def supported_by_stored_labels(b: Belief) -> bool:
         return any(is_valid(j, stored_truth) for j in b.justifications)
 
-    circular: list[str] = []
-    stale: list[str] = []
-    undetermined: list[str] = []
+    found = LabelDifferences([], [], [])
     for bid in sorted(beliefs):
         truth = labels[bid].truth
         if truth == Truth.UNDETERMINED:
-            undetermined.append(bid)
+            found.undetermined.append(bid)
         elif truth == Truth.OUT and stored_truth[bid] == Truth.IN:
-            (circular if supported_by_stored_labels(beliefs[bid]) else stale).append(bid)
+            (found.circular_support if supported_by_stored_labels(beliefs[bid])
+             else found.stale).append(bid)
+    return found
+
+
+def write_import_in(tx: GraphTx, beliefs: Mapping[str, Belief], labels: Mapping[str, Label],
+                    nogoods: Sequence[Nogood]) -> Change:
+    """Create the beliefs and nogoods of a file inside a write transaction, refusing ids that
+    exist; resolve the nogoods that hold afterwards."""
+    taken = tx.existing_ids(beliefs)
+    if taken:
+        raise InvalidInput(
+            f"{len(taken)} of the file's beliefs already exist (first: '{min(taken)}');"
+            " import into an empty graph or `reset --yes` first",
+            field="id", value=min(taken),
+        )
+    known_nogoods = {n.id for n in tx.nogoods()}
+    clash = [n.id for n in nogoods if n.id in known_nogoods]
+    if clash:
+        raise InvalidInput(f"nogood '{clash[0]}' already exists", field="nogood",
+                           value=clash[0])
+    named = {ref for b in beliefs.values() for j in b.justifications for ref in j.mentions()}
+    if tx.placeholder_ids(beliefs) or tx.existing_ids(named - beliefs.keys()):
+        # The file joins beliefs already in the graph: create, then propagate.
+        tx.create_beliefs(list(beliefs.values()))
+        change = tx.relabel(beliefs)
+    else:
+        # A self-contained file: its labels are the from-scratch model computed above,
+        # written with the beliefs in one pass (no propagation is needed, none can differ).
+        tx.create_labelled_beliefs(list(beliefs.values()), dict(labels))
+        change = Change(went_in=sorted(b for b, lab in labels.items() if lab.truth == Truth.IN))
+    for nogood in nogoods:
+        tx.create_nogood(nogood)
+    holding = tx.nogoods_holding([m for n in nogoods for m in n.members])
+    if holding:
+        change = nogood_rules.resolve(tx, holding, change, at=now())
+    return change
+
+
+def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
+    beliefs, labels = decide_pins(network.beliefs, stored, at=now())
+    differences = label_differences(beliefs, labels, stored)
     kept = sorted(bid for bid, b in beliefs.items()
                   if b.retracted and not network.beliefs[bid].retracted)
 
     def work(tx: GraphTx) -> Change:
-        taken = tx.existing_ids(beliefs)
-        if taken:
-            raise InvalidInput(
-                f"{len(taken)} of the file's beliefs already exist (first: '{min(taken)}');"
-                " import into an empty graph or `reset --yes` first",
-                field="id", value=min(taken),
-            )
-        known_nogoods = {n.id for n in tx.nogoods()}
-        clash = [n.id for n in network.nogoods if n.id in known_nogoods]
-        if clash:
-            raise InvalidInput(f"nogood '{clash[0]}' already exists", field="nogood",
-                               value=clash[0])
-        named = {ref for b in beliefs.values() for j in b.justifications for ref in j.mentions()}
-        if tx.placeholder_ids(beliefs) or tx.existing_ids(named - beliefs.keys()):
-            # The file joins beliefs already in the graph: create, then propagate.
-            tx.create_beliefs(list(beliefs.values()))
-            change = tx.relabel(beliefs)
-        else:
-            # A self-contained file: its labels are the from-scratch model computed above,
-            # written with the beliefs in one pass (no propagation is needed, none can differ).
-            tx.create_labelled_beliefs(list(beliefs.values()), labels)
-            change = Change(went_in=sorted(b for b, lab in labels.items() if lab.truth == Truth.IN))
-        for nogood in network.nogoods:
-            tx.create_nogood(nogood)
+        change = write_import_in(tx, beliefs, labels, network.nogoods)
         _restore_links(tx, network, beliefs)
         tx.save_network_info(network.meta, network.repos)
-        holding = tx.nogoods_holding([m for n in network.nogoods for m in n.members])
-        if holding:
-            change = nogood_rules.resolve(tx, holding, change, at=now())
         return change
 
     change = store.write(work, ChangeEntry("import", {"beliefs": len(beliefs),
@@ -134,9 +156,9 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
         labels_in=counts.in_,
         labels_out=counts.out,
         retractions_kept=kept,
-        circular_support=circular,
-        stale=stale,
-        undetermined=undetermined,
+        circular_support=differences.circular_support,
+        stale=differences.stale,
+        undetermined=differences.undetermined,
         self_listed=sorted(bid for bid, b in beliefs.items()
                            if any(bid in j.antecedents for j in b.justifications)),
         retracted_by_nogood=change.retracted_by_nogood,

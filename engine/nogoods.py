@@ -2,14 +2,19 @@
 assumption the members rest on, and look again.
 
 Assumptions are the IN premises and user-asserted beliefs found by walking down from the
-members through valid justifications' antecedents. Entrenchment, least first (the first
-difference decides; ties go to the smallest id, never to hash order):
-1. a user-asserted belief is less entrenched than an observed premise;
+members through valid justifications' antecedents, and the premises of another agent's
+memory (derived here from its switch `NAME:active` alone, engine/namespace.py). A switch is
+never one: it stands for a whole memory, which a person turns off, not a nogood.
+Entrenchment, least first (the first difference decides; ties go to the smallest id, never
+to hash order):
+1. a user-asserted belief is less entrenched than an observed premise (ours or an agent's);
 2. metadata `beliefs_type`: assumption / hypothesis / speculation < anything else (default)
-   < observation / fact / measurement < axiom / definition;
-3. no source hash < has a source hash;
-4. no source or source URL < has one;
-5. fewer direct dependents < more.
+   < observation / fact / measurement < axiom / definition; an imported belief counts at
+   most as the default, so it ranks below our observations whatever its file says;
+3. an imported belief < one of ours;
+4. no source hash < has a source hash;
+5. no source or source URL < has one;
+6. fewer direct dependents < more.
 A nogood whose members rest on no assumption (an outlist gate on nothing, say) cannot be
 resolved by retraction: it is recorded as unresolved and left holding.
 """
@@ -18,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.model import Belief, Change, Nogood, Truth
+from engine.namespace import is_agent_premise, is_switch, namespace_of
 from engine.semantics import is_valid
 from engine.store import GraphTx
 
@@ -29,11 +35,14 @@ TYPE_RANK = {
 DEFAULT_TYPE_RANK = 1
 
 
-def entrenchment(b: Belief, dependents: int) -> tuple[int, int, int, int, int]:
+def entrenchment(b: Belief, dependents: int) -> tuple[int, int, int, int, int, int]:
     kind = str(b.metadata.get("beliefs_type", "")).strip().lower()
+    rank = TYPE_RANK.get(kind, DEFAULT_TYPE_RANK)
+    imported = namespace_of(b) is not None
     return (
-        1 if b.is_premise else 0,
-        TYPE_RANK.get(kind, DEFAULT_TYPE_RANK),
+        1 if b.is_premise or is_agent_premise(b) else 0,
+        min(rank, DEFAULT_TYPE_RANK) if imported else rank,
+        0 if imported else 1,
         1 if b.source_hash else 0,
         1 if (b.source or b.source_url) else 0,
         dependents,
@@ -54,7 +63,7 @@ def assumptions(upstream: Mapping[str, Belief], members: Sequence[str]) -> list[
         b = upstream[bid]
         if b.truth != Truth.IN:
             continue
-        if b.is_premise or b.asserted:
+        if (b.is_premise or b.asserted or is_agent_premise(b)) and not is_switch(b):
             found.add(bid)
         for j in b.justifications:
             if is_valid(j, truth):

@@ -16,6 +16,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import load_all
+from adapters.neo4j.agent_tx import AgentTxPart
 from adapters.neo4j.ask_tx import AskTxPart
 from adapters.neo4j.change_tx import ChangeTxPart
 from adapters.neo4j.dedup_tx import DedupTxPart
@@ -43,7 +44,7 @@ T = TypeVar("T")
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
               ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
-              ProposalTxPart, RepairTxPart):
+              ProposalTxPart, RepairTxPart, AgentTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

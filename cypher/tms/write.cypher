@@ -89,6 +89,7 @@ SET n.meta = $meta, n.repos = $repos
 MATCH (n)
 WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:Run OR n:Round
    OR n:DeriveRun OR n:DeriveRound OR n:NetworkInfo OR n:Source OR n:PairVerdict
+   OR n:Namespace
 DETACH DELETE n
 RETURN count(*) AS deleted
 

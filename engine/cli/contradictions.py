@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-siblings", type=positive_int, default=DEFAULT_MAX_SIBLINGS,
                    metavar="N", help="pair the beliefs resting on one antecedent only when "
                                      f"there are at most N (default {DEFAULT_MAX_SIBLINGS})")
+    p.add_argument("--between", nargs="+", metavar="NAME",
+                   help="only pairs across namespaces: NAME against ours, or NAME NAME2")
     p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
                    help=f"pairs per round (default {DEFAULT_BATCH})")
     add_output_flags(p)
@@ -84,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def make_stage(args: argparse.Namespace, wiring: Wiring) -> ContradictionsStage:
     options = ContradictionOptions(batch=args.batch, max_siblings=args.max_siblings,
-                                   siblings=not args.no_siblings, domain=args.domain or "")
+                                   siblings=not args.no_siblings, domain=args.domain or "",
+                                   between=tuple(args.between or ()))
     meaning = None
     if not args.no_meaning:
         near = DedupOptions(threshold=args.threshold if args.threshold is not None

@@ -29,7 +29,8 @@ def cmd_compact(store: Any, args: argparse.Namespace) -> int:
     from engine.compact.markers import write_compact
 
     options = CompactOptions(budget=args.budget, topic=tuple(args.topic or ()),
-                             around=args.around, steps=args.steps)
+                             around=args.around, steps=args.steps,
+                             namespace=args.namespace)
     check_options(options)
     result = compact(store, options)
     written = write_compact(args.write, result.text) if args.write else None
@@ -60,6 +61,8 @@ def _compact_arguments(p: argparse.ArgumentParser) -> None:
                        help="only beliefs whose text or id matches one of these words")
     scope.add_argument("--around", metavar="ID",
                        help="only beliefs within --steps justification steps of ID")
+    scope.add_argument("--namespace", metavar="NAME",
+                       help="only the beliefs of this imported agent's namespace")
     p.add_argument("--steps", type=_non_negative, default=2, metavar="N",
                    help="with --around: steps up and down (default 2)")
     p.add_argument("--write", metavar="FILE",

@@ -45,6 +45,11 @@ def export(store, args: argparse.Namespace) -> int:
     if args.split and output:
         raise InvalidInput("give -o FILE or --split DIR, not both", field="split")
     network = interchange.export_network(store)
+    if getattr(args, "namespace", None):
+        from engine import agents
+
+        agents.check_namespace(store, args.namespace)
+        network = agents.network_of(network, args.namespace)
     if args.split:
         from adapters.markdown_registry import write_split
 
@@ -75,6 +80,8 @@ def export_arguments(p: argparse.ArgumentParser) -> None:
                         "file's extension, json on stdout")
     p.add_argument("--split", metavar="DIR",
                    help="the markdown registry as DIR/index.md and one file per id prefix")
+    p.add_argument("--namespace", metavar="NAME",
+                   help="only the beliefs (and nogoods) of this imported agent's namespace")
 
 
 def import_arguments(p: argparse.ArgumentParser) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 from engine import explain as explaining
 from engine import interchange, queries, results, tms, viz
 from engine import search as searching
+from engine.cli import agents as agent_commands
 from engine.cli import memory, proposals, registry, sources
 from engine.cli.reading import reading_commands
 from engine.cli.support import (
@@ -123,6 +124,9 @@ def cmd_list(store, args) -> int:
         truth=truth, premises=premises, challenged=args.challenged, superseded=args.superseded,
         min_depth=args.min_depth, max_depth=args.max_depth,
         has_dependents=args.has_dependents, sort=args.sort))
+    if args.namespace:
+        beliefs = agent_commands.only_namespace(store, args.namespace, beliefs,
+                                                 lambda b: b.id)
     if args.sort == "impact":  # transitive dependents, counted in Cypher
         from engine.impact import impacts
 
@@ -309,8 +313,14 @@ def cmd_search(store, args) -> int:
         from adapters.embeddings import SentenceTransformerEmbedder
 
         embedder = SentenceTransformerEmbedder()
-    hits = searching.search(store, args.words, limit=args.limit, include_out=args.all,
-                            embedder=embedder)
+    if args.namespace:  # ranked over every match, then cut to the namespace's first hits
+        hits = searching.search(store, args.words, limit=searching.MAX_LIMIT,
+                                include_out=args.all, embedder=embedder)
+        hits = agent_commands.only_namespace(store, args.namespace, hits,
+                                              lambda h: h.belief.id)[:args.limit]
+    else:
+        hits = searching.search(store, args.words, limit=args.limit, include_out=args.all,
+                                embedder=embedder)
     if args.json:
         print_json([h.as_dict() for h in hits])
         return 0
@@ -404,6 +414,7 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sort", choices=["id", "depth", "impact", "updated"], default="id",
                    help="id (default), depth (deepest first), impact (transitive dependents, "
                         "most first), updated (newest first)")
+    agent_commands.namespace_flag(p)
 
 
 def _what_if_arguments(p: argparse.ArgumentParser) -> None:
@@ -449,6 +460,7 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
                         "on beliefs (derive --cluster stores them), fused with the text ranking")
     p.add_argument("--limit", type=int, default=searching.DEFAULT_LIMIT,
                    help=f"at most this many hits (default {searching.DEFAULT_LIMIT})")
+    agent_commands.namespace_flag(p)
 
 
 def _batch_arguments(p: argparse.ArgumentParser) -> None:
@@ -529,6 +541,7 @@ COMMANDS.update(reading_commands(Command))  # compact, summarize: engine/cli/rea
 
 
 COMMANDS.update(memory.commands(Command, _report_change))
+COMMANDS.update(agent_commands.commands(Command))  # other agents' memories: engine/cli/agents.py
 
 
 # --- proposals: writes queued for a person (engine/cli/proposals.py) -------------------------

@@ -16,6 +16,7 @@ from typing import Any, cast
 from engine.compact.lines import belief_line, nogood_line
 from engine.errors import InvalidInput, NotFound
 from engine.model import check_id
+from engine.store import GraphTx
 from engine.reading import NetworkCounts, ReadingTx, Row, Section, SummaryCover, cover_index
 from engine.repair.records import Gap, RepairTx
 from engine.tokens import ESTIMATE, TokenCounter
@@ -48,6 +49,7 @@ class CompactOptions:
     topic: tuple[str, ...] = ()
     around: str | None = None
     steps: int = 2
+    namespace: str | None = None  # only an imported agent's beliefs (engine/namespace.py)
 
 
 @dataclass
@@ -111,8 +113,8 @@ def check_options(options: CompactOptions) -> None:
     if options.budget < 1:
         raise InvalidInput(f"--budget must be a positive number of tokens, not {options.budget}",
                            field="budget", value=options.budget)
-    if options.topic and options.around:
-        raise InvalidInput("give --topic or --around, not both", field="scope")
+    if sum(bool(x) for x in (options.topic, options.around, options.namespace)) > 1:
+        raise InvalidInput("give one of --topic, --around, --namespace", field="scope")
     if options.around is not None:
         check_id(options.around)
     if options.steps < 0:
@@ -163,6 +165,13 @@ def _gap_line(g: Gap) -> str:
 
 
 def _scope(tx: ReadingTx, options: CompactOptions) -> tuple[list[str] | None, str]:
+    if options.namespace:
+        from engine.agent_records import AgentTx
+        from engine.agents import require_namespace
+
+        require_namespace(cast(GraphTx, tx), options.namespace)
+        ids = cast(AgentTx, tx).namespace_ids(options.namespace)
+        return ids, f"namespace {options.namespace} ({len(ids)} beliefs)"
     if options.topic:
         words = [w for t in options.topic for w in t.split()]
         ids = tx.topic_ids(words, TOPIC_LIMIT)

@@ -50,6 +50,7 @@ class ContradictionOptions:
     max_siblings: int = DEFAULT_MAX_SIBLINGS
     siblings: bool = True
     domain: str = ""
+    between: tuple[str, ...] = ()  # namespaces: only pairs across them (between.py)
 
     def check(self) -> "ContradictionOptions":
         if self.batch < 1:
@@ -93,6 +94,11 @@ class PairSource:
                    if len(n.members) == 2}
         pairs = [(a, b, why) for (a, b), why in found.items()
                  if a in shas and b in shas and (a, b) not in judged and (a, b) not in covered]
+        if self.options.between:
+            from engine.contradictions.between import across, side_finder
+
+            pairs = across(pairs, self.options.between,
+                           side_finder(store, self.options.between))
         return pairs, shas
 
 
