@@ -311,7 +311,7 @@ def test_http_with_the_token_serves_the_tools(http_server, store):
                                                                           id="nope")
 
     names, shown, missing = run(go())
-    assert names == set(TOOL_NAMES) | set(READING_TOOL_NAMES)
+    assert names == set(TOOL_NAMES) | set(READING_TOOL_NAMES) | set(PROPOSAL_TOOL_NAMES)
     assert shown["truth"] == "IN" and shown["dependents"] == ["b"]
     assert missing == "Error: no belief with id 'nope'"
 
