@@ -55,3 +55,11 @@ CREATE CONSTRAINT change_seq IF NOT EXISTS FOR (c:Change) REQUIRE c.seq IS UNIQU
 // name: index_change_at
 // Creates the range index that serves `log --since` and `diff --since` by time (idempotent).
 CREATE INDEX change_at IF NOT EXISTS FOR (c:Change) ON (c.at)
+
+// name: index_belief_access_tags
+// Creates the range index that finds whether any belief carries access tags of its own (idempotent).
+CREATE INDEX belief_access_tags IF NOT EXISTS FOR (b:Belief) ON (b.access_tags)
+
+// name: index_belief_effective_tags
+// Creates the range index that finds whether any belief carries effective access tags (idempotent).
+CREATE INDEX belief_effective_tags IF NOT EXISTS FOR (b:Belief) ON (b.effective_tags)

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
+from engine import access
 from engine import nogoods as nogood_rules
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
@@ -306,7 +307,19 @@ def verify(store: Store) -> list[Mismatch]:
     """Recompute every label from scratch and list where the graph disagrees."""
 
     beliefs, raw_labels = store.read(lambda tx: tx.read_labelling())
-    return compare_labels(beliefs, raw_labels)
+    computed = compute_labels(beliefs)
+    return compare_labels(beliefs, raw_labels, computed) + compare_tags(beliefs, computed)
+
+
+def compare_tags(beliefs: dict[str, Belief], computed: dict[str, Label]) -> list[Mismatch]:
+    """Where the stored effective access tags differ from those the labels give
+    (engine/access.py); nothing to do when no belief carries tags."""
+    if not any(b.effective_tags or b.metadata for b in beliefs.values()):
+        return []
+    want = access.effective_tags(beliefs, {bid: label.truth for bid, label in computed.items()})
+    return [Mismatch(bid, "tags " + ",".join(beliefs[bid].effective_tags),
+                     "tags " + ",".join(sorted(want[bid])))
+            for bid in sorted(beliefs) if set(beliefs[bid].effective_tags) != want[bid]]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,6 +28,11 @@ WRITE_TOOLS = ("add", "add_justification", "retract", "assert_belief", "nogood",
                "supersede_undo", "challenge", "defend", "remove_justification",
                "convert_to_premise", "set_metadata", "accept_proposal", "reject_proposal")
 
+# The reads that filter by a visibility set (engine/visibility.py): the only tools a client
+# with one is offered; `query`, export, the change log, what-if and the writes cannot be
+# filtered (their answers name beliefs the client may not see).
+FILTERED_TOOLS = frozenset({"show", "explain", "trace", "list_beliefs", "search"})
+
 TOOL_ROLES: Mapping[str, str] = {
     **{name: READ for name in READ_TOOLS},
     **{name: PROPOSE for name in PROPOSE_TOOLS},
@@ -61,9 +66,13 @@ class Access:
     visible_to: frozenset[str] | None = None
 
     def may_call(self, tool: str) -> bool:
-        return allows(self.role, tool)
+        return allows(self.role, tool) and (self.visible_to is None or tool in FILTERED_TOOLS)
 
     def refusal(self, tool: str) -> str:
         who = f"token {self.name!r}" if self.name else "this server"
-        return (f"tool {tool!r} needs the {role_of(tool)} role; {who} has the "
-                f"{self.role} role")
+        if not allows(self.role, tool):
+            return (f"tool {tool!r} needs the {role_of(tool)} role; {who} has the "
+                    f"{self.role} role")
+        seen = ", ".join(sorted(self.visible_to or ())) or "untagged beliefs only"
+        return (f"tool {tool!r} cannot be filtered by access tags; {who} sees {seen} and "
+                "is offered only " + ", ".join(sorted(FILTERED_TOOLS)))

@@ -44,9 +44,10 @@ from engine.agent_tools import (
 )
 from engine.changelog import CALLER, ActingStore
 from engine.cli.support import LazyStore
-from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable
+from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.errors import EngineError, StoreError
 from engine.tool_roles import ROLES, WRITE, Access
+from engine.visibility import VISIBLE_TO, VisibleStore
 
 PROG = "python -m engine.mcp"
 MCP_HINT = "pip install 'eem-engine[mcp]'"
@@ -94,6 +95,7 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[],
             return _tool_error(types, access.refusal(tool_name))
         actor = caller_actor(labelled(base_actor, access.name), mcp_context)
         token = CALLER.set(actor)
+        seeing = VISIBLE_TO.set(access.visible_to)  # the store's reads filter by it
         try:
             return method(**kwargs)
         except EngineError as e:
@@ -101,6 +103,7 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[],
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
             message = _describe(e, uri())
         finally:
+            VISIBLE_TO.reset(seeing)
             CALLER.reset(token)
         return _tool_error(types, message)
 
@@ -305,6 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--role", choices=ROLES, default=WRITE,
                         help="the stdio client's role: read, propose or write (default write; "
                              "over HTTP each token has its own)")
+    parser.add_argument("--visible-to", metavar="TAGS",
+                        help="the stdio client sees only beliefs whose access tags are all "
+                             "among these (comma-separated; over HTTP, per token)")
     parser.add_argument("--report-dir", default="reports", metavar="DIR",
                         help="where the stages write their reports (default reports/)")
     parser.add_argument("--model", metavar="SPEC",
@@ -317,7 +323,7 @@ def build_parser() -> argparse.ArgumentParser:
 def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
     """The reading tools; with --model, ask through the CLI's own back-end (checked now)."""
     if not args.model:
-        return ReadingTools(ActingStore(store))
+        return ReadingTools(ActingStore(VisibleStore(store)))
     from engine.ask.run import ask
     from engine.cli.ask import backend_for, build_ask_model
     from engine.cli.stage_cli import Wiring
@@ -333,7 +339,7 @@ def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
         return ask(store, question, backend, budget=3000, max_tool_rounds=3,
                    report_file=report).as_dict()
 
-    return ReadingTools(ActingStore(store), ask=answer)
+    return ReadingTools(ActingStore(VisibleStore(store)), ask=answer)
 
 
 def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[PackEntry]]:
@@ -348,7 +354,7 @@ def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[Pac
 
         return SentenceTransformerEmbedder()
 
-    return AgentTools(ActingStore(store), pack, report_dir=report_dir,
+    return AgentTools(ActingStore(VisibleStore(store)), pack, report_dir=report_dir,
                       make_embedder=make_embedder), entries
 
 
@@ -367,6 +373,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return token_command(argv[1:], local_home(os.environ) / TOKENS_FILE)
     args = build_parser().parse_args(argv)
+    try:
+        visible_to = parse_tags(args.visible_to) if args.visible_to is not None else None
+    except EngineError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return e.exit_code
     logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
     store = LazyStore(retry_seconds=RETRY_SECONDS, actor=mcp_actor(os.environ, args.http))
     try:
@@ -376,7 +387,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
                               base_actor=mcp_actor(os.environ, args.http),
                               reading=make_reading(store, args), with_ask=bool(args.model),
-                              default_access=Access("", args.role))
+                              default_access=Access("", args.role, visible_to))
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")

@@ -20,13 +20,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from engine import access
 from engine.errors import InvalidInput, NotFound, StoreError
 from engine.tool_roles import WRITE, Access, check_role
 
 TOKENS_FILE = "mcp-tokens.json"
 DEFAULT_NAME = "default"  # the generated (or EEM_MCP_TOKEN) token: role write, as before
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-_TAG = re.compile(r"[a-z0-9][a-z0-9._:-]{0,63}")
 
 
 @dataclass(frozen=True)
@@ -70,12 +70,7 @@ def check_name(name: str) -> str:
 
 def parse_tags(text: str) -> frozenset[str]:
     """`finance,hr` -> {finance, hr}; an empty text is the empty set (only untagged beliefs)."""
-    tags = frozenset(t.strip() for t in text.split(",") if t.strip())
-    for tag in tags:
-        if not _TAG.fullmatch(tag):
-            raise InvalidInput(f"access tag {tag!r} must be lower case [a-z0-9._:-]",
-                               field="tags", value=tag)
-    return tags
+    return frozenset(access.parse_tags(text, field="visible_to"))
 
 
 def read_entries(path: Path) -> list[TokenEntry]:

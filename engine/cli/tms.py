@@ -25,6 +25,7 @@ from engine.cli.support import (
     split_ids,
     table,
 )
+from engine.access import TAGS_KEY, parse_tags
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
 from engine.store import BeliefFilter
@@ -76,8 +77,10 @@ def cmd_reset(store, args) -> int:
 
 def cmd_add(store, args) -> int:
     justifications = _justifications(args)
+    tags = parse_tags(args.access_tags) if args.access_tags else ()
     change = tms.add(store, args.id, args.text, justifications, source=args.source or "",
-                     source_url=args.source_url or "")
+                     source_url=args.source_url or "",
+                     metadata={TAGS_KEY: list(tags)} if tags else None)
     if not args.json and args.id not in change.went_in:
         named = sorted({ref for j in justifications for ref in j.mentions()})
         missing = sorted(set(named) - set(tms.show_many(store, named)))
@@ -195,6 +198,18 @@ def cmd_trace(store, args) -> int:
         print_json([e.__dict__ for e in entries])
         return 0
     print(table([(e.id, e.truth, e.kind) for e in entries], ["rests on", "truth", "kind"]))
+    return 0
+
+
+def cmd_trace_tags(store, args) -> int:
+    found = explaining.trace_tags(store, args.id)
+    if args.json:
+        print_json(found)
+        return 0
+    print(f"{found['id']}: {', '.join(found['effective_tags']) or 'no access tags'}")
+    rows = [(s["tag"], s["origin"], " -> ".join(s["via"])) for s in found["sources"]]
+    if rows:
+        print(table(rows, ["tag", "from", "through"]))
     return 0
 
 
@@ -366,6 +381,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     _justification_flags(p)
     p.add_argument("--source", help="where the belief was observed")
     p.add_argument("--source-url", help="a URL for the source")
+    p.add_argument("--access-tags", metavar="TAGS",
+                   help="comma-separated access tags (who may see it), e.g. finance,hr")
 
 
 def _add_justification_arguments(p: argparse.ArgumentParser) -> None:
@@ -499,6 +516,8 @@ COMMANDS: dict[str, Command] = {
     "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck", _id),
     "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
                      _id),
+    "trace-tags": Command(cmd_trace_tags, "where each of a belief's access tags comes from",
+                          "trace-tags payroll-summary --json", _id),
     "what-if": Command(cmd_what_if, "what a retract, assert or supersede would change (nothing"
                        " written)",
                        "what-if retract auth-uses-jwt", _what_if_arguments),

@@ -5,6 +5,7 @@ nothing, the token's name is the change log's actor, and a missing, wrong or rev
 is refused. Over stdio, `--role` sets the client's role."""
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -224,3 +225,93 @@ def test_stdio_serves_the_role_of_the_flag(store, neo4j_settings):
     assert refused == ("Error: tool 'add' needs the write role; this server has the read "
                        "role")
     assert tms.list_beliefs(store) == []
+
+
+# --- visibility sets -----------------------------------------------------------------------
+HIDDEN_FROM_PLAIN = {"hr-doc": "salaries rose four percent", "layoff": "layoffs are planned",
+                     "raise": "staff got a raise"}
+
+
+def tagged_network(store) -> None:
+    J = tms.make_justifications
+    tms.add(store, "hr-doc", HIDDEN_FROM_PLAIN["hr-doc"], metadata={"access_tags": ["hr"]})
+    tms.add(store, "layoff", HIDDEN_FROM_PLAIN["layoff"],
+            metadata={"access_tags": ["finance"]})
+    tms.add(store, "news", "the company did well")
+    tms.add(store, "raise", HIDDEN_FROM_PLAIN["raise"], J(["hr-doc"]))  # OUT, still hr
+    tms.add(store, "cheer", "people cheer", J(["news"], unless=["layoff"]))
+    tms.add(store, "gossip", "people talk", J(["hr-doc", "news"], any_mode=True))
+    tms.retract(store, "layoff", "not decided")
+    tms.retract(store, "hr-doc", "embargoed")  # gossip now holds by news alone: untagged
+    tms.assert_belief(store, "hr-doc")  # ... and both again: gossip is hr once more
+    tms.retract(store, "hr-doc", "embargoed")
+
+
+@pytest.fixture
+def visibility_tokens(store, neo4j_settings, tmp_path):
+    made = {"plain": add_token(tmp_path, "plain", "read", frozenset()),
+            "hr": add_token(tmp_path, "hr-reader", "write", frozenset({"hr"}))}
+    process, url = start_server(neo4j_settings, tmp_path)
+    yield url, made
+    process.terminate()
+    process.wait(timeout=20)
+
+
+async def everything_a_client_can_read(url: str, token: str) -> tuple[set[str], list[str]]:
+    """Every tool it is offered, called on every id of the network and a few searches:
+    (the tool names, each answer's text)."""
+    http, client = http_client(url, token)
+    answers: list[str] = []
+    async with http, client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        for bid in ("hr-doc", "layoff", "news", "raise", "cheer", "gossip", "nope"):
+            for tool in ("show", "explain", "trace"):
+                result = await client.call_tool(tool, {"id": bid})
+                answers.append(json.dumps(result.structured_content) if not result.is_error
+                               else result.content[0].text)
+        for arguments in ({}, {"truth": "out"}, {"kind": "premises"}):
+            answers.append(json.dumps((await call(client, "list_beliefs", **arguments))))
+        for words in ("salaries percent", "layoffs planned", "staff raise", "people"):
+            answers.append(json.dumps(await call(client, "search", words=words,
+                                                 include_out=True)))
+        for tool in ("query", "status", "log", "changes_since", "what_if", "verify",
+                     "compact", "context_for", "blockers", "retract"):
+            result = await client.call_tool(tool, {})
+            assert result.is_error, tool
+            answers.append(result.content[0].text)
+    return names, answers
+
+
+@pytest.mark.slow
+def test_a_visibility_set_never_receives_a_belief_it_may_not_see(visibility_tokens, store):
+    url, made = visibility_tokens
+    tagged_network(store)
+    assert [tms.show(store, b)[0].effective_tags for b in ("cheer", "gossip", "raise")] == [
+        (), (), ("hr",)]
+    names, answers = run(everything_a_client_can_read(url, made["plain"]))
+    assert names == {"show", "explain", "trace", "list_beliefs", "search"}
+    text = "\n".join(answers)
+    for bid, belief_text in HIDDEN_FROM_PLAIN.items():
+        assert f'"{bid}"' not in text and f"'{bid}'" not in text.replace(
+            f"no belief with id '{bid}'", ""), bid
+        assert belief_text not in text, bid
+    # a hidden id answers exactly as an unknown one
+    unknown = [a for a in answers if a.startswith("Error: no belief with id")]
+    assert {a.split("'")[1] for a in unknown} == {"hr-doc", "layoff", "raise", "nope"}
+    # what it may see names the hidden as hidden, and explain stops there
+    cheer = json.loads(answers[3 * 4])  # show cheer
+    assert cheer["justifications"][0]["outlist"] == ["(hidden-1)"]
+    assert "(hidden-1)" in answers[3 * 4 + 1]  # explain cheer: the hidden outlist member
+    assert "not be filtered" in text.replace("\n", " ") or "cannot be filtered" in text
+
+
+@pytest.mark.slow
+def test_a_wider_set_sees_its_tags_and_writes_nothing(visibility_tokens, store):
+    url, made = visibility_tokens
+    tagged_network(store)
+    names, answers = run(everything_a_client_can_read(url, made["hr"]))
+    text = "\n".join(answers)
+    assert HIDDEN_FROM_PLAIN["hr-doc"] in text and HIDDEN_FROM_PLAIN["raise"] in text
+    assert HIDDEN_FROM_PLAIN["layoff"] not in text
+    assert "retract" not in names  # a write role, but writes cannot be filtered
+    assert tms.show(store, "news")[0].truth.value == "IN"
