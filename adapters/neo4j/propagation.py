@@ -70,7 +70,7 @@ class Propagation:
 
     def retag(self, region: list[str]) -> None:
         """Recompute the effective tags of `region` (element ids closed under dependents)."""
-        if not region or not self._tx.run_query("tags_exist")[0]["any"]:
+        if not region or not self._run("tags_exist")[0]["any"]:
             return
         [record] = self._run("region_tags", elements=region)
         members: dict[str, TagBelief] = {}

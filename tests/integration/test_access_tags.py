@@ -3,6 +3,8 @@ of its current support, kept by the same write transaction that changes the supp
 checks them, and tags never change a label."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from adapters.cypher_files import cypher
@@ -105,3 +107,34 @@ def test_an_untagged_network_writes_no_tags(store, driver, neo4j_settings):
     with driver.session(database=neo4j_settings.database) as session:
         [record] = session.run(cypher("tags_exist")).data()
     assert record == {"any": False}
+
+
+# --- the CLI: --access-tags, trace-tags, --visible-to -------------------------------------
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    from engine.cli.tms import main
+
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_cli_adds_tags_traces_them_and_filters_by_them(store, capsys):
+    assert cli(capsys, "add", "hr-doc", "salaries rose", "--access-tags", "hr")[0] == 0
+    assert cli(capsys, "add", "news", "the company did well")[0] == 0
+    assert cli(capsys, "add", "raise", "staff got a raise", "--sl", "hr-doc")[0] == 0
+    assert cli(capsys, "add", "cheer", "people cheer", "--sl", "news",
+               "--unless", "hr-doc")[0] == 0
+    code, out, _ = cli(capsys, "trace-tags", "raise")
+    assert code == 0 and out.startswith("raise: hr") and "hr-doc" in out
+    code, out, _ = cli(capsys, "list", "--visible-to", "", "--json")
+    assert code == 0 and [b["id"] for b in json.loads(out)] == ["cheer", "news"]
+    assert "hr-doc" in cli(capsys, "list", "--visible-to", "hr", "--json")[1]
+    code, _, err = cli(capsys, "show", "raise", "--visible-to", "")
+    assert code == 2 and err.strip() == "Error: no belief with id 'raise'"
+    code, out, _ = cli(capsys, "show", "cheer", "--visible-to", "", "--json")
+    assert json.loads(out)["justifications"][0]["outlist"] == ["(hidden-1)"]
+    code, out, _ = cli(capsys, "search", "salaries", "raise", "--all", "--visible-to", "")
+    assert "hr-doc" not in out and "raise" not in out
+    code, _, err = cli(capsys, "add", "x", "y", "--access-tags", "Bad Tag")
+    assert code == 2 and err.startswith("Error: access tag 'Bad Tag'")
+    assert "x" not in tms.show_many(store, ["x"])
