@@ -338,15 +338,19 @@ def repair(store: Store) -> Repair:
         beliefs, raw_labels = tx.read_labelling()
         computed = compute_labels(beliefs)
         problems = compare_labels(beliefs, raw_labels, computed)
-        if not problems:
+        tag_problems = compare_tags(beliefs, computed)
+        if not problems and not tag_problems:
             return Repair([], Change())
+        # writing labels recomputes every effective tag too (the store's write_labels)
         tx.write_labels({p.id: computed[p.id] for p in problems})
+        if not problems:
+            return Repair(tag_problems, Change())
         was_in = {bid for bid in beliefs if "In" in raw_labels.get(bid, ())}
         fixed = [p.id for p in problems]
         change = Change(
             went_in=sorted(b for b in fixed if computed[b].truth == Truth.IN and b not in was_in),
             went_out=sorted(b for b in fixed if computed[b].truth != Truth.IN and b in was_in))
-        return Repair(problems, enforce_nogoods(tx, change))
+        return Repair(problems + tag_problems, enforce_nogoods(tx, change))
 
     return store.write(work, ChangeEntry("verify-repair"))
 

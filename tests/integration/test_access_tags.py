@@ -82,7 +82,7 @@ def test_tags_do_not_change_labels(store):
     assert stored == {bid: (label.truth, label.depth) for bid, label in computed.items()}
 
 
-def test_verify_finds_effective_tags_edited_by_hand(store, driver, neo4j_settings):
+def test_verify_finds_and_repair_fixes_effective_tags_edited_by_hand(store, driver, neo4j_settings):
     build(store)
     with driver.session(database=neo4j_settings.database) as session:
         session.run("MATCH (b:Belief {id: 'plan'}) SET b.effective_tags = ['finance']"
@@ -90,6 +90,9 @@ def test_verify_finds_effective_tags_edited_by_hand(store, driver, neo4j_setting
     [problem] = tms.verify(store)
     assert (problem.id, problem.stored, problem.computed) == (
         "plan", "tags finance", "tags finance,hr")
+    [repaired] = tms.repair(store).repaired
+    assert repaired == problem
+    assert tms.verify(store) == [] and tags(store, "plan") == ["finance", "hr"]
 
 
 def test_trace_tags_names_where_each_tag_comes_from(store):
