@@ -67,3 +67,10 @@ CREATE INDEX proposal_target IF NOT EXISTS FOR (p:Proposal) ON (p.target)
 // name: constraint_namespace_name
 // Creates the unique constraint on the names of imported agents' namespaces (idempotent).
 CREATE CONSTRAINT namespace_name IF NOT EXISTS FOR (n:Namespace) REQUIRE n.name IS UNIQUE
+// name: index_belief_access_tags
+// Creates the range index that finds whether any belief carries access tags of its own (idempotent).
+CREATE INDEX belief_access_tags IF NOT EXISTS FOR (b:Belief) ON (b.access_tags)
+
+// name: index_belief_effective_tags
+// Creates the range index that finds whether any belief carries effective access tags (idempotent).
+CREATE INDEX belief_effective_tags IF NOT EXISTS FOR (b:Belief) ON (b.effective_tags)

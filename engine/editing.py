@@ -11,6 +11,7 @@ import json
 from types import MappingProxyType
 from typing import Any
 
+from engine.access import TAGS_KEY, parse_tags
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, check_id
@@ -98,11 +99,13 @@ def set_metadata(store: Store, belief_id: str, key: str, value: Any) -> Change:
     check_id(belief_id)
     key = _key(key)
     json.dumps(value)  # a JSON value, or this raises before anything is written
+    if key == TAGS_KEY:
+        value = list(parse_tags(value))
 
     def work(tx: GraphTx) -> Change:
         b = _belief(tx, belief_id)
         tx.set_metadata(belief_id, {**b.metadata, key: value}, now())
-        return reresolve_in(tx, belief_id) if key == "beliefs_type" else Change()
+        return _after_metadata(tx, belief_id, key)
 
     return store.write(work, ChangeEntry("set-metadata", {"id": belief_id, "key": key,
                                                           "value": value}))
@@ -118,9 +121,20 @@ def unset_metadata(store: Store, belief_id: str, key: str) -> Change:
             raise InvalidInput(f"'{belief_id}' has no metadata key '{key}'", field="key",
                                value=key)
         tx.set_metadata(belief_id, {k: v for k, v in b.metadata.items() if k != key}, now())
-        return reresolve_in(tx, belief_id) if key == "beliefs_type" else Change()
+        return _after_metadata(tx, belief_id, key)
 
     return store.write(work, ChangeEntry("unset-metadata", {"id": belief_id, "key": key}))
+
+
+def _after_metadata(tx: GraphTx, belief_id: str, key: str) -> Change:
+    """What a metadata key changes beyond itself: entrenchment re-resolves nogoods; access
+    tags are recomputed over what rests on the belief (labels cannot move: tags are not
+    in the semantics)."""
+    if key == "beliefs_type":
+        return reresolve_in(tx, belief_id)
+    if key == TAGS_KEY:
+        tx.relabel([belief_id])
+    return Change()
 
 
 def get_metadata(store: Store, belief_id: str, key: str | None = None) -> Any:

@@ -200,3 +200,16 @@ def trace_in(beliefs: Mapping[str, Belief], root: str) -> list[TraceEntry]:
         for j in relevant:
             stack.extend(j.antecedents)
     return [found[k] for k in sorted(found)]
+
+
+def trace_tags(store: Store, belief_id: str) -> dict[str, Any]:
+    """A belief's effective access tags as stored, and where each comes from: the nearest
+    belief carrying it as its own and the support path down to it (engine/access.py)."""
+    from engine.access import tag_sources
+
+    upstream = store.read(lambda tx: tx.upstream([belief_id]))
+    if belief_id not in upstream:
+        raise NotFound("belief", belief_id)
+    truth = {i: b.truth or Truth.OUT for i, b in upstream.items()}
+    return {"id": belief_id, "effective_tags": list(upstream[belief_id].effective_tags),
+            "sources": [s.as_dict() for s in tag_sources(belief_id, upstream, truth)]}

@@ -93,6 +93,8 @@ class Belief:
     extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     truth: Truth | None = None
     depth: int | None = None
+    # computed, as truth: its own access tags and those of its support (engine/access.py)
+    effective_tags: tuple[str, ...] = ()
 
     @property
     def is_premise(self) -> bool:

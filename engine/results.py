@@ -27,6 +27,7 @@ def belief_record(b: Belief, dependents: Sequence[str]) -> dict[str, Any]:
                             **({"gate": True} if j.gate else {})}
                            for j in b.justifications],
         "dependents": list(dependents),
+        **({"effective_tags": list(b.effective_tags)} if b.effective_tags else {}),
     }
 
 

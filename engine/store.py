@@ -393,7 +393,8 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
 
     def write_labels(self, labels: Mapping[str, Label]) -> None:
         """Set the named beliefs' truth and depth exactly as given, with no propagation
-        (verify --repair writes the from-scratch labels where the graph differs)."""
+        (verify --repair writes the from-scratch labels where the graph differs); then every
+        belief's effective access tags follow the labels (engine/access.py)."""
 
     def create_nogood(self, nogood: Nogood) -> None: ...
 

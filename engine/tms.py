@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from engine import access
 from engine import nogoods as nogood_rules
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
@@ -338,7 +339,19 @@ def verify(store: Store) -> list[Mismatch]:
     """Recompute every label from scratch and list where the graph disagrees."""
 
     beliefs, raw_labels = store.read(lambda tx: tx.read_labelling())
-    return compare_labels(beliefs, raw_labels)
+    computed = compute_labels(beliefs)
+    return compare_labels(beliefs, raw_labels, computed) + compare_tags(beliefs, computed)
+
+
+def compare_tags(beliefs: dict[str, Belief], computed: dict[str, Label]) -> list[Mismatch]:
+    """Where the stored effective access tags differ from those the labels give
+    (engine/access.py); nothing to do when no belief carries tags."""
+    if not any(b.effective_tags or b.metadata for b in beliefs.values()):
+        return []
+    want = access.effective_tags(beliefs, {bid: label.truth for bid, label in computed.items()})
+    return [Mismatch(bid, "tags " + ",".join(beliefs[bid].effective_tags),
+                     "tags " + ",".join(sorted(want[bid])))
+            for bid in sorted(beliefs) if set(beliefs[bid].effective_tags) != want[bid]]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -357,15 +370,19 @@ def repair(store: Store) -> Repair:
         beliefs, raw_labels = tx.read_labelling()
         computed = compute_labels(beliefs)
         problems = compare_labels(beliefs, raw_labels, computed)
-        if not problems:
+        tag_problems = compare_tags(beliefs, computed)
+        if not problems and not tag_problems:
             return Repair([], Change())
+        # writing labels recomputes every effective tag too (the store's write_labels)
         tx.write_labels({p.id: computed[p.id] for p in problems})
+        if not problems:
+            return Repair(tag_problems, Change())
         was_in = {bid for bid in beliefs if "In" in raw_labels.get(bid, ())}
         fixed = [p.id for p in problems]
         change = Change(
             went_in=sorted(b for b in fixed if computed[b].truth == Truth.IN and b not in was_in),
             went_out=sorted(b for b in fixed if computed[b].truth != Truth.IN and b in was_in))
-        return Repair(problems, enforce_nogoods(tx, change))
+        return Repair(problems + tag_problems, enforce_nogoods(tx, change))
 
     return store.write(work, ChangeEntry("verify-repair"))
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
+from engine.access import own_tags
 from engine.errors import InvalidInput, StoreError
 from engine.store import RewiredEdge, SupersedeRecord
 
@@ -81,7 +82,8 @@ class EditTxPart(TxBase):
     def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None:
         note_redefined(self, [belief_id])
         self._run("set_metadata", id=belief_id, at=at,
-                  metadata=json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False))
+                  metadata=json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False),
+                  access_tags=sorted(own_tags(metadata)) or None)
 
     def copy_source_link(self, old: str, new: str) -> None:
         self._run("copy_source_link", old=old, new=new)

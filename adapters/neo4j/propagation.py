@@ -20,12 +20,17 @@ Cypher reads and writes the graph (cypher/tms/propagate.cypher); Python decides,
    alternating fixpoint).
 3. Write. Only what changed: one UNWIND per kind (IN, OUT, undetermined; depths), each
    returning the ids it relabelled, which make the Change.
+4. Access tags. When any belief carries tags (`tags_exist`, two index look-ups), the
+   region's effective tags are recomputed from its new labels (`region_tags`, one read;
+   engine/access.propagate_tags) and the changed ones written: the region holds everything
+   whose support may have changed, and nothing outside it did.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from adapters.neo4j.base import TxBase
+from engine.access import TagBelief, propagate_tags
 from engine.model import Change
 from engine.region import IN, OUT, UNDETERMINED, Label, RegionBelief, label_region
 
@@ -59,7 +64,34 @@ class Propagation:
             self.successors[e] = []
         self._find_region(seed_list)
         self._decide(set(seed_list))
-        return self._write()
+        change = self._write()
+        self.retag(list(self.parents))
+        return change
+
+    def retag(self, region: list[str]) -> None:
+        """Recompute the effective tags of `region` (element ids closed under dependents)."""
+        if not region or not self._run("tags_exist")[0]["any"]:
+            return
+        [record] = self._run("region_tags", elements=region)
+        members: dict[str, TagBelief] = {}
+        before: dict[str, frozenset[str]] = {}
+        outside: dict[str, frozenset[str]] = {}
+        outside_in: dict[str, bool] = {}
+        for e, own, effective, is_in, js in record["rows"]:
+            justifications = []
+            for antecedents, outlist in js:
+                for a, a_in, a_tags in antecedents:
+                    outside[a] = frozenset(a_tags)
+                    outside_in[a] = a_in
+                for o, o_in in outlist:
+                    outside_in[o] = o_in
+                justifications.append(([a[0] for a in antecedents], [o[0] for o in outlist]))
+            members[e] = TagBelief(frozenset(own), is_in, tuple(justifications))
+            before[e] = frozenset(effective)
+        after = propagate_tags(members, outside, outside_in)
+        rows = [[e, sorted(tags) or None] for e, tags in after.items() if tags != before[e]]
+        if rows:
+            self._run("set_effective_tags", rows=rows)
 
     # --- steps ------------------------------------------------------------------------
     def _run(self, name: str, **params):

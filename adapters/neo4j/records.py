@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from engine.access import own_tags
 from engine.model import Belief, Justification, Kind, Nogood, Truth
 
 
@@ -36,6 +37,8 @@ def belief_to_row(b: Belief) -> dict[str, Any]:
             "asserted": b.asserted,
             "retracted_at": b.retracted_at,
             "retract_reason": b.retract_reason,
+            # the metadata's access tags, as a property Cypher can read (None: removed)
+            "access_tags": sorted(own_tags(b.metadata)) or None,
         },
     }
 
@@ -44,7 +47,7 @@ def labelled_belief_row(b: Belief, truth: Truth, depth: int | None) -> dict[str,
     """A row for create_labelled_beliefs: empty strings and false pins are left out, since an
     absent property reads as empty or false (bulk imports are dominated by property writes)."""
     props = {k: v for k, v in belief_to_row(b)["props"].items()
-             if not (v == "" or v == "{}" or v is False)}
+             if not (v == "" or v == "{}" or v is False or v is None)}
     props["id"] = b.id
     if depth is not None:
         props["depth"] = depth
@@ -70,6 +73,7 @@ def belief_from_map(m: Mapping[str, Any]) -> Belief:
         retract_reason=m.get("retract_reason") or "",
         truth=Truth(m["truth"]) if m.get("truth") else None,
         depth=m.get("depth"),
+        effective_tags=tuple(m.get("effective_tags") or ()),
     )
 
 

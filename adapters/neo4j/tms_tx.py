@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from adapters.neo4j.base import TxBase
@@ -10,6 +11,7 @@ from adapters.neo4j.change_tracker import note_created, note_pinned, note_redefi
 from adapters.neo4j.edit_tx import supersede_from_props
 from adapters.neo4j.forge_tx import source_from_map
 from adapters.neo4j.propagation import Propagation
+from engine.access import TAGS_KEY, own_tags
 from adapters.neo4j.records import (
     belief_from_map,
     belief_to_row,
@@ -135,7 +137,8 @@ class TmsTxPart(TxBase):
         record = self._single("labelling")
         beliefs: dict[str, Belief] = {}
         labels: dict[str, list[str]] = {}
-        for bid, retracted, asserted, depth, raw, js in record["rows"] if record else ():
+        for bid, retracted, asserted, depth, raw, js, own, effective in (
+                record["rows"] if record else ()):
             truth = (Truth.IN if "In" in raw else
                      Truth.UNDETERMINED if "Undetermined" in raw else Truth.OUT)
             justifications: tuple[Justification, ...] = ()
@@ -148,7 +151,9 @@ class TmsTxPart(TxBase):
                     for _, kind, antecedents, outlist, gate in js)
             beliefs[bid] = Belief(id=bid, text="", justifications=justifications,
                                   retracted=retracted, asserted=asserted, truth=truth,
-                                  depth=depth)
+                                  depth=depth,
+                                  metadata={TAGS_KEY: own} if own else MappingProxyType({}),
+                                  effective_tags=tuple(effective or ()))
             labels[bid] = raw
         return beliefs, labels
 
@@ -207,6 +212,8 @@ class TmsTxPart(TxBase):
         ]
         for chunk in _batches(rows, 10000):
             self._run("create_justifications_by_element", rows=chunk)
+        if any(own_tags(b.metadata) for b in beliefs):
+            self._retag_everything()
 
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
         note_redefined(self, [belief_id])
@@ -240,6 +247,11 @@ class TmsTxPart(TxBase):
         self.change_log.relabelled(change)  # the change log's one hook into propagation
         return change
 
+    def _retag_everything(self) -> None:
+        """After a write of labels computed elsewhere (import, repair): every belief's
+        effective tags from its labels, as propagation would have left them."""
+        Propagation(self).retag(self._one("all_belief_elements")["elements"])
+
     def write_labels(self, labels: Mapping[str, Label]) -> None:
         rows = [{"id": bid, "truth": label.truth.value, "depth": label.depth}
                 for bid, label in sorted(labels.items())]
@@ -248,6 +260,7 @@ class TmsTxPart(TxBase):
             for bid, _was_in, now_in in self._one("write_belief_labels", rows=chunk)["moved"]:
                 (moved.went_in if now_in else moved.went_out).append(bid)
         self.change_log.relabelled(moved)
+        self._retag_everything()
 
     def create_nogood(self, nogood: Nogood) -> None:
         named = list(nogood.members)

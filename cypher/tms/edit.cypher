@@ -70,9 +70,9 @@ MATCH (b:Belief {id: $id})
 RETURN [(b)-[:SUPERSEDED_BY]->(n) | n.id] AS by, [(b)<-[:SUPERSEDED_BY]-(o) | o.id] AS supersedes
 
 // name: set_metadata
-// Replaces a belief's metadata (JSON text) and stamps updated_at; returns its id.
+// Replaces a belief's metadata (JSON text) and its copy of the metadata's access tags (null: none), and stamps updated_at; returns its id.
 MATCH (b:Belief {id: $id})
-SET b.metadata = $metadata, b.updated_at = $at
+SET b.metadata = $metadata, b.access_tags = $access_tags, b.updated_at = $at
 RETURN b.id AS id
 
 // name: copy_source_link

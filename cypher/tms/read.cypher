@@ -5,6 +5,7 @@ MATCH (b:Belief {id: bid})
 RETURN b {
   .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
   .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
+  .effective_tags,
   truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   labels: labels(b),
   justifications: COLLECT {
@@ -23,6 +24,7 @@ MATCH (b:Belief)
 RETURN b {
   .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
   .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
+  .effective_tags,
   truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   labels: labels(b),
   justifications: COLLECT {
@@ -37,13 +39,14 @@ RETURN b {
 ORDER BY b.id
 
 // name: labelling
-// Every belief as verify compares it, collected in one record: [id, retracted, asserted, depth, labels, justifications], a justification being [seq, kind, [[pos, antecedent id]...], [[pos, outlist id]...], gate] (no texts, no metadata).
+// Every belief as verify compares it, collected in one record: [id, retracted, asserted, depth, labels, justifications, own access tags, effective tags], a justification being [seq, kind, [[pos, antecedent id]...], [[pos, outlist id]...], gate] (no texts, no metadata).
 MATCH (b:Belief)
 RETURN collect([b.id, coalesce(b.retracted, false), coalesce(b.asserted, false), b.depth,
   labels(b),
   [(b)<-[:SUPPORTS]-(j:Justification) | [j.seq, j.kind,
      [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]],
-     coalesce(j.gate, false)]]
+     coalesce(j.gate, false)]],
+  b.access_tags, b.effective_tags
   ]) AS rows
 
 // name: existing_belief_ids
@@ -100,6 +103,7 @@ ORDER BY CASE $sort WHEN 'depth' THEN -coalesce(b.depth, -1) WHEN 'impact' THEN 
 RETURN b {
   .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
   .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
+  .effective_tags,
   truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   labels: labels(b),
   justifications: COLLECT {

@@ -2,6 +2,7 @@
 
     python -m engine.mcp                      stdio (an MCP client starts it as a subprocess)
     python -m engine.mcp --http --port 8765   streamable HTTP on 127.0.0.1, bearer token required
+    python -m engine.mcp token add NAME --role read|propose|write [--visible-to TAGS]
 
 The server opens the store once and keeps one driver for its life, so a tool call costs what
 its transaction costs. Tools are the public methods of engine.agent_tools.AgentTools; sync
@@ -11,7 +12,10 @@ the CLI's `Error: ...` line; nothing is written. While Neo4j is down a call answ
 `Error: ...` line saying so, and the driver reconnects on its own once the server is back.
 
 HTTP needs `Authorization: Bearer <token>`: EEM_MCP_TOKEN, else a token generated once and
-kept beside the local Neo4j password (`.neo4j/mcp-token`, mode 600).
+kept beside the local Neo4j password (`.neo4j/mcp-token`, mode 600), which has the write
+role; or a named token of `token add` (engine/cli/mcp_tokens.py), with its own role. A
+client's role (engine/tool_roles.py) decides which tools it is listed and may call; stdio
+serves the role of `--role`.
 
 This module is the only one that imports the `mcp` SDK (the `mcp` extra).
 """
@@ -19,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import hmac
 import json
 import logging
 import os
@@ -44,11 +47,16 @@ from engine.agent_tools import (
 )
 from engine.changelog import CALLER, ActingStore
 from engine.cli.support import LazyStore
+from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.errors import EngineError, StoreError
+from engine.tool_roles import ROLES, WRITE, Access
+from engine.visibility import VISIBLE_TO, VisibleStore
 
 PROG = "python -m engine.mcp"
 MCP_HINT = "pip install 'eem-engine[mcp]'"
 TOKEN_FILE = "mcp-token"
+ACCESS_KEY = "eem.access"  # where RequireBearer leaves the client's Access in the ASGI scope
+NO_ACCESS = Access("", "none")  # an HTTP message that came past no token check: nothing
 HOST = "127.0.0.1"
 # How long a transaction retries a lost connection: long enough to ride out a blip or a
 # deadlock between concurrent writers, short enough that a call answers soon while Neo4j is
@@ -76,14 +84,23 @@ def _sdk():
 
 
 def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[], str],
-            context_type: Any = None, base_actor: str = "mcp"):
-    """The tool as the SDK calls it: its writes are by the calling client (the change log's
-    actor: `<base_actor>` with the client's name); an EngineError becomes a tool error with
-    the CLI's one line; a lost connection the store did not name becomes one line saying so."""
+            context_type: Any = None, base_actor: str = "mcp", name: str = "",
+            default_access: Access = Access("", WRITE)):
+    """The tool as the SDK calls it: refused (a tool error naming the role, nothing run)
+    when the caller's role does not reach it; its writes are by the calling client (the
+    change log's actor: `<base_actor>` with the client's name and its token's name); an
+    EngineError becomes a tool error with the CLI's one line; a lost connection the store
+    did not name becomes one line saying so."""
+    tool_name = name or method.__name__
 
     @functools.wraps(method)
     def call(mcp_context: Any = None, **kwargs: Any) -> Any:
-        token = CALLER.set(caller_actor(base_actor, mcp_context))
+        access = context_access(mcp_context, default_access)
+        if not access.may_call(tool_name):
+            return _tool_error(types, access.refusal(tool_name))
+        actor = caller_actor(labelled(base_actor, access.name), mcp_context)
+        token = CALLER.set(actor)
+        seeing = VISIBLE_TO.set(access.visible_to)  # the store's reads filter by it
         try:
             return method(**kwargs)
         except EngineError as e:
@@ -91,14 +108,59 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[],
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
             message = _describe(e, uri())
         finally:
+            VISIBLE_TO.reset(seeing)
             CALLER.reset(token)
-        line = "Error: " + " ".join(message.split())  # a driver's message may span lines
-        return types.CallToolResult(content=[types.TextContent(type="text", text=line)],
-                                    is_error=True)
+        return _tool_error(types, message)
 
     if context_type is not None:  # the SDK passes its request Context to this parameter
         call.__annotations__ = {**method.__annotations__, "mcp_context": context_type}
     return call
+
+
+def _tool_error(types: Any, message: str) -> Any:
+    line = "Error: " + " ".join(message.split())  # a driver's message may span lines
+    return types.CallToolResult(content=[types.TextContent(type="text", text=line)],
+                                is_error=True)
+
+
+def request_access(request: Any, default: Access) -> Access:
+    """The Access RequireBearer found for this HTTP request; `default` without a request
+    (stdio); nothing at all for an HTTP request that carries none."""
+    if request is None:
+        return default
+    scope = getattr(request, "scope", None) or {}
+    found = scope.get(ACCESS_KEY)
+    return found if isinstance(found, Access) else NO_ACCESS
+
+
+def context_access(context: Any, default: Access) -> Access:
+    try:
+        request = context.request_context.request
+    except (AttributeError, ValueError):
+        request = None
+    return request_access(request, default)
+
+
+def labelled(base: str, label: str) -> str:
+    """`mcp:http` with a token's name: `mcp:http@name` (a named token replaces the label
+    of EEM_MCP_TOKEN_LABEL; the default token, named "", keeps it)."""
+    if not label:
+        return base
+    return f"{base.partition('@')[0]}@{label}"
+
+
+def tool_listing_filter(default: Access):
+    """SDK middleware: a tools/list answer holds only the tools the caller's role reaches."""
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        result = await call_next(ctx)
+        if ctx.method != "tools/list" or not isinstance(result, dict):
+            return result  # the chain answers the wire form: {"tools": [{"name": ...}]}
+        access = request_access(ctx.request, default)
+        return {**result, "tools": [t for t in result.get("tools", [])
+                                    if access.may_call(str(t.get("name")))]}
+
+    return middleware
 
 
 def caller_actor(base: str, context: Any) -> str:
@@ -134,17 +196,25 @@ def _context_type() -> Any:
 
 def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = "",
                  base_actor: str = "mcp", reading: ReadingTools | None = None,
-                 with_ask: bool = False, proposals: ProposalTools | None = None):
+                 with_ask: bool = False, proposals: ProposalTools | None = None,
+                 default_access: Access = Access("", WRITE)):
+    """`default_access`: the client's when a message came without an HTTP request (stdio);
+    over HTTP each message carries the Access of its token (RequireBearer)."""
     MCPServer, types = _sdk()
-    server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING")
+    server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING",
+                       middleware=[tool_listing_filter(default_access)])
     context_type = _context_type()
+
+    def wrap(name: str, method: Callable[..., dict[str, Any]]) -> Any:
+        return guarded(method, types, lambda: uri, context_type, base_actor, name,
+                       default_access)
+
     for name, method in tool_methods(tools).items():
-        server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor), name=name,
+        server.add_tool(wrap(name, method), name=name,
                         annotations=types.ToolAnnotations(read_only_hint=name in READ_ONLY))
     if reading is not None:  # issue 21: context_for, compact, ask (with --model)
         for name, method in reading_tool_methods(reading, with_ask=with_ask).items():
-            server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor),
-                            name=name,
+            server.add_tool(wrap(name, method), name=name,
                             annotations=types.ToolAnnotations(
                                 read_only_hint=name in READING_TOOL_NAMES))
 
@@ -155,8 +225,7 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
 
     if proposals is not None:  # issue 23: propose_*, list/show/withdraw/accept/reject
         for name, method in proposal_tool_methods(proposals).items():
-            server.add_tool(guarded(method, types, lambda: uri, context_type, base_actor),
-                            name=name,
+            server.add_tool(wrap(name, method), name=name,
                             annotations=types.ToolAnnotations(
                                 read_only_hint=name in PROPOSAL_READ_TOOL_NAMES))
 
@@ -210,23 +279,30 @@ def bearer_token(environ: Mapping[str, str]) -> tuple[str, str]:
 
 
 class RequireBearer:
-    """ASGI middleware: HTTP requests without `Authorization: Bearer <token>` get 401."""
+    """ASGI middleware: an HTTP request whose `Authorization: Bearer <token>` names no
+    current token gets 401; else the token's Access goes on with the request (ACCESS_KEY),
+    for the role checks of the tools. The table is consulted per request, so a revoked
+    token is refused at once."""
 
-    def __init__(self, app: Any, token: str) -> None:
+    def __init__(self, app: Any, table: TokenTable) -> None:
         self._app = app
-        self._expected = f"Bearer {token}".encode()
+        self._table = table
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or ()).get(b"authorization", b"")
-            if not hmac.compare_digest(given, self._expected):
+            scheme, _, token = given.decode("latin-1").partition(" ")
+            access = self._table.lookup(token.strip()) if scheme == "Bearer" else None
+            if access is None:
                 body = json.dumps({"error": "unauthorized: send Authorization: Bearer "
-                                            "<token> (EEM_MCP_TOKEN or .neo4j/mcp-token)"})
+                                            "<token> (EEM_MCP_TOKEN, .neo4j/mcp-token, or "
+                                            "one of `token add`)"})
                 await send({"type": "http.response.start", "status": 401,
                             "headers": [(b"content-type", b"application/json"),
                                         (b"www-authenticate", b'Bearer realm="eem-engine"')]})
                 await send({"type": "http.response.body", "body": body.encode()})
                 return
+            scope = {**scope, ACCESS_KEY: access}
         await self._app(scope, receive, send)
 
 
@@ -235,11 +311,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="The belief network as an MCP server (tools and resources).",
         epilog="Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. "
-               "HTTP token: EEM_MCP_TOKEN, else .neo4j/mcp-token. "
+               "HTTP token: EEM_MCP_TOKEN, else .neo4j/mcp-token (role write), or a named "
+               f"token: {PROG} token add|list|revoke (see {PROG} token --help). "
                f"example: {PROG} --http --port 8765")
     parser.add_argument("--http", action="store_true",
                         help=f"serve streamable HTTP on {HOST} instead of stdio")
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    parser.add_argument("--role", choices=ROLES, default=WRITE,
+                        help="the stdio client's role: read, propose or write (default write; "
+                             "over HTTP each token has its own)")
+    parser.add_argument("--visible-to", metavar="TAGS",
+                        help="the stdio client sees only beliefs whose access tags are all "
+                             "among these (comma-separated; over HTTP, per token)")
     parser.add_argument("--report-dir", default="reports", metavar="DIR",
                         help="where the stages write their reports (default reports/)")
     parser.add_argument("--model", metavar="SPEC",
@@ -252,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
 def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
     """The reading tools; with --model, ask through the CLI's own back-end (checked now)."""
     if not args.model:
-        return ReadingTools(ActingStore(store))
+        return ReadingTools(ActingStore(VisibleStore(store)))
     from engine.ask.run import ask
     from engine.cli.ask import backend_for, build_ask_model
     from engine.cli.stage_cli import Wiring
@@ -268,7 +351,7 @@ def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
         return ask(store, question, backend, budget=3000, max_tool_rounds=3,
                    report_file=report).as_dict()
 
-    return ReadingTools(ActingStore(store), ask=answer)
+    return ReadingTools(ActingStore(VisibleStore(store)), ask=answer)
 
 
 def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[PackEntry]]:
@@ -285,7 +368,7 @@ def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[Pac
 
     from engine.cli.sources import source_files
 
-    return AgentTools(ActingStore(store), pack, report_dir=report_dir,
+    return AgentTools(ActingStore(VisibleStore(store)), pack, report_dir=report_dir,
                       make_embedder=make_embedder, source_files=source_files(None)), entries
 
 
@@ -298,7 +381,17 @@ def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["token"]:
+        from engine.cli.mcp_tokens import token_command
+
+        return token_command(argv[1:], local_home(os.environ) / TOKENS_FILE)
     args = build_parser().parse_args(argv)
+    try:
+        visible_to = parse_tags(args.visible_to) if args.visible_to is not None else None
+    except EngineError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return e.exit_code
     logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
     store = LazyStore(retry_seconds=RETRY_SECONDS, actor=mcp_actor(os.environ, args.http))
     try:
@@ -308,7 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
                               base_actor=mcp_actor(os.environ, args.http),
                               reading=make_reading(store, args), with_ask=bool(args.model),
-                              proposals=ProposalTools(ActingStore(store)))
+                              proposals=ProposalTools(ActingStore(store)),
+                              default_access=Access("", args.role, visible_to))
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")
@@ -326,7 +420,8 @@ def _serve_http(server: Any, port: int) -> int:
     import uvicorn
 
     token, where = bearer_token(os.environ)
-    app = RequireBearer(server.streamable_http_app(host=HOST), token)
+    table = TokenTable(token, local_home(os.environ) / TOKENS_FILE)
+    app = RequireBearer(server.streamable_http_app(host=HOST), table)
     print(f"MCP server on http://{HOST}:{port}/mcp (bearer token: {where})", file=sys.stderr,
           flush=True)
     uvicorn.run(app, host=HOST, port=port, log_level="warning")

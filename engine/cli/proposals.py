@@ -9,6 +9,7 @@ import argparse
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.access import parse_tags
 from engine.cli import sources
 from engine.cli.memory import supersede_justifications
 from engine.cli.support import print_json, shorten, table
@@ -44,6 +45,8 @@ def action_args(verb: str, args: argparse.Namespace,
         claim = sources.claim_of(args)  # read and grounded now, as `add` does; refused alike
         if claim is not None:
             found.update(source=claim.path, pin=pin_args(claim))
+        if getattr(args, "access_tags", None):
+            found["access_tags"] = list(parse_tags(args.access_tags))
         return found
     if verb == "add-justification":
         return {"id": args.id, "justifications": js(justifications_of(args))}

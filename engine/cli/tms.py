@@ -26,9 +26,11 @@ from engine.cli.support import (
     split_ids,
     table,
 )
+from engine.access import TAGS_KEY, parse_tags
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
 from engine.store import BeliefFilter
+from engine.visibility import VisibleStore
 
 PROG = "python -m engine"
 
@@ -78,8 +80,9 @@ def cmd_reset(store, args) -> int:
 def cmd_add(store, args) -> int:
     justifications = _justifications(args)
     claim = sources.claim_of(args)  # the file read, hashed and the quote grounded, or None
+    tags = parse_tags(args.access_tags) if args.access_tags else ()
     change = tms.add(store, args.id, args.text, justifications, source_url=args.source_url or "",
-                     claim=claim)
+                     metadata={TAGS_KEY: list(tags)} if tags else None, claim=claim)
     if not args.json and args.id not in change.went_in:
         named = sorted({ref for j in justifications for ref in j.mentions()})
         missing = sorted(set(named) - set(tms.show_many(store, named)))
@@ -118,6 +121,7 @@ def cmd_status(store, args) -> int:
 
 
 def cmd_list(store, args) -> int:
+    store = _seen_by(store, args)
     truth = Truth.IN if args.in_ else Truth.OUT if args.out else None
     premises = True if args.premises else False if args.derived else None
     beliefs = tms.list_beliefs(store, BeliefFilter(
@@ -150,13 +154,19 @@ def cmd_list(store, args) -> int:
 
 
 def cmd_show(store, args) -> int:
+    if args.history and args.visible_to is not None:
+        raise InvalidInput("--history reads the change log, which --visible-to cannot filter",
+                           field="visible_to")
     if args.history:
         return memory.print_history(store, args.id, args.json)
     from engine.impact import impacts
 
-    b, dependents = tms.show(store, args.id)
-    superseded_by, supersedes = tms.supersede_links(store, args.id)
-    impact = impacts(store, [b.id]).get(b.id, 0)
+    b, dependents = tms.show(_seen_by(store, args), args.id)
+    if args.visible_to is None:
+        superseded_by, supersedes = tms.supersede_links(store, args.id)
+        impact = impacts(store, [b.id]).get(b.id, 0)
+    else:  # the links and the impact count beliefs the client may not see: not shown
+        superseded_by, supersedes, impact = [], [], 0
     if args.json:
         print_json({**results.belief_record(b, dependents), "impact": impact,
                     "superseded_by": superseded_by, "supersedes": supersedes})
@@ -186,6 +196,7 @@ def cmd_show(store, args) -> int:
 
 
 def cmd_explain(store, args) -> int:
+    store = _seen_by(store, args)
     step = explaining.explain(store, args.id)
     if args.json:
         print_json(step.as_dict())
@@ -195,11 +206,25 @@ def cmd_explain(store, args) -> int:
 
 
 def cmd_trace(store, args) -> int:
+    store = _seen_by(store, args)
     entries = explaining.trace(store, args.id)
     if args.json:
         print_json([e.__dict__ for e in entries])
         return 0
     print(table([(e.id, e.truth, e.kind) for e in entries], ["rests on", "truth", "kind"]))
+    return 0
+
+
+def cmd_trace_tags(store, args) -> int:
+    store = _seen_by(store, args)
+    found = explaining.trace_tags(store, args.id)
+    if args.json:
+        print_json(found)
+        return 0
+    print(f"{found['id']}: {', '.join(found['effective_tags']) or 'no access tags'}")
+    rows = [(s["tag"], s["origin"], " -> ".join(s["via"])) for s in found["sources"]]
+    if rows:
+        print(table(rows, ["tag", "from", "through"]))
     return 0
 
 
@@ -308,6 +333,7 @@ def cmd_query(store, args) -> int:
 
 
 def cmd_search(store, args) -> int:
+    store = _seen_by(store, args)
     embedder = None
     if args.semantic:
         from adapters.embeddings import SentenceTransformerEmbedder
@@ -377,6 +403,8 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     _justification_flags(p)
     sources.add_source_arguments(p)  # --source PATH[:A-B], --quote, --root
     p.add_argument("--source-url", help="a URL for the source")
+    p.add_argument("--access-tags", metavar="TAGS",
+                   help="comma-separated access tags (who may see it), e.g. finance,hr")
 
 
 def _add_justification_arguments(p: argparse.ArgumentParser) -> None:
@@ -398,7 +426,26 @@ def _nogood_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", help="the nogood's id (default: from its members)")
 
 
+def _visible_to_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--visible-to", metavar="TAGS",
+                   help="see only what a client with these access tags sees (comma-separated; "
+                        "'' for untagged beliefs only)")
+
+
+def _seen_by(store, args):
+    """The store as a client with `--visible-to` sees it (engine/visibility.py)."""
+    if getattr(args, "visible_to", None) is None:
+        return store
+    return VisibleStore(store, frozenset(parse_tags(args.visible_to, field="visible_to")))
+
+
+def _read_id(p: argparse.ArgumentParser) -> None:
+    _id(p)
+    _visible_to_flag(p)
+
+
 def _list_arguments(p: argparse.ArgumentParser) -> None:
+    _visible_to_flag(p)
     group = p.add_mutually_exclusive_group()
     group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
     group.add_argument("--out", action="store_true", help="OUT beliefs only")
@@ -426,6 +473,7 @@ def _what_if_arguments(p: argparse.ArgumentParser) -> None:
 
 def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
+    _visible_to_flag(p)
     p.add_argument("--history", action="store_true",
                    help="the change-log entries that touched the belief, oldest first")
 
@@ -448,6 +496,7 @@ def _viz_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _search_arguments(p: argparse.ArgumentParser) -> None:
+    _visible_to_flag(p)
     p.add_argument("words", nargs="+", metavar="WORD",
                    help="words to find in belief texts and ids (any of them; prefixes match)")
     which = p.add_mutually_exclusive_group()
@@ -509,9 +558,12 @@ COMMANDS: dict[str, Command] = {
     "list": Command(cmd_list, "list beliefs", "list --in --derived", _list_arguments),
     "show": Command(cmd_show, "one belief with its justifications (--history: its changes)",
                     "show auth-bottleneck", _show_arguments),
-    "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck", _id),
+    "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck",
+                       _read_id),
     "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
-                     _id),
+                     _read_id),
+    "trace-tags": Command(cmd_trace_tags, "where each of a belief's access tags comes from",
+                          "trace-tags payroll-summary --json", _read_id),
     "what-if": Command(cmd_what_if, "what a retract, assert or supersede would change (nothing"
                        " written)",
                        "what-if retract auth-uses-jwt", _what_if_arguments),

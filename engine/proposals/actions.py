@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import dialectic, supersede, tms
+from engine.access import TAGS_KEY
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Kind, check_id, check_text
 from engine.pinning import SourcedClaim, pin_in
@@ -77,7 +78,9 @@ def _apply_add(tx: GraphTx, a: Args) -> Change:
     change since then shows in `sources stale`, as for any pinned belief)."""
     stamp = tms.now()
     claim = _pin_of(a)
-    metadata = claim.metadata() if claim else {}
+    metadata: dict[str, Any] = claim.metadata() if claim else {}
+    if a.get("access_tags"):
+        metadata[TAGS_KEY] = list(a["access_tags"])
     belief = Belief(id=a["id"], text=a["text"], justifications=_justifications(a),
                     source=claim.path if claim else a.get("source") or "",
                     source_url=a.get("source_url") or "",

@@ -267,3 +267,10 @@ def test_a_proposed_sourced_add_is_read_now_and_pinned_when_accepted(engine, sto
     assert (b.source, b.source_hash, b.metadata["lines"]) == ("src/auth.py", sha, [3, 3])
     assert sources(store) == {"src/auth.py": sha}
     assert drawn_from(store, "src/auth.py") == ["auth-uses-jwt"]
+
+
+def test_a_proposed_add_keeps_its_access_tags_when_accepted(engine, store):
+    engine("propose", "add", "salaries", "Salaries are paid monthly", "--access-tags", "hr",
+           "--reason", "from the handbook")
+    engine("accept", "prop-1")
+    assert list(tms.show(store, "salaries")[0].metadata["access_tags"]) == ["hr"]

@@ -1,0 +1,317 @@
+"""Roles on the MCP server, through the SDK's own client over streamable HTTP with three
+named tokens (read, propose, write) made by `python -m engine.mcp token add`: each is listed
+the tools its role reaches, a call above it is a tool error naming the role and writes
+nothing, the token's name is the change log's actor, and a missing, wrong or revoked token
+is refused. Over stdio, `--role` sets the client's role."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+from mcp import Client  # noqa: E402
+
+from engine import changelog, tms  # noqa: E402
+from engine.agent_tools import READING_TOOL_NAMES, TOOL_NAMES  # noqa: E402
+from engine.change_records import LogQuery  # noqa: E402
+from engine.cli import mcp_tokens as token_file  # noqa: E402
+from engine.tool_roles import PROPOSE_TOOLS, READ_TOOLS, allows, role_of  # noqa: E402
+from tests.integration.test_mcp_server import (  # noqa: E402
+    ROOT,
+    _free_port,
+    build,
+    call,
+    error,
+    http_client,
+    labels,
+    run,
+    server_env,
+    stdio,
+)
+
+pytestmark = pytest.mark.neo4j
+
+DEFAULT_TOKEN = "default-token-7d21"
+SERVED = set(TOOL_NAMES) | set(READING_TOOL_NAMES)
+
+
+def token_cli(home, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(NEO4J_LOCAL_HOME=str(home), PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "engine.mcp", "token", *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
+
+
+def add_token(home, name: str, role: str, visible_to: frozenset[str] | None = None) -> str:
+    return token_file.add_token(home / token_file.TOKENS_FILE, name, role, visible_to)[1]
+
+
+def start_server(neo4j_settings, home, *args: str):
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(server_env(neo4j_settings, EEM_MCP_TOKEN=DEFAULT_TOKEN,
+                          NEO4J_LOCAL_HOME=str(home)))
+    process = subprocess.Popen([sys.executable, "-m", "engine.mcp", "--http", "--port",
+                                str(port), *args], cwd=ROOT, env=env,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return process, f"http://127.0.0.1:{port}/mcp"
+        except OSError:
+            assert process.poll() is None, process.stderr.read()
+            time.sleep(0.2)
+    process.kill()
+    pytest.fail("the MCP HTTP server did not start")
+
+
+@pytest.fixture
+def three_tokens(store, neo4j_settings, tmp_path):
+    made = {role: add_token(tmp_path, f"{role}-agent", role)
+            for role in ("read", "propose", "write")}
+    process, url = start_server(neo4j_settings, tmp_path)
+    yield url, made, tmp_path
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def test_the_role_table_denies_by_default():
+    assert role_of("a_tool_added_tomorrow") == "write"
+    assert not allows("propose", "a_tool_added_tomorrow")
+    assert allows("propose", "propose_retract") and not allows("read", "propose_retract")
+    assert not allows("propose", "accept_proposal") and allows("write", "reject_proposal")
+    assert not allows("nobody", "status")
+
+
+@pytest.mark.slow
+def test_the_token_file_is_private_and_prints_the_token_once(tmp_path):
+    done = token_cli(tmp_path, "add", "ci", "--role", "read", "--visible-to", "hr,eng")
+    assert done.returncode == 0
+    token = done.stdout.strip().splitlines()[-1]
+    path = tmp_path / "mcp-tokens.json"
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert token not in path.read_text()  # only its digest is kept
+    listed = token_cli(tmp_path, "list").stdout
+    assert "ci\tread\teng,hr" in listed and token not in listed
+    assert token_cli(tmp_path, "add", "ci", "--role", "read").returncode == 2
+    bad = token_cli(tmp_path, "add", "x", "--role", "admin")
+    assert bad.returncode == 2 and bad.stderr.startswith("Error: role takes read")
+    assert token_cli(tmp_path, "revoke", "ci").returncode == 0
+    missing = token_cli(tmp_path, "revoke", "ci")
+    assert missing.returncode == 2 and missing.stderr.strip() == (
+        "Error: no MCP token with id 'ci'")
+
+
+@pytest.mark.slow
+def test_each_role_sees_and_calls_only_its_tools(three_tokens, store):
+    url, tokens, _ = three_tokens
+    build(store)
+    before = labels(store), len(changelog.log(store, LogQuery(limit=50)))
+
+    async def as_role(role: str):
+        http, client = http_client(url, tokens[role])
+        async with http, client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            shown = await call(client, "show", id="a")
+            refused = {tool: await error(client, tool, **arguments) for tool, arguments in (
+                ("retract", {"id": "p", "reason": "stale"}),
+                ("add", {"id": "new", "text": "new"}),
+                ("set_metadata", {"id": "p", "key": "k", "value": 1}))
+                if not allows(role, tool)}
+            return names, shown, refused
+
+    async def all_roles():
+        return {role: await as_role(role) for role in tokens}
+
+    seen = run(all_roles())
+    assert seen["read"][0] == SERVED & set(READ_TOOLS)
+    assert seen["propose"][0] == SERVED & (set(READ_TOOLS) | set(PROPOSE_TOOLS))
+    assert seen["write"][0] == SERVED
+    for role in tokens:
+        assert seen[role][1]["truth"] == "IN"
+    assert seen["read"][2]["retract"] == (
+        "Error: tool 'retract' needs the write role; token 'read-agent' has the read role")
+    assert set(seen["read"][2]) == set(seen["propose"][2]) == {"retract", "add",
+                                                               "set_metadata"}
+    assert "propose role" in seen["propose"][2]["add"]
+    assert seen["write"][2] == {}
+    assert (labels(store), len(changelog.log(store, LogQuery(limit=50)))) == before
+
+
+@pytest.mark.slow
+def test_a_writers_token_name_is_the_changes_actor(three_tokens, store):
+    url, tokens, _ = three_tokens
+    build(store)
+
+    async def go():
+        http, client = http_client(url, tokens["write"])
+        async with http, client:
+            return await call(client, "retract", id="p", reason="stale")
+
+    assert run(go())["went_out"] == ["a", "b", "p"]
+    entry = changelog.log(store, LogQuery(limit=1))[0]
+    assert entry.actor.startswith("mcp:") and entry.actor.endswith("@write-agent")
+
+
+@pytest.mark.slow
+def test_missing_wrong_and_revoked_tokens_are_refused(three_tokens, store):
+    import httpx2
+
+    url, tokens, home = three_tokens
+    build(store)
+    body = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    for headers in ({}, {"Authorization": "Bearer not-a-token"},
+                    {"Authorization": tokens["read"]}):  # no scheme
+        assert httpx2.post(url, json=body, headers=headers, timeout=10).status_code == 401
+
+    async def revoked_between_calls():
+        http, client = http_client(url, tokens["propose"])
+        async with http, client:
+            first = await call(client, "status")
+            token_file.revoke_token(home / token_file.TOKENS_FILE, "propose-agent")
+            with pytest.raises(Exception):
+                await client.call_tool("status", {})
+            return first
+
+    assert run(revoked_between_calls())["beliefs"] == 4
+    answer = httpx2.post(url, json=body, timeout=10,
+                         headers={"Authorization": f"Bearer {tokens['propose']}"})
+    assert answer.status_code == 401
+
+    async def others_still_served():
+        http, client = http_client(url, tokens["read"])
+        async with http, client:
+            return await call(client, "status")
+
+    assert run(others_still_served())["beliefs"] == 4
+
+
+@pytest.mark.slow
+def test_the_default_token_keeps_the_write_role(three_tokens, store):
+    url, _, _ = three_tokens
+
+    async def go():
+        http, client = http_client(url, DEFAULT_TOKEN)
+        async with http, client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            return names, await call(client, "add", id="d", text="by the default token")
+
+    names, added = run(go())
+    assert names == SERVED and added["went_in"] == ["d"]
+    entry = changelog.log(store, LogQuery(limit=1))[0]
+    assert "@" not in entry.actor  # no name: the server's default actor, as before
+
+
+@pytest.mark.slow
+def test_stdio_serves_the_role_of_the_flag(store, neo4j_settings):
+    params = stdio(server_env(neo4j_settings))
+    params.args += ["--role", "read"]
+
+    async def go():
+        async with Client(params) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            return names, await error(client, "add", id="x", text="x")
+
+    names, refused = run(go())
+    assert names == SERVED & set(READ_TOOLS)
+    assert refused == ("Error: tool 'add' needs the write role; this server has the read "
+                       "role")
+    assert tms.list_beliefs(store) == []
+
+
+# --- visibility sets -----------------------------------------------------------------------
+HIDDEN_FROM_PLAIN = {"hr-doc": "salaries rose four percent", "layoff": "layoffs are planned",
+                     "raise": "staff got a raise"}
+
+
+def tagged_network(store) -> None:
+    J = tms.make_justifications
+    tms.add(store, "hr-doc", HIDDEN_FROM_PLAIN["hr-doc"], metadata={"access_tags": ["hr"]})
+    tms.add(store, "layoff", HIDDEN_FROM_PLAIN["layoff"],
+            metadata={"access_tags": ["finance"]})
+    tms.add(store, "news", "the company did well")
+    tms.add(store, "raise", HIDDEN_FROM_PLAIN["raise"], J(["hr-doc"]))  # OUT, still hr
+    tms.add(store, "cheer", "people cheer", J(["news"], unless=["layoff"]))
+    tms.add(store, "gossip", "people talk", J(["hr-doc", "news"], any_mode=True))
+    tms.retract(store, "layoff", "not decided")
+    tms.retract(store, "hr-doc", "embargoed")  # gossip now holds by news alone: untagged
+    tms.assert_belief(store, "hr-doc")  # ... and both again: gossip is hr once more
+    tms.retract(store, "hr-doc", "embargoed")
+
+
+@pytest.fixture
+def visibility_tokens(store, neo4j_settings, tmp_path):
+    made = {"plain": add_token(tmp_path, "plain", "read", frozenset()),
+            "hr": add_token(tmp_path, "hr-reader", "write", frozenset({"hr"}))}
+    process, url = start_server(neo4j_settings, tmp_path)
+    yield url, made
+    process.terminate()
+    process.wait(timeout=20)
+
+
+async def everything_a_client_can_read(url: str, token: str) -> tuple[set[str], list[str]]:
+    """Every tool it is offered, called on every id of the network and a few searches:
+    (the tool names, each answer's text)."""
+    http, client = http_client(url, token)
+    answers: list[str] = []
+    async with http, client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        for bid in ("hr-doc", "layoff", "news", "raise", "cheer", "gossip", "nope"):
+            for tool in ("show", "explain", "trace"):
+                result = await client.call_tool(tool, {"id": bid})
+                answers.append(json.dumps(result.structured_content) if not result.is_error
+                               else result.content[0].text)
+        for arguments in ({}, {"truth": "out"}, {"kind": "premises"}):
+            answers.append(json.dumps((await call(client, "list_beliefs", **arguments))))
+        for words in ("salaries percent", "layoffs planned", "staff raise", "people"):
+            answers.append(json.dumps(await call(client, "search", words=words,
+                                                 include_out=True)))
+        for tool in ("query", "status", "log", "changes_since", "what_if", "verify",
+                     "compact", "context_for", "blockers", "retract"):
+            result = await client.call_tool(tool, {})
+            assert result.is_error, tool
+            answers.append(result.content[0].text)
+    return names, answers
+
+
+@pytest.mark.slow
+def test_a_visibility_set_never_receives_a_belief_it_may_not_see(visibility_tokens, store):
+    url, made = visibility_tokens
+    tagged_network(store)
+    assert [tms.show(store, b)[0].effective_tags for b in ("cheer", "gossip", "raise")] == [
+        (), (), ("hr",)]
+    names, answers = run(everything_a_client_can_read(url, made["plain"]))
+    assert names == {"show", "explain", "trace", "list_beliefs", "search"}
+    text = "\n".join(answers)
+    for bid, belief_text in HIDDEN_FROM_PLAIN.items():
+        assert f'"{bid}"' not in text and f"'{bid}'" not in text.replace(
+            f"no belief with id '{bid}'", ""), bid
+        assert belief_text not in text, bid
+    # a hidden id answers exactly as an unknown one
+    unknown = [a for a in answers if a.startswith("Error: no belief with id")]
+    assert {a.split("'")[1] for a in unknown} == {"hr-doc", "layoff", "raise", "nope"}
+    # what it may see names the hidden as hidden, and explain stops there
+    cheer = json.loads(answers[3 * 4])  # show cheer
+    assert cheer["justifications"][0]["outlist"] == ["(hidden-1)"]
+    assert "(hidden-1)" in answers[3 * 4 + 1]  # explain cheer: the hidden outlist member
+    assert "not be filtered" in text.replace("\n", " ") or "cannot be filtered" in text
+
+
+@pytest.mark.slow
+def test_a_wider_set_sees_its_tags_and_writes_nothing(visibility_tokens, store):
+    url, made = visibility_tokens
+    tagged_network(store)
+    names, answers = run(everything_a_client_can_read(url, made["hr"]))
+    text = "\n".join(answers)
+    assert HIDDEN_FROM_PLAIN["hr-doc"] in text and HIDDEN_FROM_PLAIN["raise"] in text
+    assert HIDDEN_FROM_PLAIN["layoff"] not in text
+    assert "retract" not in names  # a write role, but writes cannot be filtered
+    assert tms.show(store, "news")[0].truth.value == "IN"
