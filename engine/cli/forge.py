@@ -125,6 +125,9 @@ def source_flags(p: argparse.ArgumentParser) -> None:
     src.add_argument("--exclude", action="append", metavar="GLOB",
                      help="never files matching this glob (repeatable)")
     src.add_argument("--no-gitignore", action="store_true", help="ignore .gitignore files")
+    src.add_argument("--tags", type=_access_tags, metavar="TAGS",
+                     help="access tags every premise forged from these sources carries "
+                          "(comma-separated, e.g. hr,finance)")
     src.add_argument("--max-bytes", type=positive_int, default=2_000_000, metavar="N",
                      help="skip files larger than N bytes (default 2000000)")
     src.add_argument("--chunk-tokens", type=positive_int, default=600, metavar="N",
@@ -207,6 +210,16 @@ def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None
         p.error("-o/--output is for runs without --auto")
 
 
+def _access_tags(text: str) -> tuple[str, ...]:
+    from engine.access import parse_tags
+    from engine.errors import InvalidInput
+
+    try:
+        return parse_tags(text, field="tags")
+    except InvalidInput as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 # --- the commands --------------------------------------------------------------------
 def _settings(args: argparse.Namespace):
     from engine.forge.prompt import PromptOptions
@@ -215,7 +228,8 @@ def _settings(args: argparse.Namespace):
 
     return ForgeSettings(PromptOptions(getattr(args, "max_premises", 6),
                                        getattr(args, "domain", None)),
-                         ForgeRules(args.max_claim_chars, args.similar))
+                         ForgeRules(args.max_claim_chars, args.similar),
+                         getattr(args, "tags", None) or ())
 
 
 def stage_factory(args: argparse.Namespace, reader, embedder):

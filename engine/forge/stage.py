@@ -44,6 +44,7 @@ class PlannedChunk:
 class ForgeSettings:
     prompt: PromptOptions = PromptOptions()
     rules: ForgeRules = ForgeRules()
+    access_tags: tuple[str, ...] = ()  # `--tags`: every premise forged carries them
 
 
 @dataclass
@@ -176,7 +177,8 @@ class ForgeStage:
         if shown is not None and self._unreadable.get(shown.prompt.sha256) and not items:
             return Applied(checked)  # a format failure: the chunk stays pending
         self._save_sources(tx, checked.valid, shown, at)
-        beliefs = [self._belief(p, run, record, at) for p in checked.valid]
+        beliefs = [self._belief(p, run, record, at, self.settings.access_tags)
+                   for p in checked.valid]
         applied = Applied(checked)
         if not beliefs:
             return applied
@@ -200,10 +202,13 @@ class ForgeStage:
         return applied
 
     @staticmethod
-    def _belief(p: ProposedPremise, run: RunRecord, record: RoundRecord, at: str) -> Belief:
-        metadata = {"source_type": "forge", "quote": clean_quote(p.quote),
-                    "lines": list(p.lines or ()), "chunk": p.chunk,
-                    "forge_run": run.id, "forge_round": record.round}
+    def _belief(p: ProposedPremise, run: RunRecord, record: RoundRecord, at: str,
+                access_tags: tuple[str, ...] = ()) -> Belief:
+        metadata: dict[str, Any] = {"source_type": "forge", "quote": clean_quote(p.quote),
+                                    "lines": list(p.lines or ()), "chunk": p.chunk,
+                                    "forge_run": run.id, "forge_round": record.round}
+        if access_tags:
+            metadata["access_tags"] = list(access_tags)
         return Belief(id=p.id, text=p.claim, source=p.source, source_hash=p.source_hash,
                       metadata=metadata, created_at=at, updated_at=at)
 

@@ -141,3 +141,30 @@ def test_the_cli_adds_tags_traces_them_and_filters_by_them(store, capsys):
     code, _, err = cli(capsys, "add", "x", "y", "--access-tags", "Bad Tag")
     assert code == 2 and err.startswith("Error: access tag 'Bad Tag'")
     assert "x" not in tms.show_many(store, ["x"])
+
+
+def test_forge_tags_give_every_premise_of_its_sources_their_access_tags(store, tmp_path):
+    from adapters.sources.reader import FileSourceReader
+    from engine.forge.prompt import PromptOptions
+    from engine.forge.run import ForgeRunOptions, forge
+    from engine.forge.stage import ForgeSettings, ForgeStage
+    from engine.forge.validate import ForgeRules
+    from engine.stages.calls import CallPolicy
+    from engine.stages.contract import unconstrained
+    from engine.stages.run import iso_utc, utc_now
+    from tests.forge_fakes import QuotingChatModel, write_tree
+
+    root = write_tree(tmp_path / "hr", {"pay.md": "# Pay\n\nSalaries rose four percent.\n"})
+    reader = FileSourceReader(root)
+    settings = ForgeSettings(PromptOptions(), ForgeRules(), ("hr",))
+    result = forge(store, reader.scan([str(root)]),
+                   lambda plan: ForgeStage(plan, reader, lambda: iso_utc(utc_now()), settings),
+                   unconstrained(QuotingChatModel()),
+                   ForgeRunOptions(model="fake", auto=True,
+                                   calls=CallPolicy(sleep=lambda s: None)))
+    assert result.status == "complete"
+    [premise] = tms.list_beliefs(store)
+    assert premise.metadata["access_tags"] == ["hr"] and premise.effective_tags == ("hr",)
+    tms.add(store, "pay-up", "pay went up", J([premise.id]))
+    assert tags(store, "pay-up") == ["hr"]
+    assert tms.verify(store) == []
