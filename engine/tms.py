@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any
 
 from engine import nogoods as nogood_rules
+from engine.clock import now_iso
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import (
@@ -31,8 +31,7 @@ from engine.semantics import compute_labels
 from engine.store import BeliefFilter, GraphTx, Store
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+now = now_iso  # the engine's clock (engine/clock.py), under the name the stages import
 
 
 # --- building justifications ---------------------------------------------------------

@@ -14,10 +14,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.clock import iso_utc, utc_now
 from engine.files import write_text_atomically
 from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
@@ -111,14 +112,6 @@ class RunResult:
     @property
     def proposals_file(self) -> Path | None:
         return self.report.proposals_file
-
-
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def iso_utc(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
 
 
 def new_run_id(started: datetime) -> str:
