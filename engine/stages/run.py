@@ -45,7 +45,9 @@ class RunOptions:
     auto: bool = False
     exhaust: bool = False
     max_rounds: int = 10
-    dry_rounds: int = 1  # consecutive dry rounds that end an exhaust run
+    # consecutive dry rounds that end an exhaust run; None: 1, unless the stage's run says
+    # otherwise (derive: k, the number of clusters, with a sampler rotating through them)
+    dry_rounds: int | None = None
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
     accept_command: str = ""  # how to apply the proposals file, printed in it
@@ -167,7 +169,7 @@ def run_stage(
             elif result.outcome is not Outcome.FORMAT_FAILURE:
                 dry_streak = 0
             if options.exhaust and options.planned_rounds is None:
-                if dry_streak >= max(1, options.dry_rounds):
+                if dry_streak >= max(1, options.dry_rounds or 1):
                     reason = StopReason.DRY_ROUNDS
                     break
                 reason = StopReason.MAX_ROUNDS
