@@ -3,33 +3,16 @@ beliefs that are due for review, and `python -m engine.review accept FILE` to ap
 verdicts file later.
 
 A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-review flags, the ReviewStage they configure, and the shared run and accept commands.
+StageCommand below, the review flags and the ReviewStage they configure.
 Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
-from pathlib import Path
+from typing import Any
 
-from engine.cli.stage_cli import (
-    Wiring,
-    accept_parser,
-    non_negative_int,
-    add_mode_flags,
-    add_model_flags,
-    add_output_flags,
-    print_accept,
-    print_run,
-    progress_for,
-    report_file,
-    run_options,
-    run_params,
-    StageCommand,
-    Subcommand,
-    stage_main,
-)
+from engine.cli import stage_cli as sc
 from engine.errors import InvalidInput
 from engine.model import check_id
 
@@ -74,47 +57,22 @@ def _suggestion_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> No
                         "defeated with reason `superseded by review`)")
 
 
-def build_run_parser() -> argparse.ArgumentParser:
-    from engine.cli.stage_cli import positive_int
-
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-              f"       {PROG} accept FILE [options]",
-        description="Ask a chat model to judge each justification of the derived beliefs due "
-                    "for review; write the verdicts to a file, or apply them (--auto): an "
-                    "unsound justification gets a defeater in its outlist.",
-        epilog=RUN_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
-    add_model_flags(p)
-    add_mode_flags(p, DEFAULT_OUTPUT)
+def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to review")
-    what.add_argument("--budget", type=positive_int, default=20, metavar="N",
+    what.add_argument("--budget", type=sc.positive_int, default=20, metavar="N",
                       help="beliefs per round (default 20)")
     what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
                       help="review only these IN derived beliefs (those without a current "
                            "review; with --all, each of them), none waiting for another")
-    what.add_argument("--min-depth", type=non_negative_int, default=0, metavar="D",
+    what.add_argument("--min-depth", type=sc.non_negative_int, default=0, metavar="D",
                       help="only beliefs at depth D or deeper")
     what.add_argument("--all", dest="review_all", action="store_true",
                       help="review again what already has a current review")
     what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
     _suggestion_flag(what)
-    add_output_flags(p)
-    return p
 
 
-def build_accept_parser() -> argparse.ArgumentParser:
-    p = accept_parser(PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) "
-                            "against the network and apply them in one transaction, recorded "
-                            "as a review run.", ACCEPT_EXAMPLES, "a verdicts file")
-    _suggestion_flag(p)
-    return p
-
-
-def make_stage(args: argparse.Namespace):
+def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
     from engine.review.stage import ReviewSettings, ReviewStage
 
     return ReviewStage(ReviewSettings(
@@ -123,40 +81,28 @@ def make_stage(args: argparse.Namespace):
         apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
 
 
-def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.stages.run import run_stage
-
-    binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
+def cmd_review(args: argparse.Namespace, wiring: sc.Wiring) -> int:
     stage = make_stage(args)
-    with wiring.open_store() as store:
-        if args.dry_run:
-            shown = stage.read_round(store, 1)
-            if shown.empty:
-                print("nothing is due for review", file=wiring.err())
-                return 0
-            sys.stdout.write(shown.prompt.text)
-            return 0
-        options = run_options(args, binding, default_output=DEFAULT_OUTPUT,
-                              accept_command=f"{PROG} accept", params=run_params(args))
-        assert binding is not None  # made for every run but a dry one
-        result = run_stage(store, stage, binding.model_for_round, options,
-                           report_file=report_file(args, "review"),
-                           progress=progress_for(args, wiring), cost=binding.cost)
-    return print_run(result, args, wiring, PROG)
+    return sc.run_rounds(COMMAND, "review", args, wiring, lambda store: stage,
+                         nothing_due="nothing is due for review")
 
 
-def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.stages.accept import accept
+COMMAND = sc.StageCommand(
+    prog=PROG,
+    usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
+          f"       {PROG} accept FILE [options]",
+    description="Ask a chat model to judge each justification of the derived beliefs due for "
+                "review; write the verdicts to a file, or apply them (--auto): an unsound "
+                "justification gets a defeater in its outlist.",
+    epilog=RUN_EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    run=cmd_review,
+    subcommands={"accept": sc.accept_subcommand(
+        PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
+              "network and apply them in one transaction, recorded as a review run.",
+        ACCEPT_EXAMPLES, make_stage, add_arguments=_suggestion_flag,
+        params=lambda args: {"apply_suggestions": args.apply_suggestions},
+        file_help="a verdicts file")})
 
-    with wiring.open_store() as store:
-        result = accept(store, make_stage(args), Path(args.file),
-                        params={"apply_suggestions": args.apply_suggestions})
-    return print_accept(result, args)
 
-
-COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_review(args, wiring),
-                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
-
-
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    return stage_main(COMMAND, argv, wiring or Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())
