@@ -26,6 +26,13 @@ __all__ = ["AskModel", "backend_for", "build_ask_model", "main"]
 
 PROG = "python -m engine.ask"
 
+USAGE = (f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
+         f'--context-only [options]\n       {PROG} --stale [--json]')
+DESCRIPTION = ("Answer a question from the belief network: retrieval (search, support, "
+               "dependents) packed to a token budget, read-only tools, and an answer whose "
+               "every citation is checked. Writes no belief.")
+
+
 EXAMPLES = f"""\
 examples:
   {PROG} "why is auth slow?" --context-only
@@ -176,13 +183,8 @@ def _run(args: argparse.Namespace, wiring: Wiring) -> int:
 
 
 COMMAND = sc.StageCommand(
-    prog=PROG,
-    usage=f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
-          f'--context-only [options]\n       {PROG} --stale [--json]',
-    description="Answer a question from the belief network: retrieval (search, support, "
-                "dependents) packed to a token budget, read-only tools, and an answer whose "
-                "every citation is checked. Writes no belief.",
-    epilog=EXAMPLES, add_arguments=add_arguments, check=check_args, run=_run,
+    PROG, USAGE, DESCRIPTION, EXAMPLES, add_arguments=add_arguments,
+    check=check_args, run=_run,
     json_help="print JSON")
 
 

@@ -27,6 +27,11 @@ from engine.dedup.stage import DedupOptions
 PROG = "python -m engine.contradictions"
 DEFAULT_OUTPUT = "proposed-contradictions.md"
 
+USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} accept FILE")
+DESCRIPTION = ("Ask a model which pairs of close or sibling beliefs cannot both hold, and "
+               "record those as nogoods (the least entrenched assumption goes OUT).")
+
+
 EXAMPLES = f"""\
 examples:
   {PROG} --model ollama:qwen3:8b
@@ -82,10 +87,8 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 COMMAND = sc.StageCommand(
-    prog=PROG, usage=f"{PROG} --model SPEC [options]\n       {PROG} accept FILE",
-    description="Ask a model which pairs of close or sibling beliefs cannot both hold, and "
-                "record those as nogoods (the least entrenched assumption goes OUT).",
-    epilog=EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
+    PROG, USAGE, DESCRIPTION, EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
     run=lambda args, wiring: cmd_run(args, wiring),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Validate the verdicts in FILE and record its contradictions as nogoods, in one "

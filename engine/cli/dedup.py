@@ -29,6 +29,13 @@ from engine.dedup.stage import (
 PROG = "python -m engine.dedup"
 DEFAULT_OUTPUT = "proposed-dedup.md"
 
+USAGE = (f"{PROG} --candidates [options]\n       {PROG} --model SPEC [options]\n"
+         f"       {PROG} accept FILE\n       {PROG} undo ID")
+DESCRIPTION = ("Find beliefs that state the same claim; ask a model whether each cluster is "
+               "the SAME claim, DIFFERENT claims, or a CONTRADICTION; merge duplicates and "
+               "record nogoods.")
+
+
 EXAMPLES = f"""\
 examples:
   {PROG} --candidates
@@ -107,13 +114,8 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 COMMAND = sc.StageCommand(
-    prog=PROG,
-    usage=f"{PROG} --candidates [options]\n       {PROG} --model SPEC [options]\n"
-          f"       {PROG} accept FILE\n       {PROG} undo ID",
-    description="Find beliefs that state the same claim; ask a model whether each cluster is "
-                "the SAME claim, DIFFERENT claims, or a CONTRADICTION; merge duplicates and "
-                "record nogoods.",
-    epilog=EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
+    PROG, USAGE, DESCRIPTION, EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
     run=lambda args, wiring: (cmd_candidates if args.candidates else cmd_run)(args, wiring),
     subcommands={
         "accept": sc.accept_subcommand(

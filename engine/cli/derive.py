@@ -27,6 +27,12 @@ __all__ = ["ModelBinding", "Wiring", "build_model", "main", "make_sampler", "str
 PROG = "python -m engine.derive"
 DEFAULT_OUTPUT = "proposed-derivations.md"
 
+USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
+         f"       {PROG} accept FILE [options]")
+DESCRIPTION = ("Ask a chat model to propose new derived beliefs from a sample of the "
+               "network; validate them; write them to a file, or apply them (--auto).")
+
+
 RUN_EXAMPLES = f"""\
 examples:
   {PROG} --model ollama:qwen3:8b
@@ -120,12 +126,8 @@ def cmd_derive(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 
 
 COMMAND = sc.StageCommand(
-    prog=PROG,
-    usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-          f"       {PROG} accept FILE [options]",
-    description="Ask a chat model to propose new derived beliefs from a sample of the "
-                "network; validate them; write them to a file, or apply them (--auto).",
-    epilog=RUN_EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
     dry_rounds_help="stop after K consecutive dry rounds (default 1; the number of clusters "
                     "with --intra-cluster)",
     check=check_run_args, run=cmd_derive,

@@ -28,6 +28,13 @@ stage_factory = sc.forge_stage_factory
 PROG = "python -m engine.forge"
 DEFAULT_OUTPUT = FORGE_OUTPUT
 
+USAGE = (f"{PROG} PATHS... --model SPEC [options]\n       {PROG} PATHS... --dry-run\n"
+         f"       {PROG} accept FILE | status [PATHS...] | stale [--retract]")
+DESCRIPTION = ("Read source files, cut them into chunks by structure, and ask a chat model "
+               "for premises each grounded in a quote of its chunk; write them to a file, or "
+               "add them (--auto).")
+
+
 RUN_EXAMPLES = f"""\
 examples:
   {PROG} docs/ src/ --dry-run
@@ -219,13 +226,8 @@ def cmd_stale(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 
 
 COMMAND = sc.StageCommand(
-    prog=PROG,
-    usage=f"{PROG} PATHS... --model SPEC [options]\n       {PROG} PATHS... --dry-run\n"
-          f"       {PROG} accept FILE | status [PATHS...] | stale [--retract]",
-    description="Read source files, cut them into chunks by structure, and ask a chat model "
-                "for premises each grounded in a quote of its chunk; write them to a file, or "
-                "add them (--auto).",
-    epilog=RUN_EXAMPLES, default_output=DEFAULT_OUTPUT, mode_flags=False,
+    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    default_output=DEFAULT_OUTPUT, mode_flags=False,
     add_arguments=add_arguments, check=check_run_args, run=cmd_forge,
     subcommands={
         "accept": sc.accept_subcommand(

@@ -19,6 +19,13 @@ from engine.model import check_id
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
 
+USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
+         f"       {PROG} accept FILE [options]")
+DESCRIPTION = ("Ask a chat model to judge each justification of the derived beliefs due for "
+               "review; write the verdicts to a file, or apply them (--auto): an unsound "
+               "justification gets a defeater in its outlist.")
+
+
 RUN_EXAMPLES = f"""\
 examples:
   {PROG} --dry-run --budget 20
@@ -88,13 +95,8 @@ def cmd_review(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 
 
 COMMAND = sc.StageCommand(
-    prog=PROG,
-    usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-          f"       {PROG} accept FILE [options]",
-    description="Ask a chat model to judge each justification of the derived beliefs due for "
-                "review; write the verdicts to a file, or apply them (--auto): an unsound "
-                "justification gets a defeater in its outlist.",
-    epilog=RUN_EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
     run=cmd_review,
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
