@@ -24,8 +24,8 @@ from engine.contradictions.pairs import (
     reply_schema,
     retry_text,
 )
-from engine.dedup.candidates import current_verdicts
-from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.candidates import current_verdicts
+from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.dedup.stage import CandidateSource, stale_member
 from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
-from engine.dedup.candidates import (
+from engine.pairs.candidates import (
     SEARCHES,
     Cluster,
     Pair,
@@ -28,7 +28,7 @@ from engine.dedup.candidates import (
     unjudged,
 )
 from engine.dedup.merge import choose_keep, merge_in, rests_on
-from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.dedup.prompt import FORMAT, build_prompt, reply_schema, retry_text
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
 from engine.embedding.cache import Embedder, VectorCache, text_sha256
