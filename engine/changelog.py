@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from engine.clock import now_iso_ms
 from engine.change_records import (
     BY_NOGOOD,
     CREATED,
@@ -60,8 +61,7 @@ def definition_sha(b: Belief) -> str:
     return hashlib.sha256(json.dumps(shape, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-def now_utc() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+now_utc = now_iso_ms  # the engine's clock (engine/clock.py), to the millisecond
 
 
 def check_time(text: str, *, what: str = "time") -> str:

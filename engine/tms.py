@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine import access
 from engine import nogoods as nogood_rules
+from engine.clock import now_iso
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import (
@@ -35,8 +35,7 @@ if TYPE_CHECKING:
     from engine.pinning import SourcedClaim
 
 
-def now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
+now = now_iso  # the engine's clock (engine/clock.py), under the name the stages import
 
 
 # --- building justifications ---------------------------------------------------------

@@ -79,3 +79,39 @@ def test_the_entry_point_room_is_where_adapters_come_in():
     wired = [p for p in ENTRY_POINTS.rglob("*.py")
              if adapter_imports(p.read_text(encoding="utf-8"), str(p))]
     assert wired  # the rule's exception is used, so its folder name is still right
+
+
+# --- the stage CLIs share one skeleton, not each other ----------------------------------
+SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_parts", "engine.cli.support"}
+STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "pipeline", "repair",
+              "review"]
+
+
+def cli_imports(source: str) -> set[str]:
+    """Every engine.cli module `source` imports (`from engine.cli import x` names x)."""
+    found = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("engine.cli.")}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "engine.cli":
+                found |= {f"engine.cli.{a.name}" for a in node.names}
+            elif node.module.startswith("engine.cli."):
+                found.add(node.module)
+    return found
+
+
+def test_cli_imports_sees_both_forms():
+    assert cli_imports("from engine.cli import forge as f\nimport engine.cli.derive\n"
+                       "from engine.cli.stage_cli import Wiring\n") == {
+        "engine.cli.forge", "engine.cli.derive", "engine.cli.stage_cli"}
+
+
+def test_no_stage_cli_imports_another_cli_module():
+    offenders = {}
+    for name in STAGE_CLIS:
+        source = (ENTRY_POINTS / f"{name}.py").read_text(encoding="utf-8")
+        other = cli_imports(source) - SHARED_CLI
+        if other:
+            offenders[name] = sorted(other)
+    assert not offenders, f"stage CLIs importing other CLI modules: {offenders}"

@@ -11,26 +11,27 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, cast
 
-from engine.cli.stage_cli import (
-    ModelBinding,
-    Wiring,
-    add_model_flags,
-    non_negative_int,
-    positive_int,
-    progress_for,
-    report_file,
-    run_params,
-)
-from engine.cli.support import print_json, run_guarded
-from engine.errors import ModelError
-from engine.tokens import ESTIMATE, ModelTokenizer, TokenCounter
+from engine.cli import stage_cli as sc
+from engine.cli.stage_cli import AskModel, Wiring, build_ask_model
+from engine.cli.stage_cli import ask_backend as backend_for
+from engine.cli.support import print_json
+from engine.tokens import ESTIMATE
+
+# Re-exported: the ask model's wiring lives in engine/cli/stage_parts.py (the MCP tool builds
+# it too).
+__all__ = ["AskModel", "backend_for", "build_ask_model", "main"]
 
 PROG = "python -m engine.ask"
+
+USAGE = (f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
+         f'--context-only [options]\n       {PROG} --stale [--json]')
+DESCRIPTION = ("Answer a question from the belief network: retrieval (search, support, "
+               "dependents) packed to a token budget, read-only tools, and an answer whose "
+               "every citation is checked. Writes no belief.")
+
 
 EXAMPLES = f"""\
 examples:
@@ -47,77 +48,15 @@ gave no usable answer after one retry (one Error: line), or the store cannot be 
 """
 
 
-@dataclass(frozen=True)
-class AskModel:
-    """What the entry point builds from --model for ask: the machinery's binding, the chat
-    model itself when it can call tools natively, and its tokenizer when it has one."""
-
-    binding: ModelBinding
-    tool_chat: Any = None
-    tokenizer: TokenCounter | None = None
-
-
-def build_ask_model(args: argparse.Namespace, wiring: Wiring) -> AskModel:
-    """The real back-ends (one chat model, built once); tests put their own
-    `build_ask_model` in wiring.extra."""
-    try:
-        from adapters.llm import build_chat_model, model_for_round, split_spec
-        from adapters.llm.errors import is_transient
-        from adapters.llm.pricing import cost_usd
-    except ImportError as e:
-        raise ModelError(f"the chat-model back-ends cannot be loaded: {e}", exit_code=2) from e
-    scheme, _ = split_spec(args.model)
-    chat = build_chat_model(args.model, timeout=args.timeout)
-    spec = args.model
-    binding = ModelBinding(model_for_round(spec, chat, structured=args.structured),
-                           is_transient, lambda tokens_in, tokens_out:
-                           cost_usd(spec, tokens_in, tokens_out))
-    natively = scheme not in ("local", "replay") and not args.structured and \
-        has_tool_calling(chat)
-    tokenizer = local_tokenizer(chat) if scheme == "local" else None
-    return AskModel(binding, chat if natively else None, tokenizer)
-
-
-def has_tool_calling(chat: Any) -> bool:
-    """True when the model's class implements bind_tools (BaseChatModel's raises)."""
-    from langchain_core.language_models import BaseChatModel
-
-    method = getattr(type(chat), "bind_tools", None)
-    return method is not None and method is not BaseChatModel.bind_tools
-
-
-def local_tokenizer(chat: Any) -> TokenCounter | None:
-    """The llama.cpp model's own tokenizer (loading the model, which ask does anyway)."""
-    load = getattr(chat, "load", None)
-    if load is None:
-        return None
-    load()
-    llama = getattr(chat, "_llama", None)
-    if llama is None or not hasattr(llama, "tokenize"):
-        return None
-    return ModelTokenizer("the local model's own tokenizer (llama.cpp)",
-                          lambda text: len(llama.tokenize(text.encode("utf-8"), add_bos=False)))
-
-
-def build_parser() -> argparse.ArgumentParser:
+def add_arguments(p: argparse.ArgumentParser) -> None:
     from engine.ask.retrieval import DEFAULT_BUDGET
     from engine.ask.stage import MAX_TOOL_ROUNDS
 
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        usage=f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
-              f'--context-only [options]\n       {PROG} --stale [--json]',
-        description="Answer a question from the belief network: retrieval (search, support, "
-                    "dependents) packed to a token budget, read-only tools, and an answer "
-                    "whose every citation is checked. Writes no belief.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False)
     p.add_argument("question", nargs="?", help="the question, in quotes")
-    add_model_flags(p)
-    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
+    p.add_argument("--budget", type=sc.positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
                    help=f"tokens of retrieved beliefs shown to the model (default "
                         f"{DEFAULT_BUDGET})")
-    p.add_argument("--max-tool-rounds", type=non_negative_int, default=MAX_TOOL_ROUNDS,
+    p.add_argument("--max-tool-rounds", type=sc.non_negative_int, default=MAX_TOOL_ROUNDS,
                    metavar="N", help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
     p.add_argument("--semantic", action="store_true",
                    help="rank by meaning as well (the local embedding model)")
@@ -126,14 +65,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print the retrieval bundle and call no model")
     p.add_argument("--stale", action="store_true",
                    help="list earlier answers whose cited beliefs changed since")
-    out = p.add_argument_group("output")
-    out.add_argument("--report-dir", default="reports", metavar="DIR",
-                     help="where the JSON report goes (default reports/)")
-    out.add_argument("--no-report", action="store_true", help="write no report")
-    out.add_argument("--json", action="store_true", help="print JSON")
-    out.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
-    out.add_argument("--debug", action="store_true", help="show tracebacks")
-    return p
 
 
 def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -199,17 +130,6 @@ def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
     return 0
 
 
-def backend_for(model: AskModel, args: argparse.Namespace, wiring: Wiring) -> Any:
-    from engine.ask.run import AskBackend
-    from engine.stages.calls import CallPolicy
-
-    return AskBackend(
-        model.binding.model_for_round, model=args.model, tool_chat=model.tool_chat,
-        tokenizer=model.tokenizer, cost=model.binding.cost,
-        calls=CallPolicy(timeout=args.timeout, is_transient=model.binding.is_transient,
-                         sleep=wiring.extra.get("sleep", time.sleep)))
-
-
 def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
     from engine.ask.run import ask
 
@@ -219,8 +139,9 @@ def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
     with wiring.open_store() as store:
         result = ask(store, args.question, backend, budget=args.budget,
                      max_tool_rounds=args.max_tool_rounds, domain=args.domain,
-                     embedder=_embedder(args, wiring), params=run_params(args),
-                     report_file=report_file(args, "ask"), progress=progress_for(args, wiring))
+                     embedder=_embedder(args, wiring), params=sc.run_params(args),
+                     report_file=sc.report_file(args, "ask"),
+                     progress=sc.progress_for(args, wiring))
     return print_answer(result, args)
 
 
@@ -255,13 +176,17 @@ def print_answer(result: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    wiring = wiring or Wiring()
-    parser = build_parser()
-    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    check_args(parser, args)
+def _run(args: argparse.Namespace, wiring: Wiring) -> int:
     if args.stale:
-        return run_guarded(lambda: cmd_stale(args, wiring), debug=args.debug)
-    if args.context_only:
-        return run_guarded(lambda: cmd_context(args, wiring), debug=args.debug)
-    return run_guarded(lambda: cmd_ask(args, wiring), debug=args.debug)
+        return cmd_stale(args, wiring)
+    return (cmd_context if args.context_only else cmd_ask)(args, wiring)
+
+
+COMMAND = sc.StageCommand(
+    PROG, USAGE, DESCRIPTION, EXAMPLES, add_arguments=add_arguments,
+    check=check_args, run=_run,
+    json_help="print JSON")
+
+
+def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or Wiring())

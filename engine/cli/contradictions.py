@@ -5,34 +5,15 @@
     python -m engine.contradictions accept FILE
 
 Candidate pairs: close in meaning (dedup's neighbour search at a lower threshold) or resting
-on a common antecedent. A thin skin over engine.contradictions and engine.stages.
+on a common antecedent. A thin skin over engine.contradictions and engine.stages: the
+StageCommand below and the contradictions flags.
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from engine.cli.dedup import add_candidate_flags, candidate_source
-from engine.cli.stage_cli import (
-    StageCommand,
-    Subcommand,
-    Wiring,
-    accept_parser,
-    add_mode_flags,
-    add_model_flags,
-    add_output_flags,
-    check_mode_args,
-    positive_int,
-    print_accept,
-    print_run,
-    progress_for,
-    report_file,
-    run_options,
-    run_params,
-    stage_main,
-)
+from engine.cli import stage_cli as sc
 from engine.contradictions.stage import (
     DEFAULT_BATCH,
     DEFAULT_MAX_SIBLINGS,
@@ -45,6 +26,11 @@ from engine.dedup.stage import DedupOptions
 
 PROG = "python -m engine.contradictions"
 DEFAULT_OUTPUT = "proposed-contradictions.md"
+
+USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} accept FILE")
+DESCRIPTION = ("Ask a model which pairs of close or sibling beliefs cannot both hold, and "
+               "record those as nogoods (the least entrenched assumption goes OUT).")
+
 
 EXAMPLES = f"""\
 examples:
@@ -59,32 +45,22 @@ exit codes: 0 ok; 1 the run ended in error; 2 bad input or usage, or no store.
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG, usage=f"{PROG} --model SPEC [options]\n       {PROG} accept FILE",
-        description="Ask a model which pairs of close or sibling beliefs cannot both hold, "
-                    "and record those as nogoods (the least entrenched assumption goes OUT).",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False)
-    add_model_flags(p)
-    add_mode_flags(p, DEFAULT_OUTPUT)
-    add_candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="close in meaning")
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sc.add_candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="close in meaning")
     p.add_argument("--no-meaning", action="store_true",
                    help="only pairs that share an antecedent (no neighbour search)")
     p.add_argument("--no-siblings", action="store_true",
                    help="only pairs close in meaning (not those sharing an antecedent)")
-    p.add_argument("--max-siblings", type=positive_int, default=DEFAULT_MAX_SIBLINGS,
+    p.add_argument("--max-siblings", type=sc.positive_int, default=DEFAULT_MAX_SIBLINGS,
                    metavar="N", help="pair the beliefs resting on one antecedent only when "
                                      f"there are at most N (default {DEFAULT_MAX_SIBLINGS})")
     p.add_argument("--between", nargs="+", metavar="NAME",
                    help="only pairs across namespaces: NAME against ours, or NAME NAME2")
-    p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
+    p.add_argument("--batch", type=sc.positive_int, default=DEFAULT_BATCH, metavar="N",
                    help=f"pairs per round (default {DEFAULT_BATCH})")
-    add_output_flags(p)
-    return p
 
 
-def make_stage(args: argparse.Namespace, wiring: Wiring) -> ContradictionsStage:
+def make_stage(args: argparse.Namespace, wiring: sc.Wiring) -> ContradictionsStage:
     options = ContradictionOptions(batch=args.batch, max_siblings=args.max_siblings,
                                    siblings=not args.no_siblings, domain=args.domain or "",
                                    between=tuple(args.between or ()))
@@ -93,54 +69,34 @@ def make_stage(args: argparse.Namespace, wiring: Wiring) -> ContradictionsStage:
         near = DedupOptions(threshold=args.threshold if args.threshold is not None
                             else (None if args.by_id else DEFAULT_THRESHOLD),
                             k=args.k, by_id=args.by_id).check()
-        meaning = candidate_source(args, near, wiring, stage_name="contradictions")
+        meaning = sc.candidate_source(args, near, wiring, stage_name="contradictions")
     return ContradictionsStage(options, PairSource(meaning, options))
 
 
-def cmd_run(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.stages.run import run_stage
-
-    binding = None if args.dry_run else wiring.build_model(args)
-    with wiring.open_store() as store:
-        stage = make_stage(args, wiring)
-        if args.dry_run:
-            sys.stdout.write(stage.read_round(store, 1).prompt.text)
-            return 0
-        assert binding is not None  # made for every run but a dry one
-        result = run_stage(store, stage, binding.model_for_round,
-                           run_options(args, binding, default_output=DEFAULT_OUTPUT,
-                                       accept_command=f"{PROG} accept",
-                                       params=run_params(args)),
-                           report_file=report_file(args, "contradictions"),
-                           progress=progress_for(args, wiring), cost=binding.cost)
-    return print_run(result, args, wiring, PROG)
-
-
-def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.stages.accept import accept
-
+def accept_stage(args: argparse.Namespace, wiring: sc.Wiring) -> ContradictionsStage:
     options = ContradictionOptions()
-    with wiring.open_store() as store:
-        result = accept(store, ContradictionsStage(options, PairSource(None, options)),
-                        Path(args.file))
-    return print_accept(result, args)
+    return ContradictionsStage(options, PairSource(None, options))
 
 
-def build_accept_parser() -> argparse.ArgumentParser:
-    return accept_parser(PROG, "Validate the verdicts in FILE and record its contradictions "
-                               "as nogoods, in one transaction.",
-                         f"example:\n  {PROG} accept {DEFAULT_OUTPUT}")
+def cmd_run(args: argparse.Namespace, wiring: sc.Wiring) -> int:
+    return sc.run_rounds(COMMAND, "contradictions", args, wiring,
+                         lambda store: make_stage(args, wiring))
 
 
 def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.no_meaning and args.no_siblings:
         parser.error("--no-meaning and --no-siblings leave no candidate pairs")
-    check_mode_args(parser, args)
+    sc.check_mode_args(parser, args)
 
 
-COMMAND = StageCommand(build_parser, lambda args, wiring: cmd_run(args, wiring), check=_check,
-                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+COMMAND = sc.StageCommand(
+    PROG, USAGE, DESCRIPTION, EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
+    run=lambda args, wiring: cmd_run(args, wiring),
+    subcommands={"accept": sc.accept_subcommand(
+        PROG, "Validate the verdicts in FILE and record its contradictions as nogoods, in one "
+              "transaction.", f"example:\n  {PROG} accept {DEFAULT_OUTPUT}", accept_stage)})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    return stage_main(COMMAND, argv, wiring or Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())

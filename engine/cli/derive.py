@@ -1,48 +1,37 @@
 """`python -m engine.derive`: ask a chat model for new derived beliefs (`derive`), and
 `python -m engine.derive accept FILE` to apply a proposals file later.
 
-A thin skin: parse the flags, wire the store, the sampler and the model in (lazily, so the
-providers and sentence-transformers load only when a run needs them), call one library
-function (engine.derive.run.derive or engine.derive.accept.accept), render the result.
+A thin skin: the StageCommand below and derive's own flags; the sampler and the model are
+wired in lazily (engine/cli/stage_parts.py), so the providers and sentence-transformers load
+only when a run needs them; the run and accept are the shared ones (engine/stages/).
 Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-from engine.cli.stage_cli import (
-    ModelBinding,
-    Wiring,
-    accept_parser,
-    add_mode_flags,
-    add_model_flags,
-    add_output_flags,
-    build_model,
-    check_mode_args,
-    embedding_cache_dir,
-    positive_int,
-    print_accept,
-    print_run,
-    progress_for,
-    report_file,
-    run_params,
-    share,
-    StageCommand,
-    Subcommand,
-    stage_main,
-)
+from engine.cli import stage_cli as sc
+from engine.cli.stage_cli import ModelBinding, Wiring, build_model, make_sampler, strategy_of
+from engine.derive.run import with_derive_settings
+from engine.derive.stage import DeriveSettings, DeriveStage
 from engine.derive.validate import ValidationRules
-from engine.stages.calls import CallPolicy, default_is_transient
+from engine.stages.run import RunOptions
 from engine.store import Store
 
-__all__ = ["ModelBinding", "Wiring", "build_model", "main"]
+# Re-exported: tests and older callers take these from here.
+__all__ = ["ModelBinding", "Wiring", "build_model", "main", "make_sampler", "strategy_of"]
 
 PROG = "python -m engine.derive"
 DEFAULT_OUTPUT = "proposed-derivations.md"
+
+USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
+         f"       {PROG} accept FILE [options]")
+DESCRIPTION = ("Ask a chat model to propose new derived beliefs from a sample of the "
+               "network; validate them; write them to a file, or apply them (--auto).")
+
 
 RUN_EXAMPLES = f"""\
 examples:
@@ -64,73 +53,21 @@ example:
 """
 
 
-def strategy_of(args: argparse.Namespace) -> str:
-    if args.intra_cluster:
-        return "intra-cluster"
-    if args.cluster:
-        return "cluster"
-    return "random" if args.sample else "alphabetical"
-
-
-def make_sampler(args: argparse.Namespace, store: Store, stderr=None):
-    """The sampling strategy the flags ask for (engine.derive.sampling); the cluster ones get
-    embeddings from the store, computed by the local sentence-transformers model where
-    missing, and scikit-learn's KMeans (both imported here, only for them)."""
-    from engine.derive.sampling import make_sampler as make
-
-    strategy = strategy_of(args)
-    vectors = clusterer = None
-    if strategy in ("cluster", "intra-cluster"):
-        from adapters.clustering import kmeans_clusterer
-        from adapters.embeddings import SentenceTransformerEmbedder
-        from adapters.vector_cache import NpyVectorCache
-        from engine.embedding.cache import embedding_source
-
-        stream = stderr or sys.stderr
-
-        def progress(done: int, total: int) -> None:
-            if not args.quiet:
-                print(f"embeddings: {done}/{total} computed", file=stream, flush=True)
-
-        vectors = embedding_source(store, SentenceTransformerEmbedder(args.embedding_model),
-                                   cache=NpyVectorCache(embedding_cache_dir()),
-                                   progress=progress)
-        clusterer = kmeans_clusterer()
-    return make(strategy, budget=args.budget, seed=args.seed, n_clusters=args.n_clusters,
-                vectors=vectors, clusterer=clusterer)
-
-
 # --- the parsers ---------------------------------------------------------------------
 def _validation_flags(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("validation")
-    g.add_argument("--min-antecedents", type=positive_int, default=2, metavar="N",
+    g.add_argument("--min-antecedents", type=sc.positive_int, default=2, metavar="N",
                    help="fewest distinct antecedents a proposal may have (default 2)")
-    g.add_argument("--out-similarity", type=share, default=0.5, metavar="J",
+    g.add_argument("--out-similarity", type=sc.share, default=0.5, metavar="J",
                    help="skip a proposal whose id-token Jaccard similarity to an OUT belief "
                         "is at least J (default 0.5)")
-    g.add_argument("--max-depth", type=positive_int, default=8, metavar="D",
+    g.add_argument("--max-depth", type=sc.positive_int, default=8, metavar="D",
                    help="skip a proposal deeper than D (default 8)")
 
 
-def build_run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-              f"       {PROG} accept FILE [options]",
-        description="Ask a chat model to propose new derived beliefs from a sample of the "
-                    "network; validate them; write them to a file, or apply them (--auto).",
-        epilog=RUN_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
-    add_model_flags(p)
-    add_mode_flags(p, DEFAULT_OUTPUT,
-                   dry_rounds_help="stop after K consecutive dry rounds (default 1; the number "
-                                   "of clusters with --intra-cluster)",
-                   parallel=False)
-
+def add_arguments(p: argparse.ArgumentParser) -> None:
     sampling = p.add_argument_group("sampling")
-    sampling.add_argument("--budget", type=positive_int, default=300, metavar="N",
+    sampling.add_argument("--budget", type=sc.positive_int, default=300, metavar="N",
                           help="at most N belief lines per prompt (default 300)")
     sampling.add_argument("--sample", action="store_true",
                           help="seeded random windows, no belief twice before all were shown")
@@ -140,7 +77,7 @@ def build_run_parser() -> argparse.ArgumentParser:
                           help="embedding clusters, slots in proportion to cluster size")
     sampling.add_argument("--intra-cluster", action="store_true",
                           help="each round gives the whole budget to one cluster, in turn")
-    sampling.add_argument("--n-clusters", type=positive_int, default=None, metavar="K",
+    sampling.add_argument("--n-clusters", type=sc.positive_int, default=None, metavar="K",
                           help="number of clusters (default: a rule from the network size)")
     sampling.add_argument("--embedding-model", default=None, metavar="NAME",
                           help="a local sentence-transformers model (default all-MiniLM-L6-v2)")
@@ -148,18 +85,7 @@ def build_run_parser() -> argparse.ArgumentParser:
                           help="tell the model what the network is about")
     sampling.add_argument("--topic", metavar="WORDS",
                           help="only beliefs whose id or text contains one of these words")
-
     _validation_flags(p)
-    add_output_flags(p)
-    return p
-
-
-def build_accept_parser() -> argparse.ArgumentParser:
-    p = accept_parser(PROG, "Validate the proposals in FILE (a proposals file, perhaps edited) "
-                            "and apply the valid ones in one transaction, recorded as a derive "
-                            "run.", ACCEPT_EXAMPLES)
-    _validation_flags(p)
-    return p
 
 
 def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -169,7 +95,7 @@ def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None
     if (args.n_clusters is not None or args.embedding_model) and not (
             args.cluster or args.intra_cluster):
         p.error("--n-clusters and --embedding-model need --cluster or --intra-cluster")
-    check_mode_args(p, args)
+    sc.check_mode_args(p, args)
 
 
 # --- the commands --------------------------------------------------------------------
@@ -177,63 +103,43 @@ def _rules(args: argparse.Namespace) -> ValidationRules:
     return ValidationRules(args.min_antecedents, args.out_similarity, args.max_depth)
 
 
-def derive_options(args: argparse.Namespace, binding: ModelBinding | None, sampler: Any = None):
-    from engine.derive.run import DeriveOptions
-
-    output = None
-    if not (args.auto or args.exhaust):
-        output = Path(args.output or DEFAULT_OUTPUT)
-    params = run_params(args, strategy=strategy_of(args))
-    if params.get("seed") is None and getattr(sampler, "seed", None) is not None:
-        params["seed"] = sampler.seed  # the seed a sampler drew when none was given
-    return DeriveOptions(
-        model=args.model or "",
-        budget=args.budget,
-        domain=args.domain,
-        topic=args.topic,
-        auto=args.auto or args.exhaust,
-        exhaust=args.exhaust,
-        max_rounds=args.max_rounds,
-        dry_rounds=args.dry_rounds,
-        intra_cluster=args.intra_cluster,
-        rules=_rules(args),
-        calls=CallPolicy(
-            timeout=args.timeout,
-            is_transient=binding.is_transient if binding else default_is_transient),
-        output=output,
-        params=params,
-    )
+def _settings(args: argparse.Namespace) -> DeriveSettings:
+    return DeriveSettings(args.budget, args.domain, args.topic, _rules(args))
 
 
-def cmd_derive(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.derive.run import derive, preview_prompt
+def cmd_derive(args: argparse.Namespace, wiring: sc.Wiring) -> int:
+    settings = _settings(args)
 
-    binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
-    with wiring.open_store() as store:
-        sampler = (wiring.make_sampler or make_sampler)(args, store)
-        options = derive_options(args, binding, sampler)
-        if args.dry_run:
-            sys.stdout.write(preview_prompt(store, sampler, options).text)
-            return 0
-        assert binding is not None  # made for every run but a dry one
-        result = derive(store, binding.model_for_round, sampler, options,
-                        report=report_file(args, "derive"), progress=progress_for(args, wiring),
-                        cost=binding.cost)
-    return print_run(result, args, wiring, PROG)
+    def make_stage(store: Store) -> DeriveStage:
+        return DeriveStage((wiring.make_sampler or sc.make_sampler)(args, store), settings)
 
+    def tune(stage: Any, options: RunOptions) -> RunOptions:
+        sampler = stage.sampler
+        if options.params.get("seed") is None and getattr(sampler, "seed", None) is not None:
+            # the seed a sampler drew when none was given
+            options = replace(options, params={**options.params, "seed": sampler.seed})
+        options = replace(options, dry_rounds=args.dry_rounds)  # None: derive's default
+        return with_derive_settings(options, settings, args.intra_cluster).run_options(sampler)
 
-def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.derive.accept import accept
-
-    with wiring.open_store() as store:
-        result = accept(store, Path(args.file), _rules(args))
-    return print_accept(result, args)
+    return sc.run_rounds(COMMAND, "derive", args, wiring, make_stage,
+                         params=sc.run_params(args, strategy=sc.strategy_of(args)), tune=tune)
 
 
-COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_derive(args, wiring),
-                       check=lambda p, args: check_run_args(p, args),
-                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+COMMAND = sc.StageCommand(
+    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    dry_rounds_help="stop after K consecutive dry rounds (default 1; the number of clusters "
+                    "with --intra-cluster)",
+    parallel=False, check=check_run_args, run=cmd_derive,
+    subcommands={"accept": sc.accept_subcommand(
+        PROG, "Validate the proposals in FILE (a proposals file, perhaps edited) and apply the "
+              "valid ones in one transaction, recorded as a derive run.", ACCEPT_EXAMPLES,
+        lambda args, wiring: DeriveStage(None, DeriveSettings(rules=_rules(args))),
+        add_arguments=_validation_flags,
+        params=lambda args: {"min_antecedents": args.min_antecedents,
+                             "out_similarity": args.out_similarity,
+                             "max_depth": args.max_depth})})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    return stage_main(COMMAND, argv, wiring or Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())

@@ -337,10 +337,10 @@ def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
     if not args.model:
         return ReadingTools(ActingStore(VisibleStore(store)))
     from engine.ask.run import ask
-    from engine.cli.ask import backend_for, build_ask_model
-    from engine.cli.stage_cli import Wiring
+    from engine.cli.stage_cli import Wiring, build_ask_model
+    from engine.cli.stage_cli import ask_backend as backend_for
     from engine.stages.report import ReportFile, report_path
-    from engine.stages.run import utc_now
+    from engine.clock import utc_now
 
     args.structured = False
     wiring = Wiring()

@@ -11,18 +11,13 @@ output, not silently dropped. Exit codes: 0 ok, 1 a stage ended in error, 2 bad 
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from engine.cli import forge as forge_cli
-from engine.cli.stage_cli import Wiring as StageWiring
-from engine.cli.stage_cli import add_output_flags, build_model
-from engine.cli.stage_cli import positive_float as _positive_float
-from engine.cli.stage_cli import positive_int as _positive_int
-from engine.cli.support import print_json, run_guarded, table
+from engine.cli import stage_cli as sc
+from engine.cli.support import print_json, table
 from engine.pipeline.passes import ERROR, PipelineStage, StageOutcome, run_pipeline
 from engine.stages.calls import CallPolicy
 from engine.stages.stage import Action
@@ -58,36 +53,29 @@ class Models:
 def build_models(args: argparse.Namespace) -> Models:
     """One chat model for every stage: each round's contract says how it must answer
     (derive's markdown, forge's JSON), and the back-end honours it."""
-    binding = build_model(args)
+    binding = sc.build_model(args)
     return Models(binding.model_for_round, binding.model_for_round, binding.is_transient)
 
 
 @dataclass
-class Wiring(StageWiring):
+class Wiring(sc.Wiring):
     """The stage commands' wiring, with one model for every stage."""
 
     build_models: Callable[[argparse.Namespace], Models] = build_models
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG, usage=f"{PROG} PATHS... --model SPEC [options]",
-        description="Forge premises from source files, then derive, review, repair (and "
-                    "review what it produced) and dedup, repeating until a pass changes "
-                    "nothing.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False)
+def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("paths", nargs="+", metavar="PATHS", help="files and folders to forge")
     p.add_argument("--model", metavar="SPEC", required=True, help="the chat model (as derive)")
     p.add_argument("--structured", action="store_true", help="structured output (as derive)")
-    p.add_argument("--timeout", type=_positive_float, default=600.0, metavar="S",
+    p.add_argument("--timeout", type=sc.positive_float, default=600.0, metavar="S",
                    help="seconds per model call (default 600)")
     loop = p.add_argument_group("passes")
-    loop.add_argument("--max-passes", type=_positive_int, default=5, metavar="N",
+    loop.add_argument("--max-passes", type=sc.positive_int, default=5, metavar="N",
                       help="at most N passes of derive/review/dedup (default 5)")
-    loop.add_argument("--max-rounds", type=_positive_int, default=10, metavar="N",
+    loop.add_argument("--max-rounds", type=sc.positive_int, default=10, metavar="N",
                       help="at most N rounds per derive run (default 10)")
-    loop.add_argument("--budget", type=_positive_int, default=300, metavar="N",
+    loop.add_argument("--budget", type=sc.positive_int, default=300, metavar="N",
                       help="derive's belief lines per prompt (default 300)")
     loop.add_argument("--sample", action="store_true", help="derive's random windows")
     loop.add_argument("--cluster", action="store_true", help="derive's embedding clusters")
@@ -99,22 +87,18 @@ def build_parser() -> argparse.ArgumentParser:
                            "(for a model too weak to judge)")
     loop.add_argument("--review-output", metavar="FILE", default=REVIEW_OUTPUT,
                       help=f"the verdicts file of --review-apply never (default {REVIEW_OUTPUT})")
-    forge_cli.source_flags(p)
-    add_output_flags(p)
-    return p
+    sc.source_flags(p)
 
 
-def _rounds_progress(args: argparse.Namespace, wiring: "Wiring"):
-    from engine.cli.stage_cli import StderrProgress as RoundLines
-
-    return None if args.quiet else RoundLines(wiring.err())
+def _rounds_progress(args: argparse.Namespace, wiring: "Wiring") -> Any:
+    return sc.progress_for(args, wiring)
 
 
 def forge_stage(args: argparse.Namespace, models: Models, reader, embedder,
                 wiring: "Wiring") -> PipelineStage:
     from engine.forge.run import ForgeRunOptions, forge
 
-    make_stage = forge_cli.stage_factory(args, reader, embedder)
+    make_stage = sc.forge_stage_factory(args, reader, embedder)
 
     def run(store: Store) -> StageOutcome:
         result = forge(store, reader.scan(args.paths), make_stage, models.forge,
@@ -122,7 +106,7 @@ def forge_stage(args: argparse.Namespace, models: Models, reader, embedder,
                                        calls=CallPolicy(timeout=args.timeout,
                                                         is_transient=models.is_transient),
                                        params={"pipeline": True, "paths": list(args.paths)}),
-                       report_file=forge_cli.report_file(args, "forge"),
+                       report_file=sc.report_file(args, "forge"),
                        progress=_rounds_progress(args, wiring))
         t = result.report.totals
         return StageOutcome(
@@ -142,18 +126,17 @@ def _sampler_args(args: argparse.Namespace) -> argparse.Namespace:
 
 
 def derive_stage(args: argparse.Namespace, models: Models, wiring: Wiring) -> PipelineStage:
-    from engine.cli.derive import make_sampler, strategy_of
     from engine.derive.run import DeriveOptions, derive
 
     def run(store: Store) -> StageOutcome:
         sargs = _sampler_args(args)
-        sampler = (wiring.make_sampler or make_sampler)(sargs, store)
+        sampler = (wiring.make_sampler or sc.make_sampler)(sargs, store)
         options = DeriveOptions(
             model=args.model, budget=args.budget, auto=True, exhaust=True,
             max_rounds=args.max_rounds, intra_cluster=args.intra_cluster,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
-            params={"pipeline": True, "strategy": strategy_of(sargs)})
-        report = forge_cli.report_file(args, "derive")
+            params={"pipeline": True, "strategy": sc.strategy_of(sargs)})
+        report = sc.report_file(args, "derive")
         result = derive(store, models.derive, sampler, options, report=report,
                         progress=_rounds_progress(args, wiring))
         t = result.report.totals
@@ -183,7 +166,7 @@ def review_stage(args: argparse.Namespace, models: Models, wiring: Wiring, *,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
             output=output, accept_command=accept if output else "",
             params={"pipeline": True, "review_apply": args.review_apply})
-        report = forge_cli.report_file(args, "review")
+        report = sc.report_file(args, "review")
         result = run_stage(store, ReviewStage(ReviewSettings()), models.derive, options,
                            report_file=report, progress=_rounds_progress(args, wiring))
         t = result.report.totals
@@ -214,7 +197,7 @@ def repair_stage(args: argparse.Namespace, models: Models, embedder,
             model=args.model, auto=True, exhaust=True, max_rounds=args.max_rounds,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
             params={"pipeline": True})
-        report = forge_cli.report_file(args, "repair")
+        report = sc.report_file(args, "repair")
         result = run_stage(store, RepairStage(embedder=embedder), models.derive, options,
                            report_file=report, progress=_rounds_progress(args, wiring))
         t = result.report.totals
@@ -235,18 +218,13 @@ def dedup_stage(args: argparse.Namespace, models: Models, embedder,
 
     def run(store: Store) -> StageOutcome:
         options = DedupOptions(by_id=embedder is None).check()
-        cache = None
-        if embedder is not None:
-            from adapters.vector_cache import NpyVectorCache
-            from engine.cli.stage_cli import embedding_cache_dir
-
-            cache = NpyVectorCache(embedding_cache_dir())
+        cache = None if embedder is None else sc.vector_cache()
         stage = DedupStage(options, CandidateSource(options, embedder=embedder, cache=cache))
         run_options = RunOptions(
             model=args.model, auto=True, exhaust=True, max_rounds=args.max_rounds,
             calls=CallPolicy(timeout=args.timeout, is_transient=models.is_transient),
             params={"pipeline": True, "threshold": options.cutoff, "by_id": options.by_id})
-        report = forge_cli.report_file(args, "dedup")
+        report = sc.report_file(args, "dedup")
         result = run_stage(store, stage, models.derive, run_options, report_file=report,
                            progress=_rounds_progress(args, wiring))
         t = result.report.totals
@@ -276,8 +254,8 @@ class StderrProgress:
 
 def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     models = wiring.build_models(args)
-    reader = (wiring.make_reader or forge_cli.make_reader)(args)
-    embedder = (wiring.make_embedder or forge_cli.make_embedder)(args)
+    reader = (wiring.make_reader or sc.make_reader)(args)
+    embedder = (wiring.make_embedder or sc.make_embedder)(args)
     first = [forge_stage(args, models, reader, embedder, wiring)]
     # review, then repair, then review of what repair produced (its links, its rewordings)
     loop = [derive_stage(args, models, wiring), review_stage(args, models, wiring),
@@ -304,6 +282,14 @@ def cmd_pipeline(args: argparse.Namespace, wiring: Wiring) -> int:
     return 0
 
 
+COMMAND = sc.StageCommand(
+    prog=PROG, usage=f"{PROG} PATHS... --model SPEC [options]",
+    description="Forge premises from source files, then derive, review, repair (and review "
+                "what it produced) and dedup, repeating until a pass changes nothing.",
+    epilog=EXAMPLES, model_flags=False, add_arguments=add_arguments,
+    check=lambda parser, args: None, run=lambda args, wiring: cmd_pipeline(args, wiring))
+build_parser = COMMAND.build_parser
+
+
 def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
-    return run_guarded(lambda: cmd_pipeline(args, wiring or Wiring()), debug=args.debug)
+    return sc.stage_main(COMMAND, argv, wiring or Wiring())

@@ -3,39 +3,29 @@ beliefs that are due for review, and `python -m engine.review accept FILE` to ap
 verdicts file later.
 
 A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-review flags, the ReviewStage they configure, and the shared run and accept commands.
+StageCommand below, the review flags and the ReviewStage they configure.
 Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from engine.cli.stage_cli import (
-    Wiring,
-    accept_parser,
-    non_negative_int,
-    positive_int,
-    add_mode_flags,
-    add_model_flags,
-    add_output_flags,
-    print_accept,
-    print_run,
-    progress_for,
-    report_file,
-    run_options,
-    run_params,
-    StageCommand,
-    Subcommand,
-    stage_main,
-)
+from engine.cli import stage_cli as sc
 from engine.errors import InvalidInput
 from engine.model import check_id
 
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
+
+USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
+         f"       {PROG} accept FILE [options]")
+DESCRIPTION = ("Ask a chat model to judge each justification of the derived beliefs due for "
+               "review; write the verdicts to a file, or apply them (--auto): an unsound "
+               "justification gets a defeater in its outlist.")
+
 
 RUN_EXAMPLES = f"""\
 examples:
@@ -85,55 +75,36 @@ def _premises_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> Non
     p.add_argument("--root", default=".", metavar="DIR",
                    help="with --premises: source paths are relative to DIR (default: the "
                         "current folder)")
-    p.add_argument("--source-tokens", type=positive_int, default=1000, metavar="N",
+    p.add_argument("--source-tokens", type=sc.positive_int, default=1000, metavar="N",
                    help="with --premises: source lines shown per premise, in tokens "
                         "(default 1000; a chunk over it is split and said so)")
 
 
-def build_run_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog=PROG,
-        usage=f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-              f"       {PROG} accept FILE [options]",
-        description="Ask a chat model to judge each justification of the derived beliefs due "
-                    "for review; write the verdicts to a file, or apply them (--auto): an "
-                    "unsound justification gets a defeater in its outlist.",
-        epilog=RUN_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        allow_abbrev=False,
-    )
-    add_model_flags(p)
-    add_mode_flags(p, DEFAULT_OUTPUT)
+def _accept_flags(p: argparse.ArgumentParser) -> None:
+    _suggestion_flag(p)
+    _premises_flags(p)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to review")
-    what.add_argument("--budget", type=positive_int, default=20, metavar="N",
+    what.add_argument("--budget", type=sc.positive_int, default=20, metavar="N",
                       help="beliefs per round (default 20)")
     what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
                       help="review only these IN derived beliefs (those without a current "
                            "review; with --all, each of them), none waiting for another")
-    what.add_argument("--min-depth", type=non_negative_int, default=0, metavar="D",
+    what.add_argument("--min-depth", type=sc.non_negative_int, default=0, metavar="D",
                       help="only beliefs at depth D or deeper")
     what.add_argument("--all", dest="review_all", action="store_true",
                       help="review again what already has a current review")
     what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
     _suggestion_flag(what)
     _premises_flags(what)
-    add_output_flags(p)
-    return p
 
 
-def build_accept_parser() -> argparse.ArgumentParser:
-    p = accept_parser(PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) "
-                            "against the network and apply them in one transaction, recorded "
-                            "as a review run.", ACCEPT_EXAMPLES, "a verdicts file")
-    _suggestion_flag(p)
-    _premises_flags(p)
-    return p
-
-
-def make_stage(args: argparse.Namespace, wiring: Wiring | None = None):
+def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
     file = getattr(args, "file", None)
     if getattr(args, "premises", False) or (file and _premises_file(Path(file))):
-        return _premise_stage(args, wiring or Wiring())
+        return _premise_stage(args, wiring or sc.Wiring())
     from engine.review.stage import ReviewSettings, ReviewStage
 
     return ReviewStage(ReviewSettings(
@@ -148,63 +119,45 @@ def _premises_file(path: Path) -> bool:
     return holds_premise_verdicts(path)
 
 
-def _premise_stage(args: argparse.Namespace, wiring: Wiring):
-    from engine.cli.forge import make_reader
+def _premise_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
     from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
 
-    return PremiseReviewStage((wiring.make_reader or make_reader)(args), PremiseSettings(
+    return PremiseReviewStage((wiring.make_reader or sc.make_reader)(args), PremiseSettings(
         budget=getattr(args, "budget", 20), source_tokens=args.source_tokens,
         ids=tuple(getattr(args, "ids", ())), review_all=getattr(args, "review_all", False),
         apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
 
 
-def cmd_review(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.stages.run import run_stage
-
-    binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
-    stage = make_stage(args, wiring)
-    with wiring.open_store() as store:
-        if args.dry_run:
-            shown = stage.read_round(store, 1)
-            if shown.empty:
-                print("nothing is due for review" + _not_due(shown.details), file=wiring.err())
-                return 0
-            sys.stdout.write(shown.prompt.text)
-            return 0
-        options = run_options(args, binding, default_output=DEFAULT_OUTPUT,
-                              accept_command=f"{PROG} accept", params=run_params(args))
-        assert binding is not None  # made for every run but a dry one
-        result = run_stage(store, stage, binding.model_for_round, options,
-                           report_file=report_file(args, "review"),
-                           progress=progress_for(args, wiring), cost=binding.cost)
-    return print_run(result, args, wiring, PROG)
-
-
-def _not_due(details) -> str:
-    """With --premises: why the premises that name a source are not due, counted."""
+def _not_due(details: Mapping[str, Any]) -> str:
+    """Nothing due; with --premises, why the premises that name a source are not, counted."""
     from engine.review.premises_due import DUE
 
     if details.get("mode") != "premises":
-        return ""
+        return "nothing is due for review"
     skip = {"strategy", "mode", "due", "with_source", "split", DUE}
     counts = ", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in details.items()
                        if k not in skip and v)
-    return (f" ({details.get('with_source', 0)} premises name a source"
-            + (f"; {counts}" if counts else "") + ")")
+    return (f"nothing is due for review ({details.get('with_source', 0)} premises name a "
+            f"source" + (f"; {counts}" if counts else "") + ")")
 
 
-def cmd_accept(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.stages.accept import accept
-
-    with wiring.open_store() as store:
-        result = accept(store, make_stage(args, wiring), Path(args.file),
-                        params={"apply_suggestions": args.apply_suggestions})
-    return print_accept(result, args)
+def cmd_review(args: argparse.Namespace, wiring: sc.Wiring) -> int:
+    stage = make_stage(args, wiring)
+    return sc.run_rounds(COMMAND, "review", args, wiring, lambda store: stage,
+                         nothing_due=_not_due)
 
 
-COMMAND = StageCommand(build_run_parser, lambda args, wiring: cmd_review(args, wiring),
-                       subcommands={"accept": Subcommand(build_accept_parser, cmd_accept)})
+COMMAND = sc.StageCommand(
+    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    run=cmd_review,
+    subcommands={"accept": sc.accept_subcommand(
+        PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
+              "network and apply them in one transaction, recorded as a review run.",
+        ACCEPT_EXAMPLES, make_stage, add_arguments=_accept_flags,
+        params=lambda args: {"apply_suggestions": args.apply_suggestions},
+        file_help="a verdicts file")})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    return stage_main(COMMAND, argv, wiring or Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())

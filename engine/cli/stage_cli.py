@@ -1,122 +1,78 @@
-"""What every LLM stage's command line shares: the model from `--model`, the run flags
-(`--auto`, `--exhaust`, `--max-rounds`, `--dry-rounds`, `--dry-run`, `-o`, `--parallel`),
-the report flags,
-progress lines, and printing a run's or an accept's result. A stage's entry point adds only
-its own flags and builds its Stage (engine/stages/stage.py).
+"""What every LLM stage's command line shares, and the one skeleton each stage CLI is: a
+StageCommand declares the stage's program, texts, own flags, run and subcommands; the
+skeleton adds the shared flags (`--model`, the run mode `--auto`, `--exhaust`,
+`--max-rounds`, `--dry-rounds`, `--dry-run`, `-o`, `--parallel`, the report flags), parses,
+dispatches a subcommand by its first word, and maps errors to one `Error:` line and the exit code.
+`run_rounds` is the run command of a stage on the shared loop (engine/stages/run.py) and
+`accept_subcommand` its `accept FILE`. The outside things a stage is wired to (the model,
+embedders, forge's reader, derive's sampler) live in engine/cli/stage_parts.py and are
+re-exported here: a stage CLI imports only this module and engine/cli/support.py.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
-from engine.cli.support import open_store, print_json, run_guarded
-from engine.errors import ModelError
+from engine.cli.stage_parts import (
+    FORGE_OUTPUT,
+    AskModel,
+    ModelBinding,
+    Wiring,
+    ask_backend,
+    build_ask_model,
+    build_model,
+    embedding_cache_dir,
+    forge_own_files,
+    forge_root,
+    forge_stage_factory,
+    has_tool_calling,
+    local_tokenizer,
+    make_embedder,
+    make_reader,
+    make_sampler,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    premise_check_flags,
+    root_flag,
+    sentence_embedder,
+    share,
+    source_flags,
+    strategy_of,
+    vector_cache,
+)
+from engine.cli.support import print_json, run_guarded, table
+from engine.clock import utc_now
 from engine.stages.accept import AcceptResult
 from engine.stages.calls import CallPolicy, default_is_transient
-from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile, RoundResult, RunStatus, report_path, summary_table
-from engine.stages.run import RunOptions, RunResult, utc_now
+from engine.stages.run import RunOptions, RunResult
+from engine.stages.stage import Stage
 from engine.store import Store
 
-
-@dataclass(frozen=True)
-class ModelBinding:
-    """What the entry point builds from --model: the engine's only view of the model."""
-
-    model_for_round: ModelForRound
-    is_transient: Callable[[BaseException], bool] = default_is_transient
-    cost: Callable[[int, int], float | None] | None = None
-
-
-def build_model(args: argparse.Namespace) -> ModelBinding:
-    """The real back-ends (adapters.llm), imported here and nowhere else in the stages."""
-    try:
-        from adapters.llm import build_chat_model, model_for_round
-    except ImportError as e:
-        raise ModelError(f"the chat-model back-ends (adapters.llm) cannot be loaded: {e}",
-                         model=args.model, exit_code=2) from e
-    chat = build_chat_model(args.model, timeout=args.timeout)
-    bound = model_for_round(args.model, chat, structured=args.structured)
-    from adapters.llm.errors import is_transient
-    from adapters.llm.pricing import cost_usd
-
-    spec = args.model
-
-    def cost(tokens_in: int, tokens_out: int) -> float | None:
-        return cost_usd(spec, tokens_in, tokens_out)
-
-    return ModelBinding(bound, is_transient, cost)
+__all__ = [
+    "FORGE_OUTPUT", "AskModel", "ModelBinding", "StageCommand", "Subcommand", "Wiring",
+    "accept_parser", "accept_subcommand", "add_candidate_flags", "add_mode_flags",
+    "add_model_flags", "add_output_flags", "ask_backend", "build_ask_model", "build_model",
+    "add_parallel_flag", "candidate_source", "check_mode_args", "embedding_cache_dir",
+    "forge_own_files", "forge_root", "forge_stage_factory", "gaps_subcommand",
+    "has_tool_calling", "local_tokenizer", "make_embedder",
+    "make_reader", "make_sampler", "non_negative_int", "positive_float", "positive_int",
+    "premise_check_flags", "print_accept", "print_run", "progress_for", "report_file",
+    "root_flag", "run_options", "run_params", "run_rounds", "sentence_embedder", "share",
+    "source_flags", "stage_main", "stage_parser", "strategy_of", "subcommand_parser",
+    "vector_cache",
+]
 
 
 class ErrorStream(Protocol):
     """What printing a run needs of a command's wiring: where errors go."""
 
     def err(self) -> Any: ...
-
-
-@dataclass
-class Wiring:
-    """The outside things a stage command needs; tests swap in fakes. `extra` holds a
-    stage's own (derive's sampler factory, forge's source reader, ...)."""
-
-    open_store: Callable[[], AbstractContextManager[Store]] = open_store
-    build_model: Callable[[argparse.Namespace], ModelBinding] = build_model
-    make_sampler: Callable[[argparse.Namespace, Store], Any] | None = None
-    make_reader: Callable[[argparse.Namespace], Any] | None = None  # forge's sources
-    make_embedder: Callable[[argparse.Namespace], Any] | None = None  # forge's embedder
-    stderr: Any = field(default=None)
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def err(self):
-        return self.stderr or sys.stderr
-
-
-def embedding_cache_dir() -> Path:
-    """Where the file copy of embeddings lives: $XDG_CACHE_HOME/eem-engine/embeddings."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "eem-engine" / "embeddings"
-
-
-# --- argument types ----------------------------------------------------------------------
-def _whole_number(text: str, minimum: int, wanted: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < minimum:
-        raise argparse.ArgumentTypeError(f"must be {wanted}, got {value}")
-    return value
-
-
-def positive_int(text: str) -> int:
-    return _whole_number(text, 1, "at least 1")
-
-
-def non_negative_int(text: str) -> int:
-    return _whole_number(text, 0, "0 or more")
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
-    return value
-
-
-def share(text: str) -> float:
-    value = positive_float(text)
-    if value > 1:
-        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
-    return value
 
 
 # --- the shared flags --------------------------------------------------------------------
@@ -157,14 +113,58 @@ def add_mode_flags(p: argparse.ArgumentParser, default_output: str, *,
     return mode
 
 
-def add_output_flags(p: argparse.ArgumentParser) -> None:
+def add_output_flags(p: argparse.ArgumentParser, *,
+                     json_help: str = "print the report's totals as JSON") -> None:
     out = p.add_argument_group("output")
     out.add_argument("--report-dir", default="reports", metavar="DIR",
                      help="where the JSON report goes (default reports/)")
     out.add_argument("--no-report", action="store_true", help="write no report")
-    out.add_argument("--json", action="store_true", help="print the report's totals as JSON")
+    out.add_argument("--json", action="store_true", help=json_help)
     out.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     out.add_argument("--debug", action="store_true", help="show tracebacks")
+
+
+def add_candidate_flags(p: argparse.ArgumentParser, *, threshold: float, what: str) -> None:
+    """How pairs of beliefs are found (dedup and contradictions): by meaning or id tokens."""
+    from engine.dedup.stage import DEFAULT_ID_THRESHOLD, DEFAULT_K
+
+    g = p.add_argument_group("candidates")
+    g.add_argument("--threshold", type=float, default=None, metavar="T",
+                   help=f"cosine similarity at which two beliefs are {what} (default "
+                        f"{threshold}; with --by-id, id-token Jaccard {DEFAULT_ID_THRESHOLD})")
+    g.add_argument("--k", type=positive_int, default=DEFAULT_K, metavar="K",
+                   help=f"nearest neighbours looked at per belief (default {DEFAULT_K})")
+    g.add_argument("--by-id", action="store_true",
+                   help="compare id tokens instead of embeddings (networks without them)")
+    g.add_argument("--embedding-model", default=None, metavar="NAME",
+                   help="a local sentence-transformers model (default all-MiniLM-L6-v2)")
+    g.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+
+
+def candidate_source(args: argparse.Namespace, options: Any, wiring: Wiring,
+                     stage_name: str = "dedup") -> Any:
+    """The neighbour search of `options` (a DedupOptions): embeddings from the store,
+    computed by the local sentence-transformers model where missing (a test's embedder from
+    wiring.extra["embedder"]); none with --by-id."""
+    from engine.dedup.stage import CandidateSource
+
+    embedder = cache = None
+    if not options.by_id:
+        make = wiring.extra.get("embedder")
+        if make is not None:
+            embedder = make(args)
+        else:
+            embedder, cache = sentence_embedder(args.embedding_model), vector_cache()
+    return CandidateSource(options, embedder=embedder, cache=cache, stage=stage_name)
+
+
+def stage_parser(prog: str, usage: str | None, description: str, epilog: str
+                 ) -> argparse.ArgumentParser:
+    """A command's parser: its examples shown as written, no abbreviated flags."""
+    return argparse.ArgumentParser(prog=prog, usage=usage, description=description,
+                                   epilog=epilog,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                                   allow_abbrev=False)
 
 
 def subcommand_parser(prog: str, name: str, description: str, epilog: str,
@@ -172,9 +172,7 @@ def subcommand_parser(prog: str, name: str, description: str, epilog: str,
                       *, json_help: str = "print the result as JSON"
                       ) -> argparse.ArgumentParser:
     """`<stage> NAME ... [--json] [--debug]`: `add_arguments` adds the subcommand's own."""
-    p = argparse.ArgumentParser(prog=f"{prog} {name}", description=description, epilog=epilog,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                allow_abbrev=False)
+    p = stage_parser(f"{prog} {name}", None, description, epilog)
     if add_arguments is not None:
         add_arguments(p)
     p.add_argument("--json", action="store_true", help=json_help)
@@ -310,15 +308,41 @@ class Subcommand:
     run: Callable[[argparse.Namespace, Any], int]
 
 
+def _no_flags(p: argparse.ArgumentParser) -> None:
+    pass
+
+
 @dataclass(frozen=True)
 class StageCommand:
-    """A stage's command line: the run command (its parser, the checks argparse cannot make,
-    what it runs) and its subcommands by name."""
+    """A stage's command line, declared: its program and texts, its own flags
+    (`add_arguments`), which shared flags it takes, the checks argparse cannot make, what
+    the run does, and its subcommands by name. `stage_main` is the one entry."""
 
-    build_parser: Callable[[], argparse.ArgumentParser]
+    prog: str
+    usage: str
+    description: str
+    epilog: str
     run: Callable[[argparse.Namespace, Any], int]
+    add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags
     check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] = check_mode_args
     subcommands: Mapping[str, Subcommand] = field(default_factory=dict)
+    default_output: str | None = None  # the proposals file, for runs without --auto
+    mode_flags: bool = True  # the shared mode flags (a stage with a proposals file)
+    dry_rounds_help: str = "stop after K consecutive dry rounds (default 1)"
+    parallel: bool = True  # offer --parallel (not derive: each round must see the last)
+    model_flags: bool = True
+    json_help: str = "print the report's totals as JSON"
+
+    def build_parser(self) -> argparse.ArgumentParser:
+        p = stage_parser(self.prog, self.usage, self.description, self.epilog)
+        if self.model_flags:
+            add_model_flags(p)
+        if self.default_output is not None and self.mode_flags:
+            add_mode_flags(p, self.default_output, dry_rounds_help=self.dry_rounds_help,
+                           parallel=self.parallel)
+        self.add_arguments(p)
+        add_output_flags(p, json_help=self.json_help)
+        return p
 
 
 def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any) -> int:
@@ -333,3 +357,94 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any) -
     args = parser.parse_args(words)
     command.check(parser, args)
     return run_guarded(lambda: command.run(args, wiring), debug=args.debug)
+
+
+def run_rounds(command: StageCommand, stage_name: str, args: argparse.Namespace,
+               wiring: Wiring, make_stage: Callable[[Store], Stage], *,
+               params: dict[str, Any] | None = None,
+               tune: Callable[[Stage, RunOptions], RunOptions] | None = None,
+               nothing_due: str | Callable[[Mapping[str, Any]], str] | None = None) -> int:
+    """A stage's run command on the shared loop: the model first (so a bad one fails before
+    any work), then the stage over the store; `--dry-run` prints round 1's prompt (or
+    `nothing_due`, or what it says of the round's details, when the round is empty) and
+    calls no model. `tune` lets a stage adjust
+    the options from its stage (derive's dry-round count from its sampler)."""
+    from engine.stages.run import run_stage
+
+    binding = None if args.dry_run else wiring.build_model(args)
+    with wiring.open_store() as store:
+        stage = make_stage(store)
+        if args.dry_run:
+            shown = stage.read_round(store, 1)
+            if nothing_due is not None and shown.empty:
+                print(nothing_due if isinstance(nothing_due, str) else
+                      nothing_due(shown.details), file=wiring.err())
+                return 0
+            sys.stdout.write(shown.prompt.text)
+            return 0
+        assert binding is not None  # made for every run but a dry one
+        assert command.default_output is not None  # a stage on the loop has a proposals file
+        options = run_options(args, binding, default_output=command.default_output,
+                              accept_command=f"{command.prog} accept",
+                              params=params if params is not None else run_params(args))
+        if tune is not None:
+            options = tune(stage, options)
+        result = run_stage(store, stage, binding.model_for_round, options,
+                           report_file=report_file(args, stage_name),
+                           progress=progress_for(args, wiring), cost=binding.cost)
+    return print_run(result, args, wiring, command.prog)
+
+
+def accept_subcommand(prog: str, description: str, epilog: str,
+                      make_stage: Callable[[argparse.Namespace, Wiring], Stage], *,
+                      add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags,
+                      params: Callable[[argparse.Namespace], dict[str, Any]] | None = None,
+                      file_help: str = "a proposals file") -> Subcommand:
+    """`<stage> accept FILE`: the stage's parser, validation and apply over a proposals file
+    in one write transaction (engine/stages/accept.py); `params` go into the Run node."""
+
+    def build() -> argparse.ArgumentParser:
+        p = accept_parser(prog, description, epilog, file_help)
+        add_arguments(p)
+        return p
+
+    def run(args: argparse.Namespace, wiring: Wiring) -> int:
+        from engine.stages.accept import accept
+
+        stage = make_stage(args, wiring)
+        with wiring.open_store() as store:
+            result = accept(store, stage, Path(args.file),
+                            params=params(args) if params else None)
+        return print_accept(result, args)
+
+    return Subcommand(build, run)
+
+
+def gaps_subcommand(prog: str) -> Subcommand:
+    """`<prog> gaps [--limit N] [--json]`: the premises repair's research said the network
+    lacks (offered by repair, and by forge, which might go and find them)."""
+    def build() -> argparse.ArgumentParser:
+        return subcommand_parser(
+            prog, "gaps", "List the premises repair's research said the network lacks, "
+                          "newest first, with the belief each is for and its label.",
+            f"example:\n  {prog} gaps --limit 20\n",
+            lambda p: p.add_argument("--limit", type=positive_int, default=50, metavar="N",
+                                     help="at most N gaps (default 50)"))
+
+    def run(args: argparse.Namespace, wiring: Wiring) -> int:
+        from engine.repair.records import RepairTx
+
+        with wiring.open_store() as store:
+            gaps, total = store.read(lambda tx: cast(RepairTx, tx).gaps(args.limit))
+        if args.json:
+            print_json({"total": total, "gaps": [g.as_dict() for g in gaps]})
+            return 0
+        if not gaps:
+            print("no gaps recorded")
+            return 0
+        print(table([(g.for_belief, g.justification, g.truth, g.text, g.at) for g in gaps],
+                    ("for", "justification", "truth", "gap", "at")))
+        print(f"{len(gaps)} of {total} gap(s)")
+        return 0
+
+    return Subcommand(build, run)

@@ -24,17 +24,25 @@ from engine.contradictions.pairs import (
     reply_schema,
     retry_text,
 )
-from engine.dedup.candidates import current_verdicts
-from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
 from engine.dedup.stage import CandidateSource, stale_member
 from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change
+from engine.pairs.candidates import current_verdicts
+from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.echo import ECHO_REASON, PromptEcho
-from engine.stages.stage import (Action, Applied, AppliedEntry, Checked, Parsed, Prompt,
-                                 RoundInput, Skip)
+from engine.stages.stage import (
+    Action,
+    Applied,
+    AppliedEntry,
+    Checked,
+    Parsed,
+    Prompt,
+    RoundInput,
+    Skip,
+)
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
 

@@ -4,7 +4,7 @@ A round shows up to `batch` candidate clusters not yet shown in this run (comple
 clusters of neighbour pairs nobody has judged on the current texts), asks for one verdict per
 cluster, and with --auto applies them in one write transaction:
 - SAME: the duplicates merge into the kept belief (engine/dedup/merge.py);
-- CONTRADICTION: a nogood over each pair named (engine/dedup/nogood_pairs.py);
+- CONTRADICTION: a nogood over each pair named (engine/pairs/nogood_pairs.py);
 - DIFFERENT, and every pair of the cluster neither SAME nor contradicting: recorded, so the
   pair is not asked again while both texts stay as they are.
 A cluster left undecided (no usable answer after the retry) records nothing: a later run asks
@@ -17,7 +17,13 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import Any
 
-from engine.dedup.candidates import (
+from engine.dedup.merge import choose_keep, merge_in, rests_on
+from engine.dedup.prompt import FORMAT, build_prompt, reply_schema, retry_text
+from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
+from engine.embedding.cache import Embedder, VectorCache, text_sha256
+from engine.errors import InvalidInput
+from engine.model import Change, Truth
+from engine.pairs.candidates import (
     SEARCHES,
     Cluster,
     Pair,
@@ -27,18 +33,20 @@ from engine.dedup.candidates import (
     id_token_pairs,
     unjudged,
 )
-from engine.dedup.merge import choose_keep, merge_in, rests_on
-from engine.dedup.nogood_pairs import has_nogood_over, record_contradiction
-from engine.dedup.prompt import FORMAT, build_prompt, reply_schema, retry_text
-from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
-from engine.embedding.cache import Embedder, VectorCache, text_sha256
-from engine.errors import InvalidInput
-from engine.model import Change, Truth
+from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.echo import ECHO_REASON, PromptEcho
-from engine.stages.stage import (Action, Applied, AppliedEntry, Checked, Parsed, Prompt,
-                                 RoundInput, Skip)
+from engine.stages.stage import (
+    Action,
+    Applied,
+    AppliedEntry,
+    Checked,
+    Parsed,
+    Prompt,
+    RoundInput,
+    Skip,
+)
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from engine.derive.proposals import FORMAT, NO_PROPOSALS
 from engine.derive.view import RoundView, id_prefix
 from engine.model import Belief, Truth
+from engine.stages.stage import Prompt as StagePrompt
 
 BELIEF_TEXT_LIMIT = 120
 DERIVED_TEXT_LIMIT = 200
@@ -82,9 +83,9 @@ class PromptOptions:
 
 
 @dataclass(frozen=True)
-class Prompt:
-    text: str
-    sha256: str
+class Prompt(StagePrompt):
+    """The shared prompt (text, sha256) and the ids derive shows: the sample, the derived."""
+
     sample_ids: tuple[str, ...]
     derived_ids: tuple[str, ...]
 

@@ -9,18 +9,17 @@ chance).
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from engine.clock import utc_now
 from engine.derive.stage import DeriveSettings, DeriveStage
 from engine.derive.validate import ValidationRules
-from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile
-from engine.stages.run import CostFunction, Progress, RunOptions, RunResult, run_stage, utc_now
+from engine.stages.run import CostFunction, Progress, RunOptions, RunResult, run_stage
 from engine.stages.stage import Prompt
 from engine.store import Store
 
@@ -31,24 +30,15 @@ ACCEPT_COMMAND = "python -m engine.derive accept"
 
 
 @dataclass(frozen=True)
-class DeriveOptions:
-    model: str = ""  # the model string, for the report and the Run node
+class DeriveOptions(RunOptions):
+    """The shared run options (engine/stages/run.RunOptions), and derive's own: what a round
+    shows and how proposals are checked."""
+
     budget: int = 300
     domain: str | None = None
     topic: str | None = None
-    auto: bool = False
-    exhaust: bool = False
-    max_rounds: int = 10
-    dry_rounds: int | None = None  # None: 1, or k with `intra_cluster`
     intra_cluster: bool = False
     rules: ValidationRules = ValidationRules()
-    calls: CallPolicy = CallPolicy()
-    output: Path | None = None  # the proposals file, without `auto`
-    params: Mapping[str, Any] = field(default_factory=dict)  # every parameter, as given
-
-    @property
-    def applies(self) -> bool:
-        return self.auto or self.exhaust
 
     def all_params(self) -> dict[str, Any]:
         """The run's settings, then `params` (the entry point's, as given) over them."""
@@ -65,19 +55,29 @@ class DeriveOptions:
     def settings(self) -> DeriveSettings:
         return DeriveSettings(self.budget, self.domain, self.topic, self.rules)
 
-    def run_options(self, sampler: "Sampler") -> RunOptions:
-        return RunOptions(
-            model=self.model, auto=self.auto, exhaust=self.exhaust,
-            max_rounds=self.max_rounds, dry_rounds=dry_round_limit(self, sampler),
-            calls=self.calls, output=self.output,
-            accept_command=f"{ACCEPT_COMMAND} {self.output}" if self.output else ACCEPT_COMMAND,
-            params=self.all_params())
+    def run_options(self, sampler: "Sampler | None") -> RunOptions:
+        """These options as the run loop takes them: the dry-round limit for this sampler,
+        the accept command, every parameter."""
+        accept = self.accept_command or ACCEPT_COMMAND
+        if self.output and not self.accept_command:
+            accept = f"{ACCEPT_COMMAND} {self.output}"
+        return replace(self, dry_rounds=dry_round_limit(self, sampler), accept_command=accept,
+                       params=self.all_params())
 
 
-def dry_round_limit(options: DeriveOptions, sampler: "Sampler") -> int:
+def with_derive_settings(options: RunOptions, settings: DeriveSettings,
+                         intra_cluster: bool = False) -> DeriveOptions:
+    """Shared run options (as an entry point built them) with derive's settings."""
+    shared = {name: getattr(options, name) for name in RunOptions.__dataclass_fields__}
+    return DeriveOptions(**shared, budget=settings.budget, domain=settings.domain,
+                         topic=settings.topic, intra_cluster=intra_cluster,
+                         rules=settings.rules)
+
+
+def dry_round_limit(options: RunOptions, sampler: "Sampler | None") -> int:
     if options.dry_rounds is not None:
         return max(1, options.dry_rounds)
-    if options.intra_cluster:
+    if getattr(options, "intra_cluster", False):
         return max(1, getattr(sampler, "n_clusters", None) or 1)
     return 1
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from engine.derive.apply import apply_proposals
 from engine.derive.parser import ParseResult, parse_reply
 from engine.derive.prompt import PromptOptions, build_prompt
+from engine.derive.reply_schema import proposal_schema, render_markdown
 from engine.derive.proposals import FORMAT, NO_PROPOSALS, Proposal, render_proposals
 from engine.derive.validate import Validation, ValidationRules, read_facts, validate_proposals
 from engine.derive.view import RoundView, read_view
@@ -66,6 +67,7 @@ class DeriveStage:
         prompt = build_prompt(view, self.settings.prompt_options())
         contract = RoundContract.markdown(
             prompt.allowed_ids, min_antecedents=self.settings.rules.min_antecedents,
+            json_schema=proposal_schema, render_json=render_markdown,
             shown_texts=(*(view.texts[i] for i in view.sample_ids if i in view.texts),
                          *(b.text for b in view.derived)))
         return RoundInput(

@@ -38,6 +38,8 @@ class SourceText:
 
 @dataclass(frozen=True)
 class Fingerprint:
+    """A file as it is now, without its text: enough to tell whether it changed."""
+
     path: str
     sha256: str
     size: int
@@ -45,6 +47,8 @@ class Fingerprint:
 
 @dataclass(frozen=True)
 class SkippedFile:
+    """A file the scan passed over, and why (too large, binary, ignored, unreadable)."""
+
     path: str
     reason: str
 

@@ -36,6 +36,8 @@ NEAREST = 8  # existing beliefs shown as nearest to a chunk
 
 @dataclass(frozen=True)
 class PlannedChunk:
+    """A chunk not forged yet, with the source it stands in: one round of a forge run."""
+
     source: SourceText
     chunk: Chunk
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from engine.review.material import Named, ShownJustification, UnderReview
 from engine.review.verdicts import NO_REASON, REASON_TYPES
+from engine.stages.stage import Prompt
 
 INTRO = ("You are a strict critic of a belief network. Judge each justification of each "
          "derived belief below: does its claim really follow from what it names?")
@@ -57,9 +58,9 @@ numbers exactly as shown:
 
 
 @dataclass(frozen=True)
-class ReviewPrompt:
-    text: str
-    sha256: str
+class ReviewPrompt(Prompt):
+    """The shared prompt (text, sha256) and what review shows: beliefs, justifications."""
+
     belief_ids: tuple[str, ...]
     justification_keys: tuple[str, ...]
 

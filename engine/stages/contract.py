@@ -37,6 +37,10 @@ class MarkdownProposals:
     # the texts of the beliefs shown: a grammar-bound decoder builds new ids of their words
     # (and of the allowed ids' words)
     shown_texts: tuple[str, ...] = ()
+    # for structured output: the JSON schema of a reply (contract, bounded=...) and the
+    # markdown rendered from a decoded one (text, items it could not render); the stage's own
+    json_schema: Callable[..., Mapping[str, Any]] | None = None
+    render_json: Callable[[object], tuple[str, list[object]]] | None = None
 
 
 @dataclass(frozen=True)

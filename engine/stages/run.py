@@ -18,10 +18,11 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from engine.clock import iso_utc, utc_now
 from engine.files import write_text_atomically
 from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
@@ -49,7 +50,9 @@ class RunOptions:
     auto: bool = False
     exhaust: bool = False
     max_rounds: int = 10
-    dry_rounds: int = 1  # consecutive dry rounds that end an exhaust run
+    # consecutive dry rounds that end an exhaust run; None: 1, unless the stage's run says
+    # otherwise (derive: k, the number of clusters, with a sampler rotating through them)
+    dry_rounds: int | None = None
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
     accept_command: str = ""  # how to apply the proposals file, printed in it
@@ -120,14 +123,6 @@ class RunResult:
         return self.report.proposals_file
 
 
-def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def iso_utc(moment: datetime) -> str:
-    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
-
-
 def new_run_id(started: datetime) -> str:
     return started.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
 
@@ -182,7 +177,7 @@ def run_stage(
             elif result.outcome is not Outcome.FORMAT_FAILURE:
                 dry_streak = 0
             if options.exhaust and options.planned_rounds is None:
-                if dry_streak >= max(1, options.dry_rounds):
+                if dry_streak >= max(1, options.dry_rounds or 1):
                     reason = StopReason.DRY_ROUNDS
                     break
                 reason = StopReason.MAX_ROUNDS

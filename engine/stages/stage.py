@@ -36,6 +36,8 @@ ItemT_co = TypeVar("ItemT_co", covariant=True)
 
 @dataclass(frozen=True)
 class Prompt:
+    """What a round sends the model, and its sha256 (the Round node keeps the hash)."""
+
     text: str
     sha256: str
 

@@ -14,7 +14,7 @@ Then, in a fresh process (so its peak memory is the candidate step's alone), tim
 `python -m engine.dedup --candidates` does: read the IN beliefs, get their embeddings through
 derive's cache (checked current, none computed; read over Bolt, as a first run on a machine
 does), the k-NN search (`--search auto`: block by block over the vectors above 10k beliefs,
-engine/dedup/neighbours.py), complete-link clusters. Last, `dedup_index_rate` times the
+engine/pairs/neighbours.py), complete-link clusters. Last, `dedup_index_rate` times the
 vector-index search (`--search index`) on a sample and says what the whole network would take.
 Targets (issue 14): under 60 s and under 2 GB of Python memory (peak RSS), where an N x N
 similarity matrix would need 40 GB for 100k beliefs.
