@@ -11,23 +11,15 @@ taken by default: a justification without a usable repair stays as it is.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.repair.repairs import ACTIONS, LINK, SOFTEN, WITH_TEXT, Repair, key, same_claim
-from engine.stages.replies import (
-    Diagnostic,
-    ReplyShape,
-    bare_id,
-    find_items,
-    line_of,
-    number,
-    second_fills_gaps,
-)
+from engine.stages.item_reader import ItemReader, ItemsParse, read_items
+from engine.stages.item_reader import flat_text as _text
+from engine.stages.replies import Diagnostic, ReplyShape, bare_id, second_fills_gaps
 
-MAX_REPLY_CHARS = 500_000
 SHAPE = ReplyShape("repairs", ("id", "action"))
 # What the round showed: belief id -> defeated justification positions -> the claim.
 Expected = Mapping[str, Mapping[int, str]]
@@ -36,30 +28,8 @@ GraphCheck = Callable[[Sequence[Repair]], Mapping[str, Sequence[str]]]
 
 
 @dataclass
-class RepairParse:
-    """Repairs read from one reply (engine.stages.stage.ParsedReply)."""
-
-    items: list[Repair] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)  # each asks for the retry
-    notes: list[Diagnostic] = field(default_factory=list)  # left as they are; no retry
-    missing: list[str] = field(default_factory=list)  # keys shown without a usable repair
-    nothing_to_say: bool = False  # every justification shown needs a repair
-
-    @property
-    def needs_retry(self) -> bool:
-        return bool(self.diagnostics)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"items": len(self.items), "needs_retry": self.needs_retry,
-                "missing": list(self.missing),
-                "diagnostics": [d.as_dict() for d in self.diagnostics],
-                "notes": [d.as_dict() for d in self.notes]}
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return " ".join((value if isinstance(value, str) else json.dumps(value)).split())
+class RepairParse(ItemsParse[Repair]):
+    """Repairs read from one reply; `missing`: justification keys without a usable repair."""
 
 
 def _ids(value: Any) -> list[str]:
@@ -72,39 +42,21 @@ def _ids(value: Any) -> list[str]:
     return out
 
 
-class _Reader:
+class _Reader(ItemReader[RepairParse]):
     def __init__(self, expected: Expected | None):
+        super().__init__(RepairParse())
         self.expected = expected
-        self.out = RepairParse()
-
-    def problem(self, reason: str, line: int) -> None:
-        self.out.diagnostics.append(Diagnostic(reason=reason, line=line))
 
     def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        where = f"repair {index}"
-        if not isinstance(obj, dict):
-            self.problem(f"{where} is not an object: {_text(obj)[:80]!r}", line)
-            return
-        belief = bare_id(obj.get("id") or obj.get("belief") or "")
+        belief = self.item_id(obj, line, f"repair {index}", ("id", "belief"))
         if not belief:
-            self.problem(f"{where} has no id", line)
             return
         where = f"repair {index} ({belief})"
-        shown = self.expected.get(belief) if self.expected is not None else None
-        if self.expected is not None and shown is None:
-            self.problem(f"{where} names '{belief}', which this round did not show", line)
+        ok, shown = self.shown_item(self.expected, belief, where, "", line)
+        if not ok:
             return
-        raw_number = obj.get("justification")
-        position = number(raw_number)
+        position = self.justification(obj, belief, where, shown, line)
         if position is None:
-            self.problem(f"{where} has no justification number"
-                         + ("" if raw_number is None else f" (got {_text(raw_number)[:40]!r})"),
-                         line)
-            return
-        if shown is not None and position not in shown:
-            numbers = ", ".join(str(k) for k in sorted(shown))
-            self.problem(f"{where}: '{belief}' was shown with justification(s) {numbers}, "
-                         f"not {position}", line)
             return
         k = key(belief, position)
         action = bare_id(obj.get("action") or "").lower()
@@ -166,23 +118,8 @@ def parse_reply(text: object, expected: Expected | None = None,
     claim and completeness checks, `graph_check` the bridge checks; without them (a
     proposals file) validation makes them later."""
     reader = _Reader(expected)
-    text = "" if text is None else text if isinstance(text, str) else str(text)
-    if not text.strip():
-        reader.problem("the reply is empty", 0)
-        return reader.finish()
-    if len(text) > MAX_REPLY_CHARS:
-        reader.out.notes.append(Diagnostic(f"the reply has {len(text)} characters; only the "
-                                           f"first {MAX_REPLY_CHARS} were read", 0))
-        text = text[:MAX_REPLY_CHARS]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    found = find_items(text, SHAPE).items
-    if found is None:
-        reader.problem("no JSON array of repairs (or repair object) in the reply", 0)
-        return reader.finish()
-    seen: set[str] = set()
-    for index, item in enumerate(found, start=1):
-        reader.read(item.value, line_of(text, item.offset), index, seen)
-    reader.graph(graph_check)
+    if read_items(text, SHAPE, "repair", reader, reader.read):
+        reader.graph(graph_check)
     return reader.finish()
 
 

@@ -17,9 +17,8 @@ unreviewed.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.review.verdicts import (
@@ -31,35 +30,20 @@ from engine.review.verdicts import (
     Verdict,
     key,
 )
-from engine.stages.replies import (Diagnostic, ReplyShape, bare_id, find_items, line_of, number,
-                                   second_fills_gaps)
+from engine.stages.item_reader import ItemReader, ItemsParse, read_items
+from engine.stages.item_reader import flat_text as _text
+from engine.stages.replies import Diagnostic, ReplyShape, bare_id, find_items, second_fills_gaps
 
-MAX_REPLY_CHARS = 500_000
 SHAPE = ReplyShape("verdicts", ("id", "justification"))
 # What the round showed: belief id -> justification positions -> its antecedent ids.
 Expected = Mapping[str, Mapping[int, Sequence[str]]]
 
 
 @dataclass
-class ReviewParse:
-    """Verdicts read from one reply (engine.stages.stage.ParsedReply)."""
+class ReviewParse(ItemsParse[Verdict]):
+    """Verdicts read from one reply; `missing`: justification keys shown, not judged."""
 
-    items: list[Verdict] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)  # each asks for the retry
-    notes: list[Diagnostic] = field(default_factory=list)  # ignored values; no retry
-    missing: list[str] = field(default_factory=list)  # justification keys shown, not judged
     expected: Expected | None = None
-    nothing_to_say: bool = False  # review has no "nothing": every justification needs a verdict
-
-    @property
-    def needs_retry(self) -> bool:
-        return bool(self.diagnostics)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"items": len(self.items), "needs_retry": self.needs_retry,
-                "missing": list(self.missing),
-                "diagnostics": [d.as_dict() for d in self.diagnostics],
-                "notes": [d.as_dict() for d in self.notes]}
 
 
 def find_verdicts(text: str) -> list[tuple[Any, int]] | None:
@@ -76,51 +60,21 @@ def _boolean(value: Any) -> bool | None:
     return None
 
 
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return " ".join((value if isinstance(value, str) else json.dumps(value)).split())
-
-
-class _Reader:
+class _Reader(ItemReader[ReviewParse]):
     def __init__(self, expected: Expected | None):
+        super().__init__(ReviewParse(expected=expected))
         self.expected = expected
-        self.out = ReviewParse(expected=expected)
-
-    def problem(self, reason: str, line: int) -> None:
-        self.out.diagnostics.append(Diagnostic(reason=reason, line=line))
-
-    def note(self, reason: str, line: int) -> None:
-        self.out.notes.append(Diagnostic(reason=reason, line=line))
 
     def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        where = f"verdict {index}"
-        if not isinstance(obj, dict):
-            self.problem(f"{where} is not an object: {_text(obj)[:80]!r}", line)
-            return
-        belief = bare_id(obj.get("id") or obj.get("belief") or "")
+        belief = self.item_id(obj, line, f"verdict {index}", ("id", "belief"))
         if not belief:
-            self.problem(f"{where} has no id", line)
             return
         where = f"verdict {index} ({belief})"
-        shown = None
-        if self.expected is not None:
-            shown = self.expected.get(belief)
-            if shown is None:
-                self.problem(f"{where} names belief '{belief}', which this round did not show",
-                             line)
-                return
-        raw_number = obj.get("justification")
-        position = number(raw_number)
-        if position is None:
-            self.problem(f"{where} has no justification number"
-                         + ("" if raw_number is None else f" (got {_text(raw_number)[:40]!r})"),
-                         line)
+        ok, shown = self.shown_item(self.expected, belief, where, "belief ", line)
+        if not ok:
             return
-        if shown is not None and position not in shown:
-            numbers = ", ".join(str(k) for k in sorted(shown))
-            self.problem(f"{where}: '{belief}' was shown with justification(s) {numbers}, "
-                         f"not {position}", line)
+        position = self.justification(obj, belief, where, shown, line)
+        if position is None:
             return
         valid = _boolean(obj.get("valid"))
         if valid is None:
@@ -202,22 +156,7 @@ def parse_reply(text: object, expected: Expected | None = None) -> ReviewParse:
     """The verdicts of a reply. `expected` (what the round showed) enables the id, number and
     completeness checks; without it (a proposals file) the graph checks them later."""
     reader = _Reader(expected)
-    text = "" if text is None else text if isinstance(text, str) else str(text)
-    if not text.strip():
-        reader.problem("the reply is empty", 0)
-        return reader.finish()
-    if len(text) > MAX_REPLY_CHARS:
-        reader.note(f"the reply has {len(text)} characters; only the first "
-                    f"{MAX_REPLY_CHARS} were read", 0)
-        text = text[:MAX_REPLY_CHARS]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    found = find_verdicts(text)
-    if found is None:
-        reader.problem("no JSON array of verdicts (or verdict object) in the reply", 0)
-        return reader.finish()
-    seen: set[str] = set()
-    for index, (obj, offset) in enumerate(found, start=1):
-        reader.read(obj, line_of(text, offset), index, seen)
+    read_items(text, SHAPE, "verdict", reader, reader.read)
     return reader.finish()
 
 

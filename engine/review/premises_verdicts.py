@@ -18,22 +18,21 @@ grounded verdict stays unreviewed.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from engine.forge.grounding import clean_quote, find_quote, normalize
 from engine.review.premises_due import PremiseUnderReview
 from engine.review.premises_window import Window
-from engine.stages.replies import (Diagnostic, ReplyShape, bare_id, find_items, line_of,
-                                   second_fills_gaps)
+from engine.stages.item_reader import ItemReader, ItemsParse, read_items
+from engine.stages.item_reader import flat_text as _text
+from engine.stages.replies import Diagnostic, ReplyShape, bare_id, second_fills_gaps
 
 CONFIRMED, PARTIAL, MISREAD = "confirmed", "partial", "misread"
 VERDICTS = (CONFIRMED, PARTIAL, MISREAD)
 KINDS = ("overgeneralized", "fabricated", "misread", "stale")
 SHAPE = ReplyShape("verdicts", ("id", "verdict"))
-MAX_REPLY_CHARS = 500_000
 Expected = Mapping[str, PremiseUnderReview]
 
 
@@ -81,59 +80,28 @@ def grounding_problem(v: PremiseVerdict, window: Window, claim: str) -> str:
 
 
 @dataclass
-class PremiseParse:
-    """Verdicts read from one reply (engine.stages.stage.ParsedReply)."""
+class PremiseParse(ItemsParse[PremiseVerdict]):
+    """Verdicts read from one reply; `missing`: premises shown, without a verdict."""
 
-    items: list[PremiseVerdict] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    notes: list[Diagnostic] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # premises shown, without a verdict
     expected: Expected | None = None
-    nothing_to_say: bool = False  # every premise shown needs a verdict
-
-    @property
-    def needs_retry(self) -> bool:
-        return bool(self.diagnostics)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"items": len(self.items), "needs_retry": self.needs_retry,
-                "missing": list(self.missing),
-                "diagnostics": [d.as_dict() for d in self.diagnostics],
-                "notes": [d.as_dict() for d in self.notes]}
-
-
-def _text(value: Any) -> str:
-    if value is None:
-        return ""
-    return " ".join((value if isinstance(value, str) else json.dumps(value)).split())
 
 
 def _word(value: Any) -> str:
     return bare_id(value).lower().replace("_", "-").replace(" ", "-")
 
 
-class _Reader:
+class _Reader(ItemReader[PremiseParse]):
     def __init__(self, expected: Expected | None):
+        super().__init__(PremiseParse(expected=expected))
         self.expected = expected
-        self.out = PremiseParse(expected=expected)
-
-    def problem(self, reason: str, line: int) -> None:
-        self.out.diagnostics.append(Diagnostic(reason=reason, line=line))
 
     def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        where = f"verdict {index}"
-        if not isinstance(obj, dict):
-            self.problem(f"{where} is not an object: {_text(obj)[:80]!r}", line)
-            return
-        belief = bare_id(obj.get("id") or obj.get("premise") or "")
+        belief = self.item_id(obj, line, f"verdict {index}", ("id", "premise"))
         if not belief:
-            self.problem(f"{where} has no id", line)
             return
         where = f"verdict {index} ({belief})"
-        shown = self.expected.get(belief) if self.expected is not None else None
-        if self.expected is not None and shown is None:
-            self.problem(f"{where} names premise '{belief}', which this round did not show",
-                         line)
+        ok, shown = self.shown_item(self.expected, belief, where, "premise ", line)
+        if not ok:
             return
         verdict = _word(obj.get("verdict"))
         if verdict not in VERDICTS:
@@ -147,9 +115,8 @@ class _Reader:
         kind = _word(obj.get("kind")) if verdict == MISREAD else ""
         if verdict == MISREAD and kind not in KINDS:
             if kind:
-                self.out.notes.append(Diagnostic(
-                    f"{belief}: kind {kind!r} is not one of {', '.join(KINDS)}; recorded as "
-                    f"misread", line))
+                self.note(f"{belief}: kind {kind!r} is not one of {', '.join(KINDS)}; "
+                          f"recorded as misread", line)
             kind = MISREAD
         v = PremiseVerdict(belief, verdict, kind, _text(obj.get("quote")),
                            _text(obj.get("narrower")) if verdict == PARTIAL else "",
@@ -185,18 +152,7 @@ def parse_reply(text: object, expected: Expected | None = None) -> PremiseParse:
     completeness and grounding checks; without it (a proposals file) the check against the
     graph and the source does them."""
     reader = _Reader(expected)
-    text = "" if text is None else text if isinstance(text, str) else str(text)
-    if not text.strip():
-        reader.problem("the reply is empty", 0)
-        return reader.finish()
-    text = text[:MAX_REPLY_CHARS].replace("\r\n", "\n").replace("\r", "\n")
-    found = find_items(text, SHAPE).items
-    if found is None:
-        reader.problem("no JSON array of verdicts (or verdict object) in the reply", 0)
-        return reader.finish()
-    seen: set[str] = set()
-    for index, item in enumerate(found, start=1):
-        reader.read(item.value, line_of(text, item.offset), index, seen)
+    read_items(text, SHAPE, "verdict", reader, reader.read)
     return reader.finish()
 
 
