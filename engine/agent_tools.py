@@ -25,7 +25,7 @@ from engine.errors import InvalidInput
 from engine.model import Kind, Truth
 from engine.pinning import SourceFiles
 from engine.proposals import lifecycle
-from engine.proposals.actions import justification_args
+from engine.proposals.actions import justification_args, pin_args
 from engine.queries import PackQuery
 from engine.store import BeliefFilter, Store
 
@@ -423,8 +423,9 @@ class ProposalTools:
     PROPOSAL_READ_TOOL_NAMES read, PROPOSING_TOOL_NAMES queue or withdraw (the network does
     not change), DECIDING_TOOL_NAMES apply or refuse a proposal (writes)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, *, source_files: SourceFiles | None = None) -> None:
         self._store = store
+        self._source_files = source_files  # where a proposed add's source is read, as add's
 
     def _propose(self, action: str, args: dict[str, Any], reason: str) -> dict[str, Any]:
         return lifecycle.propose(self._store, action, args, reason).as_dict()
@@ -437,15 +438,24 @@ class ProposalTools:
 
     def propose_add(self, id: str, text: str, reason: str, antecedents: list[str] | None = None,
                     unless: list[str] | None = None, any_mode: bool = False, kind: str = "SL",
-                    label: str = "", source: str = "", source_url: str = "") -> dict[str, Any]:
+                    label: str = "", source: str = "", source_url: str = "", quote: str = ""
+                    ) -> dict[str, Any]:
         """Propose adding a belief (arguments as add's) for a person to accept; nothing in the
-        network changes. Returns the proposal: its id, status pending, what it depends on
-        and its impact (what would go IN and OUT). Example: propose_add(id="cache-is-warm",
-        text="The cache is warm after deploy", reason="seen in the deploy logs")."""
-        return self._propose("add", {
+        network changes. A source file is read and its quote grounded now, as add does;
+        accepting pins the belief to the file as it was read. Returns the proposal: its id,
+        status pending, what it depends on and its impact (what would go IN and OUT).
+        Example: propose_add(id="cache-is-warm", text="The cache is warm after deploy",
+        reason="seen in the deploy logs")."""
+        if quote and not source:
+            raise InvalidInput("quote goes with source", field="quote")
+        args: dict[str, Any] = {
             "id": id, "text": text, "source": source, "source_url": source_url,
             "justifications": self._justifications(antecedents or [], unless or [], any_mode,
-                                                   kind, label)}, reason)
+                                                   kind, label)}
+        if source and self._source_files is not None:
+            claim = self._source_files.pin(source, quote)
+            args.update(source=claim.path, pin=pin_args(claim))
+        return self._propose("add", args, reason)
 
     def propose_add_justification(self, id: str, reason: str,
                                   antecedents: list[str] | None = None,

@@ -397,11 +397,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         tools, entries = make_tools(store, Path(args.report_dir))
         from adapters.neo4j.connection import DEFAULT_URI
+        from engine.cli.sources import source_files
 
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
                               base_actor=mcp_actor(os.environ, args.http),
                               reading=make_reading(store, args), with_ask=bool(args.model),
-                              proposals=ProposalTools(ActingStore(store)),
+                              proposals=ProposalTools(ActingStore(store),
+                                                      source_files=source_files(None)),
                               default_access=Access("", args.role, visible_to))
         if args.http:
             return _serve_http(server, args.port)

@@ -274,3 +274,20 @@ def test_a_proposed_add_keeps_its_access_tags_when_accepted(engine, store):
            "--reason", "from the handbook")
     engine("accept", "prop-1")
     assert list(tms.show(store, "salaries")[0].metadata["access_tags"]) == ["hr"]
+
+
+def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
+    from engine.agent_tools import ProposalTools
+    from engine.cli.sources import source_files
+    from engine.errors import InvalidInput
+
+    tools = ProposalTools(store, source_files=source_files(None))
+    with pytest.raises(InvalidInput, match="quote does not occur"):
+        tools.propose_add("p", "Auth caches keys", "read it", source="src/auth.py",
+                          quote="keys are cached")
+    proposed = tools.propose_add("auth-uses-jwt", "Auth validates JWTs", "read it",
+                                 source="src/auth.py", quote="jwt.decode(token, key)")
+    tools.accept_proposal(proposed["id"])
+    b, _ = tms.show(store, "auth-uses-jwt")
+    assert (b.source, b.metadata["lines"]) == ("src/auth.py", [3, 3])
+    assert drawn_from(store, "src/auth.py") == ["auth-uses-jwt"]
