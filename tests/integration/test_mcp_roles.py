@@ -19,7 +19,11 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import Client  # noqa: E402
 
 from engine import changelog, tms  # noqa: E402
-from engine.agent_tools import READING_TOOL_NAMES, TOOL_NAMES  # noqa: E402
+from engine.agent_tools import (  # noqa: E402
+    PROPOSAL_TOOL_NAMES,
+    READING_TOOL_NAMES,
+    TOOL_NAMES,
+)
 from engine.change_records import LogQuery  # noqa: E402
 from engine.cli import mcp_tokens as token_file  # noqa: E402
 from engine.tool_roles import PROPOSE_TOOLS, READ_TOOLS, allows, role_of  # noqa: E402
@@ -39,7 +43,7 @@ from tests.integration.test_mcp_server import (  # noqa: E402
 pytestmark = pytest.mark.neo4j
 
 DEFAULT_TOKEN = "default-token-7d21"
-SERVED = set(TOOL_NAMES) | set(READING_TOOL_NAMES)
+SERVED = set(TOOL_NAMES) | set(READING_TOOL_NAMES) | set(PROPOSAL_TOOL_NAMES)
 
 
 def token_cli(home, *args: str) -> subprocess.CompletedProcess:
@@ -315,3 +319,24 @@ def test_a_wider_set_sees_its_tags_and_writes_nothing(visibility_tokens, store):
     assert HIDDEN_FROM_PLAIN["layoff"] not in text
     assert "retract" not in names  # a write role, but writes cannot be filtered
     assert tms.show(store, "news")[0].truth.value == "IN"
+
+
+def test_a_proposer_proposes_and_only_a_writer_accepts(three_tokens, store):
+    url, tokens, _ = three_tokens
+    build(store)
+
+    async def go():
+        http, client = http_client(url, tokens["propose"])
+        async with http, client:
+            proposed = await call(client, "propose_retract", id="p", reason="stale")
+            refused = await error(client, "accept_proposal", id=proposed["id"])
+        http, client = http_client(url, tokens["write"])
+        async with http, client:
+            accepted = await call(client, "accept_proposal", id=proposed["id"])
+        return proposed, refused, accepted
+
+    proposed, refused, accepted = run(go())
+    assert proposed["status"] == "pending"
+    assert refused == ("Error: tool 'accept_proposal' needs the write role; token "
+                       "'propose-agent' has the propose role")
+    assert "p" in accepted["went_out"]
