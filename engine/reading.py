@@ -62,6 +62,16 @@ class NetworkCounts:
     nogoods: int
 
 
+@dataclass(frozen=True)
+class VisibleNetwork:
+    """What a client with a visibility set sees of the whole network (engine/visibility.py):
+    the ids of its beliefs, how many of them are IN, and the nogoods with only such members."""
+
+    ids: frozenset[str]
+    in_count: int
+    nogoods: int
+
+
 class ReadingTx(Protocol):
     def section_rows(self, section: Section, scope: Sequence[str] | None, limit: int
                      ) -> SectionRows:
@@ -70,8 +80,10 @@ class ReadingTx(Protocol):
     def summary_covers(self, scope: Sequence[str] | None) -> list[SummaryCover]:
         """Every IN summary belief whose cover meets the scope, by id."""
 
-    def impacts(self, ids: Iterable[str]) -> dict[str, int]:
-        """For each id that exists: how many beliefs rest on it transitively."""
+    def impacts(self, ids: Iterable[str], visible_to: frozenset[str] | None = None
+                ) -> dict[str, int]:
+        """For each id that exists: how many beliefs rest on it transitively (with
+        `visible_to`: how many of those a client with that visibility set sees)."""
 
     def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
         """Up to `limit` belief ids (any label) matching any of `words`, best first."""
@@ -81,6 +93,8 @@ class ReadingTx(Protocol):
         down; None when it does not exist."""
 
     def network_counts(self) -> NetworkCounts: ...
+
+    def visible_network(self, visible_to: frozenset[str]) -> VisibleNetwork: ...
 
     def mark_summary(self, belief_id: str) -> bool:
         """Label the belief a summary (:Summary); False when it does not exist."""

@@ -306,9 +306,11 @@ class RegistryTx(Protocol):
         justification whose antecedents are all IN and whose outlist holds IN beliefs and no
         undetermined one; one entry per such justification, by id and position."""
 
-    def retracted_premises(self, limit: int | None) -> list[RetractedPremise]:
+    def retracted_premises(self, limit: int | None, visible_to: frozenset[str] | None = None
+                           ) -> list[RetractedPremise]:
         """Retracted premises by how many beliefs rest on them, most first, then by id; at
-        most `limit` (None: all)."""
+        most `limit` (None: all). With `visible_to`, only premises and resting beliefs a
+        client with that visibility set sees (engine/visibility.py)."""
 
 
 class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):

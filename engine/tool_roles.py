@@ -31,7 +31,8 @@ WRITE_TOOLS = ("add", "add_justification", "retract", "assert_belief", "nogood",
 # The reads that filter by a visibility set (engine/visibility.py): the only tools a client
 # with one is offered; `query`, export, the change log, what-if and the writes cannot be
 # filtered (their answers name beliefs the client may not see).
-FILTERED_TOOLS = frozenset({"show", "explain", "trace", "list_beliefs", "search"})
+FILTERED_TOOLS = frozenset({"show", "explain", "trace", "list_beliefs", "search", "blockers",
+                            "compact", "context_for", "ask"})
 
 TOOL_ROLES: Mapping[str, str] = {
     **{name: READ for name in READ_TOOLS},

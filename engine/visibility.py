@@ -3,12 +3,14 @@ in its set (engine/access.py); untagged beliefs are visible to all.
 
 `VisibleStore` wraps a store: while a visibility set is in force (VISIBLE_TO, set per call
 by the MCP server, or given by `--visible-to` on the CLI) every read runs on a `VisibleTx`,
-which answers the few verbs the filtered reads use (show, list, search, explain, trace,
-trace-tags) and refuses every other one (deny by default: a verb added later leaks nothing
-until someone filters it here). A hidden belief is absent from every answer, exactly as an
-unknown id; where a visible belief names one (an outlist member, a justification that does
-not hold), the name becomes `(hidden-N)`, a stub with no text whose truth is kept so that
-explain and trace can stop there and say something is hidden. No write runs under a set.
+which answers the verbs the filtered reads use (show, list, search, explain, trace,
+trace-tags, compact, blockers, context_for, ask) and refuses every other one (deny by
+default: a verb added later leaks nothing until someone filters it here). A hidden belief is
+absent from every answer, exactly as an unknown id, and from every count; where a visible
+belief names one (an outlist member, a justification that does not hold, a closed gate's
+closer), the name becomes `(hidden-N)`, a stub with no text whose truth is kept so that
+explain and trace can stop there and say something is hidden. No write runs under a set,
+except through `VisibleReadsStore`, for ask's own records of a run.
 """
 from __future__ import annotations
 
@@ -20,13 +22,18 @@ from typing import Any, TypeVar
 from engine.access import visible
 from engine.errors import InvalidInput
 from engine.model import Belief
-from engine.store import BeliefFilter, BeliefHit
+from engine.reading import NetworkCounts, Section, SectionRows, SummaryCover, VisibleNetwork
+from engine.repair.records import Gap
+from engine.store import BeliefFilter, BeliefHit, GatedConclusion, RetractedPremise
 
 T = TypeVar("T")
 
 VISIBLE_TO: ContextVar[frozenset[str] | None] = ContextVar("eem_visible_to", default=None)
 HIDDEN_TEXT = "(hidden: not visible to this client)"
 SEARCH_OVERFETCH = 4  # hits asked for per hit wanted, since hidden ones are dropped after
+EVERY_ROW = 2**31 - 1  # a limit that keeps every row (list slices take 32-bit ints)
+CLOSED_BY = "closed by "  # how compact's gated section notes the closers
+CHANGE_LOG = "change log"  # the source of compact's changes section when the log exists
 
 
 def refusal(visible_to: frozenset[str], what: str) -> InvalidInput:
@@ -42,6 +49,7 @@ class VisibleTx:
         self._tx = tx
         self._visible_to = visible_to
         self._stubs: dict[str, Belief] = {}  # hidden id -> its stub, stable in one read
+        self._network_seen: VisibleNetwork | None = None
 
     def __getattr__(self, name: str) -> Any:
         raise refusal(self._visible_to, f"this read ({name})")
@@ -123,6 +131,91 @@ class VisibleTx:
         seen = self.existing_ids(hits)
         return {i: h for i, h in hits.items() if i in seen}
 
+    # --- what compact, blockers, context_for and ask read -------------------------------
+    # compact reads the visible network as its scope (so every section's rows and totals
+    # count visible beliefs only), and its notes keep only what cannot name a hidden belief.
+    def _network(self) -> VisibleNetwork:
+        if self._network_seen is None:
+            self._network_seen = self._tx.visible_network(self._visible_to)
+        return self._network_seen
+
+    def _only_visible(self, ids: Iterable[str]) -> list[str]:
+        seen = self._network().ids
+        return [i for i in ids if i in seen]
+
+    def _scoped(self, scope: Sequence[str] | None) -> list[str]:
+        return sorted(self._network().ids) if scope is None else self._only_visible(scope)
+
+    def _stub_ids(self, ids: Sequence[str]) -> tuple[str, ...]:
+        seen = self._network().ids
+        hidden = self._tx.get_beliefs([i for i in ids if i not in seen])
+        return tuple(self._stub(hidden[i]).id if i in hidden else i for i in ids)
+
+    def network_counts(self) -> NetworkCounts:
+        n = self._network()
+        return NetworkCounts(len(n.ids), n.in_count, len(n.ids) - n.in_count, n.nogoods)
+
+    def section_rows(self, section: Section, scope: Sequence[str] | None, limit: int
+                     ) -> SectionRows:
+        scoped = self._scoped(scope)
+        if section is Section.NOGOODS:  # a nogood with a hidden member is hidden: read all
+            rows = self._tx.section_rows(section, scoped, EVERY_ROW)
+            seen = self._network().ids
+            kept = [r for r in rows.rows if all(m in seen for m in r.text.split(", "))]
+            return SectionRows(len(kept), tuple(kept[:limit]), rows.source)
+        rows = self._tx.section_rows(section, scoped, limit)
+        return dataclasses.replace(rows, rows=tuple(
+            dataclasses.replace(r, note=self._note(section, r.note, rows.source))
+            for r in rows.rows))
+
+    def _note(self, section: Section, note: str, source: str) -> str:
+        if section is Section.GATED and note.startswith(CLOSED_BY):
+            return CLOSED_BY + ", ".join(self._stub_ids(note[len(CLOSED_BY):].split(", ")))
+        if section is Section.CHANGES and source == CHANGE_LOG:
+            return " ".join(note.split(" ")[:2])  # op and day: a reason may name anything
+        if section is Section.DEFEATED:
+            return note.split(":", 1)[0]  # the kind: a finding may name hidden antecedents
+        return note
+
+    def summary_covers(self, scope: Sequence[str] | None) -> list[SummaryCover]:
+        seen = self._network().ids
+        return [dataclasses.replace(c, covered=tuple(i for i in c.covered if i in seen))
+                for c in self._tx.summary_covers(self._scoped(scope)) if c.id in seen]
+
+    def impacts(self, ids: Iterable[str], visible_to: frozenset[str] | None = None
+                ) -> dict[str, int]:
+        return self._tx.impacts(self._only_visible(ids), self._visible_to)
+
+    def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
+        return self._only_visible(self._tx.topic_ids(words, limit))
+
+    def around_ids(self, belief_id: str, steps: int) -> list[str] | None:
+        if belief_id not in self._network().ids:
+            return None
+        near = self._tx.around_ids(belief_id, steps)
+        return None if near is None else self._only_visible(near)
+
+    def gaps(self, limit: int) -> tuple[list[Gap], int]:
+        gaps, _ = self._tx.gaps(EVERY_ROW)
+        seen = self._network().ids
+        kept = [g for g in gaps if g.for_belief in seen]
+        return kept[:limit], len(kept)
+
+    def namespace_records(self) -> list[Any]:
+        return self._tx.namespace_records()
+
+    def namespace_ids(self, name: str) -> list[str]:
+        return self._only_visible(self._tx.namespace_ids(name))
+
+    def closed_gates(self) -> list[GatedConclusion]:
+        seen = self._network().ids
+        return [dataclasses.replace(g, closers=self._stub_ids(g.closers))
+                for g in self._tx.closed_gates() if g.id in seen]
+
+    def retracted_premises(self, limit: int | None, visible_to: frozenset[str] | None = None
+                           ) -> list[RetractedPremise]:
+        return self._tx.retracted_premises(limit, self._visible_to)
+
 
 class VisibleStore:
     """A store whose reads are filtered while a visibility set is in force: the one given
@@ -162,3 +255,11 @@ class VisibleStore:
     def __getattr__(self, name: str) -> Any:  # the store's other parts (the writer lock, ...)
         return getattr(self._store, name)
 
+
+
+class VisibleReadsStore(VisibleStore):
+    """A VisibleStore whose writes pass: for ask, which reads as the client sees and then
+    records its own run, rounds and citations (of beliefs it was shown, so visible ones)."""
+
+    def write(self, work: Callable[[Any], T], entry: Any = None) -> T:
+        return self._store.write(work, entry)

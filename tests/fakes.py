@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from types import MappingProxyType
 
+from engine.access import visible
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.errors import InvalidInput, StoreError
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
@@ -573,7 +574,11 @@ class FakeTx:
                     out.append(GatedConclusion(b.id, b.text, n, closers))
         return out
 
-    def retracted_premises(self, limit: int | None) -> list[RetractedPremise]:
+    def retracted_premises(self, limit: int | None, visible_to: frozenset[str] | None = None
+                           ) -> list[RetractedPremise]:
+        def sees(bid: str) -> bool:
+            return visible(self.s.beliefs[bid].effective_tags, visible_to)
+
         dependents: dict[str, set[str]] = {}
         for b in self.s.beliefs.values():
             for j in b.justifications:
@@ -581,7 +586,7 @@ class FakeTx:
                     dependents.setdefault(a, set()).add(b.id)
         rows = []
         for p in self.s.beliefs.values():
-            if not (p.retracted and p.is_premise):
+            if not (p.retracted and p.is_premise and sees(p.id)):
                 continue
             seen: set[str] = set()
             stack = [p.id]
@@ -591,7 +596,7 @@ class FakeTx:
                         seen.add(d)
                         stack.append(d)
             rows.append(RetractedPremise(p.id, p.text, p.retract_reason, p.retracted_at,
-                                         len(seen)))
+                                         sum(map(sees, seen))))
         rows.sort(key=lambda r: (-r.resting, r.id))
         return rows if limit is None else rows[:limit]
 

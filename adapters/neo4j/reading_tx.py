@@ -8,7 +8,8 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.search_tx import lucene_query
-from engine.reading import NetworkCounts, Row, Section, SectionRows, SummaryCover
+from engine.reading import (NetworkCounts, Row, Section, SectionRows, SummaryCover,
+                            VisibleNetwork)
 
 _QUERIES = {
     Section.NOGOODS: "compact_nogoods",
@@ -19,8 +20,10 @@ _QUERIES = {
 }
 
 
-def cone_size(root: str, children: dict[str, list[str]]) -> int:
-    """How many beliefs are reachable from `root` through `children` (not `root` itself)."""
+def cone_size(root: str, children: dict[str, list[str]],
+              counted: set[str] | None = None) -> int:
+    """How many beliefs are reachable from `root` through `children` (not `root` itself);
+    with `counted`, only those of them that are in it."""
     seen = {root}
     stack = [root]
     while stack:
@@ -28,7 +31,8 @@ def cone_size(root: str, children: dict[str, list[str]]) -> int:
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
-    return len(seen) - 1
+    seen.discard(root)
+    return len(seen) if counted is None else len(seen & counted)
 
 
 def row_from_list(values: Sequence[Any]) -> Row:
@@ -73,7 +77,8 @@ class ReadingTxPart(TxBase):
         return [SummaryCover(str(sid), str(text or ""), depth, tuple(sorted(covered)))
                 for sid, text, depth, covered in record["summaries"]]
 
-    def impacts(self, ids: Iterable[str]) -> dict[str, int]:
+    def impacts(self, ids: Iterable[str], visible_to: frozenset[str] | None = None
+                ) -> dict[str, int]:
         # The dependents of the region above `ids` come in waves (one statement per level,
         # every source's frontier at once, so shared cones are read once; beliefs passed by
         # element id, which needs no index lookup); each source's cone is then counted in
@@ -92,7 +97,13 @@ class ReadingTxPart(TxBase):
                 children[str(element)] = [str(d) for d in deps]
                 nxt.update(str(d) for d in deps)
             frontier = sorted(nxt - children.keys())
-        return {bid: cone_size(element, children) for bid, element in element_of.items()}
+        counted = None
+        if visible_to is not None:
+            record = self._single("reading_visible_elements", elements=sorted(children),
+                                  visible_to=sorted(visible_to))
+            counted = {str(e) for e in record["elements"]} if record else set()
+        return {bid: cone_size(element, children, counted)
+                for bid, element in element_of.items()}
 
     def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
         query = lucene_query(words)
@@ -113,6 +124,13 @@ class ReadingTxPart(TxBase):
             return NetworkCounts(0, 0, 0, 0)
         return NetworkCounts(int(record["beliefs"]), int(record["in_count"]),
                              int(record["out_count"]), int(record["nogoods"]))
+
+    def visible_network(self, visible_to: frozenset[str]) -> VisibleNetwork:
+        record = self._single("visible_network", visible_to=sorted(visible_to))
+        if record is None:
+            return VisibleNetwork(frozenset(), 0, 0)
+        return VisibleNetwork(frozenset(str(i) for i in record["ids"]),
+                              int(record["in_count"]), int(record["nogoods"]))
 
     def mark_summary(self, belief_id: str) -> bool:
         record = self._single("mark_summary", id=belief_id)

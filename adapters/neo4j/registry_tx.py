@@ -13,7 +13,10 @@ class RegistryTxPart(TxBase):
         return [GatedConclusion(r["id"], r["text"] or "", r["seq"], tuple(r["closers"]))
                 for r in (record["gated"] if record else [])]
 
-    def retracted_premises(self, limit: int | None) -> list[RetractedPremise]:
+    def retracted_premises(self, limit: int | None, visible_to: frozenset[str] | None = None
+                           ) -> list[RetractedPremise]:
+        tags = sorted(visible_to) if visible_to is not None else None
         return [RetractedPremise(r["id"], r["text"] or "", r["reason"], r["retracted_at"],
                                  r["resting"])
-                for r in self._run("retracted_premises", limit=ALL if limit is None else limit)]
+                for r in self._run("retracted_premises", limit=ALL if limit is None else limit,
+                                   visible_to=tags)]

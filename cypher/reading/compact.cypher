@@ -156,3 +156,25 @@ RETURN root IS NOT NULL AS found, collect(DISTINCT bid) AS ids
 MATCH (b:Belief {id: $id})
 SET b:Summary
 RETURN count(b) > 0 AS found
+
+// name: visible_network
+// One record for a client that sees only the access tags $visible_to (engine/visibility.py): `ids` of the beliefs whose effective tags are all in it (untagged ones included), `in_count` how many of them are IN, `nogoods` how many nogoods have only such members.
+CALL () {
+  MATCH (b:Belief)
+  WHERE all(t IN coalesce(b.effective_tags, []) WHERE t IN $visible_to)
+  RETURN collect(b.id) AS ids, count(CASE WHEN b:In THEN 1 END) AS in_count
+}
+CALL () {
+  MATCH (n:Nogood)
+  WHERE NOT EXISTS { (n)-[:MEMBER]->(m)
+                     WHERE any(t IN coalesce(m.effective_tags, []) WHERE NOT t IN $visible_to) }
+  RETURN count(n) AS nogoods
+}
+RETURN ids, in_count, nogoods
+
+// name: reading_visible_elements
+// One record, `elements`: those of the beliefs with element ids $elements whose effective tags are all in $visible_to (what an impact count may count for such a client).
+UNWIND $elements AS e
+MATCH (b:Belief) WHERE elementId(b) = e
+  AND all(t IN coalesce(b.effective_tags, []) WHERE t IN $visible_to)
+RETURN collect(e) AS elements

@@ -12,12 +12,14 @@ RETURN collect({id: b.id, text: b.text,
        AS gated
 
 // name: retracted_premises
-// Retracted premises with how many beliefs rest on them (through antecedents, at any distance), most first, at most $limit: id, text, reason, retracted_at, resting.
+// Retracted premises with how many beliefs rest on them (through antecedents, at any distance), most first, at most $limit: id, text, reason, retracted_at, resting. $visible_to null: all of them; a list of access tags: only premises, and resting beliefs, whose effective tags are all in it (a client's visibility set).
 MATCH (p:Belief {retracted: true})
 WHERE NOT EXISTS { (p)<-[:SUPPORTS]-(k:Justification) WHERE NOT coalesce(k.gate, false) }
+  AND ($visible_to IS NULL OR all(t IN coalesce(p.effective_tags, []) WHERE t IN $visible_to))
 CALL (p) {
   OPTIONAL MATCH ANY SHORTEST (p) ((x)<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(y))+ (d)
   WHERE d <> p
+    AND ($visible_to IS NULL OR all(t IN coalesce(d.effective_tags, []) WHERE t IN $visible_to))
   RETURN count(DISTINCT d) AS resting
 }
 RETURN p.id AS id, p.text AS text, coalesce(p.retract_reason, '') AS reason,

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, cast
 
+from engine.cli.visible_to import asked_through, seen_by, visible_to_flag
 from engine.cli import stage_cli as sc
 from engine.cli.stage_cli import AskModel, Wiring, build_ask_model
 from engine.cli.stage_cli import ask_backend as backend_for
@@ -65,12 +66,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="print the retrieval bundle and call no model")
     p.add_argument("--stale", action="store_true",
                    help="list earlier answers whose cited beliefs changed since")
+    visible_to_flag(p)
 
 
 def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.stale:
         if args.question:
             p.error("--stale takes no question")
+        if args.visible_to is not None:
+            p.error("--stale lists every earlier answer, which --visible-to cannot filter")
         return
     if not args.question or not args.question.strip():
         p.error("give a question (in quotes), or --stale")
@@ -94,7 +98,8 @@ def cmd_context(args: argparse.Namespace, wiring: Wiring) -> int:
 
     embedder = _embedder(args, wiring)
     with wiring.open_store() as store:
-        bundle = retrieve(store, args.question, budget=args.budget, counter=ESTIMATE,
+        bundle = retrieve(seen_by(store, args), args.question, budget=args.budget,
+                          counter=ESTIMATE,
                           embedder=embedder)
     if args.json:
         print_json(bundle.as_dict())
@@ -137,7 +142,7 @@ def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
     model: AskModel = build(args, wiring)  # fail before any work
     backend = backend_for(model, args, wiring)
     with wiring.open_store() as store:
-        result = ask(store, args.question, backend, budget=args.budget,
+        result = ask(asked_through(store, args), args.question, backend, budget=args.budget,
                      max_tool_rounds=args.max_tool_rounds, domain=args.domain,
                      embedder=_embedder(args, wiring), params=sc.run_params(args),
                      report_file=sc.report_file(args, "ask"),

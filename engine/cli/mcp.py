@@ -50,7 +50,7 @@ from engine.cli.support import LazyStore
 from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.errors import EngineError, StoreError
 from engine.tool_roles import ROLES, WRITE, Access
-from engine.visibility import VISIBLE_TO, VisibleStore
+from engine.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
 
 PROG = "python -m engine.mcp"
 MCP_HINT = "pip install 'eem-engine[mcp]'"
@@ -150,9 +150,17 @@ def labelled(base: str, label: str) -> str:
 
 
 def tool_listing_filter(default: Access):
-    """SDK middleware: a tools/list answer holds only the tools the caller's role reaches."""
+    """SDK middleware: a tools/list answer holds only the tools the caller's role reaches,
+    and a resource is read as the caller sees (its visibility set in force: eem://compact is
+    compact's filtered summary; eem://status, which cannot be filtered, is refused)."""
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
+        if ctx.method == "resources/read":
+            seeing = VISIBLE_TO.set(request_access(ctx.request, default).visible_to)
+            try:
+                return await call_next(ctx)
+            finally:
+                VISIBLE_TO.reset(seeing)
         result = await call_next(ctx)
         if ctx.method != "tools/list" or not isinstance(result, dict):
             return result  # the chain answers the wire form: {"tools": [{"name": ...}]}
@@ -348,7 +356,7 @@ def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
 
     def answer(question: str) -> dict[str, Any]:
         report = ReportFile(report_path(Path(args.report_dir), utc_now(), "ask"))
-        return ask(store, question, backend, budget=3000, max_tool_rounds=3,
+        return ask(VisibleReadsStore(store), question, backend, budget=3000, max_tool_rounds=3,
                    report_file=report).as_dict()
 
     return ReadingTools(ActingStore(VisibleStore(store)), ask=answer)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.cli.support import print_json, split_ids
+from engine.cli.visible_to import seen_by, visible_to_flag
 
 
 def _positive(text: str) -> int:
@@ -32,7 +33,7 @@ def cmd_compact(store: Any, args: argparse.Namespace) -> int:
                              around=args.around, steps=args.steps,
                              namespace=args.namespace)
     check_options(options)
-    result = compact(store, options)
+    result = compact(seen_by(store, args), options)
     written = write_compact(args.write, result.text) if args.write else None
     if args.json:
         print_json({**result.as_dict(), "written": str(written) if written else None})
@@ -65,6 +66,7 @@ def _compact_arguments(p: argparse.ArgumentParser) -> None:
                        help="only the beliefs of this imported agent's namespace")
     p.add_argument("--steps", type=_non_negative, default=2, metavar="N",
                    help="with --around: steps up and down (default 2)")
+    visible_to_flag(p)
     p.add_argument("--write", metavar="FILE",
                    help="put the summary between <!-- eem:compact --> and "
                         "<!-- /eem:compact --> in FILE (markers appended when absent)")

@@ -10,6 +10,7 @@ from pathlib import Path
 from engine import blockers as blocking
 from engine import interchange
 from engine.cli.support import print_json, shorten
+from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
 from engine.model import Network, Truth
@@ -91,7 +92,7 @@ def import_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_blockers(store, args: argparse.Namespace) -> int:
-    found = blocking.find_blockers(store, args.limit)
+    found = blocking.find_blockers(seen_by(store, args), args.limit)
     if args.json:
         print_json(found.as_dict())
         return 0
@@ -111,6 +112,7 @@ def cmd_blockers(store, args: argparse.Namespace) -> int:
 
 
 def blockers_arguments(p: argparse.ArgumentParser) -> None:
+    visible_to_flag(p)
     p.add_argument("--limit", type=int, default=blocking.DEFAULT_LIMIT,
                    help=f"at most this many groups and premises (default {blocking.DEFAULT_LIMIT})")
 

@@ -17,6 +17,7 @@ from engine import search as searching
 from engine.cli import agents as agent_commands
 from engine.cli import memory, proposals, registry, sources
 from engine.cli.reading import reading_commands
+from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.cli.support import (
     BorrowedDriver,
     open_store,
@@ -30,7 +31,6 @@ from engine.access import TAGS_KEY, parse_tags
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
 from engine.store import BeliefFilter
-from engine.visibility import VisibleStore
 
 PROG = "python -m engine"
 
@@ -121,7 +121,7 @@ def cmd_status(store, args) -> int:
 
 
 def cmd_list(store, args) -> int:
-    store = _seen_by(store, args)
+    store = seen_by(store, args)
     truth = Truth.IN if args.in_ else Truth.OUT if args.out else None
     premises = True if args.premises else False if args.derived else None
     beliefs = tms.list_beliefs(store, BeliefFilter(
@@ -161,12 +161,13 @@ def cmd_show(store, args) -> int:
         return memory.print_history(store, args.id, args.json)
     from engine.impact import impacts
 
-    b, dependents = tms.show(_seen_by(store, args), args.id)
+    seen = seen_by(store, args)
+    b, dependents = tms.show(seen, args.id)
+    impact = impacts(seen, [b.id]).get(b.id, 0)  # under --visible-to: visible beliefs only
     if args.visible_to is None:
         superseded_by, supersedes = tms.supersede_links(store, args.id)
-        impact = impacts(store, [b.id]).get(b.id, 0)
-    else:  # the links and the impact count beliefs the client may not see: not shown
-        superseded_by, supersedes, impact = [], [], 0
+    else:  # the links may name beliefs the client may not see: not shown
+        superseded_by, supersedes = [], []
     if args.json:
         print_json({**results.belief_record(b, dependents), "impact": impact,
                     "superseded_by": superseded_by, "supersedes": supersedes})
@@ -196,7 +197,7 @@ def cmd_show(store, args) -> int:
 
 
 def cmd_explain(store, args) -> int:
-    store = _seen_by(store, args)
+    store = seen_by(store, args)
     step = explaining.explain(store, args.id)
     if args.json:
         print_json(step.as_dict())
@@ -206,7 +207,7 @@ def cmd_explain(store, args) -> int:
 
 
 def cmd_trace(store, args) -> int:
-    store = _seen_by(store, args)
+    store = seen_by(store, args)
     entries = explaining.trace(store, args.id)
     if args.json:
         print_json([e.__dict__ for e in entries])
@@ -216,7 +217,7 @@ def cmd_trace(store, args) -> int:
 
 
 def cmd_trace_tags(store, args) -> int:
-    store = _seen_by(store, args)
+    store = seen_by(store, args)
     found = explaining.trace_tags(store, args.id)
     if args.json:
         print_json(found)
@@ -333,7 +334,7 @@ def cmd_query(store, args) -> int:
 
 
 def cmd_search(store, args) -> int:
-    store = _seen_by(store, args)
+    store = seen_by(store, args)
     embedder = None
     if args.semantic:
         from adapters.embeddings import SentenceTransformerEmbedder
@@ -426,26 +427,13 @@ def _nogood_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", help="the nogood's id (default: from its members)")
 
 
-def _visible_to_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--visible-to", metavar="TAGS",
-                   help="see only what a client with these access tags sees (comma-separated; "
-                        "'' for untagged beliefs only)")
-
-
-def _seen_by(store, args):
-    """The store as a client with `--visible-to` sees it (engine/visibility.py)."""
-    if getattr(args, "visible_to", None) is None:
-        return store
-    return VisibleStore(store, frozenset(parse_tags(args.visible_to, field="visible_to")))
-
-
 def _read_id(p: argparse.ArgumentParser) -> None:
     _id(p)
-    _visible_to_flag(p)
+    visible_to_flag(p)
 
 
 def _list_arguments(p: argparse.ArgumentParser) -> None:
-    _visible_to_flag(p)
+    visible_to_flag(p)
     group = p.add_mutually_exclusive_group()
     group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
     group.add_argument("--out", action="store_true", help="OUT beliefs only")
@@ -473,7 +461,7 @@ def _what_if_arguments(p: argparse.ArgumentParser) -> None:
 
 def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
-    _visible_to_flag(p)
+    visible_to_flag(p)
     p.add_argument("--history", action="store_true",
                    help="the change-log entries that touched the belief, oldest first")
 
@@ -496,7 +484,7 @@ def _viz_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _search_arguments(p: argparse.ArgumentParser) -> None:
-    _visible_to_flag(p)
+    visible_to_flag(p)
     p.add_argument("words", nargs="+", metavar="WORD",
                    help="words to find in belief texts and ids (any of them; prefixes match)")
     which = p.add_mutually_exclusive_group()

@@ -200,3 +200,23 @@ def test_usage_errors_exit_2(shop, capsys, tmp_path, args, message):
     with pytest.raises(SystemExit) as e:
         main(args, wiring=wiring(shop, ScriptedChatModel(script=[])))
     assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_visible_to_shows_and_lets_cite_only_what_such_a_client_sees(shop, capsys, tmp_path):
+    from engine import editing
+
+    editing.set_metadata(shop, "p2", "access_tags", ["sec"])  # and so `slow`, resting on it
+    chat = ScriptedChatModel(script=[])
+    code, out, _ = run(shop, chat, [QUESTION, "--context-only", "--visible-to", ""], capsys,
+                       tmp_path)
+    assert code == 0 and "p1 [IN" in out
+    assert "p2" not in out and "slow" not in out and "signing keys" not in out
+    chat = ScriptedChatModel(script=[answer(citations=[("p1", "supports")])])
+    code, out, _ = run(shop, chat, [QUESTION, "--model", "fake", "--visible-to", ""], capsys,
+                       tmp_path)
+    prompt = "\n".join(str(m.content) for m in chat.received[0])
+    assert code == 0 and out.startswith("answered:")  # its run and citation are recorded
+    assert "signing keys" not in prompt and "Auth latency rises" not in prompt
+    with pytest.raises(SystemExit) as usage:
+        run(shop, chat, ["--stale", "--visible-to", ""], capsys, tmp_path)
+    assert usage.value.code == 2 and "--visible-to cannot filter" in capsys.readouterr().err

@@ -168,3 +168,26 @@ def test_forge_tags_give_every_premise_of_its_sources_their_access_tags(store, t
     tms.add(store, "pay-up", "pay went up", J([premise.id]))
     assert tags(store, "pay-up") == ["hr"]
     assert tms.verify(store) == []
+
+
+def test_compact_blockers_and_impact_count_only_what_the_client_sees(store, capsys):
+    build(store)
+    tms.add(store, "calm", "people are calm", J(["news"], unless=["hr-doc"]))  # a hidden gate
+    tms.retract(store, "budget", "cut")  # a hidden retracted premise; plan goes OUT
+    code, out, _ = cli(capsys, "compact", "--visible-to", "", "--json")
+    summary = json.loads(out)["text"]
+    assert code == 0 and summary.startswith("# Memory: 2 beliefs (1 IN, 1 OUT), 0 nogoods")
+    assert "closed by (hidden-1)" in summary
+    for hidden in ("hr-doc", "salaries", "budget", "raise", "morale", "plan", "from-hr"):
+        assert hidden not in summary, hidden
+    assert cli(capsys, "compact", "--json")[1].count('"id"') > 2  # all of it without the set
+    code, out, _ = cli(capsys, "blockers", "--visible-to", "", "--json")
+    found = json.loads(out)
+    assert [g["closers"] for g in found["blockers"]] == [["(hidden-1)"]]
+    assert found["retracted_premises"] == []
+    assert json.loads(cli(capsys, "blockers", "--json")[1])["retracted_premises"][0]["id"] == (
+        "budget")
+    # impact: what rests on news that the client sees (calm), not raise, morale, plan
+    assert json.loads(cli(capsys, "show", "news", "--visible-to", "", "--json")[1])[
+        "impact"] == 1
+    assert json.loads(cli(capsys, "show", "news", "--json")[1])["impact"] == 4

@@ -233,7 +233,9 @@ def test_stdio_serves_the_role_of_the_flag(store, neo4j_settings):
 
 # --- visibility sets -----------------------------------------------------------------------
 HIDDEN_FROM_PLAIN = {"hr-doc": "salaries rose four percent", "layoff": "layoffs are planned",
-                     "raise": "staff got a raise"}
+                     "raise": "staff got a raise", "hr-memo": "bonuses are frozen"}
+FILTERED = {"show", "explain", "trace", "list_beliefs", "search", "blockers", "compact",
+            "context_for"}
 
 
 def tagged_network(store) -> None:
@@ -249,6 +251,12 @@ def tagged_network(store) -> None:
     tms.retract(store, "hr-doc", "embargoed")  # gossip now holds by news alone: untagged
     tms.assert_belief(store, "hr-doc")  # ... and both again: gossip is hr once more
     tms.retract(store, "hr-doc", "embargoed")
+    # a gate closed by a hidden belief, and a visible retracted premise with one dependent
+    tms.add(store, "hr-memo", HIDDEN_FROM_PLAIN["hr-memo"], metadata={"access_tags": ["hr"]})
+    tms.add(store, "bonus", "a bonus is paid", J(["news"], unless=["hr-memo"]))
+    tms.add(store, "rumour", "a rumour spreads")
+    tms.add(store, "talk", "the rumour is discussed", J(["rumour"]))
+    tms.retract(store, "rumour", "unfounded")
 
 
 @pytest.fixture
@@ -278,11 +286,19 @@ async def everything_a_client_can_read(url: str, token: str) -> tuple[set[str], 
         for words in ("salaries percent", "layoffs planned", "staff raise", "people"):
             answers.append(json.dumps(await call(client, "search", words=words,
                                                  include_out=True)))
+        for tool, arguments in (("compact", {"budget": 2000}), ("blockers", {}),
+                                ("context_for", {"question": "salaries bonus layoffs people"})):
+            answers.append(json.dumps(await call(client, tool, **arguments)))
+        answers.append((await client.read_resource("eem://compact")).contents[0].text)
         for tool in ("query", "status", "log", "changes_since", "what_if", "verify",
-                     "compact", "context_for", "blockers", "retract"):
+                     "retract"):
             result = await client.call_tool(tool, {})
             assert result.is_error, tool
             answers.append(result.content[0].text)
+        try:
+            answers.append(str(await client.read_resource("eem://status")))
+        except Exception as e:  # the SDK raises a resource's error
+            answers.append(f"refused: {e}")
     return names, answers
 
 
@@ -293,7 +309,7 @@ def test_a_visibility_set_never_receives_a_belief_it_may_not_see(visibility_toke
     assert [tms.show(store, b)[0].effective_tags for b in ("cheer", "gossip", "raise")] == [
         (), (), ("hr",)]
     names, answers = run(everything_a_client_can_read(url, made["plain"]))
-    assert names == {"show", "explain", "trace", "list_beliefs", "search"}
+    assert names == FILTERED
     text = "\n".join(answers)
     for bid, belief_text in HIDDEN_FROM_PLAIN.items():
         assert f'"{bid}"' not in text and f"'{bid}'" not in text.replace(
@@ -307,6 +323,18 @@ def test_a_visibility_set_never_receives_a_belief_it_may_not_see(visibility_toke
     assert cheer["justifications"][0]["outlist"] == ["(hidden-1)"]
     assert "(hidden-1)" in answers[3 * 4 + 1]  # explain cheer: the hidden outlist member
     assert "not be filtered" in text.replace("\n", " ") or "cannot be filtered" in text
+    compact, blockers, context, resource = answers[-12:-8]
+    # compact counts what the client sees: news cheer gossip IN; bonus rumour talk OUT
+    summary = json.loads(compact)["text"]
+    assert summary.startswith("# Memory: 6 beliefs (3 IN, 3 OUT), 0 nogoods")
+    assert resource.startswith("# Memory: 6 beliefs (3 IN, 3 OUT)")
+    assert "bonus" in summary and "closed by (hidden-" in summary
+    # blockers: the gate's hidden closer is a stub; only the visible retracted premise
+    found = json.loads(blockers)
+    assert [g["closers"] for g in found["blockers"]] == [["(hidden-1)"]]
+    assert [(r["id"], r["resting"]) for r in found["retracted_premises"]] == [("rumour", 1)]
+    assert "people" in context
+    assert answers[-1].startswith("refused")  # eem://status counts everything: refused
 
 
 @pytest.mark.slow
