@@ -51,6 +51,10 @@ class AgentTx(Protocol):
 
     def namespace_ids(self, name: str) -> list[str]: ...
 
+    def delete_nogoods(self, ids: Sequence[str]) -> None:
+        """Delete these nogoods (a namespace's that its file no longer has as they were)."""
+        ...
+
     def redefine_beliefs(self, beliefs: Sequence[Belief]) -> None:
         """Give existing beliefs these texts, source fields, metadata and justifications (all
         of them replaced, in the given order); pins and labels are left to the caller."""

@@ -14,7 +14,9 @@ write transaction (`store.write`, or `store.dry_run` for --dry-run, which rolls 
 - pins follow the file: what it retracts is retracted, and a belief it holds again comes
   back when its retraction was the agent's (`gone from NAME`, or retracted in its file); a
   retraction of ours (by hand, by a nogood) stays;
-- nogoods new in the file are created; then one propagation from everything touched, and the
+- the namespace's nogoods follow the file: new ones are created, those gone from it deleted,
+  and one whose members changed is deleted and created anew (a retraction it made earlier is
+  a retraction of ours and stays); then one propagation from everything touched, and the
   nogoods that hold are resolved.
 """
 from __future__ import annotations
@@ -28,7 +30,7 @@ from engine.agent_network import AgentNetwork, namespaced
 from engine.agent_records import AgentTx, Digest
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
-from engine.model import Belief, Change, Justification, Network, Truth
+from engine.model import Belief, Change, Justification, Network, Nogood, Truth
 from engine.namespace import check_name, is_agents, prefix, switch_id
 from engine.store import GraphTx, Store
 from engine.tms import now
@@ -46,6 +48,8 @@ class AgentDiff:
     retracted: list[str] = dataclasses.field(default_factory=list)  # the file retracts them
     restored: list[str] = dataclasses.field(default_factory=list)  # the agent holds them again
     nogoods_added: list[str] = dataclasses.field(default_factory=list)
+    nogoods_changed: list[str] = dataclasses.field(default_factory=list)  # members differ
+    nogoods_removed: list[str] = dataclasses.field(default_factory=list)  # gone from the file
 
     def is_empty(self) -> bool:
         return not any(dataclasses.asdict(self).values())
@@ -110,9 +114,7 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
         elif not file_pin and now_pin.retracted and (
                 now_pin.reason == gone_reason(name) or now_pin.agent_retracted):
             diff.restored.append(i)
-    known_nogoods = {n.id for n in tx.nogoods()}
-    fresh_nogoods = [n for n in agent.nogoods if n.id not in known_nogoods]
-    diff.nogoods_added = [n.id for n in fresh_nogoods]
+    fresh_nogoods = _nogood_diff(tx, agent, diff)
 
     if diff.added:
         tx.create_beliefs([new[i] for i in diff.added])
@@ -128,6 +130,8 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
         tx.set_pins(ids, retracted=True, asserted=False, reason=reason, at=at)
     if diff.restored:
         tx.set_pins(diff.restored, retracted=False, asserted=False, reason="", at=at)
+    if diff.nogoods_changed or diff.nogoods_removed:
+        agents.delete_nogoods(diff.nogoods_changed + diff.nogoods_removed)
     for nogood in fresh_nogoods:
         tx.create_nogood(nogood)
     seeds = sorted(set(diff.added + diff.changed + diff.gone + diff.retracted + diff.restored))
@@ -136,6 +140,19 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
     if holding:
         change = nogood_rules.resolve(tx, holding, change, at=at)
     return diff, change
+
+
+def _nogood_diff(tx: GraphTx, agent: AgentNetwork, diff: AgentDiff) -> list[Nogood]:
+    """Fill the diff's nogood lists; the nogoods to create (new, and changed anew). Only the
+    namespace's nogoods (ids under `NAME:`) are compared: ours are never touched."""
+    ns = prefix(agent.name)
+    stored = {n.id: n for n in tx.nogoods() if n.id.startswith(ns)}
+    in_file = {n.id: n for n in agent.nogoods}
+    diff.nogoods_added = sorted(in_file.keys() - stored.keys())
+    diff.nogoods_changed = sorted(i for i in in_file.keys() & stored.keys()
+                                  if in_file[i].members != stored[i].members)
+    diff.nogoods_removed = sorted(stored.keys() - in_file.keys())
+    return [in_file[i] for i in diff.nogoods_added + diff.nogoods_changed]
 
 
 def _merged(new: Belief, was: Belief, name: str, at: str) -> Belief:

@@ -46,6 +46,9 @@ class AgentTxPart(TxBase):
         record = self._single("namespace_ids", prefix=prefix(name))
         return list(record["ids"]) if record else []
 
+    def delete_nogoods(self, ids: Sequence[str]) -> None:
+        self._run("delete_nogoods", ids=list(ids))
+
     def redefine_beliefs(self, beliefs: Sequence[Belief]) -> None:
         ids = [b.id for b in beliefs]
         note_redefined(self, ids)

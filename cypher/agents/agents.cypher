@@ -42,3 +42,9 @@ SET b.text = row.text, b.source = row.source, b.source_url = row.source_url,
 UNWIND $ids AS bid
 MATCH (:Belief {id: bid})<-[:SUPPORTS]-(j:Justification)
 DETACH DELETE j
+
+// name: delete_nogoods
+// Deletes the nogoods with the given ids (a namespace's, gone from or changed in its file), with their member edges; returns nothing.
+UNWIND $ids AS nid
+MATCH (n:Nogood {id: nid})
+DETACH DELETE n

@@ -61,13 +61,16 @@ def cmd_sync_agent(store: Any, args: argparse.Namespace) -> int:
         return 0
     print(f"{report.namespace} {verb}: {len(d.added)} added, {len(d.changed)} changed, "
           f"{len(d.gone)} gone, {len(d.retracted)} retracted, {len(d.restored)} restored, "
-          f"{len(d.nogoods_added)} nogoods added")
+          f"{len(d.nogoods_added)} nogoods added, {len(d.nogoods_changed)} changed, "
+          f"{len(d.nogoods_removed)} removed")
     for title, ids in (("+ added", d.added), ("~ changed", d.changed),
                        (f"- gone (retracted: {agent_sync.gone_reason(report.namespace)})",
                         d.gone),
                        ("- retracted in the file", d.retracted),
                        ("+ held again in the file", d.restored),
-                       ("nogoods added", d.nogoods_added)):
+                       ("nogoods added", d.nogoods_added),
+                       ("nogoods changed (made anew)", d.nogoods_changed),
+                       ("nogoods removed (gone from the file)", d.nogoods_removed)):
         if ids:
             print(f"  {title}: {_ids(ids)}")
     c = report.change

@@ -227,3 +227,28 @@ def test_namespace_filters_and_export(store, tmp_path: Path):
     assert len(part.beliefs) == 6
     with pytest.raises(InvalidInput, match="no namespace 'b'"):
         agents.check_namespace(store, "b")
+
+
+def test_sync_deletes_nogoods_gone_from_the_file_and_recreates_changed_ones(store):
+    data = agent_file()
+    data["nogoods"] = [{"id": "ng-gone", "nodes": ["region", "old-claim"]},
+                       {"id": "ng-moved", "nodes": ["ops", "failover-fast"]}]
+    network, stored = load(data)
+    agents.import_agent(store, "a", network, stored)
+    tms.add(store, "mine", "We run in two regions.")
+    tms.add_nogood(store, ["mine", "a:region"], "ng-mine")  # ours: a sync never touches it
+    data = agent_file()
+    data["nogoods"] = [{"id": "ng-moved", "nodes": ["ops", "pager"]},
+                       {"id": "ng-new", "nodes": ["region", "pager"]}]
+    network, stored = load(data)
+    report = agent_sync.sync_agent(store, "a", network, stored)
+    d = report.diff
+    assert (d.nogoods_added, d.nogoods_changed, d.nogoods_removed) == (
+        ["a:ng-new"], ["a:ng-moved"], ["a:ng-gone"])
+    members = {n.id: n.members for n in store.read(lambda tx: tx.nogoods())}
+    assert members == {"a:ng-moved": ("a:ops", "a:pager"), "a:ng-new": ("a:region", "a:pager"),
+                       "ng-mine": ("mine", "a:region")}
+    assert tms.verify(store) == []
+    again = agent_sync.sync_agent(store, "a", network, stored)  # the same file: no change
+    assert (again.diff.nogoods_added, again.diff.nogoods_changed,
+            again.diff.nogoods_removed) == ([], [], [])
