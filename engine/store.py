@@ -313,8 +313,10 @@ class RegistryTx(Protocol):
         client with that visibility set sees (engine/visibility.py)."""
 
 
-class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
-    # --- reads -------------------------------------------------------------------------
+class TmsTx(Protocol):
+    """The TMS core: beliefs, justifications, pins, labels and nogoods (tms.py, import,
+    verify, explain)."""
+
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
         """The named beliefs that exist, with justifications, pins, truth and depth."""
 
@@ -351,23 +353,6 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         """Nogoods with a member among `member_ids` whose members are all IN now."""
 
-    # --- search and stage runs ---------------------------------------------------------
-    def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
-        """Up to `limit` beliefs whose text or id matches any of `words` (a word, or a
-        word's prefix), best first by relevance; OUT beliefs only with `include_out`."""
-
-    def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
-        """The named beliefs that exist, as search hits."""
-
-    def recent_stage_runs(self, limit: int) -> list[RunRecord]:
-        """The `limit` most recent (:Run) nodes of the LLM stages, newest first."""
-
-    # --- the query pack ------------------------------------------------------------------
-    def run_pack_query(self, name: str, params: Mapping[str, Any]) -> QueryResult:
-        """Run the named query of the pack (cypher/queries/, read-only) with `params`;
-        graph values come back as GraphNode / GraphEdge. An unknown name is NotFound."""
-
-    # --- writes ------------------------------------------------------------------------
     def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
         """Create beliefs with their justifications (ids must be new; named ids that do
         not exist yet are kept as forward references). Labels are not computed here."""
@@ -408,14 +393,42 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
     def reset(self) -> None:
         """Delete every node this project writes."""
 
-    # --- stage provenance ------------------------------------------------------------------
+
+class SearchTx(Protocol):
+    """Finding beliefs by their words (search, ask, derive's sampling)."""
+
+    def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
+        """Up to `limit` beliefs whose text or id matches any of `words` (a word, or a
+        word's prefix), best first by relevance; OUT beliefs only with `include_out`."""
+
+    def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
+        """The named beliefs that exist, as search hits."""
+
+    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
+        """(id, text) of every IN premise (no justification), sorted by id; with
+        `topic_words`, only those whose id or text contains one of them (any case)."""
+
+
+class PackTx(Protocol):
+    """The query pack users run (cypher/queries/)."""
+
+    def run_pack_query(self, name: str, params: Mapping[str, Any]) -> QueryResult:
+        """Run the named query of the pack (cypher/queries/, read-only) with `params`;
+        graph values come back as GraphNode / GraphEdge. An unknown name is NotFound."""
+
+
+class ProvenanceTx(Protocol):
+    """The LLM stages' runs and rounds, and what derive's rounds proposed."""
+
+    def recent_stage_runs(self, limit: int) -> list[RunRecord]:
+        """The `limit` most recent (:Run) nodes of the LLM stages, newest first."""
+
     def create_run(self, run: RunRecord) -> None:
         """Create the run's node, once: a second call with the same id changes nothing."""
 
     def record_round(self, record: RoundRecord) -> None:
         """Record one round under its run (which must exist)."""
 
-    # --- derive ------------------------------------------------------------------------
     def link_proposed(self, run_id: str, round_n: int, proposed: Sequence[Mapping[str, str]]
                       ) -> None:
         """PROPOSED edges from a recorded round to the beliefs it created; each entry has
@@ -428,7 +441,11 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
     def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
         """Every derive round that proposed the belief, oldest first."""
 
-    # --- review ------------------------------------------------------------------------
+
+class ReviewRecords(Protocol):
+    """What review judges and records: candidates, arguments, stamps, verdicts,
+    defeaters."""
+
     def review_candidates(self) -> list[ReviewCandidate]:
         """Every IN belief its justifications hold (depth >= 1: neither a premise nor
         asserted by the user), with its review stamp and the such beliefs it names as
@@ -450,10 +467,9 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
         """An edge from the round (which must exist) to each judged justification (which must
         exist), carrying the verdict's fields."""
 
-    # --- sampling and embeddings ---------------------------------------------------------
-    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
-        """(id, text) of every IN premise (no justification), sorted by id; with
-        `topic_words`, only those whose id or text contains one of them (any case)."""
+
+class VectorTx(Protocol):
+    """Stored embeddings and the vector index; every score is a cosine in [-1, 1]."""
 
     def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         """id -> (text sha256, model) of the stored embedding, for the `ids` that have one
@@ -471,7 +487,17 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
         `vector`, best first (the belief_embedding vector index); cosine, as every vector
         verb returns, not the index's (1 + cos) / 2 score."""
 
-    # --- forge: sources and the premises drawn from them ----------------------------------
+    def nearest_beliefs(self, ids: Sequence[str], k: int, min_cosine: float
+                        ) -> list[tuple[str, str, float]]:
+        """For each of `ids` with a stored embedding, its up to `k` nearest beliefs by the
+        belief_embedding vector index, kept when IN and at cosine >= `min_cosine`:
+        (id, neighbour id, cosine in [-1, 1]). One batched statement, not one per id."""
+
+
+class SourceRecords(Protocol):
+    """The sources premises are drawn from, and the pins to them (forge, add
+    --source, sources status)."""
+
     def sources(self) -> list[SourceRecord]:
         """Every Source node, by path."""
 
@@ -491,16 +517,12 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
         (imported ones, or added before sources were pinned), by id."""
 
 
+class PairRecords(Protocol):
+    """What dedup and contradictions read and record: texts, pairs, verdicts, merges
+    and their undo, nogoods they found."""
 
-    # --- dedup and contradictions --------------------------------------------------------
     def in_belief_texts(self) -> list[tuple[str, str]]:
         """(id, text) of every IN belief, by id."""
-
-    def nearest_beliefs(self, ids: Sequence[str], k: int, min_cosine: float
-                        ) -> list[tuple[str, str, float]]:
-        """For each of `ids` with a stored embedding, its up to `k` nearest beliefs by the
-        belief_embedding vector index, kept when IN and at cosine >= `min_cosine`:
-        (id, neighbour id, cosine in [-1, 1]). One batched statement, not one per id."""
 
     def sibling_groups(self, max_group: int) -> list[tuple[str, ...]]:
         """For each belief named as an antecedent by between 2 and `max_group` IN beliefs,
@@ -531,6 +553,13 @@ class GraphTx(ChangeLog, Editing, RegistryTx, Protocol):
     def mark_nogood_found(self, nogood_id: str, stage: str, run_id: str, round_n: int) -> None:
         """Record which stage, run and round found a nogood (and link it from the round's
         node when it exists)."""
+
+
+class GraphTx(TmsTx, SearchTx, PackTx, ProvenanceTx,
+              ReviewRecords, VectorTx, SourceRecords, PairRecords,
+              ChangeLog, Editing, RegistryTx, Protocol):
+    """The store seen from inside one transaction: every part above, so a call site may
+    take GraphTx, or only the part it uses."""
 
 
 class Store(Protocol):

@@ -11,6 +11,7 @@ from adapters.neo4j.records import belief_to_row, justification_rows
 from engine.agent_records import Digest, NamespaceRecord
 from engine.model import Belief
 from engine.namespace import prefix
+from engine.agent_records import AgentTx
 
 BATCH = 5000
 
@@ -65,3 +66,7 @@ class AgentTxPart(TxBase):
         jrows = [row for b in beliefs for row in justification_rows(b.id, b.justifications)]
         for start in range(0, len(jrows), 2000):
             self._run("create_justifications", rows=jrows[start:start + 2000])
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[AgentTx] = AgentTxPart

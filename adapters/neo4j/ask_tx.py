@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from adapters.neo4j.base import TxBase
 from engine.ask.records import CitedBelief, StaleCitation
 from engine.errors import StoreError
+from engine.ask.records import AskTx
 
 
 class AskTxPart(TxBase):
@@ -26,3 +27,7 @@ class AskTxPart(TxBase):
         return [StaleCitation(str(rid), str(started or ""), str(question), str(bid),
                               str(role), str(then), str(now), bool(changed))
                 for rid, started, question, bid, role, then, now, changed in record["rows"]]
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[AskTx] = AskTxPart

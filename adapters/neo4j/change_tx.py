@@ -13,6 +13,7 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.model import Truth
+from engine.store import ChangeLog
 
 LINK_BATCH = 10000
 # A write touching more beliefs than this (a large import) keeps their ids in the entry's
@@ -121,3 +122,7 @@ class ChangeTxPart(TxBase):
     def prune_changes(self, before: str) -> int:
         record = self._single("prune_changes", before=before)
         return int(record["pruned"]) if record else 0
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[ChangeLog] = ChangeTxPart

@@ -1,5 +1,5 @@
-"""Neo4jTx part: dedup and contradictions (candidate reads, pair verdicts, merges and their
-undo, nogoods found by a stage). Queries in cypher/dedup/dedup.cypher."""
+"""Neo4jTx part (PairRecords): dedup and contradictions (candidate reads, pair verdicts,
+merges and their undo, nogoods found by a stage). Queries in cypher/dedup/dedup.cypher."""
 from __future__ import annotations
 
 import json
@@ -10,6 +10,7 @@ from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import InvalidInput
 from engine.store import MergeRecord, PairVerdict, RewiredEdge
+from engine.store import PairRecords
 
 
 # a pair verdict written, and read back, side by side
@@ -52,15 +53,6 @@ def merge_from_props(merged: str, kept: str, p: Mapping[str, Any]) -> MergeRecor
                        at=p.get("at") or "")
 
 
-def cosine_to_score(cosine: float) -> float:
-    """The vector index scores cosine similarity as (1 + cos) / 2."""
-    return (1.0 + cosine) / 2.0
-
-
-def score_to_cosine(score: float) -> float:
-    return 2.0 * score - 1.0
-
-
 def _or_null(value: Any) -> Any:
     return value if value not in ("", False) else None  # absent reads as empty or false
 
@@ -69,12 +61,6 @@ class DedupTxPart(TxBase):
     def in_belief_texts(self) -> list[tuple[str, str]]:
         record = self._single("in_belief_texts")
         return [(i, t) for i, t in record["pool"]] if record else []
-
-    def nearest_beliefs(self, ids: Sequence[str], k: int, min_cosine: float
-                        ) -> list[tuple[str, str, float]]:
-        record = self._single("nearest_beliefs", ids=list(ids), k=int(k) + 1,
-                              min_score=cosine_to_score(min_cosine))
-        return [(a, b, score_to_cosine(s)) for a, b, s in record["pairs"]] if record else []
 
     def sibling_groups(self, max_group: int) -> list[tuple[str, ...]]:
         record = self._single("sibling_groups", max_group=int(max_group))
@@ -125,3 +111,7 @@ class DedupTxPart(TxBase):
     def mark_nogood_found(self, nogood_id: str, stage: str, run_id: str, round_n: int) -> None:
         self._run("mark_nogood_found", id=nogood_id, stage=stage, run_id=run_id,
                   round=int(round_n))
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[PairRecords] = DedupTxPart

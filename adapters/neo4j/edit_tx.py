@@ -11,6 +11,7 @@ from adapters.neo4j.change_tracker import note_redefined
 from engine.access import own_tags
 from engine.errors import InvalidInput, StoreError
 from engine.store import RewiredEdge, SupersedeRecord
+from engine.store import Editing
 
 MARKER_LABELS = frozenset({"Defeater", "Challenge", "Defence"})
 
@@ -98,3 +99,7 @@ class EditTxPart(TxBase):
         if unknown:
             raise InvalidInput(f"not a marker label: {min(unknown)}", field="labels")
         self._run("mark_labels", id=belief_id, labels=sorted(set(labels)))
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[Editing] = EditTxPart

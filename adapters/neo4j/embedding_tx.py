@@ -1,19 +1,30 @@
-"""Neo4jTx part: premise pools for sampling, and embeddings cached on Belief nodes.
+"""Neo4jTx part (VectorTx): embeddings cached on Belief nodes, and the vector index's nearest
+beliefs, every score turned into cosine here.
 
-Queries in cypher/derive/embeddings.cypher; the vector index is in cypher/schema.cypher.
+Queries in cypher/derive/embeddings.cypher and cypher/dedup/dedup.cypher (nearest_beliefs);
+the vector index is in cypher/schema.cypher.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from adapters.neo4j.dedup_tx import score_to_cosine
 from adapters.neo4j.base import TxBase
 from engine.store import StoredEmbedding
+from engine.store import VectorTx
 
 ID_BATCH = 5000  # ids per key read
 SCAN_ABOVE = 20_000  # asked for more ids than this, one scan of all keys beats seeking each
 VECTOR_BATCH = 1000  # rows per vector read or write statement (384 floats each)
+
+
+def cosine_to_score(cosine: float) -> float:
+    """The vector index scores cosine similarity as (1 + cos) / 2."""
+    return (1.0 + cosine) / 2.0
+
+
+def score_to_cosine(score: float) -> float:
+    return 2.0 * score - 1.0
 
 
 def _chunks(items: Sequence[Any], size: int):
@@ -36,11 +47,6 @@ def embedding_from_record(r: Mapping[str, Any]) -> StoredEmbedding:
 
 
 class EmbeddingTxPart(TxBase):
-    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
-        words = sorted({w.lower() for w in topic_words if w.strip()})
-        record = self._single("premise_pool", words=words)
-        return [(i, t) for i, t in record["pool"]] if record else []
-
     def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
         wanted = set(ids)
         if len(wanted) > SCAN_ABOVE:
@@ -72,3 +78,13 @@ class EmbeddingTxPart(TxBase):
         return [(r["id"], score_to_cosine(r["score"])) for r in
                 self._run("similar_beliefs", vector=_floats(vector),
                           limit=int(limit))]
+
+    def nearest_beliefs(self, ids: Sequence[str], k: int, min_cosine: float
+                        ) -> list[tuple[str, str, float]]:
+        record = self._single("nearest_beliefs", ids=list(ids), k=int(k) + 1,
+                              min_score=cosine_to_score(min_cosine))
+        return [(a, b, score_to_cosine(s)) for a, b, s in record["pairs"]] if record else []
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[VectorTx] = EmbeddingTxPart

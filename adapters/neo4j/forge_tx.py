@@ -13,6 +13,7 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from engine.model import Belief
 from engine.store import SourcePin, SourceRecord
+from engine.store import SourceRecords
 
 
 def _json(value: Mapping[str, Any]) -> str:
@@ -60,3 +61,7 @@ class ForgeTxPart(TxBase):
     def unpinned_sourced_ids(self) -> list[str]:
         record = self._single("sources_unpinned_ids")
         return sorted(record["ids"]) if record else []
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[SourceRecords] = ForgeTxPart

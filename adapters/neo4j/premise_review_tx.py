@@ -14,6 +14,7 @@ from engine.review.premises_records import (
     PremiseStamp,
     PremiseVerdictEdge,
 )
+from engine.review.premises_records import PremiseReviewTx
 
 
 def _lines(value: Any) -> tuple[int, int] | None:
@@ -95,3 +96,7 @@ class PremiseReviewTxPart(TxBase):
             raise StoreError(f"round {round_n} of run '{run_id}' judged premises that do not "
                              f"exist ({r['edges']} of {len(rows)} found)")
         return int(r["edges"])
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[PremiseReviewTx] = PremiseReviewTxPart

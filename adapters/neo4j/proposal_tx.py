@@ -9,6 +9,7 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from engine.proposals.records import Decision, Impact, Proposal, Snapshot, Status
+from engine.proposals.records import ProposalTx
 
 
 def _json(value: Any) -> str:
@@ -71,3 +72,7 @@ class ProposalTxPart(TxBase):
 
     def this_change_seq(self) -> int:
         return self.change_log.seq
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[ProposalTx] = ProposalTxPart

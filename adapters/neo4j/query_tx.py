@@ -13,6 +13,7 @@ from adapters.neo4j.base import TxBase
 from adapters.query_pack import is_pack_query
 from engine.errors import NotFound
 from engine.query_result import GraphEdge, GraphNode, QueryResult
+from engine.store import PackTx
 
 HIDDEN_PROPERTIES = frozenset({"embedding"})
 
@@ -53,3 +54,7 @@ class QueryTxPart(TxBase):
         columns = tuple(result.keys())
         rows = tuple(tuple(plain(record[c]) for c in columns) for record in result)
         return QueryResult(columns, rows)
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[PackTx] = QueryTxPart

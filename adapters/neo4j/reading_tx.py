@@ -10,6 +10,7 @@ from adapters.neo4j.base import TxBase
 from adapters.neo4j.search_tx import lucene_query
 from engine.reading import (NetworkCounts, Row, Section, SectionRows, SummaryCover,
                             VisibleNetwork)
+from engine.reading import ReadingTx
 
 _QUERIES = {
     Section.NOGOODS: "compact_nogoods",
@@ -135,3 +136,7 @@ class ReadingTxPart(TxBase):
     def mark_summary(self, belief_id: str) -> bool:
         record = self._single("mark_summary", id=belief_id)
         return bool(record and record["found"])
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[ReadingTx] = ReadingTxPart

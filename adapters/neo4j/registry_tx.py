@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from adapters.neo4j.base import TxBase
 from engine.store import GatedConclusion, RetractedPremise
+from engine.store import RegistryTx
 
 ALL = 2**62  # LIMIT takes an integer: "no limit" is a number no graph reaches
 
@@ -20,3 +21,7 @@ class RegistryTxPart(TxBase):
                                  r["resting"])
                 for r in self._run("retracted_premises", limit=ALL if limit is None else limit,
                                    visible_to=tags)]
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[RegistryTx] = RegistryTxPart

@@ -9,6 +9,7 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from engine.errors import StoreError
 from engine.repair.records import DefeatedRow, Finding, Gap, RepairEdge
+from engine.repair.records import RepairTx
 
 
 def _metadata(text: Any) -> dict[str, Any]:
@@ -94,3 +95,7 @@ class RepairTxPart(TxBase):
     def gaps(self, limit: int) -> tuple[list[Gap], int]:
         record = self._one("repair_gaps", limit=int(limit))
         return [gap_from_row(r) for r in record["rows"]], int(record["total"])
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[RepairTx] = RepairTxPart

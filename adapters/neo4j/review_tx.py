@@ -18,6 +18,7 @@ from engine.store import (
     ReviewStamp,
     VerdictEdge,
 )
+from engine.store import ReviewRecords
 
 BATCH = 5000
 MISSING_TEXT = "(not in the network yet)"
@@ -90,3 +91,7 @@ class ReviewTxPart(TxBase):
         if r["edges"] != len(rows):
             raise StoreError(f"round {round_n} of run '{run_id}' judged justifications that do "
                              f"not exist ({r['edges']} of {len(rows)} found)")
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[ReviewRecords] = ReviewTxPart

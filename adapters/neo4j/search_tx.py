@@ -1,6 +1,6 @@
-"""Neo4jTx part: full-text search over beliefs, and the LLM stages' run records.
+"""Neo4jTx part (SearchTx): full-text search over beliefs, and derive's premise pool.
 
-Queries in cypher/search.cypher and cypher/stage_runs.cypher; the belief_text full-text
+Queries in cypher/search.cypher and cypher/derive/embeddings.cypher; the belief_text full-text
 index is in cypher/schema.cypher.
 """
 from __future__ import annotations
@@ -10,10 +10,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
-from adapters.neo4j.stage_tx import run_from_values
 from engine.model import Truth
-from engine.provenance import RunRecord
 from engine.store import BeliefHit
+from engine.store import SearchTx
 
 
 FETCH_FACTOR = 4
@@ -37,10 +36,6 @@ def hit_from_row(row: Sequence[Any]) -> BeliefHit:
     return BeliefHit(bid, text or "", Truth(truth), depth, int(dependents))
 
 
-def stage_run_from_row(row: Sequence[Any]) -> RunRecord:
-    return run_from_values(*row)  # run id, stage, model, started_at, params
-
-
 class SearchTxPart(TxBase):
     def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
         query = lucene_query(words)
@@ -62,6 +57,11 @@ class SearchTxPart(TxBase):
         hits = [hit_from_row(r) for r in record["hits"]] if record else []
         return {h.id: h for h in hits}
 
-    def recent_stage_runs(self, limit: int) -> list[RunRecord]:
-        record = self._single("recent_stage_runs", limit=int(limit))
-        return [stage_run_from_row(r) for r in record["runs"]] if record else []
+    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
+        words = sorted({w.lower() for w in topic_words if w.strip()})
+        record = self._single("premise_pool", words=words)
+        return [(i, t) for i, t in record["pool"]] if record else []
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[SearchTx] = SearchTxPart

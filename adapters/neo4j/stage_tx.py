@@ -1,6 +1,8 @@
-"""Neo4jTx part: stage provenance (Run and Round nodes) and derive's own reads and writes.
+"""Neo4jTx part (ProvenanceTx): stage provenance (Run and Round nodes, the recent runs) and
+derive's own reads and writes.
 
-Queries in cypher/stages/provenance.cypher and cypher/derive/derived.cypher. A run's `params`
+Queries in cypher/stages/provenance.cypher, cypher/stage_runs.cypher and
+cypher/derive/derived.cypher. A run's `params`
 is stored as JSON text (Neo4j properties cannot hold maps) and read back as a dict here,
 next to the write, as records.py does for beliefs.
 """
@@ -15,6 +17,7 @@ from adapters.neo4j.records import belief_from_map
 from engine.errors import StoreError
 from engine.model import Belief
 from engine.provenance import ProposedBy, RoundRecord, RunRecord
+from engine.store import ProvenanceTx
 
 ID_BATCH = 5000
 
@@ -91,3 +94,12 @@ class StageTxPart(TxBase):
     def derive_provenance(self, belief_id: str) -> list[ProposedBy]:
         return [provenance_from_record(r.data())
                 for r in self._run("derive_provenance_of_belief", id=belief_id)]
+
+    def recent_stage_runs(self, limit: int) -> list[RunRecord]:
+        record = self._single("recent_stage_runs", limit=int(limit))
+        # each row: run id, stage, model, started_at, params
+        return [run_from_values(*r) for r in record["runs"]] if record else []
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[ProvenanceTx] = StageTxPart

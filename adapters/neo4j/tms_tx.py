@@ -31,6 +31,7 @@ from engine.model import (
     Truth,
 )
 from engine.store import BeliefFilter, Pinned
+from engine.store import TmsTx
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
 
@@ -278,3 +279,7 @@ class TmsTxPart(TxBase):
 
     def reset(self) -> None:
         self._run("delete_everything")
+
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[TmsTx] = TmsTxPart

@@ -18,8 +18,22 @@ NOT_ON_THE_FAKE = {"run_pack_query"}
 
 
 def members(protocol: type) -> list[str]:
-    return sorted(n for n, v in vars(protocol).items()
-                  if callable(v) and not n.startswith("_"))
+    """Every verb of `protocol` and of the protocols it is composed of (GraphTx of TmsTx,
+    SearchTx, ...)."""
+    parts = [k for k in protocol.__mro__ if k.__module__.startswith("engine.")]
+    return sorted({n for k in parts for n, v in vars(k).items()
+                   if callable(v) and not n.startswith("_")})
+
+
+def test_graph_tx_is_composed_of_parts_that_share_no_verb():
+    parts = [k for k in GraphTx.__mro__[1:] if k.__module__ == "engine.store"]
+    assert len(parts) >= 10
+    seen: dict[str, str] = {}
+    for part in parts:
+        for verb in members(part):
+            assert verb not in seen, f"{verb} is in {seen.get(verb)} and {part.__name__}"
+            seen[verb] = part.__name__
+    assert sorted(seen) == members(GraphTx)
 
 
 def parameters(function: object) -> list[str]:
