@@ -33,6 +33,7 @@ from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.echo import ECHO_REASON, PromptEcho
+from engine.stages.proposals_file import ProposalsFile
 from engine.stages.stage import (
     Action,
     Applied,
@@ -199,14 +200,10 @@ class ContradictionsStage:
         return f"pair {item.pair}"
 
     def render_file(self, items: Sequence[PairAnswer], run: RunRecord, command: str) -> str:
-        import json
-
-        from engine.dedup.proposals_file import run_note
-
-        parts = [run_note(self.name, run), "# Proposed contradictions", "",
-                 "Edit or delete entries of the JSON block (it is what accept reads), then "
-                 "apply them with:", "", f"    {command}", ""]
-        parts += [f"- pair {i.pair}: `{i.a}` and `{i.b}`: {i.verdict}" for i in items]
-        block = json.dumps({"pairs": [i.as_dict() for i in items]}, indent=1,
-                           ensure_ascii=False)
-        return "\n".join(parts + ["", "```json", block, "```", ""])
+        found = sum(i.verdict == "CONTRADICTION" for i in items)
+        return ProposalsFile(
+            self.name, "Proposed contradictions",
+            f"{len(items)} pair verdict(s), {found} contradiction(s)",
+            {"pairs": [i.as_dict() for i in items]},
+            [[f"- pair {i.pair}: `{i.a}` and `{i.b}`: {i.verdict}" for i in items]],
+        ).render(run, command)

@@ -1,17 +1,13 @@
 """The proposals file of a dedup run without --auto: a readable summary per cluster, then
-the verdicts as one JSON block, which is what `accept` reads back (the summary holds no
-brackets or braces, so nothing in it can be mistaken for a verdict)."""
+the verdicts as one JSON block, which is what `accept` reads back (engine/stages/
+proposals_file.py lays it out)."""
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from engine.dedup.verdicts import REPLY_KEY, ClusterVerdict
 from engine.provenance import RunRecord
-
-
-def run_note(stage: str, run: RunRecord) -> str:
-    return f"<!-- eem-{stage} run {run.id}, model {run.model or '-'}, {run.started_at} -->"
+from engine.stages.proposals_file import ProposalsFile
 
 
 def summary(v: ClusterVerdict) -> list[str]:
@@ -28,13 +24,10 @@ def summary(v: ClusterVerdict) -> list[str]:
     return lines
 
 
-def render(items: Sequence[ClusterVerdict], run: RunRecord, command: str,
-           stage: str = "dedup") -> str:
-    parts = [run_note(stage, run), f"# Proposed {stage} verdicts", "",
-             "Read the summary, edit or delete entries of the JSON block at the end (it is what",
-             "accept reads), then apply them with:", "", f"    {command}", ""]
-    for v in items:
-        parts += summary(v) + [""]
-    block = json.dumps({REPLY_KEY: [v.as_dict() for v in items]}, indent=1, ensure_ascii=False)
-    parts += ["```json", block, "```", ""]
-    return "\n".join(parts)
+def render(items: Sequence[ClusterVerdict], run: RunRecord, command: str) -> str:
+    merges = sum(bool(v.same) for v in items)
+    return ProposalsFile(
+        "dedup", "Proposed dedup verdicts",
+        f"{len(items)} cluster verdict(s), {merges} with a merge",
+        {REPLY_KEY: [v.as_dict() for v in items]}, [summary(v) for v in items],
+    ).render(run, command)

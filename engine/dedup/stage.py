@@ -19,6 +19,7 @@ from typing import Any
 
 from engine.dedup.merge import choose_keep, merge_in, rests_on
 from engine.dedup.prompt import FORMAT, build_prompt, reply_schema, retry_text
+from engine.dedup.proposals_file import render
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
 from engine.embedding.cache import Embedder, VectorCache, text_sha256
 from engine.errors import InvalidInput
@@ -251,8 +252,6 @@ class DedupStage:
         return f"cluster {item.cluster}"
 
     def render_file(self, items: Sequence[ClusterVerdict], run: RunRecord, command: str) -> str:
-        from engine.dedup.proposals_file import render
-
         return render(items, run, command)
 
 

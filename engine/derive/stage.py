@@ -15,7 +15,7 @@ from engine.derive.proposals import FORMAT, NO_PROPOSALS, Proposal, render_propo
 from engine.derive.validate import Validation, ValidationRules, read_facts, validate_proposals
 from engine.derive.view import RoundView, read_view
 from engine.provenance import RoundRecord, RunRecord
-from engine.stages.accept import run_note
+from engine.stages.proposals_file import ProposalsFile
 from engine.stages.contract import RoundContract
 from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, Prompt, RoundInput
@@ -103,14 +103,7 @@ class DeriveStage:
         return item.id
 
     def render_file(self, items: Sequence[Proposal], run: RunRecord, command: str) -> str:
-        head = [
-            "# Proposed derivations",
-            "",
-            run_note(self.name, run),
-            "",
-            "Delete the blocks you do not want, then apply the rest with:",
-            "",
-            f"    {command}",
-            "",
-        ]
-        return "\n".join(head) + "\n" + render_proposals(items)
+        return ProposalsFile(
+            self.name, "Proposed derivations", f"{len(items)} proposal(s)",
+            how="Delete the blocks you do not want, then apply the rest with:",
+            block_text=render_proposals(items)).render(run, command)

@@ -10,7 +10,6 @@ transaction with the propagation it causes.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +24,7 @@ from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
 from engine.forge.validate import ForgeRules, Ground, Vector, check_premises
 from engine.model import Belief
 from engine.provenance import RoundRecord, RunRecord
-from engine.stages.accept import run_note
+from engine.stages.proposals_file import ProposalsFile
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, AppliedEntry, Checked, Parsed, Prompt, RoundInput
@@ -247,10 +246,14 @@ class ForgeStage:
         return item.id
 
     def render_file(self, items: Sequence[ProposedPremise], run: RunRecord, command: str) -> str:
-        body = json.dumps([p.as_dict() for p in items], indent=2, ensure_ascii=False)
-        return "\n".join([
-            "# Proposed premises", "",
-            run_note(self.name, run), "",
-            "Each premise quotes its source. Delete the entries you do not want (a claim may "
-            "be reworded; the quote must stay words of the file), then apply the rest with:",
-            "", f"    {command}", "", "```json", body, "```", ""])
+        return ProposalsFile(
+            self.name, "Proposed premises", f"{len(items)} premise(s), each quoting its source",
+            [p.as_dict() for p in items], [_summary(p) for p in items],
+            how="Delete the entries you do not want from the JSON block below (a claim may be "
+                "reworded; the quote must stay words of the file), then apply the rest with:",
+        ).render(run, command)
+
+
+def _summary(p: ProposedPremise) -> list[str]:
+    where = f"{p.source}, lines {p.lines[0]}-{p.lines[1]}" if p.source and p.lines else p.source
+    return [f"### {p.id}" + (f" ({where})" if where else ""), p.claim]

@@ -3,12 +3,11 @@ a person to read, then the same repairs as one JSON block that `accept` reads ba
 parser reads the fenced JSON and ignores the prose around it)."""
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from engine.provenance import RunRecord
 from engine.repair.repairs import LINK, Repair
-from engine.stages.accept import run_note
+from engine.stages.proposals_file import ProposalsFile
 
 
 def _summary(r: Repair) -> list[str]:
@@ -23,20 +22,7 @@ def _summary(r: Repair) -> list[str]:
 
 
 def render(repairs: Sequence[Repair], run: RunRecord, command: str) -> str:
-    lines = [
-        run_note("repair", run),
-        "# Repairs",
-        "",
-        f"Run {run.id}, model {run.model}, {run.started_at}: {len(repairs)} repair(s). "
-        "Nothing has been written to the network.",
-        "Edit or delete repairs below (in the JSON block: the prose is for reading), then "
-        "apply them:",
-        "",
-        f"    {command}",
-        "",
-    ]
-    for r in repairs:
-        lines += _summary(r) + [""]
-    data = {"repairs": [r.as_dict() for r in repairs]}
-    lines += ["```json", json.dumps(data, indent=2, ensure_ascii=False), "```", ""]
-    return "\n".join(lines)
+    return ProposalsFile(
+        "repair", "Proposed repairs", f"{len(repairs)} repair(s)",
+        {"repairs": [r.as_dict() for r in repairs]}, [_summary(r) for r in repairs],
+    ).render(run, command)

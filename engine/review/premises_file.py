@@ -4,14 +4,13 @@ back; each verdict carries `shown_sha256`, the hash of the claim and the lines i
 on, so accept refuses a verdict on a premise or source that changed since."""
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from engine.provenance import RunRecord
 from engine.review.premises_verdicts import MISREAD, PARTIAL, PremiseVerdict
-from engine.stages.accept import run_note
+from engine.stages.proposals_file import ProposalsFile
 
 MODE = "premises"
 _MODE_FIELD = re.compile(r'"mode"\s*:\s*"premises"')
@@ -42,14 +41,11 @@ def _summary(v: PremiseVerdict) -> list[str]:
 def render(verdicts: Sequence[PremiseVerdict], run: RunRecord, command: str) -> str:
     misread = sum(v.verdict == MISREAD for v in verdicts)
     partial = sum(v.verdict == PARTIAL for v in verdicts)
-    lines = [run_note("review", run), "# Premise review verdicts", "",
-             f"Run {run.id}, model {run.model}, {run.started_at}: {len(verdicts)} verdict(s), "
-             f"{misread} misread, {partial} partial. Nothing has been written to the network.",
-             "Edit or delete verdicts below (in the JSON block: the prose is for reading), then "
-             "apply them (a misread premise is retracted; add --apply-suggestions to reword "
-             "the partial ones):", "", f"    {command}", ""]
-    for v in verdicts:
-        lines += _summary(v) + [""]
-    data = {"mode": MODE, "verdicts": [v.as_dict() for v in verdicts]}
-    lines += ["```json", json.dumps(data, indent=2, ensure_ascii=False), "```", ""]
-    return "\n".join(lines)
+    return ProposalsFile(
+        "review", "Proposed premise review verdicts",
+        f"{len(verdicts)} verdict(s), {misread} misread, {partial} partial",
+        {"mode": MODE, "verdicts": [v.as_dict() for v in verdicts]},
+        [_summary(v) for v in verdicts],
+        notes=["A misread premise is retracted; add --apply-suggestions to accept to reword "
+               "the partial ones."],
+    ).render(run, command)

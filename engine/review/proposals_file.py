@@ -6,12 +6,11 @@ verdict on a belief that has changed since.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from engine.provenance import RunRecord
 from engine.review.verdicts import Verdict
-from engine.stages.accept import run_note
+from engine.stages.proposals_file import ProposalsFile
 
 
 def _summary(v: Verdict) -> list[str]:
@@ -33,20 +32,7 @@ def _summary(v: Verdict) -> list[str]:
 
 def render(verdicts: Sequence[Verdict], run: RunRecord, command: str) -> str:
     invalid = sum(not v.valid for v in verdicts)
-    lines = [
-        run_note("review", run),
-        "# Review verdicts",
-        "",
-        f"Run {run.id}, model {run.model}, {run.started_at}: {len(verdicts)} verdict(s), "
-        f"{invalid} not valid. Nothing has been written to the network.",
-        "Edit or delete verdicts below (in the JSON block: the prose is for reading), then "
-        "apply them:",
-        "",
-        f"    {command}",
-        "",
-    ]
-    for v in verdicts:
-        lines += _summary(v) + [""]
-    data = {"verdicts": [v.as_dict() for v in verdicts]}
-    lines += ["```json", json.dumps(data, indent=2, ensure_ascii=False), "```", ""]
-    return "\n".join(lines)
+    return ProposalsFile(
+        "review", "Proposed review verdicts", f"{len(verdicts)} verdict(s), {invalid} not valid",
+        {"verdicts": [v.as_dict() for v in verdicts]}, [_summary(v) for v in verdicts],
+    ).render(run, command)

@@ -31,11 +31,6 @@ class AcceptResult:
     applied: Applied
 
 
-def run_note(stage: str, run: RunRecord) -> str:
-    """The comment a proposals file starts with, read back by `accept`."""
-    return f"<!-- eem-{stage} run {run.id}, model {run.model or '-'}, {run.started_at} -->"
-
-
 def read_proposals_file(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
