@@ -41,8 +41,7 @@ examples:
   {PROG} accept {DEFAULT_OUTPUT}
       record the nogoods of a verdicts file
 
-exit codes: 0 ok; 1 the run ended in error; 2 bad input or usage, or no store.
-"""
+""" + sc.RUN_EXIT_CODES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -49,8 +49,7 @@ examples:
   {PROG} undo auth-jwt-check
       restore a merged belief and every justification edge the merge moved
 
-exit codes: 0 ok; 1 the run ended in error; 2 bad input or usage, or no store.
-"""
+""" + sc.RUN_EXIT_CODES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

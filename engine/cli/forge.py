@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.cli import stage_cli as sc
 from engine.cli.stage_cli import FORGE_OUTPUT, make_embedder, make_reader, source_flags
-from engine.cli.support import print_json, shorten, table
+from engine.cli.support import print_json, print_listing, shorten, table
 from engine.store import Store
 
 # Re-exported: the source flags, reader and embedder live in engine/cli/stage_parts.py (the
@@ -47,9 +47,7 @@ examples:
   {PROG} status docs/           new, changed, unchanged and missing sources
   {PROG} stale --retract        take down the beliefs of changed or missing sources
 
-exit codes: 0 ok; 1 the run ended in error (nothing of that round was applied); 2 bad input
-or usage, or the store cannot be reached.
-"""
+""" + sc.RUN_EXIT_CODES
 
 
 # --- the parsers ---------------------------------------------------------------------
@@ -180,14 +178,10 @@ def cmd_status(args: argparse.Namespace, wiring: sc.Wiring) -> int:
     reader = (wiring.make_reader or make_reader)(args)
     with wiring.open_store() as store:
         states = source_states(store, reader, args.paths)
-    if args.json:
-        print_json([s.as_dict() for s in states])
+    if not print_listing(states, as_json=args.json, empty="no sources forged yet",
+                         row=lambda s: (s.status, s.path, s.size if s.size is not None else ""),
+                         headers=("status", "path", "bytes")):
         return 0
-    if not states:
-        print("no sources forged yet")
-        return 0
-    print(table([(s.status, s.path, s.size if s.size is not None else "") for s in states],
-                ("status", "path", "bytes")))
     counts = {k: sum(1 for s in states if s.status == k)
               for k in ("new", "changed", "unchanged", "missing")}
     print(", ".join(f"{v} {k}" for k, v in counts.items()))

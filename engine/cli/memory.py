@@ -9,7 +9,7 @@ from typing import Any
 
 from engine import changelog, dialectic, editing, supersede
 from engine.change_records import LogEntry, LogQuery, Touch
-from engine.cli.support import print_json, split_ids, table
+from engine.cli.support import print_json, print_listing, split_ids, table
 from engine.errors import InvalidInput
 from engine.model import Change, Kind
 from engine.tms import make_justifications
@@ -44,15 +44,10 @@ def cmd_log(store, args) -> int:
     entries = changelog.log(store, LogQuery(
         since=at, after=args.after if args.after is not None else seq, belief_id=args.id,
         op=args.op, actor=args.actor, limit=args.limit))
-    if args.json:
-        print_json([e.as_dict() for e in entries])
-        return 0
-    if not entries:
-        print("no entries")
-        return 0
-    print(table([(e.seq, e.at[:19], e.actor, e.op, _args_text(e), _counts(e),
-                  e.reason[:40]) for e in entries],
-                ["seq", "at (UTC)", "actor", "op", "args", "cascade", "reason"]))
+    print_listing(entries, as_json=args.json, empty="no entries",
+                  row=lambda e: (e.seq, e.at[:19], e.actor, e.op, _args_text(e), _counts(e),
+                                 e.reason[:40]),
+                  headers=["seq", "at (UTC)", "actor", "op", "args", "cascade", "reason"])
     return 0
 
 
@@ -71,14 +66,10 @@ def print_history(store, belief_id: str, as_json: bool) -> int:
 
 def cmd_diff(store, args) -> int:
     rows = changelog.diff(store, args.since)
-    if args.json:
-        print_json([r.as_dict() for r in rows])
-        return 0
-    if not rows:
-        print(f"nothing differs since {args.since}")
-        return 0
-    print(table([(r.id, r.then.value if r.then else "-", r.now.value if r.now else "-",
-                  r.definition or "-") for r in rows], ["belief", "then", "now", "definition"]))
+    print_listing(rows, as_json=args.json, empty=f"nothing differs since {args.since}",
+                  row=lambda r: (r.id, r.then.value if r.then else "-",
+                                 r.now.value if r.now else "-", r.definition or "-"),
+                  headers=["belief", "then", "now", "definition"])
     return 0
 
 

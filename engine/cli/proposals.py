@@ -12,7 +12,7 @@ from typing import Any
 from engine.access import parse_tags
 from engine.cli import sources
 from engine.cli.memory import supersede_justifications
-from engine.cli.support import print_json, shorten, table
+from engine.cli.support import print_json, print_listing, shorten
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.proposals import lifecycle
@@ -114,15 +114,11 @@ def cmd_propose(store, args, justifications_of) -> int:
 
 def cmd_proposals(store, args) -> int:
     found = lifecycle.list_proposals(store, pending=args.pending)
-    if args.json:
-        print_json([p.as_dict() for p in found])
-        return 0
-    if not found:
-        print("no proposals" + (" pending" if args.pending else ""))
-        return 0
-    print(table([(p.id, p.status.value, p.action, p.target, p.proposer, p.at[:19],
-                  shorten(p.reason, 40)) for p in found],
-                ["id", "status", "action", "target", "proposer", "at (UTC)", "reason"]))
+    print_listing(found, as_json=args.json,
+                  empty="no proposals" + (" pending" if args.pending else ""),
+                  row=lambda p: (p.id, p.status.value, p.action, p.target, p.proposer,
+                                 p.at[:19], shorten(p.reason, 40)),
+                  headers=["id", "status", "action", "target", "proposer", "at (UTC)", "reason"])
     return 0
 
 

@@ -38,13 +38,8 @@ examples:
   {PROG} gaps
       the premises research said the network lacks
 
-exit codes: 0 ok; 1 the run ended in error (the model failed after its tries; nothing of
-that round was applied); 2 bad input or usage, or the store cannot be reached.
-"""
-ACCEPT_EXAMPLES = f"""\
-example:
-  {PROG} accept {DEFAULT_OUTPUT} --json
-"""
+""" + sc.RUN_EXIT_CODES
+ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -40,13 +40,8 @@ examples:
   {PROG} --premises --root . --model ollama:qwen3:8b --auto
       check premises against the source lines they are pinned to, most depended-on first
 
-exit codes: 0 ok; 1 the run ended in error (the model failed after its tries; nothing of
-that round was applied); 2 bad input or usage, or the store cannot be reached.
-"""
-ACCEPT_EXAMPLES = f"""\
-example:
-  {PROG} accept {DEFAULT_OUTPUT} --apply-suggestions --json
-"""
+""" + sc.RUN_EXIT_CODES
+ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT, "--apply-suggestions --json")
 
 
 def id_list(text: str) -> tuple[str, ...]:

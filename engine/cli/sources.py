@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from engine.cli.support import print_json, table
+from engine.cli.support import print_json, print_listing, table
 from engine.errors import InvalidInput
 from engine.pinning import SourceFiles, SourcedClaim
 
@@ -61,8 +61,11 @@ def sources_arguments(p: argparse.ArgumentParser) -> None:
                    help="the folder source paths are relative to (default: the current folder)")
 
 
-def _rows(rows: list[Any]) -> list[tuple[Any, ...]]:
-    return [(r.id, r.truth, r.path, r.now) for r in rows]
+_HEADERS = ("belief", "truth", "source", "now")
+
+
+def _row(r: Any) -> tuple[Any, ...]:
+    return (r.id, r.truth, r.path, r.now)
 
 
 def cmd_sources(store, args) -> int:
@@ -85,13 +88,8 @@ def cmd_sources(store, args) -> int:
         print(f"{len(hashed.hashed)} belief(s) hashed late, {len(hashed.skipped)} skipped")
         return 0
     if args.action == "status":
-        rows = source_status.sourced_status(store, files.reader)
-        if args.json:
-            print_json([r.as_dict() for r in rows])
-        elif not rows:
-            print("no sourced beliefs")
-        else:
-            print(table(_rows(rows), ("belief", "truth", "source", "now")))
+        print_listing(source_status.sourced_status(store, files.reader), as_json=args.json,
+                      empty="no sourced beliefs", row=_row, headers=_HEADERS)
         return 0
     if args.retract:
         done = source_status.retract_stale_sourced(store, files.reader, at=now())
@@ -99,18 +97,15 @@ def cmd_sources(store, args) -> int:
             print_json(done.as_dict())
             return 0
         if done.rows:
-            print(table(_rows(done.rows), ("belief", "truth", "source", "now")))
+            print(table([_row(r) for r in done.rows], _HEADERS))
         print(f"re-pinned {len(done.repinned)}, retracted {len(done.retracted)}; went OUT: "
               f"{len(done.change.went_out)}"
               + (f" ({', '.join(done.change.went_out[:20])})" if done.change.went_out else ""))
         return 0
     rows = source_status.stale_sourced(store, files.reader)
-    if args.json:
-        print_json([r.as_dict() for r in rows])
-    elif not rows:
-        print("no stale beliefs: every source file is as it was pinned")
-    else:
-        print(table(_rows(rows), ("belief", "truth", "source", "now")))
+    if print_listing(rows, as_json=args.json,
+                     empty="no stale beliefs: every source file is as it was pinned",
+                     row=_row, headers=_HEADERS):
         print(f"{len(rows)} belief(s) whose file changed or is gone; `python -m engine sources "
               f"stale --retract` re-pins or retracts them")
     return 0

@@ -158,6 +158,17 @@ def candidate_source(args: argparse.Namespace, options: Any, wiring: Wiring,
     return CandidateSource(options, embedder=embedder, cache=cache, stage=stage_name)
 
 
+RUN_EXIT_CODES = """\
+exit codes: 0 ok; 1 the run ended in error (the model failed after its tries; nothing of
+that round was applied); 2 bad input or usage, or the store cannot be reached.
+"""
+
+
+def accept_examples(prog: str, proposals_file: str, flags: str = "--json") -> str:
+    """The epilog of a stage's `accept`."""
+    return f"example:\n  {prog} accept {proposals_file} {flags}\n"
+
+
 def stage_parser(prog: str, usage: str | None, description: str, epilog: str
                  ) -> argparse.ArgumentParser:
     """A command's parser: its examples shown as written, no abbreviated flags."""

@@ -150,6 +150,21 @@ def print_json(value: Any) -> None:
     print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
 
 
+def print_listing(items: Sequence[Any], *, as_json: bool, empty: str,
+                  row: Callable[[Any], Sequence[Any]], headers: Sequence[str]) -> bool:
+    """A listing command's output: every item's as_dict() as JSON, or the `empty` line when
+    there is none, or a table of row(item). True when a table was printed (the caller may
+    add a footer)."""
+    if as_json:
+        print_json([item.as_dict() for item in items])
+        return False
+    if not items:
+        print(empty)
+        return False
+    print(table([row(item) for item in items], headers))
+    return True
+
+
 def split_ids(text: str | None) -> list[str]:
     if not text:
         return []

@@ -22,6 +22,7 @@ from engine.cli.support import (
     BorrowedDriver,
     open_store,
     print_json,
+    print_listing,
     run_guarded,
     shorten,
     split_ids,
@@ -348,16 +349,13 @@ def cmd_search(store, args) -> int:
     else:
         hits = searching.search(store, args.words, limit=args.limit, include_out=args.all,
                                 embedder=embedder)
-    if args.json:
-        print_json([h.as_dict() for h in hits])
-        return 0
-    if not hits:
-        print("no belief matches" + ("" if args.all else " (IN beliefs only; --all for OUT)"))
-        return 0
-    print(table([(h.belief.id, h.belief.truth.value,
-                  h.belief.depth if h.belief.depth is not None else "-", h.belief.dependents,
-                  shorten(h.belief.text, 60)) for h in hits],
-                ["id", "truth", "depth", "dependents", "text"]))
+    print_listing(hits, as_json=args.json,
+                  empty="no belief matches" + ("" if args.all else
+                                               " (IN beliefs only; --all for OUT)"),
+                  row=lambda h: (h.belief.id, h.belief.truth.value,
+                                 h.belief.depth if h.belief.depth is not None else "-",
+                                 h.belief.dependents, shorten(h.belief.text, 60)),
+                  headers=["id", "truth", "depth", "dependents", "text"])
     return 0
 
 

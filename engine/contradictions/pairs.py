@@ -44,6 +44,10 @@ class PairAnswer:
     sha_b: str
     comment: str = ""
 
+    @property
+    def key(self) -> str:
+        return f"pair {self.pair}"
+
     def as_dict(self) -> dict[str, Any]:
         return {"pair": self.pair, "verdict": self.verdict, "a": self.a, "b": self.b,
                 "sha_a": self.sha_a, "sha_b": self.sha_b, "comment": self.comment}

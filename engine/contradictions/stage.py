@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
 
 from engine.contradictions.pairs import (
     FORMAT,
@@ -39,6 +38,7 @@ from engine.stages.stage import (
     Applied,
     AppliedEntry,
     Checked,
+    KeyedItems,
     Parsed,
     Prompt,
     RoundInput,
@@ -111,7 +111,7 @@ class PairSource:
         return pairs, shas
 
 
-class ContradictionsStage:
+class ContradictionsStage(KeyedItems):
     name = "contradictions"
 
     def __init__(self, options: ContradictionOptions, source: PairSource):
@@ -192,12 +192,6 @@ class ContradictionsStage:
                 entries.append(AppliedEntry(f"pair {item.pair}", Action.COMPATIBLE,
                                             fields={"members": [a, b]}))
         return Applied(checked, entries, change)
-
-    def item_dict(self, item: PairAnswer) -> dict[str, Any]:
-        return item.as_dict()
-
-    def item_key(self, item: PairAnswer) -> str:
-        return f"pair {item.pair}"
 
     def render_file(self, items: Sequence[PairAnswer], run: RunRecord, command: str) -> str:
         found = sum(i.verdict == "CONTRADICTION" for i in items)

@@ -43,6 +43,7 @@ from engine.stages.stage import (
     Applied,
     AppliedEntry,
     Checked,
+    KeyedItems,
     Parsed,
     Prompt,
     RoundInput,
@@ -140,7 +141,7 @@ def find_clusters(store: Store, source: CandidateSource) -> tuple[list[Cluster],
     return complete_link(live, source.options.max_cluster), shas
 
 
-class DedupStage:
+class DedupStage(KeyedItems):
     name = "dedup"
 
     def __init__(self, options: DedupOptions, source: CandidateSource):
@@ -245,12 +246,6 @@ class DedupStage:
         return Applied(checked, entries, change)
 
     # --- the report and the proposals file -------------------------------------------------
-    def item_dict(self, item: ClusterVerdict) -> dict[str, Any]:
-        return item.as_dict()
-
-    def item_key(self, item: ClusterVerdict) -> str:
-        return f"cluster {item.cluster}"
-
     def render_file(self, items: Sequence[ClusterVerdict], run: RunRecord, command: str) -> str:
         return render(items, run, command)
 

@@ -44,6 +44,10 @@ class ClusterVerdict:
     contradicts: tuple[tuple[str, str], ...] = ()
     comment: str = ""
 
+    @property
+    def key(self) -> str:
+        return f"cluster {self.cluster}"
+
     def as_dict(self) -> dict[str, Any]:
         return {"cluster": self.cluster, "verdict": self.verdict, "keep": self.keep,
                 "same": list(self.same), "contradicts": [list(p) for p in self.contradicts],

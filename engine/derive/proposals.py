@@ -62,6 +62,10 @@ class Proposal:
     label: str = ""
     line: int = 0
 
+    @property
+    def key(self) -> str:
+        return self.id
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "kind": self.kind.value,

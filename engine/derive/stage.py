@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.derive.apply import apply_proposals
 from engine.derive.parser import ParseResult, parse_reply
@@ -18,7 +18,7 @@ from engine.provenance import RoundRecord, RunRecord
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.contract import RoundContract
 from engine.stages.replies import retry_message
-from engine.stages.stage import Applied, Prompt, RoundInput
+from engine.stages.stage import Applied, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ def format_retry_message(parsed: ParseResult) -> str:
         answer_format=FORMAT)
 
 
-class DeriveStage:
+class DeriveStage(KeyedItems):
     name = "derive"
 
     def __init__(self, sampler: "Sampler | None", settings: DeriveSettings = DeriveSettings()):
@@ -95,12 +95,6 @@ class DeriveStage:
     def apply(self, tx: GraphTx, items: Sequence[Proposal], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         return apply_proposals(tx, self.check(tx, items, shown), run, record)
-
-    def item_dict(self, item: Proposal) -> dict[str, Any]:
-        return item.as_dict()
-
-    def item_key(self, item: Proposal) -> str:
-        return item.id
 
     def render_file(self, items: Sequence[Proposal], run: RunRecord, command: str) -> str:
         return ProposalsFile(

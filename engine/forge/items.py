@@ -18,6 +18,10 @@ class ProposedPremise:
     source_hash: str = ""
     chunk: str = ""  # sha256 of the chunk it was drawn from
 
+    @property
+    def key(self) -> str:
+        return self.id
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "claim": self.claim, "quote": self.quote}
         if self.source:

@@ -27,7 +27,15 @@ from engine.provenance import RoundRecord, RunRecord
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.replies import retry_message
-from engine.stages.stage import Applied, AppliedEntry, Checked, Parsed, Prompt, RoundInput
+from engine.stages.stage import (
+    Applied,
+    AppliedEntry,
+    Checked,
+    KeyedItems,
+    Parsed,
+    Prompt,
+    RoundInput,
+)
 from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk
@@ -49,7 +57,7 @@ class ForgeSettings:
 
 
 @dataclass
-class ForgeStage:
+class ForgeStage(KeyedItems):
     plan: Sequence[PlannedChunk]
     reader: SourceReader
     at: Callable[[], str]
@@ -239,12 +247,6 @@ class ForgeStage:
         tx.save_sources(rows)
 
     # --- report and proposals file --------------------------------------------------------
-    def item_dict(self, item: ProposedPremise) -> dict[str, Any]:
-        return item.as_dict()
-
-    def item_key(self, item: ProposedPremise) -> str:
-        return item.id
-
     def render_file(self, items: Sequence[ProposedPremise], run: RunRecord, command: str) -> str:
         return ProposalsFile(
             self.name, "Proposed premises", f"{len(items)} premise(s), each quoting its source",

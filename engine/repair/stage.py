@@ -26,7 +26,7 @@ from engine.repair.validate import check_repairs, graph_problems
 from engine.review.material import read_under_review
 from engine.stages.contract import RoundContract
 from engine.stages.replies import retry_message
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -69,7 +69,7 @@ def cases_of(tx: GraphTx, chosen: Sequence[Defeated], words: Mapping[str, Sequen
     return out
 
 
-class RepairStage:
+class RepairStage(KeyedItems):
     name = "repair"
 
     def __init__(self, settings: RepairSettings = RepairSettings(), *, embedder: Any = None):
@@ -142,11 +142,5 @@ class RepairStage:
         return write_repairs(tx, items, run, record, at=record.at or now())
 
     # --- reports and files -----------------------------------------------------------
-    def item_dict(self, item: Repair) -> dict[str, Any]:
-        return item.as_dict()
-
-    def item_key(self, item: Repair) -> str:
-        return item.key
-
     def render_file(self, items: Sequence[Repair], run: RunRecord, command: str) -> str:
         return render(items, run, command)

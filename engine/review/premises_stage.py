@@ -24,7 +24,7 @@ from engine.review.premises_verdicts import PremiseParse, PremiseVerdict, combin
 from engine.review.premises_window import DEFAULT_BUDGET
 from engine.stages.contract import RoundContract
 from engine.stages.replies import retry_message
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -46,7 +46,7 @@ class PremiseRound:
     shown: tuple[PremiseUnderReview, ...]
 
 
-class PremiseReviewStage:
+class PremiseReviewStage(KeyedItems):
     name = "review"
 
     def __init__(self, reader: SourceReader, settings: PremiseSettings = PremiseSettings(), *,
@@ -99,12 +99,6 @@ class PremiseReviewStage:
                                     budget=self.settings.source_tokens,
                                     apply_suggestions=self.settings.apply_suggestions,
                                     at=record.at or now())
-
-    def item_dict(self, item: PremiseVerdict) -> dict[str, Any]:
-        return item.as_dict()
-
-    def item_key(self, item: PremiseVerdict) -> str:
-        return item.key
 
     def render_file(self, items: Sequence[PremiseVerdict], run: RunRecord, command: str) -> str:
         return render(items, run, command)

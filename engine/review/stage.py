@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.provenance import RoundRecord, RunRecord
 from engine.review import parser
@@ -25,7 +24,7 @@ from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
 from engine.stages.replies import retry_message
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -55,7 +54,7 @@ def _context(shown: RoundInput | None) -> ReviewRound | None:
     return shown.context if shown is not None and isinstance(shown.context, ReviewRound) else None
 
 
-class ReviewStage:
+class ReviewStage(KeyedItems):
     name = "review"
 
     def __init__(self, settings: ReviewSettings = ReviewSettings(), *, since: str | None = None):
@@ -131,11 +130,5 @@ class ReviewStage:
                             at=record.at or now())
 
     # --- reports and files -----------------------------------------------------------
-    def item_dict(self, item: Verdict) -> dict[str, Any]:
-        return item.as_dict()
-
-    def item_key(self, item: Verdict) -> str:
-        return item.key
-
     def render_file(self, items: Sequence[Verdict], run: RunRecord, command: str) -> str:
         return render(items, run, command)

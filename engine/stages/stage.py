@@ -232,3 +232,20 @@ class ReadsAroundInFlight(Protocol):
 
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """Round `n`'s view, as `read_round`, without the ids in `busy`."""
+
+
+class KeyedItem(Protocol):
+    @property
+    def key(self) -> str: ...
+
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class KeyedItems:
+    """`item_dict` and `item_key` for a stage whose items say them (`as_dict()`, `key`)."""
+
+    def item_dict(self, item: KeyedItem) -> dict[str, Any]:
+        return item.as_dict()
+
+    def item_key(self, item: KeyedItem) -> str:
+        return item.key
