@@ -42,7 +42,6 @@ from engine.stages.stage import (
     Parsed,
     Prompt,
     RoundInput,
-    Skip,
 )
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
@@ -159,18 +158,16 @@ class ContradictionsStage(KeyedItems):
 
     def check(self, tx: GraphTx, items: Sequence[PairAnswer], shown: RoundInput | None
               ) -> Checked[PairAnswer]:
-        checked: Checked[PairAnswer] = Checked()
-        for item in items:
-            reason = (ECHO_REASON if ECHO.echoed(item.comment) else
-                      stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b)))
-            if not reason and item.verdict == "CONTRADICTION" and has_nogood_over(tx, item.a,
-                                                                                  item.b):
-                reason = "a nogood over the pair exists already"
-            if reason:
-                checked.skipped.append(Skip(f"pair {item.pair}", reason))
-            else:
-                checked.valid.append(item)
-        return checked
+        def fault(item: PairAnswer) -> str:
+            if ECHO.echoed(item.comment):
+                return ECHO_REASON
+            stale = stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b))
+            if not stale and item.verdict == "CONTRADICTION" and has_nogood_over(
+                    tx, item.a, item.b):
+                return "a nogood over the pair exists already"
+            return stale
+
+        return Checked.by_fault(items, fault, key=lambda item: item.key)
 
     def apply(self, tx: GraphTx, items: Sequence[PairAnswer], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:

@@ -47,7 +47,6 @@ from engine.stages.stage import (
     Parsed,
     Prompt,
     RoundInput,
-    Skip,
 )
 from engine.store import GraphTx, PairVerdict, Store
 from engine.tms import now
@@ -193,14 +192,9 @@ class DedupStage(KeyedItems):
     # --- validation and apply -----------------------------------------------------------
     def check(self, tx: GraphTx, items: Sequence[ClusterVerdict], shown: RoundInput | None
               ) -> Checked[ClusterVerdict]:
-        checked: Checked[ClusterVerdict] = Checked()
-        for v in items:
-            reason = ECHO_REASON if ECHO.echoed(v.comment) else _fault(tx, v)
-            if reason:
-                checked.skipped.append(Skip(f"cluster {v.cluster}", reason))
-            else:
-                checked.valid.append(v)
-        return checked
+        return Checked.by_fault(
+            items, lambda v: ECHO_REASON if ECHO.echoed(v.comment) else _fault(tx, v),
+            key=lambda v: v.key)
 
     def apply(self, tx: GraphTx, items: Sequence[ClusterVerdict], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:

@@ -27,15 +27,8 @@ from engine.provenance import RoundRecord, RunRecord
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.replies import retry_message
-from engine.stages.stage import (
-    Applied,
-    AppliedEntry,
-    Checked,
-    KeyedItems,
-    Parsed,
-    Prompt,
-    RoundInput,
-)
+from engine.stages.stage import Applied, AppliedEntry, Checked, Parsed, Prompt, RoundInput
+from engine.stages.stage import KeyedItems
 from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk

@@ -48,13 +48,10 @@ class _Reader(ItemReader[RepairParse]):
         self.expected = expected
 
     def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        belief = self.item_id(obj, line, f"repair {index}", ("id", "belief"))
-        if not belief:
+        found = self.shown_id(obj, line, f"repair {index}", ("id", "belief"), self.expected, "")
+        if found is None:
             return
-        where = f"repair {index} ({belief})"
-        ok, shown = self.shown_item(self.expected, belief, where, "", line)
-        if not ok:
-            return
+        belief, where, shown = found
         position = self.justification(obj, belief, where, shown, line)
         if position is None:
             return

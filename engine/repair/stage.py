@@ -25,7 +25,7 @@ from engine.repair.repairs import Repair
 from engine.repair.validate import check_repairs, graph_problems
 from engine.review.material import read_under_review
 from engine.stages.contract import RoundContract
-from engine.stages.replies import retry_message
+from engine.stages.item_reader import justification_named
 from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
@@ -121,13 +121,10 @@ class RepairStage(KeyedItems):
         return parser.parse_reply(reply, ctx.expected if ctx else None, check)
 
     def retry_message(self, parsed: parser.RepairParse, shown: RoundInput) -> str:
-        missing = (["", "Still without a usable repair: " + ", ".join(
-            f"{k.rsplit('#', 1)[0]} justification {k.rsplit('#', 1)[1]}"
-            for k in parsed.missing)] if parsed.missing else [])
-        return retry_message(
-            parsed.diagnostics, opening="Your reply could not be used as it was.", extra=missing,
+        return parsed.retry_message(
+            without="a usable repair", named=justification_named, answer_format=FORMAT,
             request="Reply again with one repair for every justification shown, in exactly "
-                    "this format:", answer_format=FORMAT)
+                    "this format:")
 
     def combine(self, first: parser.RepairParse, second: parser.RepairParse
                 ) -> parser.RepairParse:

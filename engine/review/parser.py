@@ -66,13 +66,11 @@ class _Reader(ItemReader[ReviewParse]):
         self.expected = expected
 
     def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        belief = self.item_id(obj, line, f"verdict {index}", ("id", "belief"))
-        if not belief:
+        found = self.shown_id(obj, line, f"verdict {index}", ("id", "belief"), self.expected,
+                              "belief ")
+        if found is None:
             return
-        where = f"verdict {index} ({belief})"
-        ok, shown = self.shown_item(self.expected, belief, where, "belief ", line)
-        if not ok:
-            return
+        belief, where, shown = found
         position = self.justification(obj, belief, where, shown, line)
         if position is None:
             return

@@ -23,7 +23,6 @@ from engine.review.premises_prompt import FORMAT, build_prompt, json_reply
 from engine.review.premises_verdicts import PremiseParse, PremiseVerdict, combine, parse_reply
 from engine.review.premises_window import DEFAULT_BUDGET
 from engine.stages.contract import RoundContract
-from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
@@ -79,12 +78,10 @@ class PremiseReviewStage(KeyedItems):
         return parse_reply(reply, expected)
 
     def retry_message(self, parsed: PremiseParse, shown: RoundInput) -> str:
-        extra = (["", "Still without a usable verdict: " + ", ".join(parsed.missing)]
-                 if parsed.missing else [])
-        return retry_message(
-            parsed.diagnostics, opening="Your reply could not be used as it was.", extra=extra,
+        return parsed.retry_message(
+            without="a usable verdict", answer_format=FORMAT,
             request="Reply again with a verdict on every premise shown, each quote copied "
-                    "exactly from its lines, in exactly this format:", answer_format=FORMAT)
+                    "exactly from its lines, in exactly this format:")
 
     def combine(self, first: PremiseParse, second: PremiseParse) -> PremiseParse:
         return combine(first, second)

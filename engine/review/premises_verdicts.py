@@ -96,13 +96,11 @@ class _Reader(ItemReader[PremiseParse]):
         self.expected = expected
 
     def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        belief = self.item_id(obj, line, f"verdict {index}", ("id", "premise"))
-        if not belief:
+        found = self.shown_id(obj, line, f"verdict {index}", ("id", "premise"), self.expected,
+                              "premise ")
+        if found is None:
             return
-        where = f"verdict {index} ({belief})"
-        ok, shown = self.shown_item(self.expected, belief, where, "premise ", line)
-        if not ok:
-            return
+        belief, where, shown = found
         verdict = _word(obj.get("verdict"))
         if verdict not in VERDICTS:
             self.problem(f"{where} lacks a verdict" if not verdict else

@@ -23,7 +23,7 @@ from engine.review.schema import json_reply
 from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
-from engine.stages.replies import retry_message
+from engine.stages.item_reader import justification_named
 from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
@@ -106,13 +106,10 @@ class ReviewStage(KeyedItems):
         return parsed
 
     def retry_message(self, parsed: parser.ReviewParse, shown: RoundInput) -> str:
-        missing = (["", "Still without a verdict: " + ", ".join(
-            f"{k.rsplit('#', 1)[0]} justification {k.rsplit('#', 1)[1]}"
-            for k in parsed.missing)] if parsed.missing else [])
-        return retry_message(
-            parsed.diagnostics, opening="Your reply could not be used as it was.", extra=missing,
+        return parsed.retry_message(
+            without="a verdict", named=justification_named, answer_format=FORMAT,
             request="Reply again with verdicts on every justification shown, in exactly this "
-                    "format:", answer_format=FORMAT)
+                    "format:")
 
     def combine(self, first: parser.ReviewParse, second: parser.ReviewParse
                 ) -> parser.ReviewParse:

@@ -13,7 +13,15 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from engine.stages.replies import Diagnostic, ReplyShape, bare_id, find_items, line_of, number
+from engine.stages.replies import (
+    Diagnostic,
+    ReplyShape,
+    bare_id,
+    find_items,
+    line_of,
+    number,
+    retry_message,
+)
 
 ItemT = TypeVar("ItemT")
 MAX_REPLY_CHARS = 500_000
@@ -33,6 +41,15 @@ class ItemsParse(Generic[ItemT]):
     def needs_retry(self) -> bool:
         return bool(self.diagnostics)
 
+    def retry_message(self, *, without: str, request: str, answer_format: str,
+                      named: Callable[[str], str] = str) -> str:
+        """The one retry's message: what was wrong, the keys still `without` an answer
+        (each as `named` shows it), the request and the format again."""
+        missing = (["", f"Still without {without}: " + ", ".join(named(k) for k in self.missing)]
+                   if self.missing else [])
+        return retry_message(self.diagnostics, opening="Your reply could not be used as it was.",
+                             extra=missing, request=request, answer_format=answer_format)
+
     def as_dict(self) -> dict[str, Any]:
         return {"items": len(self.items), "needs_retry": self.needs_retry,
                 "missing": list(self.missing),
@@ -41,6 +58,12 @@ class ItemsParse(Generic[ItemT]):
 
 
 ParseT = TypeVar("ParseT", bound=ItemsParse)
+
+
+def justification_named(key: str) -> str:
+    """`belief#2` as a person reads it: `belief justification 2`."""
+    belief, position = key.rsplit("#", 1)
+    return f"{belief} justification {position}"
 
 
 def flat_text(value: Any) -> str:
@@ -72,18 +95,23 @@ class ItemReader(Generic[ParseT]):
             self.problem(f"{where} has no id", line)
         return ident
 
-    def shown_item(self, shown: Mapping[str, Any] | None, ident: str, where: str, what: str,
-                   line: int) -> tuple[bool, Any]:
-        """Whether the item may be read on, and what the round showed of it (None without
-        `shown`, as when a proposals file is read): an id the round did not show is a
-        problem. `what`: how the message names it ("belief ", "premise ", or "")."""
+    def shown_id(self, obj: Any, line: int, label: str, id_keys: tuple[str, ...],
+                 shown: Mapping[str, Any] | None, what: str) -> tuple[str, str, Any] | None:
+        """An item's id, how messages name it (`label (id)`) and what the round showed of
+        it (None without `shown`, as when a proposals file is read); None after a problem,
+        such as an id the round did not show. `what`: how the message names the item
+        ("belief ", "premise ", or "")."""
+        ident = self.item_id(obj, line, label, id_keys)
+        if not ident:
+            return None
+        where = f"{label} ({ident})"
         if shown is None:
-            return True, None
+            return ident, where, None
         found = shown.get(ident)
         if found is None:
             self.problem(f"{where} names {what}'{ident}', which this round did not show", line)
-            return False, None
-        return True, found
+            return None
+        return ident, where, found
 
     def justification(self, obj: Mapping[str, Any], ident: str, where: str,
                       shown: Collection[int] | None, line: int) -> int | None:

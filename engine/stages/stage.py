@@ -20,7 +20,7 @@ transaction, so what was validated is what is written.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
@@ -114,6 +114,19 @@ class Skip:
 class Checked(Generic[ItemT]):
     valid: list[ItemT] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
+
+    @classmethod
+    def by_fault(cls, items: Iterable[ItemT], fault: Callable[[ItemT], str],
+                 key: Callable[[ItemT], str]) -> Checked[ItemT]:
+        """Items sorted by `fault`: valid where it says nothing, else skipped (by `key`)."""
+        checked: Checked[ItemT] = cls()
+        for item in items:
+            reason = fault(item)
+            if reason:
+                checked.skipped.append(Skip(key(item), reason))
+            else:
+                checked.valid.append(item)
+        return checked
 
 
 class Action(StrEnum):
