@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.dedup.prompt import member_line
 from engine.model import Belief
+from engine.pairs.prompt import groups_prompt
 from engine.stages.replies import (Diagnostic, ReplyShape, answer_again, combine_by_key,
                                    find_items, number)
 from engine.stages.stage import Parsed
@@ -68,15 +68,8 @@ Answer with one JSON object and nothing else, one entry per pair:
 
 def build_prompt(pairs: Sequence[ShownPair], beliefs: Mapping[str, Belief],
                  dependents: Mapping[str, int], *, domain: str = "") -> str:
-    parts = [INSTRUCTIONS]
-    if domain:
-        parts.append(f"Domain: {domain}\n")
-    for p in pairs:
-        parts.append("\n".join([f"## Pair {p.n} ({p.why})",
-                                member_line(beliefs[p.a], dependents.get(p.a, 0)),
-                                member_line(beliefs[p.b], dependents.get(p.b, 0))]) + "\n")
-    parts.append(FORMAT)
-    return "\n".join(parts)
+    return groups_prompt(INSTRUCTIONS, [(f"## Pair {p.n} ({p.why})", (p.a, p.b)) for p in pairs],
+                         beliefs, dependents, FORMAT, domain=domain)
 
 
 def retry_text(diagnostics: Sequence[Diagnostic]) -> str:

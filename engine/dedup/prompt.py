@@ -8,6 +8,7 @@ from typing import Any
 
 from engine.dedup.verdicts import MAX_COMMENT, REPLY_KEY, VERDICTS, ShownCluster
 from engine.model import Belief
+from engine.pairs.prompt import groups_prompt
 from engine.stages.replies import Diagnostic, answer_again
 
 INSTRUCTIONS = """\
@@ -30,24 +31,10 @@ Answer with one JSON object and nothing else, one entry per cluster:
 """
 
 
-def member_line(b: Belief, dependents: int) -> str:
-    truth = b.truth.value if b.truth is not None else "?"
-    depth = "-" if b.depth is None else str(b.depth)
-    text = " ".join(b.text.split())
-    return f"- `{b.id}` ({truth}, depth {depth}, {dependents} dependents): {text}"
-
-
 def build_prompt(clusters: Sequence[ShownCluster], beliefs: Mapping[str, Belief],
                  dependents: Mapping[str, int], *, domain: str = "") -> str:
-    parts = [INSTRUCTIONS]
-    if domain:
-        parts.append(f"Domain: {domain}\n")
-    for c in clusters:
-        lines = [f"## Cluster {c.n}"]
-        lines += [member_line(beliefs[i], dependents.get(i, 0)) for i in c.members]
-        parts.append("\n".join(lines) + "\n")
-    parts.append(FORMAT)
-    return "\n".join(parts)
+    return groups_prompt(INSTRUCTIONS, [(f"## Cluster {c.n}", c.members) for c in clusters],
+                         beliefs, dependents, FORMAT, domain=domain)
 
 
 def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
