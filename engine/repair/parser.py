@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.repair.repairs import ACTIONS, LINK, SOFTEN, WITH_TEXT, Repair, key, same_claim
-from engine.stages.item_reader import ItemReader, ItemsParse, read_items
+from engine.stages.item_reader import ItemReader, ItemsParse, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import Diagnostic, ReplyShape, bare_id, second_fills_gaps
 
@@ -97,15 +97,12 @@ class _Reader(ItemReader[RepairParse]):
 
     def finish(self) -> RepairParse:
         if self.expected is not None:
-            answered = {r.key for r in self.out.items}
-            for belief, positions in self.expected.items():
-                for position in sorted(positions):
-                    k = key(belief, position)
-                    if k not in answered:
-                        self.out.missing.append(k)
-                        if not any(d.reason.startswith(f"{k}: ") for d in self.out.diagnostics):
-                            self.problem(f"no repair of {k} (belief '{belief}', justification "
-                                         f"{position})", 0)
+            for k, belief, position in unanswered(self.expected,
+                                                  {r.key for r in self.out.items}):
+                self.out.missing.append(k)
+                if not any(d.reason.startswith(f"{k}: ") for d in self.out.diagnostics):
+                    self.problem(f"no repair of {k} (belief '{belief}', justification "
+                                 f"{position})", 0)
         return self.out
 
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.stages.item_reader import justification_key
+
 LINK, SOFTEN, ABANDON, RESEARCH = "link", "soften", "abandon", "research"
 ACTIONS = (LINK, SOFTEN, ABANDON, RESEARCH)
 WITH_TEXT = (SOFTEN, RESEARCH)
 
 
-def key(belief: str, position: int) -> str:
-    return f"{belief}#{position}"
+key = justification_key
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from engine.review.verdicts import (
     Verdict,
     key,
 )
-from engine.stages.item_reader import ItemReader, ItemsParse, read_items
+from engine.stages.item_reader import ItemReader, ItemsParse, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import Diagnostic, ReplyShape, bare_id, find_items, second_fills_gaps
 
@@ -139,14 +139,11 @@ class _Reader(ItemReader[ReviewParse]):
 
     def finish(self) -> ReviewParse:
         if self.expected is not None:
-            judged = {v.key for v in self.out.items}
-            for belief, positions in self.expected.items():
-                for position in sorted(positions):
-                    k = key(belief, position)
-                    if k not in judged:
-                        self.out.missing.append(k)
-                        self.problem(f"no verdict on {k} (belief '{belief}', justification "
-                                     f"{position})", 0)
+            for k, belief, position in unanswered(self.expected,
+                                                  {v.key for v in self.out.items}):
+                self.out.missing.append(k)
+                self.problem(f"no verdict on {k} (belief '{belief}', justification "
+                             f"{position})", 0)
         return self.out
 
 

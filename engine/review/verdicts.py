@@ -10,6 +10,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from engine.stages.item_reader import justification_key
+
 # Why an unsound justification fails: the seven kinds of the reference, in our words below.
 REASON_TYPES: dict[str, str] = {
     "unsupported-conjunct": "the claim asserts a part that no antecedent supports",
@@ -29,8 +31,7 @@ SUPERSEDED = "superseded by review"
 MAX_ID = 200
 
 
-def key(belief_id: str, position: int) -> str:
-    return f"{belief_id}#{position}"
+key = justification_key
 
 
 def defeater_id(belief_id: str, position: int) -> str:

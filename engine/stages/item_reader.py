@@ -9,7 +9,7 @@ changes nothing (`notes`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -58,6 +58,21 @@ class ItemsParse(Generic[ItemT]):
 
 
 ParseT = TypeVar("ParseT", bound=ItemsParse)
+
+
+def justification_key(belief: str, position: int) -> str:
+    """How the stages that answer per justification key one: `belief#2`."""
+    return f"{belief}#{position}"
+
+
+def unanswered(expected: Mapping[str, Collection[int]], answered: Collection[str]
+               ) -> Iterator[tuple[str, str, int]]:
+    """(key, belief, position) of each justification shown and not answered, in order."""
+    for belief, positions in expected.items():
+        for position in sorted(positions):
+            k = justification_key(belief, position)
+            if k not in answered:
+                yield k, belief, position
 
 
 def justification_named(key: str) -> str:
