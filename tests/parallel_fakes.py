@@ -21,6 +21,7 @@ from tests.derive_fakes import derived, premise
 from tests.review_fakes import reply, verdict
 
 BELIEF = re.compile(r"^### (\S+) \(depth", re.MULTILINE)
+PREMISE = re.compile(r"^### (\S+)\nClaim: (.*)$", re.MULTILINE)
 JUSTIFICATION = re.compile(r"^Justification (\d+) ", re.MULTILINE)
 KEYED_ENV = "PARALLEL_TEST_CRITIC"
 
@@ -46,6 +47,15 @@ def verdicts_for(prompt: str, invalid: frozenset[str]) -> str:
     return reply(*out)
 
 
+def premise_verdicts_for(prompt: str, invalid: frozenset[str]) -> str:
+    """One verdict per premise a premise review prompt shows, quoting its claim (the tests'
+    sources state each claim word for word): misread for premises in `invalid`."""
+    return json.dumps({"verdicts": [
+        {"id": pid, "verdict": "misread" if pid in invalid else "confirmed",
+         "kind": "misread" if pid in invalid else "", "quote": claim, "narrower": "",
+         "comment": "keyed"} for pid, claim in PREMISE.findall(prompt)]})
+
+
 class KeyedCritic(BaseChatModel):
     """Judges what each prompt shows (see verdicts_for). `seconds`: how long each call
     takes; `rate_limit_on`: the first call showing this belief raises a 429 instead (of
@@ -56,6 +66,7 @@ class KeyedCritic(BaseChatModel):
     seconds: float = 0.0
     rate_limit_on: str = ""
     rate_limit_kind: str = "status"  # "status" | "class"
+    premises: bool = False  # answer premise review prompts instead
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _calls: int = PrivateAttr(default=0)
@@ -93,7 +104,8 @@ class KeyedCritic(BaseChatModel):
                 raise RateLimitError("too many requests")
             if throttle:
                 raise FakeRateLimitError("Error code: 429 - rate limit reached")
-            text = verdicts_for(prompt, self.invalid)
+            text = (premise_verdicts_for if self.premises else verdicts_for)(prompt,
+                                                                              self.invalid)
         finally:
             with self._lock:
                 self._in_flight -= 1

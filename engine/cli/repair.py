@@ -77,6 +77,9 @@ def cmd_repair(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 COMMAND = sc.StageCommand(
     PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, run=cmd_repair,
+    # No --parallel: a link or a soften changes what later rounds show (bridges that came IN,
+    # justifications rewired to a reworded belief), so each round must see the last.
+    parallel=False,
     subcommands={
         "accept": sc.accept_subcommand(
             PROG, "Check the repairs in FILE (a repairs file, perhaps edited) against the "

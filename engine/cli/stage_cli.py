@@ -340,7 +340,7 @@ class StageCommand:
     default_output: str | None = None  # the proposals file, for runs without --auto
     mode_flags: bool = True  # the shared mode flags (a stage with a proposals file)
     dry_rounds_help: str = "stop after K consecutive dry rounds (default 1)"
-    parallel: bool = True  # offer --parallel (not derive: each round must see the last)
+    parallel: bool = True  # offer --parallel (not derive or repair: each round sees the last)
     model_flags: bool = True
     json_help: str = "print the report's totals as JSON"
 

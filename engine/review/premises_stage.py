@@ -55,12 +55,19 @@ class PremiseReviewStage(KeyedItems):
         self.since = since or now()  # with review_all: reviews older than this are redone
 
     def read_round(self, store: Store, n: int) -> RoundInput:
+        return self.read_round_besides(store, n, frozenset())
+
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """`busy`: premises shown by rounds in flight (--parallel), left out. A verdict on
+        one premise changes no other premise's source or review stamp, so rounds in flight
+        never judge the same premise and end as a sequential run would."""
         s = self.settings
         due = store.read(lambda tx: read_premises(
             tx, self.reader, ids=s.ids, budget=s.source_tokens, review_all=s.review_all,
             since=self.since))
-        shown = due.due[:s.budget]
-        prompt = build_prompt(shown, due_total=len(due.due), budget=s.source_tokens,
+        waiting = tuple(p for p in due.due if p.id not in busy)
+        shown = waiting[:s.budget]
+        prompt = build_prompt(shown, due_total=len(waiting), budget=s.source_tokens,
                               domain=s.domain)
         details: dict[str, Any] = {"strategy": STRATEGY, "mode": "premises",
                                    "due": len(due.due), "with_source": due.with_source,

@@ -4,16 +4,21 @@ transaction, what rests on a round's beliefs waiting for it), and a rate-limited
 waited on, tried again and counted."""
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
+from adapters.sources.reader import FileSourceReader
 from engine import tms
-from engine.model import Truth
+from engine.model import Belief, Justification, Truth
+from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
 from engine.review.stage import ReviewSettings, ReviewStage
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
 from engine.stages.report import Outcome, RunStatus, StopReason
 from engine.stages.run import RunOptions, RunResult, run_stage
 from engine.stages.stage import Action
+from engine.store import SourcePin, SourceRecord
 from tests.conftest import empty_graph
 from tests.derive_fakes import load
 from tests.fakes import FakeStore
@@ -108,3 +113,62 @@ def test_a_stop_discards_the_rounds_still_in_flight_without_applying_them():
     assert result.report.discarded is not None and result.report.discarded.rounds == 2
     assert result.report.to_json()["discarded"]["calls"] == 2
     assert all(not c.review_sha256 for c in store.read(lambda tx: tx.review_candidates()))
+
+
+# --- premise review ------------------------------------------------------------------------
+FACTS = [f"Fact {i} holds for service {i}." for i in range(12)]
+SOURCE = "docs/facts.md"
+MISREAD_PREMISES = frozenset({"fact-3", "fact-8"})
+
+
+def load_sourced_facts(store, root) -> None:
+    """Twelve premises, each pinned to its own line of one file; a belief on every pair."""
+    text = "\n".join(FACTS) + "\n"
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    (root / SOURCE).write_text(text, encoding="utf-8")
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    premises = [Belief(f"fact-{i}", fact) for i, fact in enumerate(FACTS)]
+    derived_ = [Belief(f"pair-{i}", f"Services {i} and {i + 1} hold together.",
+                       (Justification((f"fact-{i}", f"fact-{i + 1}")),))
+                for i in range(0, 12, 2)]
+
+    def work(tx):
+        tms.add_beliefs_in(tx, premises + derived_)
+        tx.save_sources([SourceRecord(SOURCE, digest, len(text), "2026-12-04T08:00:00+00:00")])
+        tx.pin_to_sources([SourcePin(f"fact-{i}", SOURCE, digest, (i + 1, i + 1),
+                                     {"quote": fact, "lines": [i + 1, i + 1]},
+                                     "2026-12-04T08:00:00") for i, fact in enumerate(FACTS)])
+
+    store.write(work)
+
+
+def premise_run(store, root, critic: KeyedCritic, parallel: int) -> RunResult:
+    stage = PremiseReviewStage(FileSourceReader(root), PremiseSettings(budget=2))
+    options = RunOptions(model="keyed", exhaust=True, max_rounds=100, calls=NO_SLEEP,
+                         parallel=parallel, params={"parallel": parallel})
+    return run_stage(store, stage, unconstrained(critic), options)
+
+
+@pytest.mark.slow
+def test_parallel_premise_review_ends_as_the_sequential_run(store, driver, neo4j_settings,
+                                                             tmp_path):
+    load_sourced_facts(store, tmp_path)
+    sequential = premise_run(store, tmp_path, KeyedCritic(premises=True,
+                                                          invalid=MISREAD_PREMISES), 1)
+    seq_labels = labels(store)
+
+    empty_graph(driver, neo4j_settings.database)
+    load_sourced_facts(store, tmp_path)
+    critic = KeyedCritic(premises=True, invalid=MISREAD_PREMISES, seconds=0.2)
+    parallel = premise_run(store, tmp_path, critic, 3)
+
+    assert labels(store) == seq_labels
+    assert tms.verify(store) == []
+    assert comparable(parallel) == comparable(sequential)
+    shown = [i for r in parallel.rounds for i in r.shown]
+    assert len(shown) == len(set(shown)) == 12  # every premise judged once, by one round
+    assert critic.most_in_flight > 1 and parallel.report.parallel == 3
+    # a misread premise is retracted and what rested on it went OUT; the rest stay IN
+    assert seq_labels["fact-3"] == seq_labels["pair-2"] == Truth.OUT.value
+    assert seq_labels["fact-4"] == seq_labels["pair-4"] == Truth.IN.value
+    assert sequential.report.totals.applied == parallel.report.totals.applied == 12
