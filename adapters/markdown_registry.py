@@ -44,6 +44,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from engine.bulk import cyclic_gc_paused
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
 from adapters.formats import (source_from_json, source_json, supersession_from_json,
@@ -368,6 +369,7 @@ def _assign(layout: _Layout, headings: Iterable[tuple[str, str | None]], file: s
             layout.anchors[bid] = (file, slug)
 
 
+@cyclic_gc_paused()
 def dump_markdown(network: Network) -> str:
     """The whole network as one markdown file."""
     beliefs = _ordered(network)
@@ -810,6 +812,7 @@ class _Parser:
         return out
 
 
+@cyclic_gc_paused()
 def parse_markdown(text: str, *, source: str = "registry") -> tuple[Network, dict[str, Truth]]:
     """Parse one self-contained registry file (no `## Files` list)."""
     doc = _Parser(text, source).parse()

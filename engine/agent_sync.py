@@ -28,6 +28,7 @@ from typing import Any, cast
 from engine import nogoods as nogood_rules
 from engine.agent_network import AgentNetwork, namespaced
 from engine.agent_records import AgentTx, Digest
+from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Network, Nogood, Truth
@@ -69,6 +70,7 @@ class SyncReport:
                 "retracted_by_nogood": list(self.change.retracted_by_nogood)}
 
 
+@cyclic_gc_paused()
 def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, Truth],
                file: str = "", *, dry_run: bool = False) -> SyncReport:
     check_name(name)

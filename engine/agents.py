@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from engine.agent_network import AgentNetwork, namespaced
 from engine.agent_records import AgentTx, NamespaceRecord
+from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.interchange import label_differences, write_import_in
@@ -52,6 +53,7 @@ def exists_message(name: str) -> str:
             f"`python -m engine sync-agent {name} FILE`")
 
 
+@cyclic_gc_paused()
 def import_agent(store: Store, name: str, network: Network, stored: Mapping[str, Truth],
                  file: str = "") -> AgentImportReport:
     at = now()

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 
 from engine import nogoods as nogood_rules
+from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Label, Network, Nogood, Truth
@@ -135,6 +136,12 @@ def write_import_in(tx: GraphTx, beliefs: Mapping[str, Belief], labels: Mapping[
 
 
 def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
+    with cyclic_gc_paused():
+        return _import_network(store, network, stored)
+
+
+def _import_network(store: Store, network: Network, stored: Mapping[str, Truth]
+                    ) -> ImportReport:
     beliefs, labels = decide_pins(network.beliefs, stored, at=now())
     differences = label_differences(beliefs, labels, stored)
     kept = sorted(bid for bid, b in beliefs.items()

@@ -63,8 +63,8 @@ def belief_from_map(m: Mapping[str, Any]) -> Belief:
         source_url=m.get("source_url") or "",
         source_hash=m.get("source_hash") or "",
         date=m.get("date") or "",
-        metadata=MappingProxyType(_json(m.get("metadata"))),
-        extra=MappingProxyType(_json(m.get("extra"))),
+        metadata=MappingProxyType(json_map(m.get("metadata"))),
+        extra=MappingProxyType(json_map(m.get("extra"))),
         created_at=m.get("created_at") or "",
         updated_at=m.get("updated_at") or "",
         retracted=bool(m.get("retracted")),
@@ -111,7 +111,8 @@ def nogood_from_record(r: Mapping[str, Any]) -> Nogood:
     )
 
 
-def _json(text: str | None) -> dict[str, Any]:
+def json_map(text: str | None) -> dict[str, Any]:
+    """A stored JSON object property (metadata, extra) as a dict ({} when absent)."""
     if not text:
         return {}
     value = json.loads(text)

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from engine.bulk import cyclic_gc_paused
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_created, note_pinned, note_redefined
 from adapters.neo4j.edit_tx import supersede_from_props
@@ -15,6 +16,7 @@ from engine.access import TAGS_KEY, own_tags
 from adapters.neo4j.records import (
     belief_from_map,
     belief_to_row,
+    json_map,
     justification_rows,
     labelled_belief_row,
     nogood_from_record,
@@ -50,6 +52,28 @@ def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
     if len(pairs) > 1:
         pairs.sort(key=_first)
     return tuple(i for _, i in pairs)
+
+
+READ_BATCH = 10_000  # beliefs per record of all_belief_rows
+
+
+def _belief_from_row(row: list[Any]) -> Belief:
+    (bid, text, source, source_url, source_hash, date, metadata, extra, created_at, updated_at,
+     retracted, asserted, retracted_at, retract_reason, depth, effective_tags, truth, js) = row
+    if len(js) > 1:
+        js.sort(key=_first)
+    return Belief(
+        id=bid, text=text or "",
+        justifications=tuple(
+            Justification(_in_order(antecedents), _in_order(outlist), Kind(kind or "SL"),
+                          label=label or "", gate=bool(gate))
+            for _, kind, label, gate, antecedents, outlist in js),
+        source=source or "", source_url=source_url or "", source_hash=source_hash or "",
+        date=date or "", metadata=MappingProxyType(json_map(metadata)),
+        extra=MappingProxyType(json_map(extra)), created_at=created_at or "",
+        updated_at=updated_at or "", retracted=bool(retracted), asserted=bool(asserted),
+        retracted_at=retracted_at or "", retract_reason=retract_reason or "",
+        truth=Truth(truth), depth=depth, effective_tags=tuple(effective_tags or ()))
 
 
 class TmsTxPart(TxBase):
@@ -121,9 +145,11 @@ class TmsTxPart(TxBase):
 
     def read_network(self) -> Network:
         beliefs = {}
-        for r in self._run("all_beliefs"):
-            b = belief_from_map(r["belief"])
-            beliefs[b.id] = b
+        with cyclic_gc_paused():
+            for r in self._run("all_belief_rows", batch=READ_BATCH):
+                for row in r["rows"]:
+                    b = _belief_from_row(row)
+                    beliefs[b.id] = b
         info = self._single("network_info")
         meta = json.loads(info["meta"]) if info and info["meta"] else {}
         repos = json.loads(info["repos"]) if info and info["repos"] else {}

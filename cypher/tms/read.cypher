@@ -18,25 +18,19 @@ RETURN b {
   }
 } AS belief
 
-// name: all_beliefs
-// Every belief with its properties, truth, and justifications in written order, by id.
+// name: all_belief_rows
+// Every belief, by id, in records of $batch rows: [id, text, source, source_url, source_hash, date, metadata, extra, created_at, updated_at, retracted, asserted, retracted_at, retract_reason, depth, effective_tags, truth, justifications], a justification being [seq, kind, label, gate, [[pos, antecedent id]...], [[pos, outlist id]...]].
+// Lists, not maps, and a few large records: the driver's cost is per record and per map key (at 200k beliefs this reads in a sixth of the time a map per belief takes).
 MATCH (b:Belief)
-RETURN b {
-  .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
-  .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
-  .effective_tags,
-  truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
-  labels: labels(b),
-  justifications: COLLECT {
-    MATCH (b)<-[:SUPPORTS]-(j:Justification)
-    RETURN j {
-      .kind, .label, .seq, .gate,
-      antecedents: COLLECT { MATCH (j)-[r:REQUIRES]->(a) RETURN a.id ORDER BY r.pos },
-      outlist: COLLECT { MATCH (j)-[r:UNLESS]->(o) RETURN o.id ORDER BY r.pos }
-    } ORDER BY j.seq
-  }
-} AS belief
-ORDER BY b.id
+WITH b ORDER BY b.id
+WITH collect(b) AS beliefs
+UNWIND range(0, size(beliefs) - 1, $batch) AS start
+RETURN [b IN beliefs[start..start + $batch] | [b.id, b.text, b.source, b.source_url,
+  b.source_hash, b.date, b.metadata, b.extra, b.created_at, b.updated_at, b.retracted,
+  b.asserted, b.retracted_at, b.retract_reason, b.depth, b.effective_tags,
+  CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
+  [(b)<-[:SUPPORTS]-(j:Justification) | [j.seq, j.kind, j.label, j.gate,
+     [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]]]]]] AS rows
 
 // name: labelling
 // Every belief as verify compares it, collected in one record: [id, retracted, asserted, depth, labels, justifications, own access tags, effective tags], a justification being [seq, kind, [[pos, antecedent id]...], [[pos, outlist id]...], gate] (no texts, no metadata).
