@@ -43,12 +43,26 @@ class ChangeTracker:
             self.did.pop(i, None)
             self.removed.append(i)
 
-    def touches(self) -> list[dict[str, Any]]:
+    def touched_ids(self) -> set[str]:
+        """Every belief this write touched: what it did to it, or it went IN or OUT."""
+        ids = {i for moved in (self.change.went_in, self.change.went_out, self.by_nogood)
+               for i in moved}
+        ids.difference_update(self.removed)
+        ids.update(self.did)
+        return ids
+
+    def touches(self, limit: int) -> list[dict[str, Any]] | None:
+        """One row per touched belief (id, what this write did to it, its definition sha
+        before), sorted by id; None when more than `limit` beliefs were touched (the entry
+        then keeps only its id lists, and no row is built)."""
+        if len(self.touched_ids()) > limit:
+            return None
+        removed = set(self.removed)
         roles = {i: set(r) for i, r in self.did.items()}
         for ids, role in ((self.change.went_in, WENT_IN), (self.change.went_out, WENT_OUT),
                           (self.by_nogood, BY_NOGOOD)):
             for i in ids:
-                if i not in self.removed:
+                if i not in removed:
                     roles.setdefault(i, set()).add(role)
         return [{"id": i, "did": sorted(r), "was": self.was.get(i)}
                 for i, r in sorted(roles.items())]

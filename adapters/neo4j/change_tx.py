@@ -49,10 +49,9 @@ class ChangeTxPart(TxBase):
     # --- the append, made by Neo4jStore.write after the work ----------------------------
     def append_change(self, seq: int, at: str, entry: ChangeEntry) -> None:
         log = self.change_log
-        touches = log.touches()
-        edges = len(touches) <= TOUCH_LIMIT
-        if not edges:
-            touches = []
+        rows = log.touches(TOUCH_LIMIT)
+        edges = rows is not None
+        touches = rows or []
         params = entry_to_params(seq, at, entry.actor or log.actor, entry, log.summary())
         self._run("append_change", touches=touches[:LINK_BATCH], edges=edges, **params)
         for start in range(LINK_BATCH, len(touches), LINK_BATCH):
