@@ -338,6 +338,10 @@ class TmsTx(Protocol):
     def direct_dependents(self, belief_id: str) -> set[str]:
         """Beliefs with a justification that names `belief_id`."""
 
+    def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
+        """The belief (as get_beliefs gives it) and its direct dependents, read together
+        (show); None when no belief has that id."""
+
     def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
         """For each id, how many beliefs have a justification naming it."""
 

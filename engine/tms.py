@@ -298,10 +298,11 @@ def show(store: Store, belief_id: str) -> tuple[Belief, list[str]]:
     check_id(belief_id)
 
     def work(tx: GraphTx):
-        beliefs = tx.get_beliefs([belief_id])
-        if belief_id not in beliefs:
+        shown = tx.shown_belief(belief_id)
+        if shown is None:
             raise NotFound("belief", belief_id)
-        return beliefs[belief_id], sorted(tx.direct_dependents(belief_id))
+        belief, dependents = shown
+        return belief, sorted(dependents)
 
     return store.read(work)
 

@@ -93,6 +93,10 @@ class VisibleTx:
     def direct_dependents(self, belief_id: str) -> set[str]:
         return self.existing_ids(self._tx.direct_dependents(belief_id))
 
+    def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
+        found = self.get_beliefs([belief_id]).get(belief_id)
+        return None if found is None else (found, self.direct_dependents(belief_id))
+
     def list_beliefs(self, which: BeliefFilter) -> list[Belief]:
         return self._masked(b for b in self._tx.list_beliefs(which) if self._sees(b))
 

@@ -204,6 +204,10 @@ class FakeTx:
     def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
         return {i: len(self.direct_dependents(i)) for i in ids}
 
+    def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
+        found = self.get_beliefs([belief_id]).get(belief_id)
+        return None if found is None else (found, self.direct_dependents(belief_id))
+
     def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
         names = {Truth.IN: ["Belief", "In"], Truth.OUT: ["Belief", "Out"],
                  Truth.UNDETERMINED: ["Belief", "Out", "Undetermined"]}

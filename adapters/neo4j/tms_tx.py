@@ -139,6 +139,12 @@ class TmsTxPart(TxBase):
     def direct_dependents(self, belief_id: str) -> set[str]:
         return {c for r in self._run("region_dependents", ids=[belief_id]) for c in r["dependents"]}
 
+    def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
+        record = self._single("belief_with_dependents", id=belief_id)
+        if record is None:
+            return None
+        return belief_from_map(record["belief"]), set(record["dependents"])
+
     def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
         return {r["id"]: r["dependents"] for r in
                 self._run("direct_dependent_counts", ids=sorted(set(ids)))}

@@ -18,6 +18,26 @@ RETURN b {
   }
 } AS belief
 
+// name: belief_with_dependents
+// One belief as beliefs_by_id gives it, with the ids of the beliefs that have a justification naming it (show reads both in one statement); no row when it does not exist.
+MATCH (b:Belief {id: $id})
+RETURN b {
+  .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
+  .updated_at, .retracted, .asserted, .retracted_at, .retract_reason, .depth,
+  .effective_tags,
+  truth: CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
+  labels: labels(b),
+  justifications: COLLECT {
+    MATCH (b)<-[:SUPPORTS]-(j:Justification)
+    RETURN j {
+      .kind, .label, .seq, .gate,
+      antecedents: COLLECT { MATCH (j)-[r:REQUIRES]->(a) RETURN a.id ORDER BY r.pos },
+      outlist: COLLECT { MATCH (j)-[r:UNLESS]->(o) RETURN o.id ORDER BY r.pos }
+    } ORDER BY j.seq
+  }
+} AS belief,
+COLLECT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c.id } AS dependents
+
 // name: all_belief_rows
 // Every belief, by id, in records of $batch rows: [id, text, source, source_url, source_hash, date, metadata, extra, created_at, updated_at, retracted, asserted, retracted_at, retract_reason, depth, effective_tags, truth, justifications], a justification being [seq, kind, label, gate, [[pos, antecedent id]...], [[pos, outlist id]...]].
 // Lists, not maps, and a few large records: the driver's cost is per record and per map key (at 200k beliefs this reads in a sixth of the time a map per belief takes).
