@@ -16,7 +16,7 @@ from types import MappingProxyType
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, check_id
-from engine.store import GraphTx, Store
+from engine.store import GraphTx, Store, TmsTx
 from engine.tms import add_beliefs_in, enforce_nogoods, now
 
 DEFENSIBLE = ("challenge", "review", "defence")  # metadata source_type a defence may answer
@@ -39,7 +39,7 @@ def _reason(reason: str) -> str:
     return reason.strip()
 
 
-def _free_id(tx: GraphTx, base: str) -> str:
+def _free_id(tx: TmsTx, base: str) -> str:
     candidates = [base] + [f"{base}:{n}" for n in range(2, 100)]
     for c in candidates:
         check_id(c, what="new premise id")

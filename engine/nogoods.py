@@ -21,11 +21,17 @@ resolved by retraction: it is recorded as unresolved and left holding.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from engine.model import Belief, Change, Nogood, Truth
 from engine.namespace import is_agent_premise, is_switch, namespace_of
 from engine.semantics import is_valid
-from engine.store import GraphTx
+from engine.store import ChangeLog, TmsTx
+
+
+class ResolutionTx(TmsTx, ChangeLog, Protocol):
+    """What nogood resolution reads and writes: beliefs, pins, labels (TmsTx), the change log."""
+
 
 TYPE_RANK = {
     "assumption": 0, "hypothesis": 0, "speculation": 0,
@@ -71,7 +77,7 @@ def assumptions(upstream: Mapping[str, Belief], members: Sequence[str]) -> list[
     return sorted(found)
 
 
-def resolve(tx: GraphTx, holding: Sequence[Nogood], change: Change, *, at: str) -> Change:
+def resolve(tx: ResolutionTx, holding: Sequence[Nogood], change: Change, *, at: str) -> Change:
     queue = list(holding)
     while queue:
         nogood = queue.pop(0)

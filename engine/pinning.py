@@ -22,7 +22,7 @@ from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.forge.grounding import clean_quote, find_quote
 from engine.forge.sources import SkippedFile, SourceReader, SourceText
-from engine.store import GraphTx, SourcePin, SourceRecord, Store
+from engine.store import SourcePin, SourceRecord, SourceRecords, Store
 
 _SPEC = re.compile(r"(?P<path>.+?):(?P<a>\d+)(?:-(?P<b>\d+))?")
 HASHED_LATE = "hashed_late"
@@ -116,7 +116,7 @@ class SourceFiles:
         return ground_claim(_text_of(self.reader, self.locate(spec.path)), spec.lines, quote)
 
 
-def pin_in(tx: GraphTx, belief_id: str, claim: SourcedClaim, metadata: dict[str, Any],
+def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, Any],
            at: str, *, check_only: bool = False) -> None:
     """Inside a write transaction: the Source node (created, or kept with its forged chunks
     when its hash is the file's) and the belief's FROM edge. A Source whose stored hash is
@@ -176,7 +176,7 @@ def hash_late(store: Store, files: SourceFiles, *, at: str) -> HashedLate:
     if not pins:
         return out
 
-    def work(tx: GraphTx) -> None:
+    def work(tx: SourceRecords) -> None:
         known = {s.path for s in tx.sources()}
         fresh = {c.path: c for _, c, _ in pins if c.path not in known}
         tx.save_sources([SourceRecord(c.path, c.sha256, c.size, at) for c in fresh.values()])

@@ -12,15 +12,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine.errors import InvalidInput
 from engine.model import Truth
-from engine.store import BeliefHit, GraphTx, Store
+from engine.store import BeliefHit, SearchTx, Store, VectorTx
 
 RRF_K = 60  # the usual constant: damps the weight of the very first ranks
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
 SEMANTIC_FETCH = 4  # the vector index is asked for this many times `limit` (OUT ones drop out)
+
+
+class HybridSearchTx(SearchTx, VectorTx, Protocol):
+    """What the search reads: full-text hits (SearchTx) and nearest vectors (VectorTx)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIM
                                            vector=vector))
 
 
-def search_in(tx: GraphTx, words: Sequence[str], *, limit: int, include_out: bool = False,
+def search_in(tx: HybridSearchTx, words: Sequence[str], *, limit: int, include_out: bool = False,
               vector: Sequence[float] | None = None) -> list[SearchHit]:
     """The same ranking inside a transaction the caller holds, with the query's vector
     already embedded (or None: by words only)."""
@@ -83,7 +88,7 @@ def search_in(tx: GraphTx, words: Sequence[str], *, limit: int, include_out: boo
     return fuse(rankings, limit)
 
 
-def _by_meaning(tx: GraphTx, vector, limit: int, include_out: bool) -> list[BeliefHit]:
+def _by_meaning(tx: HybridSearchTx, vector, limit: int, include_out: bool) -> list[BeliefHit]:
     nearest = [i for i, _ in tx.similar_beliefs(vector, limit * SEMANTIC_FETCH)]
     found = tx.belief_hits(nearest)
     hits = [found[i] for i in nearest if i in found]

@@ -21,7 +21,7 @@ from engine.forge.sources import SourceReader, SourceText
 from engine.forge.staleness import (CHANGED_REASON, MISSING, MISSING_REASON,
                                     StaleBelief, reconcile_in, stale_beliefs)
 from engine.model import Belief, Change
-from engine.store import GraphTx, Store
+from engine.store import GraphTx, SourceRecords, Store
 
 UNCHANGED, STILL, MOVED, GONE, FILE_MISSING, UNREADABLE = (
     "unchanged", "still", "moved", "gone", "missing", "unreadable")
@@ -93,7 +93,7 @@ def sourced_status(store: Store, reader: SourceReader) -> list[SourcedRow]:
     """Every belief drawn from a source file, against the file as it is now, by id."""
     stale = {s.id: _from_stale(s) for s in stale_beliefs(store, reader)}
 
-    def read(tx: GraphTx) -> list[Belief]:
+    def read(tx: SourceRecords) -> list[Belief]:
         return tx.beliefs_from_sources([s.path for s in tx.sources()])
 
     rows = [stale.get(b.id) or _unchanged(b) for b in store.read(read)]

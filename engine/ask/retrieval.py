@@ -20,7 +20,7 @@ from engine.model import Belief, Truth
 from engine.reading import ReadingTx, SummaryCover, cover_index
 from engine.search import SearchHit, search
 from engine.semantics import is_valid
-from engine.store import GraphTx, Store
+from engine.store import GraphTx, Store, TmsTx
 from engine.tokens import ESTIMATE, TokenCounter
 
 DEFAULT_BUDGET = 3000
@@ -180,13 +180,13 @@ def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
     return builder.entries
 
 
-def _fetch(tx: GraphTx, beliefs: dict[str, Belief], ids: set[str]) -> None:
+def _fetch(tx: TmsTx, beliefs: dict[str, Belief], ids: set[str]) -> None:
     missing = sorted(ids - beliefs.keys())
     if missing:
         beliefs.update(tx.get_beliefs(missing))
 
 
-def _support(tx: GraphTx, beliefs: dict[str, Belief], roots: Sequence[str]
+def _support(tx: TmsTx, beliefs: dict[str, Belief], roots: Sequence[str]
              ) -> list[tuple[str, str]]:
     """(belief, the belief it supports) down the shallowest valid justification of each IN
     belief, level by level from `roots` towards premises, reading one level per statement

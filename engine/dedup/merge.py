@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from engine.change_records import ChangeEntry
 from engine.errors import NotFound
 from engine.model import Belief, Change, check_id
-from engine.store import GraphTx, MergeRecord, PairVerdict, Store
+from engine.store import GraphTx, MergeRecord, PairVerdict, Store, TmsTx
 
 UNDONE = "UNDONE"  # the verdict a merge's pair gets when the merge is undone
 
@@ -74,7 +74,7 @@ def undo(store: Store, merged: str) -> Change:
     return store.write(lambda tx: undo_in(tx, merged), ChangeEntry("dedup-undo", {"id": merged}))
 
 
-def rests_on(tx: GraphTx, kept: str, merged: str) -> bool:
+def rests_on(tx: TmsTx, kept: str, merged: str) -> bool:
     """Whether `kept`'s label depends on `merged`: merging would leave it circular."""
     return merged in tx.upstream([kept])
 

@@ -4,10 +4,15 @@ two is retracted, so one of them goes OUT and what rests on it follows."""
 from __future__ import annotations
 
 import hashlib
+from typing import Protocol
 
 from engine import nogoods as nogood_rules
 from engine.model import ID_RE, Change, Nogood
-from engine.store import GraphTx
+from engine.store import PairRecords, TmsTx
+
+
+class ContradictionTx(nogood_rules.ResolutionTx, PairRecords, Protocol):
+    """What a found contradiction writes: its nogood, its FOUND mark, then its resolution."""
 
 
 def nogood_id(a: str, b: str) -> str:
@@ -18,11 +23,11 @@ def nogood_id(a: str, b: str) -> str:
     return "contradiction:" + hashlib.sha256(f"{a}\n{b}".encode()).hexdigest()[:24]
 
 
-def has_nogood_over(tx: GraphTx, a: str, b: str) -> bool:
+def has_nogood_over(tx: TmsTx, a: str, b: str) -> bool:
     return any(set(n.members) == {a, b} for n in tx.nogoods())
 
 
-def record_contradiction(tx: GraphTx, a: str, b: str, *, stage: str, run_id: str,
+def record_contradiction(tx: ContradictionTx, a: str, b: str, *, stage: str, run_id: str,
                          round_n: int, at: str) -> tuple[str, Change]:
     """Create the nogood over a and b (which must not have one yet) and resolve it."""
     ident = nogood_id(a, b)

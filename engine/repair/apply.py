@@ -25,7 +25,7 @@ from engine.repair.records import Gap, RepairEdge, RepairTx
 from engine.repair.repairs import ABANDON, LINK, RESEARCH, SOFTEN, Repair
 from engine.repair.validate import check_repairs
 from engine.stages.stage import Action, Applied, AppliedEntry
-from engine.store import GraphTx
+from engine.store import GraphTx, TmsTx
 from engine.supersede import supersede_in
 from engine.tms import enforce_nogoods, standing_gates
 
@@ -53,7 +53,7 @@ def linked(tx: GraphTx, r: Repair, d: Defeated) -> tuple[Justification, int]:
             len(b.justifications) + 1)
 
 
-def softened_justifications(tx: GraphTx, r: Repair, d: Defeated) -> list[Justification]:
+def softened_justifications(tx: TmsTx, r: Repair, d: Defeated) -> list[Justification]:
     b = tx.get_beliefs([r.belief])[r.belief]
     answered = set(d.defeater_ids)
     return [dataclasses.replace(j, outlist=tuple(o for o in j.outlist if o not in answered))

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from engine.repair.due import Defeated
-from engine.search import SearchHit, search_in
-from engine.store import GraphTx
+from engine.search import HybridSearchTx, SearchHit, search_in
 
 MAX_QUERY_WORDS = 40
 
@@ -25,7 +24,7 @@ def query_words(text: str) -> list[str]:
     return text.split()[:MAX_QUERY_WORDS]
 
 
-def candidates(tx: GraphTx, d: Defeated, named: Sequence[str], words: Sequence[str],
+def candidates(tx: HybridSearchTx, d: Defeated, named: Sequence[str], words: Sequence[str],
                vector: Sequence[float] | None, limit: int) -> list[SearchHit]:
     if not words or limit <= 0:
         return []
@@ -34,8 +33,8 @@ def candidates(tx: GraphTx, d: Defeated, named: Sequence[str], words: Sequence[s
     return [h for h in hits if h.belief.id not in skip][:limit]
 
 
-def candidates_for(tx: GraphTx, items: Sequence[Defeated], named: Mapping[str, Sequence[str]],
-                   words: Mapping[str, Sequence[str]],
+def candidates_for(tx: HybridSearchTx, items: Sequence[Defeated],
+                   named: Mapping[str, Sequence[str]], words: Mapping[str, Sequence[str]],
                    vectors: Mapping[str, Sequence[float]], limit: int
                    ) -> dict[str, list[SearchHit]]:
     """Each item's candidates (by item key), in one transaction."""

@@ -17,12 +17,12 @@ from engine.repair.prompt import FORMAT
 from engine.repair.repairs import LINK, SOFTEN, Repair, same_claim
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
-from engine.store import GraphTx
+from engine.store import GraphTx, TmsTx
 
 ECHO = PromptEcho.of(FORMAT)
 
 
-def bridge_problems(tx: GraphTx, repairs: Sequence[Repair]) -> dict[str, list[str]]:
+def bridge_problems(tx: TmsTx, repairs: Sequence[Repair]) -> dict[str, list[str]]:
     """What is wrong with the bridges of each link (by repair key)."""
     links = [r for r in repairs if r.action == LINK]
     found = tx.get_beliefs({b for r in links for b in r.bridges})

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from engine.graphs import strongly_connected
 from engine.review.material import UnderReview, read_under_review
-from engine.store import GraphTx, ReviewCandidate
+from engine.store import ReviewCandidate, ReviewRecords
 
 OK, DUE, WAITING = "ok", "due", "waiting"
 
@@ -72,7 +72,7 @@ def states(candidates: Sequence[ReviewCandidate], current: set[str], *, independ
     return state
 
 
-def read_due(tx: GraphTx, options: DueOptions = DueOptions()) -> DueList:
+def read_due(tx: ReviewRecords, options: DueOptions = DueOptions()) -> DueList:
     wanted = set(options.ids)
     candidates = [c for c in tx.review_candidates()
                   if (c.id in wanted if wanted else (c.depth or 0) >= options.min_depth)]

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.store import Argument, ArgumentJustification, ArgumentPart, GraphTx
+from engine.store import Argument, ArgumentJustification, ArgumentPart, ReviewRecords
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,6 @@ def under_review(a: Argument) -> UnderReview:
     return UnderReview(a.id, text, a.depth, a.truth, shown, review_sha256(text, shown))
 
 
-def read_under_review(tx: GraphTx, ids: Iterable[str]) -> dict[str, UnderReview]:
+def read_under_review(tx: ReviewRecords, ids: Iterable[str]) -> dict[str, UnderReview]:
     """The named beliefs that exist, as review shows them (one read per 5000 beliefs)."""
     return {i: under_review(a) for i, a in tx.review_arguments(ids).items()}

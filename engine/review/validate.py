@@ -18,7 +18,7 @@ from engine.review.prompt import FORMAT
 from engine.review.verdicts import Verdict
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
-from engine.store import GraphTx
+from engine.store import ReviewRecords
 
 ECHO = PromptEcho.of(FORMAT)
 
@@ -60,7 +60,7 @@ def check_verdicts(verdicts: Sequence[Verdict], material: Mapping[str, UnderRevi
     return out
 
 
-def read_and_check(tx: GraphTx, verdicts: Sequence[Verdict],
+def read_and_check(tx: ReviewRecords, verdicts: Sequence[Verdict],
                    shown_hashes: Mapping[str, str]) -> tuple[Checked, dict[str, UnderReview]]:
     material = read_under_review(tx, {v.belief for v in verdicts}) if verdicts else {}
     return check_verdicts(verdicts, material, shown_hashes), material
