@@ -12,12 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 from types import MappingProxyType
+from typing import Protocol
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, check_id
-from engine.store import GraphTx, Store, TmsTx
+from engine.nogoods import ResolutionTx
+from engine.store import Editing, Store, TmsTx
 from engine.tms import add_beliefs_in, enforce_nogoods, now
+
+class DialecticTx(ResolutionTx, Editing, Protocol):
+    """What challenge and defend write: a premise, gates on the target, labels, nogoods."""
+
 
 DEFENSIBLE = ("challenge", "review", "defence")  # metadata source_type a defence may answer
 
@@ -66,7 +72,7 @@ def check_challenge(target: str, reason: str, justification: int | None) -> str:
     return text
 
 
-def challenge_in(tx: GraphTx, target: str, reason: str, justification: int | None) -> Argued:
+def challenge_in(tx: DialecticTx, target: str, reason: str, justification: int | None) -> Argued:
     found = tx.get_beliefs([target])
     if target not in found:
         raise NotFound("belief", target)
@@ -93,7 +99,7 @@ def defend(store: Store, challenged: str, reason: str) -> Argued:
                        ChangeEntry("defend", {"id": challenged}, text))
 
 
-def defend_in(tx: GraphTx, challenged: str, reason: str) -> Argued:
+def defend_in(tx: DialecticTx, challenged: str, reason: str) -> Argued:
     found = tx.get_beliefs([challenged])
     if challenged not in found:
         raise NotFound("belief", challenged)
@@ -108,7 +114,7 @@ def defend_in(tx: GraphTx, challenged: str, reason: str) -> Argued:
     return Argued(did, challenged, enforce_nogoods(tx, change.merge(tx.relabel([challenged]))))
 
 
-def _create_premise(tx: GraphTx, ident: str, text: str, metadata: dict, labels: list[str]
+def _create_premise(tx: DialecticTx, ident: str, text: str, metadata: dict, labels: list[str]
                     ) -> Change:
     stamp = now()
     change = add_beliefs_in(tx, [Belief(id=ident, text=text, metadata=MappingProxyType(metadata),

@@ -13,12 +13,19 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from types import MappingProxyType
+from typing import Protocol
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, check_id, check_text
-from engine.store import GraphTx, Store, SupersedeRecord
+from engine.nogoods import ResolutionTx
+from engine.store import Editing, PairRecords, Store, SupersedeRecord
 from engine.tms import add_beliefs_in, enforce_nogoods, now
+
+
+
+class SupersedeTx(ResolutionTx, Editing, PairRecords, Protocol):
+    """What supersede and its undo write: beliefs and gates, labels, nogoods, its links."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,7 +89,7 @@ def check_supersede(old: str, new: str | None, text: str | None, new_id: str | N
             check_id(new_id)
 
 
-def supersede_in(tx: GraphTx, old: str, new: str | None, *, text: str | None,
+def supersede_in(tx: SupersedeTx, old: str, new: str | None, *, text: str | None,
                  new_id: str | None, justifications: Sequence[Justification] | None,
                  rewire: bool | None, reason: str) -> Superseded:
     beliefs = tx.get_beliefs([old] + ([new] if new else []))
@@ -145,7 +152,7 @@ def undo_supersede(store: Store, old: str) -> Change:
     return store.write(lambda tx: undo_in(tx, old), ChangeEntry("supersede-undo", {"old": old}))
 
 
-def undo_in(tx: GraphTx, old: str) -> Change:
+def undo_in(tx: SupersedeTx, old: str) -> Change:
     record = tx.supersede_record(old)
     if record is None:
         if not tx.existing_ids([old]):

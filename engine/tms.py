@@ -125,7 +125,7 @@ def add(
     return store.write(work, ChangeEntry("add", args))
 
 
-def add_beliefs_in(tx: GraphTx, beliefs: Sequence[Belief]) -> Change:
+def add_beliefs_in(tx: nogood_rules.ResolutionTx, beliefs: Sequence[Belief]) -> Change:
     """Inside a write transaction: create new beliefs, propagate, enforce nogoods.
 
     Used by `add` and by derive's apply, so both follow the same rules."""
@@ -264,7 +264,7 @@ def add_nogood(store: Store, member_ids: Sequence[str], nogood_id: str | None = 
     return store.write(work, ChangeEntry("nogood", {"id": ident, "members": list(members)}))
 
 
-def enforce_nogoods(tx: GraphTx, change: Change) -> Change:
+def enforce_nogoods(tx: nogood_rules.ResolutionTx, change: Change) -> Change:
     """Resolve every nogood that `change` made hold (all members IN)."""
     if not change.went_in:
         return change

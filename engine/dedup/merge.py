@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from engine.change_records import ChangeEntry
 from engine.errors import NotFound
 from engine.model import Belief, Change, check_id
-from engine.store import GraphTx, MergeRecord, PairVerdict, Store, TmsTx
+from engine.pairs.nogood_pairs import ContradictionTx
+from engine.store import MergeRecord, PairVerdict, Store, TmsTx
 
 UNDONE = "UNDONE"  # the verdict a merge's pair gets when the merge is undone
 
@@ -34,7 +35,7 @@ def choose_keep(same: Sequence[str], model_keep: str, beliefs: Mapping[str, Beli
     return min(same, key=rank)
 
 
-def merge_in(tx: GraphTx, merged: str, kept: str, *, run_id: str, round_n: int, at: str
+def merge_in(tx: ContradictionTx, merged: str, kept: str, *, run_id: str, round_n: int, at: str
              ) -> Change:
     """Merge `merged` into `kept` (both must exist); returns what went IN and OUT."""
     from engine.tms import enforce_nogoods
@@ -51,7 +52,7 @@ def merge_in(tx: GraphTx, merged: str, kept: str, *, run_id: str, round_n: int, 
     return enforce_nogoods(tx, change)
 
 
-def undo_in(tx: GraphTx, merged: str) -> Change:
+def undo_in(tx: ContradictionTx, merged: str) -> Change:
     from engine.tms import enforce_nogoods
 
     record = tx.merge_record(merged)

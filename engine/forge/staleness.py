@@ -17,16 +17,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from engine.change_records import ChangeEntry
 from engine.forge.grounding import find_quote
 from engine.forge.sources import SkippedFile, SourceReader, SourceText
 from engine.model import Belief, Change
-from engine.store import GraphTx, SourcePin, SourceRecord, Store
+from engine.nogoods import ResolutionTx
+from engine.store import SourcePin, SourceRecord, SourceRecords, Store
 
 NEW, CHANGED, UNCHANGED, MISSING = "new", "changed", "unchanged", "missing"
 CHANGED_REASON, MISSING_REASON = "source changed: ", "source missing: "
+
+
+class StalenessTx(ResolutionTx, SourceRecords, Protocol):
+    """What taking down a changed source's beliefs writes: pins, labels, nogoods, sources."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +137,7 @@ def retract_stale(store: Store, reader: SourceReader, *, at: str
 
     stale = stale_beliefs(store, reader)
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: StalenessTx) -> Change:
         current = tx.get_beliefs([s.id for s in stale])
         seeds: list[str] = []
         for path in sorted({s.path for s in stale}):
@@ -150,7 +155,7 @@ def retract_stale(store: Store, reader: SourceReader, *, at: str
                    if stale else Change())
 
 
-def reconcile_in(tx: GraphTx, source: SourceText, *, at: str) -> Reconciled:
+def reconcile_in(tx: StalenessTx, source: SourceText, *, at: str) -> Reconciled:
     """Inside a write transaction: bring the premises of a changed source up to its new text."""
     from engine.tms import enforce_nogoods
 

@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from engine.model import Belief, Change, Justification, Kind
 from engine.provenance import RoundRecord, RunRecord
@@ -28,7 +28,8 @@ from engine.review.suggestions import Suggestion, suggestion_for
 from engine.review.validate import read_and_check
 from engine.review.verdicts import SUPERSEDED, Verdict, defeater_id, finding_text
 from engine.stages.stage import Action, Applied, AppliedEntry
-from engine.store import GraphTx, ReviewStamp, VerdictEdge
+from engine.nogoods import ResolutionTx
+from engine.store import ReviewRecords, ReviewStamp, VerdictEdge
 from engine.tms import add_beliefs_in, enforce_nogoods
 
 DEFEATED, VALID, SUGGESTED, SUGGESTION_APPLIED = (
@@ -81,7 +82,11 @@ def edge_fields(p: Planned, at: str) -> dict[str, Any]:
     }
 
 
-def write_review(tx: GraphTx, verdicts: Sequence[Verdict], shown_hashes: Mapping[str, str],
+class ReviewApplyTx(ResolutionTx, ReviewRecords, Protocol):
+    """What applying verdicts writes: labels and nogoods (conclusions added), review records."""
+
+
+def write_review(tx: ReviewApplyTx, verdicts: Sequence[Verdict], shown_hashes: Mapping[str, str],
                  run: RunRecord, record: RoundRecord, *, apply_suggestions: bool,
                  at: str) -> Applied:
     checked, material = read_and_check(tx, verdicts, shown_hashes)
