@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
-from engine.embedding.cache import text_sha256
 from engine.model import Change
 from engine.pairs.prompt import GroupReply, ItemT, ShownGroup, ShownT
 from engine.provenance import RoundRecord, RunRecord
@@ -96,13 +95,13 @@ class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT]):
         """`busy`: the beliefs of the groups of rounds in flight (--parallel)."""
         shown, details = self.due_groups(store, busy)
         if not shown:
-            return RoundInput(prompt=Prompt("", text_sha256("")), contract=self.contract(()),
+            return RoundInput(prompt=Prompt.of(""), contract=self.contract(()),
                               empty=True, details=details)
         self._shown.update(g.members for g in shown)
         ids = member_ids(shown)
         beliefs, counts = store.read(lambda tx: (tx.get_beliefs(ids), tx.dependent_counts(ids)))
         text = self.reply.build_prompt(shown, beliefs, counts, domain=self.options.domain)
-        return RoundInput(prompt=Prompt(text, text_sha256(text)), contract=self.contract(shown),
+        return RoundInput(prompt=Prompt.of(text), contract=self.contract(shown),
                           shown=tuple(ids), details=details, context=shown)
 
     def contract(self, shown: Sequence[ShownT]) -> RoundContract:
