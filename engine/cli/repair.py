@@ -51,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument("--no-embeddings", action="store_true",
                       help="find candidate bridges by their words only (else by meaning too, "
                            "when the embeddings extra is installed)")
-    what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    sc.domain_flag(what)
 
 
 def make_stage(args: argparse.Namespace, embedder: Any = None) -> Any:

@@ -91,7 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="only beliefs at depth D or deeper")
     what.add_argument("--all", dest="review_all", action="store_true",
                       help="review again what already has a current review")
-    what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    sc.domain_flag(what)
     _suggestion_flag(what)
     _premises_flags(what)
 
