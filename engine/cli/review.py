@@ -102,10 +102,14 @@ def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
         return _premise_stage(args, wiring or sc.Wiring())
     from engine.review.stage import ReviewSettings, ReviewStage
 
-    return ReviewStage(ReviewSettings(
-        budget=getattr(args, "budget", 20), ids=tuple(getattr(args, "ids", ())),
-        min_depth=getattr(args, "min_depth", 0), review_all=getattr(args, "review_all", False),
-        apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
+    return ReviewStage(ReviewSettings(min_depth=getattr(args, "min_depth", 0), **_scope(args)))
+
+
+def _scope(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings both modes take (engine.review.stage.ReviewScope), from the flags."""
+    return {"budget": getattr(args, "budget", 20), "ids": tuple(getattr(args, "ids", ())),
+            "review_all": getattr(args, "review_all", False),
+            "apply_suggestions": args.apply_suggestions, "domain": getattr(args, "domain", None)}
 
 
 def _premises_file(path: Path) -> bool:
@@ -118,9 +122,7 @@ def _premise_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
     from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
 
     return PremiseReviewStage((wiring.make_reader or sc.make_reader)(args), PremiseSettings(
-        budget=getattr(args, "budget", 20), source_tokens=args.source_tokens,
-        ids=tuple(getattr(args, "ids", ())), review_all=getattr(args, "review_all", False),
-        apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
+        source_tokens=args.source_tokens, **_scope(args)))
 
 
 def _not_due(details: Mapping[str, Any]) -> str:

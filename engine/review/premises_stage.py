@@ -22,6 +22,7 @@ from engine.review.premises_file import render
 from engine.review.premises_prompt import RETRY, build_prompt, json_reply
 from engine.review.premises_verdicts import PremiseParse, PremiseVerdict, parse_reply
 from engine.review.premises_window import DEFAULT_BUDGET
+from engine.review.stage import ReviewScope
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
@@ -32,13 +33,8 @@ STRATEGY = "premises, most depended-on first"
 
 
 @dataclass(frozen=True)
-class PremiseSettings:
-    budget: int = 20  # premises per round
+class PremiseSettings(ReviewScope):
     source_tokens: int = DEFAULT_BUDGET  # source lines shown per premise, in tokens
-    ids: tuple[str, ...] = ()
-    review_all: bool = False
-    apply_suggestions: bool = False
-    domain: str | None = None
 
 
 @dataclass(frozen=True)

@@ -32,13 +32,20 @@ STRATEGY = "dependency order"
 
 
 @dataclass(frozen=True)
-class ReviewSettings:
-    budget: int = 20  # beliefs per round
+class ReviewScope:
+    """What both modes of review take: how many a round shows, which, whether what has a
+    current review is done again, whether suggestions are applied, and the domain."""
+
+    budget: int = 20  # beliefs (premises, with --premises) per round
     ids: tuple[str, ...] = ()
-    min_depth: int = 0
     review_all: bool = False
     apply_suggestions: bool = False
     domain: str | None = None
+
+
+@dataclass(frozen=True)
+class ReviewSettings(ReviewScope):
+    min_depth: int = 0
 
 
 @dataclass(frozen=True)
