@@ -27,8 +27,8 @@ __all__ = ["AskModel", "backend_for", "build_ask_model", "main"]
 
 PROG = "python -m engine.ask"
 
-USAGE = (f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
-         f'--context-only [options]\n       {PROG} --stale [--json]')
+USAGE = sc.usage(PROG, '"QUESTION" --model SPEC [options]',
+                 '"QUESTION" --context-only [options]', "--stale [--json]")
 DESCRIPTION = ("Answer a question from the belief network: retrieval (search, support, "
                "dependents) packed to a token budget, read-only tools, and an answer whose "
                "every citation is checked. Writes no belief.")

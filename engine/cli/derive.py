@@ -27,8 +27,7 @@ __all__ = ["ModelBinding", "Wiring", "build_model", "main", "make_sampler", "str
 PROG = "python -m engine.derive"
 DEFAULT_OUTPUT = "proposed-derivations.md"
 
-USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-         f"       {PROG} accept FILE [options]")
+USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]", "accept FILE [options]")
 DESCRIPTION = ("Ask a chat model to propose new derived beliefs from a sample of the "
                "network; validate them; write them to a file, or apply them (--auto).")
 

@@ -18,8 +18,8 @@ from engine.cli import stage_cli as sc
 PROG = "python -m engine.repair"
 DEFAULT_OUTPUT = "proposed-repairs.md"
 
-USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-         f"       {PROG} accept FILE [options]\n       {PROG} gaps [options]")
+USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]",
+                 "accept FILE [options]", "gaps [options]")
 DESCRIPTION = ("Ask a chat model what to do with each justification review or a challenge "
                "defeated: link the beliefs that supply what was missing, soften the claim, "
                "abandon it, or record the premise to research; write the repairs to a file, "

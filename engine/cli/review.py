@@ -1,10 +1,11 @@
 """`python -m engine.review`: ask a chat model to judge the justifications of the derived
-beliefs that are due for review, and `python -m engine.review accept FILE` to apply a
-verdicts file later.
+beliefs that are due for review (with `--premises`, the premises against their sources),
+and `python -m engine.review accept FILE` to apply a verdicts file later.
 
 A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-StageCommand below, the review flags and the ReviewStage they configure.
-Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
+StageCommand below, the review flags and the stage they configure, ReviewStage or, with
+--premises or on a premise verdicts file, PremiseReviewStage. Exit codes: 0 ok, 1 a run
+that ended in error, 2 bad input or usage.
 """
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ from engine.model import check_id
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
 
-USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-         f"       {PROG} accept FILE [options]")
+USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]", "accept FILE [options]")
 DESCRIPTION = ("Ask a chat model to judge each justification of the derived beliefs due for "
                "review; write the verdicts to a file, or apply them (--auto): an unsound "
                "justification gets a defeater in its outlist.")

@@ -68,7 +68,7 @@ __all__ = [
     "premise_check_flags", "print_accept", "print_run", "progress_for", "report_file",
     "root_flag", "run_options", "run_params", "run_rounds", "sentence_embedder", "share",
     "source_flags", "stage_main", "stage_parser", "strategy_of", "subcommand_parser",
-    "vector_cache",
+    "usage", "vector_cache",
 ]
 
 
@@ -164,6 +164,12 @@ RUN_EXIT_CODES = """\
 exit codes: 0 ok; 1 the run ended in error (the model failed after its tries; nothing of
 that round was applied); 2 bad input or usage, or the store cannot be reached.
 """
+
+
+def usage(prog: str, *forms: str) -> str:
+    """A command's usage: `prog` and each of its forms, a line each, aligned under the
+    `usage: ` argparse prints first."""
+    return "\n       ".join(f"{prog} {form}" for form in forms)
 
 
 def accept_examples(prog: str, proposals_file: str, flags: str = "--json") -> str:
