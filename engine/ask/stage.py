@@ -5,7 +5,6 @@ answer on the round and a CITED edge per citation, in the round's one write tran
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -80,7 +79,7 @@ class AskStage:
         contract = RoundContract(allowed, reply_schema(allowed, tools=mode == ToolMode.JSON),
                                  stage=self.name)
         return RoundInput(
-            prompt=Prompt(text, hashlib.sha256(text.encode("utf-8")).hexdigest()),
+            prompt=Prompt.of(text),
             contract=contract, shown=bundle.ids,
             details={"strategy": "question", "question": s.question,
                      "bundle_tokens": bundle.tokens, "budget": bundle.budget,

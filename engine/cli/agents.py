@@ -9,16 +9,10 @@ from typing import Any, TypeVar
 
 from engine import agent_sync, agents
 from engine.cli import registry
-from engine.cli.support import print_json, table
+from engine.cli.support import print_json, some_ids, table
 from engine.namespace import check_name, prefix
 
-SHOWN = 8  # ids shown per line of a text report
 T = TypeVar("T")
-
-
-def _ids(ids: Sequence[str]) -> str:
-    shown = ", ".join(ids[:SHOWN])
-    return shown + (f", ... ({len(ids) - SHOWN} more)" if len(ids) > SHOWN else "")
 
 
 def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
@@ -32,7 +26,7 @@ def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
           f"justifications, {report.nogoods} nogoods) behind {report.namespace}:active: "
           f"{len(report.came_in)} came IN, {report.out} OUT")
     if report.came_in:
-        print(f"  IN: {_ids(report.came_in)}")
+        print(f"  IN: {some_ids(report.came_in)}")
     for title, ids in (("retractions kept (retracted in the file)", report.retractions_kept),
                        ("stale labels (stored IN, support not valid)", report.stale),
                        ("circular support (stored IN, now OUT)", report.circular_support),
@@ -42,7 +36,7 @@ def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
                        ("ours taken OUT by the agent's nogoods", report.went_out),
                        ("retracted by nogoods", report.retracted_by_nogood)):
         if ids:
-            print(f"  {title}: {len(ids)}: {_ids(ids)}")
+            print(f"  {title}: {len(ids)}: {some_ids(ids)}")
     return 0
 
 
@@ -72,10 +66,10 @@ def cmd_sync_agent(store: Any, args: argparse.Namespace) -> int:
                        ("nogoods changed (made anew)", d.nogoods_changed),
                        ("nogoods removed (gone from the file)", d.nogoods_removed)):
         if ids:
-            print(f"  {title}: {_ids(ids)}")
+            print(f"  {title}: {some_ids(ids)}")
     c = report.change
     print(f"  labels: {len(c.went_in)} went IN, {len(c.went_out)} went OUT"
-          + (f"; retracted by nogoods: {_ids(c.retracted_by_nogood)}"
+          + (f"; retracted by nogoods: {some_ids(c.retracted_by_nogood)}"
              if c.retracted_by_nogood else ""))
     return 0
 

@@ -27,8 +27,8 @@ __all__ = ["AskModel", "backend_for", "build_ask_model", "main"]
 
 PROG = "python -m engine.ask"
 
-USAGE = (f'{PROG} "QUESTION" --model SPEC [options]\n       {PROG} "QUESTION" '
-         f'--context-only [options]\n       {PROG} --stale [--json]')
+USAGE = sc.usage(PROG, '"QUESTION" --model SPEC [options]',
+                 '"QUESTION" --context-only [options]', "--stale [--json]")
 DESCRIPTION = ("Answer a question from the belief network: retrieval (search, support, "
                "dependents) packed to a token budget, read-only tools, and an answer whose "
                "every citation is checked. Writes no belief.")
@@ -61,7 +61,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    metavar="N", help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
     p.add_argument("--semantic", action="store_true",
                    help="rank by meaning as well (the local embedding model)")
-    p.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    sc.domain_flag(p)
     p.add_argument("--context-only", action="store_true",
                    help="print the retrieval bundle and call no model")
     p.add_argument("--stale", action="store_true",

@@ -27,7 +27,7 @@ from engine.dedup.stage import DedupOptions
 PROG = "python -m engine.contradictions"
 DEFAULT_OUTPUT = "proposed-contradictions.md"
 
-USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} accept FILE")
+USAGE = sc.usage(PROG, "--model SPEC [options]", "accept FILE")
 DESCRIPTION = ("Ask a model which pairs of close or sibling beliefs cannot both hold, and "
                "record those as nogoods (the least entrenched assumption goes OUT).")
 

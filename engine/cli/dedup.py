@@ -29,8 +29,8 @@ from engine.dedup.stage import (
 PROG = "python -m engine.dedup"
 DEFAULT_OUTPUT = "proposed-dedup.md"
 
-USAGE = (f"{PROG} --candidates [options]\n       {PROG} --model SPEC [options]\n"
-         f"       {PROG} accept FILE\n       {PROG} undo ID")
+USAGE = sc.usage(PROG, "--candidates [options]", "--model SPEC [options]", "accept FILE",
+                 "undo ID")
 DESCRIPTION = ("Find beliefs that state the same claim; ask a model whether each cluster is "
                "the SAME claim, DIFFERENT claims, or a CONTRADICTION; merge duplicates and "
                "record nogoods.")

@@ -27,8 +27,7 @@ __all__ = ["ModelBinding", "Wiring", "build_model", "main", "make_sampler", "str
 PROG = "python -m engine.derive"
 DEFAULT_OUTPUT = "proposed-derivations.md"
 
-USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-         f"       {PROG} accept FILE [options]")
+USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]", "accept FILE [options]")
 DESCRIPTION = ("Ask a chat model to propose new derived beliefs from a sample of the "
                "network; validate them; write them to a file, or apply them (--auto).")
 
@@ -74,10 +73,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                           help="each round gives the whole budget to one cluster, in turn")
     sampling.add_argument("--n-clusters", type=sc.positive_int, default=None, metavar="K",
                           help="number of clusters (default: a rule from the network size)")
-    sampling.add_argument("--embedding-model", default=None, metavar="NAME",
-                          help="a local sentence-transformers model (default all-MiniLM-L6-v2)")
-    sampling.add_argument("--domain", metavar="TEXT",
-                          help="tell the model what the network is about")
+    sc.embedding_model_flag(sampling)
+    sc.domain_flag(sampling)
     sampling.add_argument("--topic", metavar="WORDS",
                           help="only beliefs whose id or text contains one of these words")
     _validation_flags(p)

@@ -28,8 +28,8 @@ stage_factory = sc.forge_stage_factory
 PROG = "python -m engine.forge"
 DEFAULT_OUTPUT = FORGE_OUTPUT
 
-USAGE = (f"{PROG} PATHS... --model SPEC [options]\n       {PROG} PATHS... --dry-run\n"
-         f"       {PROG} accept FILE | status [PATHS...] | stale [--retract] | gaps")
+USAGE = sc.usage(PROG, "PATHS... --model SPEC [options]", "PATHS... --dry-run",
+                 "accept FILE | status [PATHS...] | stale [--retract] | gaps")
 DESCRIPTION = ("Read source files, cut them into chunks by structure, and ask a chat model "
                "for premises each grounded in a quote of its chunk; write them to a file, or "
                "add them (--auto).")

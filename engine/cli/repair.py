@@ -18,8 +18,8 @@ from engine.cli import stage_cli as sc
 PROG = "python -m engine.repair"
 DEFAULT_OUTPUT = "proposed-repairs.md"
 
-USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-         f"       {PROG} accept FILE [options]\n       {PROG} gaps [options]")
+USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]",
+                 "accept FILE [options]", "gaps [options]")
 DESCRIPTION = ("Ask a chat model what to do with each justification review or a challenge "
                "defeated: link the beliefs that supply what was missing, soften the claim, "
                "abandon it, or record the premise to research; write the repairs to a file, "
@@ -51,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument("--no-embeddings", action="store_true",
                       help="find candidate bridges by their words only (else by meaning too, "
                            "when the embeddings extra is installed)")
-    what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    sc.domain_flag(what)
 
 
 def make_stage(args: argparse.Namespace, embedder: Any = None) -> Any:

@@ -1,10 +1,11 @@
 """`python -m engine.review`: ask a chat model to judge the justifications of the derived
-beliefs that are due for review, and `python -m engine.review accept FILE` to apply a
-verdicts file later.
+beliefs that are due for review (with `--premises`, the premises against their sources),
+and `python -m engine.review accept FILE` to apply a verdicts file later.
 
 A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-StageCommand below, the review flags and the ReviewStage they configure.
-Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
+StageCommand below, the review flags and the stage they configure, ReviewStage or, with
+--premises or on a premise verdicts file, PremiseReviewStage. Exit codes: 0 ok, 1 a run
+that ended in error, 2 bad input or usage.
 """
 from __future__ import annotations
 
@@ -20,8 +21,7 @@ from engine.model import check_id
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
 
-USAGE = (f"{PROG} --model SPEC [options]\n       {PROG} --dry-run [options]\n"
-         f"       {PROG} accept FILE [options]")
+USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]", "accept FILE [options]")
 DESCRIPTION = ("Ask a chat model to judge each justification of the derived beliefs due for "
                "review; write the verdicts to a file, or apply them (--auto): an unsound "
                "justification gets a defeater in its outlist.")
@@ -91,7 +91,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="only beliefs at depth D or deeper")
     what.add_argument("--all", dest="review_all", action="store_true",
                       help="review again what already has a current review")
-    what.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    sc.domain_flag(what)
     _suggestion_flag(what)
     _premises_flags(what)
 
@@ -102,10 +102,14 @@ def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
         return _premise_stage(args, wiring or sc.Wiring())
     from engine.review.stage import ReviewSettings, ReviewStage
 
-    return ReviewStage(ReviewSettings(
-        budget=getattr(args, "budget", 20), ids=tuple(getattr(args, "ids", ())),
-        min_depth=getattr(args, "min_depth", 0), review_all=getattr(args, "review_all", False),
-        apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
+    return ReviewStage(ReviewSettings(min_depth=getattr(args, "min_depth", 0), **_scope(args)))
+
+
+def _scope(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings both modes take (engine.review.stage.ReviewScope), from the flags."""
+    return {"budget": getattr(args, "budget", 20), "ids": tuple(getattr(args, "ids", ())),
+            "review_all": getattr(args, "review_all", False),
+            "apply_suggestions": args.apply_suggestions, "domain": getattr(args, "domain", None)}
 
 
 def _premises_file(path: Path) -> bool:
@@ -118,9 +122,7 @@ def _premise_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
     from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
 
     return PremiseReviewStage((wiring.make_reader or sc.make_reader)(args), PremiseSettings(
-        budget=getattr(args, "budget", 20), source_tokens=args.source_tokens,
-        ids=tuple(getattr(args, "ids", ())), review_all=getattr(args, "review_all", False),
-        apply_suggestions=args.apply_suggestions, domain=getattr(args, "domain", None)))
+        source_tokens=args.source_tokens, **_scope(args)))
 
 
 def _not_due(details: Mapping[str, Any]) -> str:

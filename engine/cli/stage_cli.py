@@ -25,7 +25,9 @@ from engine.cli.stage_parts import (
     ask_backend,
     build_ask_model,
     build_model,
+    domain_flag,
     embedding_cache_dir,
+    embedding_model_flag,
     forge_own_files,
     forge_root,
     forge_stage_factory,
@@ -58,14 +60,15 @@ __all__ = [
     "FORGE_OUTPUT", "AskModel", "ModelBinding", "StageCommand", "Subcommand", "Wiring",
     "accept_parser", "accept_subcommand", "add_candidate_flags", "add_mode_flags",
     "add_model_flags", "add_output_flags", "ask_backend", "build_ask_model", "build_model",
-    "add_parallel_flag", "candidate_source", "check_mode_args", "embedding_cache_dir",
+    "add_parallel_flag", "candidate_source", "check_mode_args", "domain_flag",
+    "embedding_cache_dir", "embedding_model_flag",
     "forge_own_files", "forge_root", "forge_stage_factory", "gaps_subcommand",
     "has_tool_calling", "local_tokenizer", "make_embedder",
     "make_reader", "make_sampler", "non_negative_int", "positive_float", "positive_int",
     "premise_check_flags", "print_accept", "print_run", "progress_for", "report_file",
     "root_flag", "run_options", "run_params", "run_rounds", "sentence_embedder", "share",
     "source_flags", "stage_main", "stage_parser", "strategy_of", "subcommand_parser",
-    "vector_cache",
+    "usage", "vector_cache",
 ]
 
 
@@ -136,9 +139,8 @@ def add_candidate_flags(p: argparse.ArgumentParser, *, threshold: float, what: s
                    help=f"nearest neighbours looked at per belief (default {DEFAULT_K})")
     g.add_argument("--by-id", action="store_true",
                    help="compare id tokens instead of embeddings (networks without them)")
-    g.add_argument("--embedding-model", default=None, metavar="NAME",
-                   help="a local sentence-transformers model (default all-MiniLM-L6-v2)")
-    g.add_argument("--domain", metavar="TEXT", help="tell the model what the network is about")
+    embedding_model_flag(g)
+    domain_flag(g)
 
 
 def candidate_source(args: argparse.Namespace, options: Any, wiring: Wiring,
@@ -162,6 +164,12 @@ RUN_EXIT_CODES = """\
 exit codes: 0 ok; 1 the run ended in error (the model failed after its tries; nothing of
 that round was applied); 2 bad input or usage, or the store cannot be reached.
 """
+
+
+def usage(prog: str, *forms: str) -> str:
+    """A command's usage: `prog` and each of its forms, a line each, aligned under the
+    `usage: ` argparse prints first."""
+    return "\n       ".join(f"{prog} {form}" for form in forms)
 
 
 def accept_examples(prog: str, proposals_file: str, flags: str = "--json") -> str:

@@ -281,6 +281,17 @@ def make_embedder(args: argparse.Namespace) -> Any:
     return sentence_embedder()
 
 
+def domain_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup,
+                about: str = "what the network is about") -> None:
+    """`--domain TEXT`, which the prompt passes on to the model."""
+    p.add_argument("--domain", metavar="TEXT", help=f"tell the model {about}")
+
+
+def embedding_model_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    p.add_argument("--embedding-model", default=None, metavar="NAME",
+                   help="a local sentence-transformers model (default all-MiniLM-L6-v2)")
+
+
 def root_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument("--root", default=None, metavar="DIR",
                    help="source paths are stored relative to DIR (default: the current folder, "
@@ -318,7 +329,7 @@ def source_flags(p: argparse.ArgumentParser) -> None:
     prompt = p.add_argument_group("forge prompt")
     prompt.add_argument("--max-premises", type=positive_int, default=6, metavar="N",
                         help="at most N premises per chunk (default 6)")
-    prompt.add_argument("--domain", metavar="TEXT", help="tell the model what the files are about")
+    domain_flag(prompt, "what the files are about")
     premise_check_flags(p)
 
 

@@ -179,6 +179,12 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def some_ids(ids: Sequence[str], at_most: int = 8) -> str:
+    """The first `at_most` ids, comma-separated, then how many more there are."""
+    shown = ", ".join(ids[:at_most])
+    return shown + (f", ... ({len(ids) - at_most} more)" if len(ids) > at_most else "")
+
+
 def shorten(text: str, width: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 3] + "..."

@@ -25,6 +25,7 @@ from engine.cli.support import (
     print_listing,
     run_guarded,
     shorten,
+    some_ids,
     split_ids,
     table,
 )
@@ -296,8 +297,7 @@ def cmd_import(store, args) -> int:
                       ("beliefs naming themselves", report.self_listed),
                       ("retracted by nogoods", report.retracted_by_nogood)):
         if ids:
-            shown = ", ".join(ids[:8]) + (f", ... ({len(ids) - 8} more)" if len(ids) > 8 else "")
-            print(f"  {name}: {len(ids)}: {shown}")
+            print(f"  {name}: {len(ids)}: {some_ids(ids)}")
     return 0
 
 

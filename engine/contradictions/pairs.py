@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.model import Belief
-from engine.pairs.prompt import groups_prompt
+from engine.pairs.prompt import GroupReply, groups_prompt
+from engine.stages.echo import PromptEcho
 from engine.stages.replies import (Diagnostic, ReplyShape, answer_again, combine_by_key,
                                    find_items, number)
 from engine.stages.stage import Parsed
@@ -32,6 +33,10 @@ class ShownPair:
     sha_a: str
     sha_b: str
     why: str  # "close in meaning (0.71)" or "both rest on `x`"
+
+    @property
+    def members(self) -> tuple[str, str]:
+        return self.a, self.b
 
 
 @dataclass(frozen=True)
@@ -151,3 +156,7 @@ def _read(k: int, obj: Any, by_n: Mapping[int, ShownPair] | None):
 
 def combine_answers(first: Parsed[PairAnswer], second: Parsed[PairAnswer]) -> Parsed[PairAnswer]:
     return combine_by_key(first, second, lambda a: a.pair)
+
+
+PAIRS = GroupReply(build_prompt, reply_schema, parse_answers, retry_text, combine_answers,
+                   PromptEcho.of(FORMAT))

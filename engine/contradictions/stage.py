@@ -12,44 +12,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
-from engine.contradictions.pairs import (
-    FORMAT,
-    PairAnswer,
-    ShownPair,
-    build_prompt,
-    combine_answers,
-    parse_answers,
-    reply_schema,
-    retry_text,
-)
+from engine.contradictions.pairs import PAIRS, PairAnswer, ShownPair
 from engine.dedup.stage import CandidateSource, stale_member
 from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.pairs.candidates import current_verdicts
 from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.stage import GroupStage
 from engine.provenance import RoundRecord, RunRecord
-from engine.stages.contract import JsonReply, RoundContract
-from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.proposals_file import ProposalsFile
-from engine.stages.stage import (
-    Action,
-    Applied,
-    AppliedEntry,
-    Checked,
-    KeyedItems,
-    Parsed,
-    Prompt,
-    RoundInput,
-)
+from engine.stages.stage import Action, AppliedEntry
 from engine.store import GraphTx, PairVerdict, Store
-from engine.tms import now
 
 DEFAULT_THRESHOLD = 0.6  # cosine: lower than dedup's, contradicting claims share a subject
 DEFAULT_BATCH = 20  # pairs per round
 DEFAULT_MAX_SIBLINGS = 12
-ECHO = PromptEcho.of(FORMAT)
 
 
 @dataclass(frozen=True)
@@ -110,72 +90,30 @@ class PairSource:
         return pairs, shas
 
 
-class ContradictionsStage(KeyedItems):
+class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair, PairAnswer]):
     name = "contradictions"
+    reply = PAIRS
 
-    def __init__(self, options: ContradictionOptions, source: PairSource):
-        self.options = options.check()
-        self.source = source
-        self._shown: set[tuple[str, str]] = set()
-
-    def read_round(self, store: Store, n: int) -> RoundInput:
-        return self.read_round_besides(store, n, frozenset())
-
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
-        """`busy`: beliefs of pairs in flight (--parallel); a pair with one of them waits,
-        since a nogood over them may take it OUT."""
+    def due_groups(self, store: Store, busy: frozenset[str]
+                   ) -> tuple[tuple[ShownPair, ...], dict[str, Any]]:
+        # A pair with a belief in a round in flight waits: a nogood over them may take it OUT.
         pairs, shas = self.source.open_pairs(store)
-        due = [p for p in pairs
-               if (p[0], p[1]) not in self._shown and p[0] not in busy and p[1] not in busy
-               ][:self.options.batch]
+        due = self.first_due(pairs, lambda p: (p[0], p[1]), busy)
         shown = tuple(ShownPair(k, a, b, shas[a], shas[b], why)
                       for k, (a, b, why) in enumerate(due, 1))
-        if not shown:
-            return RoundInput(prompt=Prompt("", text_sha256("")), contract=self.contract(()),
-                              empty=True, details={"pairs": 0, "candidates": len(pairs)})
-        self._shown.update((p.a, p.b) for p in shown)
-        ids = sorted({i for p in shown for i in (p.a, p.b)})
-        beliefs, counts = store.read(lambda tx: (tx.get_beliefs(ids), tx.dependent_counts(ids)))
-        text = build_prompt(shown, beliefs, counts, domain=self.options.domain)
-        return RoundInput(prompt=Prompt(text, text_sha256(text)), contract=self.contract(shown),
-                          shown=tuple(ids), details={"pairs": len(shown),
-                                                     "candidates": len(pairs)},
-                          context=shown)
+        return shown, {"pairs": len(shown), "candidates": len(pairs)}
 
-    def contract(self, shown: Sequence[ShownPair]) -> RoundContract:
-        ids = tuple(sorted({i for p in shown for i in (p.a, p.b)}))
-        return RoundContract(ids, JsonReply(reply_schema(shown, bounded=True),
-                                            reply_schema(shown, bounded=False)), stage=self.name)
+    def fault(self, tx: GraphTx, item: PairAnswer) -> str:
+        stale = stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b))
+        if not stale and item.verdict == "CONTRADICTION" and has_nogood_over(tx, item.a, item.b):
+            return "a nogood over the pair exists already"
+        return stale
 
-    def parse(self, reply: str, shown: RoundInput | None) -> Parsed[PairAnswer]:
-        return parse_answers(reply, shown.context if shown is not None else None)
-
-    def retry_message(self, parsed: Parsed[PairAnswer], shown: RoundInput) -> str:
-        return retry_text(parsed.diagnostics)
-
-    def combine(self, first: Parsed[PairAnswer], second: Parsed[PairAnswer]) -> Parsed[PairAnswer]:
-        return combine_answers(first, second)
-
-    def check(self, tx: GraphTx, items: Sequence[PairAnswer], shown: RoundInput | None
-              ) -> Checked[PairAnswer]:
-        def fault(item: PairAnswer) -> str:
-            if ECHO.echoed(item.comment):
-                return ECHO_REASON
-            stale = stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b))
-            if not stale and item.verdict == "CONTRADICTION" and has_nogood_over(
-                    tx, item.a, item.b):
-                return "a nogood over the pair exists already"
-            return stale
-
-        return Checked.by_fault(items, fault, key=lambda item: item.key)
-
-    def apply(self, tx: GraphTx, items: Sequence[PairAnswer], shown: RoundInput | None,
-              run: RunRecord, record: RoundRecord) -> Applied:
-        checked = self.check(tx, items, shown)
-        at = now()
+    def write(self, tx: GraphTx, valid: Sequence[PairAnswer], run: RunRecord,
+              record: RoundRecord, at: str) -> tuple[list[AppliedEntry], Change]:
         change = Change()
         entries: list[AppliedEntry] = []
-        for item in checked.valid:
+        for item in valid:
             a, b = sorted((item.a, item.b))
             sha = {item.a: item.sha_a, item.b: item.sha_b}
             tx.save_pair_verdicts([PairVerdict(self.name, a, b, sha[a], sha[b], item.verdict,
@@ -188,7 +126,7 @@ class ContradictionsStage(KeyedItems):
             else:
                 entries.append(AppliedEntry(f"pair {item.pair}", Action.COMPATIBLE,
                                             fields={"members": [a, b]}))
-        return Applied(checked, entries, change)
+        return entries, change
 
     def render_file(self, items: Sequence[PairAnswer], run: RunRecord, command: str) -> str:
         found = sum(i.verdict == "CONTRADICTION" for i in items)

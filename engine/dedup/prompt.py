@@ -1,14 +1,23 @@
 """Dedup's prompt and reply schema: each cluster as `## Cluster <n>`, each member as
 `` `id` `` with its full text, label, depth and number of dependents; the answer one JSON
-object per cluster under "verdicts", its cluster numbers and ids restricted to those shown."""
+object per cluster under "verdicts", its cluster numbers and ids restricted to those shown;
+CLUSTERS, all of it with the parser (engine/dedup/verdicts.py) for the stage."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from engine.dedup.verdicts import MAX_COMMENT, REPLY_KEY, VERDICTS, ShownCluster
+from engine.dedup.verdicts import (
+    MAX_COMMENT,
+    REPLY_KEY,
+    VERDICTS,
+    ShownCluster,
+    combine_verdicts,
+    parse_verdicts,
+)
 from engine.model import Belief
-from engine.pairs.prompt import groups_prompt
+from engine.pairs.prompt import GroupReply, groups_prompt
+from engine.stages.echo import PromptEcho
 from engine.stages.replies import Diagnostic, answer_again
 
 INSTRUCTIONS = """\
@@ -75,3 +84,7 @@ def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str
         listing.update(minItems=len(clusters), maxItems=len(clusters))
     return {"type": "object", "properties": {REPLY_KEY: listing}, "required": [REPLY_KEY],
             "additionalProperties": False}
+
+
+CLUSTERS = GroupReply(build_prompt, reply_schema, parse_verdicts, retry_text, combine_verdicts,
+                      PromptEcho.of(FORMAT))

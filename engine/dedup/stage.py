@@ -18,9 +18,9 @@ from itertools import combinations
 from typing import Any
 
 from engine.dedup.merge import choose_keep, merge_in, rests_on
-from engine.dedup.prompt import FORMAT, build_prompt, reply_schema, retry_text
+from engine.dedup.prompt import CLUSTERS
 from engine.dedup.proposals_file import render
-from engine.dedup.verdicts import ClusterVerdict, ShownCluster, combine_verdicts, parse_verdicts
+from engine.dedup.verdicts import ClusterVerdict, ShownCluster
 from engine.embedding.cache import Embedder, VectorCache, text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change, Truth
@@ -35,21 +35,10 @@ from engine.pairs.candidates import (
     unjudged,
 )
 from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.stage import GroupStage
 from engine.provenance import RoundRecord, RunRecord
-from engine.stages.contract import JsonReply, RoundContract
-from engine.stages.echo import ECHO_REASON, PromptEcho
-from engine.stages.stage import (
-    Action,
-    Applied,
-    AppliedEntry,
-    Checked,
-    KeyedItems,
-    Parsed,
-    Prompt,
-    RoundInput,
-)
+from engine.stages.stage import Action, AppliedEntry
 from engine.store import GraphTx, PairVerdict, Store
-from engine.tms import now
 
 # Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (README, "Dedup").
 DEFAULT_THRESHOLD = 0.85
@@ -57,7 +46,6 @@ DEFAULT_ID_THRESHOLD = 0.6  # id-token Jaccard, for --by-id
 DEFAULT_K = 10
 DEFAULT_MAX_CLUSTER = 8
 DEFAULT_BATCH = 10  # clusters per round
-ECHO = PromptEcho.of(FORMAT)
 
 
 @dataclass(frozen=True)
@@ -140,70 +128,40 @@ def find_clusters(store: Store, source: CandidateSource) -> tuple[list[Cluster],
     return complete_link(live, source.options.max_cluster), shas
 
 
-class DedupStage(KeyedItems):
+class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, ClusterVerdict]):
     name = "dedup"
-
-    def __init__(self, options: DedupOptions, source: CandidateSource):
-        self.options = options.check()
-        self.source = source
-        self._shown: set[tuple[str, ...]] = set()  # clusters shown in this run
+    reply = CLUSTERS
 
     # --- one round's view ---------------------------------------------------------------
-    def read_round(self, store: Store, n: int) -> RoundInput:
-        return self.read_round_besides(store, n, frozenset())
-
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
-        """`busy`: beliefs of clusters in flight (--parallel); a cluster with one of them
-        waits, since their merges may change it."""
+    def due_groups(self, store: Store, busy: frozenset[str]
+                   ) -> tuple[tuple[ShownCluster, ...], dict[str, Any]]:
+        # A cluster with a belief in a round in flight waits: its merges may change it.
         clusters, shas = find_clusters(store, self.source)
-        due = [c for c in clusters
-               if c.members not in self._shown and busy.isdisjoint(c.members)][:self.options.batch]
+        due = self.first_due(clusters, lambda c: c.members, busy)
         shown = tuple(ShownCluster(k, c.members, tuple(shas[i] for i in c.members), c.score)
                       for k, c in enumerate(due, 1))
-        if not shown:
-            return RoundInput(prompt=Prompt("", text_sha256("")), contract=self.contract(()),
-                              empty=True, details={"clusters": 0, "candidates": len(clusters)})
-        self._shown.update(c.members for c in due)
-        ids = sorted({i for c in shown for i in c.members})
-        beliefs, counts = store.read(lambda tx: (tx.get_beliefs(ids), tx.dependent_counts(ids)))
-        text = build_prompt(shown, beliefs, counts, domain=self.options.domain)
-        return RoundInput(
-            prompt=Prompt(text, text_sha256(text)), contract=self.contract(shown), shown=tuple(ids),
-            details={"strategy": "by-id" if self.options.by_id else "embedding",
-                     "clusters": len(shown), "candidates": len(clusters)},
-            context=shown)
-
-    def contract(self, shown: Sequence[ShownCluster]) -> RoundContract:
-        ids = tuple(sorted({i for c in shown for i in c.members}))
-        return RoundContract(ids, JsonReply(reply_schema(shown, bounded=True),
-                                            reply_schema(shown, bounded=False)), stage=self.name)
-
-    # --- the reply ----------------------------------------------------------------------
-    def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ClusterVerdict]:
-        return parse_verdicts(reply, shown.context if shown is not None else None)
-
-    def retry_message(self, parsed: Parsed[ClusterVerdict], shown: RoundInput) -> str:
-        return retry_text(parsed.diagnostics)
-
-    def combine(self, first: Parsed[ClusterVerdict], second: Parsed[ClusterVerdict]
-                ) -> Parsed[ClusterVerdict]:
-        return combine_verdicts(first, second)
+        strategy = {"strategy": "by-id" if self.options.by_id else "embedding"} if shown else {}
+        return shown, {**strategy, "clusters": len(shown), "candidates": len(clusters)}
 
     # --- validation and apply -----------------------------------------------------------
-    def check(self, tx: GraphTx, items: Sequence[ClusterVerdict], shown: RoundInput | None
-              ) -> Checked[ClusterVerdict]:
-        return Checked.by_fault(
-            items, lambda v: ECHO_REASON if ECHO.echoed(v.comment) else _fault(tx, v),
-            key=lambda v: v.key)
+    def fault(self, tx: GraphTx, item: ClusterVerdict) -> str:
+        stale = stale_member(tx, item.members, item.shas)
+        if stale:
+            return stale
+        if item.same:
+            keep = _keep(tx, item)
+            for m in item.same:
+                if m != keep and rests_on(tx, keep, m):
+                    return (f"the kept belief `{keep}` rests on `{m}`: merging would leave it "
+                            "circular")
+        return ""
 
-    def apply(self, tx: GraphTx, items: Sequence[ClusterVerdict], shown: RoundInput | None,
-              run: RunRecord, record: RoundRecord) -> Applied:
-        checked = self.check(tx, items, shown)
-        at = now()
+    def write(self, tx: GraphTx, valid: Sequence[ClusterVerdict], run: RunRecord,
+              record: RoundRecord, at: str) -> tuple[list[AppliedEntry], Change]:
         change = Change()
         entries: list[AppliedEntry] = []
         verdicts: list[PairVerdict] = []
-        for v in checked.valid:
+        for v in valid:
             shas = dict(zip(v.members, v.shas))
             same: set[tuple[str, str]] = set()
             if v.same:
@@ -237,7 +195,7 @@ class DedupStage(KeyedItems):
         truths = tx.get_beliefs([e["kept"] for e in entries if e.action is Action.MERGED])
         entries = [replace(e, truth_value=str(truths[e["kept"]].truth))
                    if e.action is Action.MERGED and e["kept"] in truths else e for e in entries]
-        return Applied(checked, entries, change)
+        return entries, change
 
     # --- the report and the proposals file -------------------------------------------------
     def render_file(self, items: Sequence[ClusterVerdict], run: RunRecord, command: str) -> str:
@@ -260,17 +218,4 @@ def stale_member(tx: GraphTx, members: Sequence[str], shas: Sequence[str]) -> st
             return f"`{i}` is no longer IN"
         if text_sha256(b.text) != sha:
             return f"the text of `{i}` changed since it was judged"
-    return ""
-
-
-def _fault(tx: GraphTx, v: ClusterVerdict) -> str:
-    """Why a verdict cannot be applied to the graph as it is now ("" when it can)."""
-    stale = stale_member(tx, v.members, v.shas)
-    if stale:
-        return stale
-    if v.same:
-        keep = _keep(tx, v)
-        for m in v.same:
-            if m != keep and rests_on(tx, keep, m):
-                return f"the kept belief `{keep}` rests on `{m}`: merging would leave it circular"
     return ""

@@ -6,7 +6,6 @@ so the model does not repeat them, and asks for premises each grounded in a quot
 """
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -85,7 +84,7 @@ def build_prompt(view: ChunkView, options: PromptOptions = PromptOptions()) -> P
                   or ["(none)"])
     parts += ["", "## What to reply", reply_format(options.max_premises), ""]
     text = "\n".join(parts)
-    return Prompt(text, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    return Prompt.of(text)
 
 
 def _line(text: str, width: int = 160) -> str:

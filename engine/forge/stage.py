@@ -41,6 +41,13 @@ class PlannedChunk:
     source: SourceText
     chunk: Chunk
 
+    @property
+    def ground(self) -> Ground:
+        """What a premise forged from the chunk must quote: its text, where it stands in
+        the file, and the hashes of the file and the chunk."""
+        c = self.chunk
+        return Ground(c.path, c.text, c.start, self.source.sha256, c.sha256)
+
 
 @dataclass(frozen=True)
 class ForgeSettings:
@@ -149,8 +156,7 @@ class ForgeStage(KeyedItems):
     @staticmethod
     def _ground_for_round(shown: RoundInput) -> Callable[[ProposedPremise], Ground | str]:
         planned: PlannedChunk = shown.context
-        c = planned.chunk
-        ground = Ground(c.path, c.text, c.start, planned.source.sha256, c.sha256)
+        ground = planned.ground
         return lambda p: ground
 
     def _ground_in_file(self) -> Callable[[ProposedPremise], Ground | str]:

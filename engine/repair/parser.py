@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.repair.repairs import ACTIONS, LINK, SOFTEN, WITH_TEXT, Repair, key, same_claim
-from engine.stages.item_reader import ItemReader, ItemsParse, read_items, unanswered
+from engine.stages.item_reader import ItemsParse, JustificationReader, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import Diagnostic, ReplyShape, bare_id, second_fills_gaps
 
@@ -42,19 +42,11 @@ def _ids(value: Any) -> list[str]:
     return out
 
 
-class _Reader(ItemReader[RepairParse]):
-    def __init__(self, expected: Expected | None):
-        super().__init__(RepairParse())
-        self.expected = expected
+class _Reader(JustificationReader[RepairParse]):
+    label = "repair"
 
-    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        found = self.shown_id(obj, line, f"repair {index}", ("id", "belief"), self.expected, "")
-        if found is None:
-            return
-        belief, where, shown = found
-        position = self.justification(obj, belief, where, shown, line)
-        if position is None:
-            return
+    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
+                    shown: Mapping[int, Any] | None, position: int) -> None:
         k = key(belief, position)
         action = bare_id(obj.get("action") or "").lower()
         if action not in ACTIONS:
@@ -111,7 +103,7 @@ def parse_reply(text: object, expected: Expected | None = None,
     """The repairs of a reply. `expected` (what the round showed) enables the id, number,
     claim and completeness checks, `graph_check` the bridge checks; without them (a
     proposals file) validation makes them later."""
-    reader = _Reader(expected)
+    reader = _Reader(RepairParse(), expected)
     if read_items(text, SHAPE, "repair", reader, reader.read):
         reader.graph(graph_check)
     return reader.finish()

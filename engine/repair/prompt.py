@@ -1,4 +1,5 @@
-"""The repair prompt and its JSON reply schema.
+"""The repair prompt, its JSON reply schema and RETRY, the one retry's words (and the
+parser's combine).
 
 Fixed sections (Background, Actions, Answer format), then `## Defeated justifications`, one
 `### <belief> justification <n>` block per case: the claim and the belief's label, the
@@ -14,9 +15,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.repair.due import CHALLENGE, Defeat, Defeated
+from engine.repair.parser import combine
 from engine.repair.repairs import ACTIONS
 from engine.review.material import ShownJustification
 from engine.search import SearchHit
+from engine.stages.item_reader import ItemsRetry, justification_named
 from engine.stages.contract import JsonReply
 
 KEY = "repairs"
@@ -58,6 +61,10 @@ numbers exactly as shown:
  "action": "link|soften|abandon|research", "bridges": ["<IN belief id>"],
  "text": "<narrower claim, or the missing premise>", "comment": "<one sentence>"}]}
 (`bridges` for link, else []; `text` for soften and research, else "")"""
+RETRY = ItemsRetry(without="a usable repair", named=justification_named,
+                   answer_format=FORMAT, combine=combine,
+                   request="Reply again with one repair for every justification shown, in "
+                           "exactly this format:")
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,14 @@ from engine.repair import parser
 from engine.repair.apply import write_repairs
 from engine.repair.bridges import candidates_for, query_text, query_words
 from engine.repair.due import Defeated, read_due, with_findings
-from engine.repair.prompt import FORMAT, RepairCase, build_prompt, json_reply
+from engine.repair.prompt import RETRY, RepairCase, build_prompt, json_reply
 from engine.repair.proposals_file import render
 from engine.repair.repairs import Repair
 from engine.repair.validate import check_repairs, graph_problems
 from engine.review.material import read_under_review
 from engine.stages.contract import RoundContract
-from engine.stages.item_reader import justification_named
-from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
+from engine.stages.item_reader import RetriesItems
+from engine.stages.stage import Applied, Checked, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -69,8 +69,9 @@ def cases_of(tx: GraphTx, chosen: Sequence[Defeated], words: Mapping[str, Sequen
     return out
 
 
-class RepairStage(KeyedItems):
+class RepairStage(RetriesItems[parser.RepairParse]):
     name = "repair"
+    retry = RETRY
 
     def __init__(self, settings: RepairSettings = RepairSettings(), *, embedder: Any = None):
         self.settings = settings
@@ -119,16 +120,6 @@ class RepairStage(KeyedItems):
             def check(repairs: Sequence[Repair]):
                 return store.read(lambda tx: graph_problems(tx, repairs))
         return parser.parse_reply(reply, ctx.expected if ctx else None, check)
-
-    def retry_message(self, parsed: parser.RepairParse, shown: RoundInput) -> str:
-        return parsed.retry_message(
-            without="a usable repair", named=justification_named, answer_format=FORMAT,
-            request="Reply again with one repair for every justification shown, in exactly "
-                    "this format:")
-
-    def combine(self, first: parser.RepairParse, second: parser.RepairParse
-                ) -> parser.RepairParse:
-        return parser.combine(first, second)
 
     def check(self, tx: GraphTx, items: Sequence[Repair], shown: RoundInput | None
               ) -> Checked[Repair]:

@@ -30,7 +30,7 @@ from engine.review.verdicts import (
     Verdict,
     key,
 )
-from engine.stages.item_reader import ItemReader, ItemsParse, read_items, unanswered
+from engine.stages.item_reader import ItemsParse, JustificationReader, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import Diagnostic, ReplyShape, bare_id, find_items, second_fills_gaps
 
@@ -60,20 +60,12 @@ def _boolean(value: Any) -> bool | None:
     return None
 
 
-class _Reader(ItemReader[ReviewParse]):
-    def __init__(self, expected: Expected | None):
-        super().__init__(ReviewParse(expected=expected))
-        self.expected = expected
+class _Reader(JustificationReader[ReviewParse]):
+    label = "verdict"
+    what = "belief "
 
-    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        found = self.shown_id(obj, line, f"verdict {index}", ("id", "belief"), self.expected,
-                              "belief ")
-        if found is None:
-            return
-        belief, where, shown = found
-        position = self.justification(obj, belief, where, shown, line)
-        if position is None:
-            return
+    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
+                    shown: Mapping[int, Any] | None, position: int) -> None:
         valid = _boolean(obj.get("valid"))
         if valid is None:
             self.problem(f"{where} #{position} lacks `valid`" if "valid" not in obj else
@@ -150,7 +142,7 @@ class _Reader(ItemReader[ReviewParse]):
 def parse_reply(text: object, expected: Expected | None = None) -> ReviewParse:
     """The verdicts of a reply. `expected` (what the round showed) enables the id, number and
     completeness checks; without it (a proposals file) the graph checks them later."""
-    reader = _Reader(expected)
+    reader = _Reader(ReviewParse(expected=expected), expected)
     read_items(text, SHAPE, "verdict", reader, reader.read)
     return reader.finish()
 

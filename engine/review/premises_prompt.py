@@ -1,4 +1,5 @@
-"""The premise review prompt and its JSON reply schema.
+"""The premise review prompt, its JSON reply schema and RETRY, the one retry's words (and
+the parser's combine).
 
 Fixed sections (the task, the verdicts and kinds, the answer format), then `## Premises to
 check`, one `### <id>` block per premise: its claim, the source path with the pinned lines,
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.review.premises_due import PremiseUnderReview
-from engine.review.premises_verdicts import KINDS, VERDICTS
+from engine.review.premises_verdicts import KINDS, VERDICTS, combine
 from engine.stages.contract import JsonReply
 from engine.stages.echo import PromptEcho
+from engine.stages.item_reader import ItemsRetry
 
 INTRO = ("You check premises of a belief network against the source each was drawn from: "
          "is the claim what the lines say?")
@@ -42,6 +44,9 @@ Only one JSON object, one verdict per premise shown, none left out, ids exactly 
  "kind": "<for misread: overgeneralized|fabricated|misread|stale, else empty>",
  "quote": "<words copied from the lines shown>", "narrower": "<for partial: the claim the
  lines do state, else empty>", "comment": "<one sentence>"}]}"""
+RETRY = ItemsRetry(without="a usable verdict", answer_format=FORMAT, combine=combine,
+                   request="Reply again with a verdict on every premise shown, each quote "
+                           "copied exactly from its lines, in exactly this format:")
 
 ECHO = PromptEcho.of(FORMAT)
 MAX_COMMENT = 200

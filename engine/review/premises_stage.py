@@ -19,11 +19,13 @@ from engine.provenance import RoundRecord, RunRecord
 from engine.review.premises_apply import check_verdicts, write_premise_review
 from engine.review.premises_due import PremiseUnderReview, read_premises
 from engine.review.premises_file import render
-from engine.review.premises_prompt import FORMAT, build_prompt, json_reply
-from engine.review.premises_verdicts import PremiseParse, PremiseVerdict, combine, parse_reply
+from engine.review.premises_prompt import RETRY, build_prompt, json_reply
+from engine.review.premises_verdicts import PremiseParse, PremiseVerdict, parse_reply
 from engine.review.premises_window import DEFAULT_BUDGET
+from engine.review.stage import ReviewScope
 from engine.stages.contract import RoundContract
-from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
+from engine.stages.item_reader import RetriesItems
+from engine.stages.stage import Applied, Checked, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -31,13 +33,8 @@ STRATEGY = "premises, most depended-on first"
 
 
 @dataclass(frozen=True)
-class PremiseSettings:
-    budget: int = 20  # premises per round
+class PremiseSettings(ReviewScope):
     source_tokens: int = DEFAULT_BUDGET  # source lines shown per premise, in tokens
-    ids: tuple[str, ...] = ()
-    review_all: bool = False
-    apply_suggestions: bool = False
-    domain: str | None = None
 
 
 @dataclass(frozen=True)
@@ -45,8 +42,9 @@ class PremiseRound:
     shown: tuple[PremiseUnderReview, ...]
 
 
-class PremiseReviewStage(KeyedItems):
+class PremiseReviewStage(RetriesItems[PremiseParse]):
     name = "review"
+    retry = RETRY
 
     def __init__(self, reader: SourceReader, settings: PremiseSettings = PremiseSettings(), *,
                  since: str | None = None):
@@ -83,15 +81,6 @@ class PremiseReviewStage(KeyedItems):
         ctx = shown.context if shown is not None else None
         expected = ({p.id: p for p in ctx.shown} if isinstance(ctx, PremiseRound) else None)
         return parse_reply(reply, expected)
-
-    def retry_message(self, parsed: PremiseParse, shown: RoundInput) -> str:
-        return parsed.retry_message(
-            without="a usable verdict", answer_format=FORMAT,
-            request="Reply again with a verdict on every premise shown, each quote copied "
-                    "exactly from its lines, in exactly this format:")
-
-    def combine(self, first: PremiseParse, second: PremiseParse) -> PremiseParse:
-        return combine(first, second)
 
     def check(self, tx: GraphTx, items: Sequence[PremiseVerdict], shown: RoundInput | None
               ) -> Checked:

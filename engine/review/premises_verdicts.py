@@ -91,13 +91,8 @@ def _word(value: Any) -> str:
 
 
 class _Reader(ItemReader[PremiseParse]):
-    def __init__(self, expected: Expected | None):
-        super().__init__(PremiseParse(expected=expected))
-        self.expected = expected
-
     def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        found = self.shown_id(obj, line, f"verdict {index}", ("id", "premise"), self.expected,
-                              "premise ")
+        found = self.shown_id(obj, line, f"verdict {index}", ("id", "premise"), "premise ")
         if found is None:
             return
         belief, where, shown = found
@@ -149,7 +144,7 @@ def parse_reply(text: object, expected: Expected | None = None) -> PremiseParse:
     """The verdicts of a reply. `expected` (what the round showed) enables the id,
     completeness and grounding checks; without it (a proposals file) the check against the
     graph and the source does them."""
-    reader = _Reader(expected)
+    reader = _Reader(PremiseParse(expected=expected), expected)
     read_items(text, SHAPE, "verdict", reader, reader.read)
     return reader.finish()
 

@@ -3,7 +3,8 @@
 justification under `Justification <n>` (1-based, in the belief's order) with its mode and
 label, each antecedent as `` `id` `` with its full text (and its label, [OUT] or
 [UNDETERMINED], when it is not IN), each Unless id with its label and text; then the round's
-counts. Pure text building; the material comes from engine.review.material. Every word of the
+counts; RETRY, the one retry's words (and the parser's combine). Pure text building; the
+material comes from engine.review.material. Every word of the
 fixed part is paid for in every round: scripts/bench/review_tokens.py measures it.
 """
 from __future__ import annotations
@@ -13,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.review.material import Named, ShownJustification, UnderReview
+from engine.review.parser import combine
 from engine.review.verdicts import NO_REASON, REASON_TYPES
+from engine.stages.item_reader import ItemsRetry, justification_named
 from engine.stages.stage import Prompt
 
 INTRO = ("You are a strict critic of a belief network. Judge each justification of each "
@@ -55,6 +58,9 @@ numbers exactly as shown:
  "mode": "ALL|ANY", "reason_type": "<type, or none>", "missing_property": "<text or empty>",
  "comment": "<one sentence>", "antecedents": [{"id": "<id>", "establishes": "<text>",
  "does_not_establish": "<text>"}]}]}"""
+RETRY = ItemsRetry(without="a verdict", named=justification_named, answer_format=FORMAT,
+                   request="Reply again with verdicts on every justification shown, in "
+                           "exactly this format:", combine=combine)
 
 
 @dataclass(frozen=True)

@@ -17,14 +17,14 @@ from engine.review import parser
 from engine.review.apply import write_review
 from engine.review.due import DueOptions, read_due
 from engine.review.material import UnderReview, read_under_review
-from engine.review.prompt import FORMAT, build_prompt
+from engine.review.prompt import RETRY, build_prompt
 from engine.review.proposals_file import render
 from engine.review.schema import json_reply
 from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
-from engine.stages.item_reader import justification_named
-from engine.stages.stage import Applied, Checked, KeyedItems, Prompt, RoundInput
+from engine.stages.item_reader import RetriesItems
+from engine.stages.stage import Applied, Checked, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -32,13 +32,20 @@ STRATEGY = "dependency order"
 
 
 @dataclass(frozen=True)
-class ReviewSettings:
-    budget: int = 20  # beliefs per round
+class ReviewScope:
+    """What both modes of review take: how many a round shows, which, whether what has a
+    current review is done again, whether suggestions are applied, and the domain."""
+
+    budget: int = 20  # beliefs (premises, with --premises) per round
     ids: tuple[str, ...] = ()
-    min_depth: int = 0
     review_all: bool = False
     apply_suggestions: bool = False
     domain: str | None = None
+
+
+@dataclass(frozen=True)
+class ReviewSettings(ReviewScope):
+    min_depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -54,8 +61,9 @@ def _context(shown: RoundInput | None) -> ReviewRound | None:
     return shown.context if shown is not None and isinstance(shown.context, ReviewRound) else None
 
 
-class ReviewStage(KeyedItems):
+class ReviewStage(RetriesItems[parser.ReviewParse]):
     name = "review"
+    retry = RETRY
 
     def __init__(self, settings: ReviewSettings = ReviewSettings(), *, since: str | None = None):
         self.settings = settings
@@ -104,16 +112,6 @@ class ReviewStage(KeyedItems):
             parsed.items = [dataclasses.replace(v, shown_sha256=ctx.hashes[v.belief])
                             for v in parsed.items]
         return parsed
-
-    def retry_message(self, parsed: parser.ReviewParse, shown: RoundInput) -> str:
-        return parsed.retry_message(
-            without="a verdict", named=justification_named, answer_format=FORMAT,
-            request="Reply again with verdicts on every justification shown, in exactly this "
-                    "format:")
-
-    def combine(self, first: parser.ReviewParse, second: parser.ReviewParse
-                ) -> parser.ReviewParse:
-        return parser.combine(first, second)
 
     def check(self, tx: GraphTx, items: Sequence[Verdict], shown: RoundInput | None) -> Checked:
         ctx = _context(shown)

@@ -1,7 +1,9 @@
 """What the stages that judge one item at a time (review, premise review, repair) share when
-they read a reply: the parse result, the walk over the reply's items with the problems every
-such reply can have, and the checks on an item's id and justification number. Each stage's
-reader adds only what its answer says. Never raises.
+they read a reply: the parse result, the one retry (ItemsRetry; RetriesItems gives a stage
+its retry_message and combine), the walk over the reply's items with the problems every
+such reply can have, and the checks on an item's id and justification number (done whole by
+JustificationReader for review and repair). Each stage's reader adds only what its answer
+says. Never raises.
 
 A problem asks for the one retry (a Diagnostic in `diagnostics`); a note is recorded and
 changes nothing (`notes`).
@@ -22,6 +24,7 @@ from engine.stages.replies import (
     number,
     retry_message,
 )
+from engine.stages.stage import KeyedItems, RoundInput
 
 ItemT = TypeVar("ItemT")
 MAX_REPLY_CHARS = 500_000
@@ -41,14 +44,6 @@ class ItemsParse(Generic[ItemT]):
     def needs_retry(self) -> bool:
         return bool(self.diagnostics)
 
-    def retry_message(self, *, without: str, request: str, answer_format: str,
-                      named: Callable[[str], str] = str) -> str:
-        """The one retry's message: what was wrong, the keys still `without` an answer
-        (each as `named` shows it), the request and the format again."""
-        missing = (["", f"Still without {without}: " + ", ".join(named(k) for k in self.missing)]
-                   if self.missing else [])
-        return retry_message(self.diagnostics, opening="Your reply could not be used as it was.",
-                             extra=missing, request=request, answer_format=answer_format)
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": len(self.items), "needs_retry": self.needs_retry,
@@ -58,6 +53,39 @@ class ItemsParse(Generic[ItemT]):
 
 
 ParseT = TypeVar("ParseT", bound=ItemsParse)
+
+
+@dataclass(frozen=True)
+class ItemsRetry(Generic[ParseT]):
+    """The one retry of a stage that answers per item: its message names what was wrong,
+    the keys still `without` an answer (each as `named` shows it), then says the `request`
+    and the answer format again; `combine` joins the two replies' parses."""
+
+    without: str
+    request: str
+    answer_format: str
+    combine: Callable[[ParseT, ParseT], ParseT]
+    named: Callable[[str], str] = str
+
+    def message(self, parsed: ItemsParse[Any]) -> str:
+        missing = (["", f"Still without {self.without}: "
+                    + ", ".join(self.named(k) for k in parsed.missing)] if parsed.missing else [])
+        return retry_message(parsed.diagnostics,
+                             opening="Your reply could not be used as it was.", extra=missing,
+                             request=self.request, answer_format=self.answer_format)
+
+
+class RetriesItems(KeyedItems, Generic[ParseT]):
+    """`retry_message` and `combine` for a stage (review, premise review, repair) from its
+    `retry`, and `item_dict` and `item_key` from KeyedItems."""
+
+    retry: ItemsRetry[ParseT]
+
+    def retry_message(self, parsed: ParseT, shown: RoundInput) -> str:
+        return self.retry.message(parsed)
+
+    def combine(self, first: ParseT, second: ParseT) -> ParseT:
+        return self.retry.combine(first, second)
 
 
 def justification_key(belief: str, position: int) -> str:
@@ -89,10 +117,13 @@ def flat_text(value: Any) -> str:
 
 
 class ItemReader(Generic[ParseT]):
-    """The reader of one reply's items into `out`; a stage's reader adds its `read`."""
+    """The reader of one reply's items into `out`; a stage's reader adds its `read`.
+    `expected`: what the round showed of each item, by id (None when a proposals file is
+    read)."""
 
-    def __init__(self, out: ParseT):
+    def __init__(self, out: ParseT, expected: Mapping[str, Any] | None = None):
         self.out = out
+        self.expected = expected
 
     def problem(self, reason: str, line: int) -> None:
         self.out.diagnostics.append(Diagnostic(reason=reason, line=line))
@@ -110,19 +141,18 @@ class ItemReader(Generic[ParseT]):
             self.problem(f"{where} has no id", line)
         return ident
 
-    def shown_id(self, obj: Any, line: int, label: str, id_keys: tuple[str, ...],
-                 shown: Mapping[str, Any] | None, what: str) -> tuple[str, str, Any] | None:
+    def shown_id(self, obj: Any, line: int, label: str, id_keys: tuple[str, ...], what: str
+                 ) -> tuple[str, str, Any] | None:
         """An item's id, how messages name it (`label (id)`) and what the round showed of
-        it (None without `shown`, as when a proposals file is read); None after a problem,
-        such as an id the round did not show. `what`: how the message names the item
-        ("belief ", "premise ", or "")."""
+        it (None without `expected`); None after a problem, such as an id the round did not
+        show. `what`: how the message names the item ("belief ", "premise ", or "")."""
         ident = self.item_id(obj, line, label, id_keys)
         if not ident:
             return None
         where = f"{label} ({ident})"
-        if shown is None:
+        if self.expected is None:
             return ident, where, None
-        found = shown.get(ident)
+        found = self.expected.get(ident)
         if found is None:
             self.problem(f"{where} names {what}'{ident}', which this round did not show", line)
             return None
@@ -144,6 +174,30 @@ class ItemReader(Generic[ParseT]):
                          f"not {position}", line)
             return None
         return position
+
+
+class JustificationReader(ItemReader[ParseT]):
+    """The reader of a reply with one answer per justification shown (review, repair): an
+    item's id and justification number are checked against what the round showed, then
+    `read_answer` reads the rest. Messages name an item `label N (id)` and its id `what`."""
+
+    label = "answer"
+    what = ""  # "belief " or ""
+
+    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
+        found = self.shown_id(obj, line, f"{self.label} {index}", ("id", "belief"), self.what)
+        if found is None:
+            return
+        belief, where, shown = found
+        position = self.justification(obj, belief, where, shown, line)
+        if position is not None:
+            self.read_answer(obj, line, seen, belief, where, shown, position)
+
+    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
+                    shown: Mapping[int, Any] | None, position: int) -> None:
+        """Read the answer on justification `position` of `belief` (`shown`: what the round
+        showed of each of its justifications, by number)."""
+        raise NotImplementedError
 
 
 def read_items(text: object, shape: ReplyShape, noun: str, reader: ItemReader[Any],

@@ -20,6 +20,7 @@ transaction, so what was validated is what is written.
 """
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -40,6 +41,11 @@ class Prompt:
 
     text: str
     sha256: str
+
+    @classmethod
+    def of(cls, text: str) -> Prompt:
+        """`text` with the sha256 of its UTF-8 bytes."""
+        return cls(text, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 @dataclass(frozen=True)
