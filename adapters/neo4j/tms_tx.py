@@ -49,10 +49,14 @@ def _first(row: Sequence[Any]) -> Any:
 
 def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
     """The ids of [position, id] pairs, in written order."""
-    if len(pairs) > 1:
-        pairs.sort(key=_first)
-    return tuple(i for _, i in pairs)
+    if len(pairs) == 1:
+        return (pairs[0][1],)
+    pairs.sort(key=_first)
+    return tuple([i for _, i in pairs])
 
+
+_KINDS = {None: Kind.SL, "": Kind.SL, "SL": Kind.SL, "CP": Kind.CP}
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 
 READ_BATCH = 10_000  # beliefs per record of all_belief_rows
 
@@ -164,6 +168,7 @@ class TmsTxPart(TxBase):
         record = self._single("labelling")
         beliefs: dict[str, Belief] = {}
         labels: dict[str, list[str]] = {}
+        kinds = _KINDS
         for bid, retracted, asserted, depth, raw, js, own, effective in (
                 record["rows"] if record else ()):
             truth = (Truth.IN if "In" in raw else
@@ -173,14 +178,14 @@ class TmsTxPart(TxBase):
                 if len(js) > 1:
                     js.sort(key=_first)
                 justifications = tuple(
-                    Justification(_in_order(antecedents), _in_order(outlist),
-                                  Kind(kind or "SL"), gate=gate)
+                    Justification(_in_order(antecedents) if antecedents else (),
+                                  _in_order(outlist) if outlist else (),
+                                  kinds.get(kind) or Kind(kind), "", gate)
                     for _, kind, antecedents, outlist, gate in js)
-            beliefs[bid] = Belief(id=bid, text="", justifications=justifications,
-                                  retracted=retracted, asserted=asserted, truth=truth,
-                                  depth=depth,
-                                  metadata={TAGS_KEY: own} if own else MappingProxyType({}),
-                                  effective_tags=tuple(effective or ()))
+            beliefs[bid] = Belief(bid, "", justifications, retracted=retracted,
+                                  asserted=asserted, truth=truth, depth=depth,
+                                  metadata={TAGS_KEY: own} if own else _NO_METADATA,
+                                  effective_tags=tuple(effective) if effective else ())
             labels[bid] = raw
         return beliefs, labels
 
