@@ -53,6 +53,13 @@ class ChangeTracker:
         return [{"id": i, "did": sorted(r), "was": self.was.get(i)}
                 for i, r in sorted(roles.items())]
 
+    def touch_count(self) -> int:
+        """len(self.touches()), without building them."""
+        touched = set(self.did)
+        for ids in (self.change.went_in, self.change.went_out, self.by_nogood):
+            touched.update(i for i in ids if i not in self.removed)
+        return len(touched)
+
     def ids_with(self, role: str) -> list[str]:
         return sorted(i for i, r in self.did.items() if role in r)
 

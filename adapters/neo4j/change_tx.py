@@ -49,10 +49,8 @@ class ChangeTxPart(TxBase):
     # --- the append, made by Neo4jStore.write after the work ----------------------------
     def append_change(self, seq: int, at: str, entry: ChangeEntry) -> None:
         log = self.change_log
-        touches = log.touches()
-        edges = len(touches) <= TOUCH_LIMIT
-        if not edges:
-            touches = []
+        edges = log.touch_count() <= TOUCH_LIMIT
+        touches = log.touches() if edges else []
         params = entry_to_params(seq, at, entry.actor or log.actor, entry, log.summary())
         self._run("append_change", touches=touches[:LINK_BATCH], edges=edges, **params)
         for start in range(LINK_BATCH, len(touches), LINK_BATCH):

@@ -236,11 +236,11 @@ class TmsTxPart(TxBase):
                          - element.keys())
         for chunk in _batches(missing, 10000):
             element.update(self._one("create_placeholders", ids=chunk)["pairs"])
-        rows = [
-            {**row, "belief": element[row["belief"]],
-             "antecedents": [element[a] for a in row["antecedents"]],
-             "outlist": [element[o] for o in row["outlist"]]}
-            for b in beliefs for row in justification_rows(b.id, b.justifications)
+        rows = [  # justification_rows, with element ids for belief ids
+            {"belief": element[b.id], "seq": seq, "kind": j.kind.value, "label": j.label,
+             "antecedents": [element[a] for a in j.antecedents],
+             "outlist": [element[o] for o in j.outlist], "gate": j.gate}
+            for b in beliefs for seq, j in enumerate(b.justifications)
         ]
         for chunk in _batches(rows, 10000):
             self._run("create_justifications_by_element", rows=chunk)
