@@ -14,6 +14,7 @@ from adapters.neo4j.forge_tx import source_from_map
 from adapters.neo4j.propagation import Propagation
 from engine.access import TAGS_KEY, own_tags
 from adapters.neo4j.records import (
+    TRUTH_LABELS,
     belief_from_map,
     belief_to_row,
     json_map,
@@ -45,6 +46,10 @@ def _batches(rows: Sequence[Any], size: int = BATCH):
 
 def _first(row: Sequence[Any]) -> Any:
     return row[0]
+
+
+def _second(row: Sequence[Any]) -> Any:
+    return row[1]
 
 
 def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
@@ -164,29 +169,44 @@ class TmsTxPart(TxBase):
         return Network(beliefs, self.nogoods(), repos, meta, supersessions, sources)
 
     def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
-        # One read, one loop: the record holds every belief (the driver's cost is per record).
+        """One read, one loop. The raw labels are the node's own where they are not exactly
+        one truth label, and otherwise the truth label's ["Belief", "In"] etc. (as the fake's)."""
         record = self._single("labelling")
         beliefs: dict[str, Belief] = {}
         labels: dict[str, list[str]] = {}
+        if not record:
+            return beliefs, labels
         kinds = _KINDS
-        for bid, retracted, asserted, depth, raw, js, own, effective in (
-                record["rows"] if record else ()):
-            truth = (Truth.IN if "In" in raw else
-                     Truth.UNDETERMINED if "Undetermined" in raw else Truth.OUT)
+        supports: dict[str, list[list[Any]]] = {}
+        for row in record["justifications"]:
+            found = supports.get(row[0])
+            if found is None:
+                supports[row[0]] = [row]
+            else:
+                found.append(row)
+        odd = dict(record["odd"])
+        tagged = {bid: (own, effective) for bid, own, effective in record["tagged"]}
+        no_tags = (None, None)
+        for bid, flags, depth in zip(record["ids"], record["flags"], record["depths"]):
+            truth = (Truth.IN if flags & 1 else
+                     Truth.UNDETERMINED if flags & 4 else Truth.OUT)
             justifications: tuple[Justification, ...] = ()
+            js = supports.get(bid)
             if js:
                 if len(js) > 1:
-                    js.sort(key=_first)
+                    js.sort(key=_second)
                 justifications = tuple(
                     Justification(_in_order(antecedents) if antecedents else (),
                                   _in_order(outlist) if outlist else (),
                                   kinds.get(kind) or Kind(kind), "", gate)
-                    for _, kind, antecedents, outlist, gate in js)
-            beliefs[bid] = Belief(bid, "", justifications, retracted=retracted,
-                                  asserted=asserted, truth=truth, depth=depth,
+                    for _, _, kind, antecedents, outlist, gate in js)
+            own, effective = tagged.get(bid, no_tags)
+            beliefs[bid] = Belief(bid, "", justifications, retracted=bool(flags & 8),
+                                  asserted=bool(flags & 16), truth=truth,
+                                  depth=None if depth < 0 else depth,
                                   metadata={TAGS_KEY: own} if own else _NO_METADATA,
                                   effective_tags=tuple(effective) if effective else ())
-            labels[bid] = raw
+            labels[bid] = odd.get(bid) or list(TRUTH_LABELS[truth])
         return beliefs, labels
 
     def nogoods(self) -> list[Nogood]:
