@@ -15,7 +15,8 @@ from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Label, Network, Nogood, Truth
-from engine.semantics import compute_labels, is_valid
+from engine.labelling import labels_from_scratch
+from engine.semantics import is_valid
 from engine.store import GraphTx, SourcePin, Store
 from engine.tms import now
 
@@ -63,7 +64,7 @@ def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
         for bid, b in beliefs.items()
     }
     while True:
-        labels = compute_labels(pinned)
+        labels = labels_from_scratch(pinned)  # compute_labels, fast
         wrongly_in = [bid for bid, label in labels.items()
                       if label.truth == Truth.IN and stored.get(bid) == Truth.OUT]
         if not wrongly_in:

@@ -45,13 +45,27 @@ def belief_to_row(b: Belief) -> dict[str, Any]:
 
 def labelled_belief_row(b: Belief, truth: Truth, depth: int | None) -> dict[str, Any]:
     """A row for create_labelled_beliefs: empty strings and false pins are left out, since an
-    absent property reads as empty or false (bulk imports are dominated by property writes)."""
-    props = {k: v for k, v in belief_to_row(b)["props"].items()
-             if not (v == "" or v == "{}" or v is False or v is None)}
+    absent property reads as empty or false (bulk imports are dominated by property writes).
+    The props are belief_to_row's, without the JSON of an empty map (it would be left out)."""
+    metadata = b.metadata
+    props: dict[str, Any] = {k: v for k, v in (
+        ("text", b.text), ("source", b.source), ("source_url", b.source_url),
+        ("source_hash", b.source_hash), ("date", b.date),
+        ("metadata", _json_text(metadata) if metadata else None),
+        ("extra", _json_text(b.extra) if b.extra else None),
+        ("created_at", b.created_at), ("updated_at", b.updated_at),
+        ("retracted", b.retracted), ("asserted", b.asserted),
+        ("retracted_at", b.retracted_at), ("retract_reason", b.retract_reason),
+        ("access_tags", (sorted(own_tags(metadata)) or None) if metadata else None),
+    ) if not (v == "" or v == "{}" or v is False or v is None)}
     props["id"] = b.id
     if depth is not None:
         props["depth"] = depth
     return {"labels": TRUTH_LABELS[truth], "props": props}
+
+
+def _json_text(m: Mapping[str, Any]) -> str:
+    return json.dumps(dict(m), sort_keys=True, ensure_ascii=False)
 
 
 def belief_from_map(m: Mapping[str, Any]) -> Belief:

@@ -14,6 +14,7 @@ from adapters.neo4j.forge_tx import source_from_map
 from adapters.neo4j.propagation import Propagation
 from engine.access import TAGS_KEY, own_tags
 from adapters.neo4j.records import (
+    TRUTH_LABELS,
     belief_from_map,
     belief_to_row,
     json_map,
@@ -47,12 +48,20 @@ def _first(row: Sequence[Any]) -> Any:
     return row[0]
 
 
+def _second(row: Sequence[Any]) -> Any:
+    return row[1]
+
+
 def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
     """The ids of [position, id] pairs, in written order."""
-    if len(pairs) > 1:
-        pairs.sort(key=_first)
-    return tuple(i for _, i in pairs)
+    if len(pairs) == 1:
+        return (pairs[0][1],)
+    pairs.sort(key=_first)
+    return tuple([i for _, i in pairs])
 
+
+_KINDS = {None: Kind.SL, "": Kind.SL, "SL": Kind.SL, "CP": Kind.CP}
+_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 
 READ_BATCH = 10_000  # beliefs per record of all_belief_rows
 
@@ -166,28 +175,44 @@ class TmsTxPart(TxBase):
         return Network(beliefs, self.nogoods(), repos, meta, supersessions, sources)
 
     def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
-        # One read, one loop: the record holds every belief (the driver's cost is per record).
+        """One read, one loop. The raw labels are the node's own where they are not exactly
+        one truth label, and otherwise the truth label's ["Belief", "In"] etc. (as the fake's)."""
         record = self._single("labelling")
         beliefs: dict[str, Belief] = {}
         labels: dict[str, list[str]] = {}
-        for bid, retracted, asserted, depth, raw, js, own, effective in (
-                record["rows"] if record else ()):
-            truth = (Truth.IN if "In" in raw else
-                     Truth.UNDETERMINED if "Undetermined" in raw else Truth.OUT)
+        if not record:
+            return beliefs, labels
+        kinds = _KINDS
+        supports: dict[str, list[list[Any]]] = {}
+        for row in record["justifications"]:
+            found = supports.get(row[0])
+            if found is None:
+                supports[row[0]] = [row]
+            else:
+                found.append(row)
+        odd = dict(record["odd"])
+        tagged = {bid: (own, effective) for bid, own, effective in record["tagged"]}
+        no_tags = (None, None)
+        for bid, flags, depth in zip(record["ids"], record["flags"], record["depths"]):
+            truth = (Truth.IN if flags & 1 else
+                     Truth.UNDETERMINED if flags & 4 else Truth.OUT)
             justifications: tuple[Justification, ...] = ()
+            js = supports.get(bid)
             if js:
                 if len(js) > 1:
-                    js.sort(key=_first)
+                    js.sort(key=_second)
                 justifications = tuple(
-                    Justification(_in_order(antecedents), _in_order(outlist),
-                                  Kind(kind or "SL"), gate=gate)
-                    for _, kind, antecedents, outlist, gate in js)
-            beliefs[bid] = Belief(id=bid, text="", justifications=justifications,
-                                  retracted=retracted, asserted=asserted, truth=truth,
-                                  depth=depth,
-                                  metadata={TAGS_KEY: own} if own else MappingProxyType({}),
-                                  effective_tags=tuple(effective or ()))
-            labels[bid] = raw
+                    Justification(_in_order(antecedents) if antecedents else (),
+                                  _in_order(outlist) if outlist else (),
+                                  kinds.get(kind) or Kind(kind), "", gate)
+                    for _, _, kind, antecedents, outlist, gate in js)
+            own, effective = tagged.get(bid, no_tags)
+            beliefs[bid] = Belief(bid, "", justifications, retracted=bool(flags & 8),
+                                  asserted=bool(flags & 16), truth=truth,
+                                  depth=None if depth < 0 else depth,
+                                  metadata={TAGS_KEY: own} if own else _NO_METADATA,
+                                  effective_tags=tuple(effective) if effective else ())
+            labels[bid] = odd.get(bid) or list(TRUTH_LABELS[truth])
         return beliefs, labels
 
     def nogoods(self) -> list[Nogood]:
@@ -237,11 +262,11 @@ class TmsTxPart(TxBase):
                          - element.keys())
         for chunk in _batches(missing, 10000):
             element.update(self._one("create_placeholders", ids=chunk)["pairs"])
-        rows = [
-            {**row, "belief": element[row["belief"]],
-             "antecedents": [element[a] for a in row["antecedents"]],
-             "outlist": [element[o] for o in row["outlist"]]}
-            for b in beliefs for row in justification_rows(b.id, b.justifications)
+        rows = [  # justification_rows, with element ids for belief ids
+            {"belief": element[b.id], "seq": seq, "kind": j.kind.value, "label": j.label,
+             "antecedents": [element[a] for a in j.antecedents],
+             "outlist": [element[o] for o in j.outlist], "gate": j.gate}
+            for b in beliefs for seq, j in enumerate(b.justifications)
         ]
         for chunk in _batches(rows, 10000):
             self._run("create_justifications_by_element", rows=chunk)

@@ -53,15 +53,26 @@ RETURN [b IN beliefs[start..start + $batch] | [b.id, b.text, b.source, b.source_
      [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]]]]]] AS rows
 
 // name: labelling
-// Every belief as verify compares it, collected in one record: [id, retracted, asserted, depth, labels, justifications, own access tags, effective tags], a justification being [seq, kind, [[pos, antecedent id]...], [[pos, outlist id]...], gate] (no texts, no metadata).
-MATCH (b:Belief)
-RETURN collect([b.id, coalesce(b.retracted, false), coalesce(b.asserted, false), b.depth,
-  labels(b),
-  [(b)<-[:SUPPORTS]-(j:Justification) | [j.seq, j.kind,
-     [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]],
-     coalesce(j.gate, false)]],
-  b.access_tags, b.effective_tags
-  ]) AS rows
+// Every belief as verify compares it, in one record of parallel lists (the driver decodes flat lists fastest): ids; flags (1 :In, 2 :Out, 4 :Undetermined, 8 retracted, 16 asserted); depths (-1: none); odd: [id, labels] of beliefs without exactly one truth label; tagged: [id, own access tags, effective tags] of beliefs carrying either; justifications: [belief id, seq, kind, [[pos, antecedent id]...], [[pos, outlist id]...], gate] (no texts, no metadata).
+CALL () {
+  MATCH (b:Belief)
+  RETURN collect(b.id) AS ids,
+    collect(CASE WHEN b:In THEN 1 ELSE 0 END + CASE WHEN b:Out THEN 2 ELSE 0 END
+            + CASE WHEN b:Undetermined THEN 4 ELSE 0 END + CASE WHEN b.retracted THEN 8 ELSE 0 END
+            + CASE WHEN b.asserted THEN 16 ELSE 0 END) AS flags,
+    collect(coalesce(b.depth, -1)) AS depths,
+    collect(CASE WHEN (b:In) = (b:Out) OR (b:Undetermined AND NOT b:Out)
+                 THEN [b.id, labels(b)] END) AS odd,
+    collect(CASE WHEN b.access_tags IS NOT NULL OR b.effective_tags IS NOT NULL
+                 THEN [b.id, b.access_tags, b.effective_tags] END) AS tagged
+}
+CALL () {
+  MATCH (b:Belief)<-[:SUPPORTS]-(j:Justification)
+  RETURN collect([b.id, j.seq, j.kind,
+    [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]],
+    coalesce(j.gate, false)]) AS justifications
+}
+RETURN ids, flags, depths, odd, tagged, justifications
 
 // name: existing_belief_ids
 // The subset of the given ids that name beliefs.
