@@ -34,12 +34,21 @@ from engine.model import Belief, Justification, Label, Truth
 
 def compute_labels(beliefs: Mapping[str, Belief]) -> dict[str, Label]:
     """Label every belief in `beliefs` (keyed by id) from scratch."""
+    return labels_of(beliefs, compute_truth(beliefs))
+
+
+def compute_truth(beliefs: Mapping[str, Belief]) -> dict[str, Truth]:
+    """The truth of every belief in `beliefs` from scratch: compute_labels without depths."""
     true, possible = _well_founded(beliefs)
-    truth = {
+    return {
         bid: Truth.IN if bid in true else Truth.UNDETERMINED if bid in possible else Truth.OUT
         for bid in beliefs
     }
-    depths = _depths(beliefs, truth)
+
+
+def labels_of(beliefs: Mapping[str, Belief], truth: Mapping[str, Truth]) -> dict[str, Label]:
+    """The labels of `beliefs` given their truth (from compute_truth): the truth and depth."""
+    depths = derivation_depths(beliefs, truth)
     return {bid: Label(truth[bid], depths.get(bid)) for bid in beliefs}
 
 
@@ -116,7 +125,8 @@ def _well_founded(beliefs: Mapping[str, Belief]) -> tuple[set[str], set[str]]:
         true = next_true
 
 
-def _depths(beliefs: Mapping[str, Belief], truth: Mapping[str, Truth]) -> dict[str, int | None]:
+def derivation_depths(beliefs: Mapping[str, Belief], truth: Mapping[str, Truth]
+                      ) -> dict[str, int | None]:
     """Minimum-height derivation depth (see the module docstring), by Dial's bucket queue:
     a justification's candidate depth is 1 + its largest settled antecedent depth, so
     depths settle in increasing order."""
