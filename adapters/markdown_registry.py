@@ -202,8 +202,10 @@ def modes(justifications: Sequence[Justification]) -> list[str]:
 
 def gate_kind(b: Belief) -> str:
     """"review defeater", "challenge" or "defence" for a premise that gates others; ""."""
-    kind = b.metadata.get("source_type")
-    return GATE_KINDS.get(kind, "") if b.is_premise and isinstance(kind, str) else ""
+    kind = b.metadata.get("source_type") if b.metadata else None
+    if not isinstance(kind, str) or kind not in GATE_KINDS:
+        return ""  # most beliefs: no premise test needed
+    return GATE_KINDS[kind] if b.is_premise else ""
 
 
 def kind_word(b: Belief) -> str:
@@ -460,8 +462,11 @@ class _Parser:
         return self.lines[self.i] if self.i < len(self.lines) else None
 
     def skip_blank(self) -> None:
-        while self.i < len(self.lines) and self.lines[self.i] == "":
-            self.i += 1
+        lines, i = self.lines, self.i
+        end = len(lines)
+        while i < end and lines[i] == "":
+            i += 1
+        self.i = i
 
     # the document
     def parse(self) -> _Document:

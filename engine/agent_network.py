@@ -19,7 +19,8 @@ MAX_ID = 200  # engine.model.ID_RE's length
 @dataclasses.dataclass
 class AgentNetwork:
     """An agent's file as we store it: beliefs with their pins decided (switch included),
-    labels computed from scratch over them alone, nogoods, and the file's meta and repos."""
+    labels computed from scratch over them alone (none when not asked for: sync-agent writes
+    none), nogoods, and the file's meta and repos."""
 
     name: str
     beliefs: dict[str, Belief]
@@ -30,10 +31,10 @@ class AgentNetwork:
     asserted_there: list[str]  # asserted in the file: held here while the agent is active
 
 
-def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
-               ) -> AgentNetwork:
+def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str,
+               *, labelled: bool = True) -> AgentNetwork:
     """The agent's network under `name`, with the file's retractions kept (as import keeps
-    them) and the definition digests of sync-agent."""
+    them) and the definition digests of sync-agent; with its labels when `labelled`."""
     check_name(name)
     ns = prefix(name)
     own = network.beliefs.keys()
@@ -54,9 +55,10 @@ def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
     asserted: list[str] = []
     for bid, b in network.beliefs.items():
         new_id = ref(bid)
-        if b.is_premise or b.asserted:
+        is_premise = b.is_premise
+        if is_premise or b.asserted:
             gates = tuple(ref(o) for j in b.justifications if j.gate for o in j.outlist)
-            label = (f"asserted in {name}" if b.asserted and not b.is_premise
+            label = (f"asserted in {name}" if b.asserted and not is_premise
                      else f"premise of {name}")
             # an asserted derived belief keeps its own justifications beside the switch's
             kept = tuple(_requiring(j, switch, ref) for j in b.justifications if not j.gate)
@@ -79,6 +81,8 @@ def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
                for n in network.nogoods]
     stored_here = {ns + i: t for i, t in stored.items()}
     pinned, labels = decide_pins(beliefs, stored_here, at=at)
+    if not labelled:
+        labels = {}
     for bid, metadata in metadatas.items():
         b = pinned[bid]
         if b.retracted:
@@ -110,10 +114,13 @@ def definition_sha(b: Belief, metadata: Mapping[str, Any]) -> str:
     the digest itself), justifications and whether it is retracted there. Fields are joined
     by a separator no id or JSON text holds unescaped; JSON only where a map must be written
     (most beliefs have no metadata but `namespace`, and no extra fields)."""
-    rest = {k: v for k, v in metadata.items() if k != "agent_sha256"}
+    if len(metadata) == 1 and "namespace" in metadata:  # most beliefs: no map to write
+        meta = f"ns={metadata['namespace']}"
+    else:
+        rest = {k: v for k, v in metadata.items() if k != "agent_sha256"}
+        meta = f"ns={rest['namespace']}" if rest.keys() == {"namespace"} else _canonical(rest)
     parts = [
-        b.text, b.source, b.source_url, b.source_hash, b.date,
-        f"ns={rest['namespace']}" if rest.keys() == {"namespace"} else _canonical(rest),
+        b.text, b.source, b.source_url, b.source_hash, b.date, meta,
         "|".join(f"{j.kind.value},{j.label!r},{' '.join(j.antecedents)},{' '.join(j.outlist)}"
                  for j in b.justifications),
         "R" if b.retracted else "", b.retract_reason if b.retracted else "",

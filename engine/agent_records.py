@@ -3,7 +3,7 @@ protocol of their own beside engine/store.py's, implemented by adapters/neo4j/ag
 (queries in cypher/agents/agents.cypher)."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -55,7 +55,10 @@ class AgentTx(Protocol):
         """Delete these nogoods (a namespace's that its file no longer has as they were)."""
         ...
 
-    def redefine_beliefs(self, beliefs: Sequence[Belief]) -> None:
+    def redefine_beliefs(self, beliefs: Sequence[Belief],
+                         same_support: Collection[str] = ()) -> None:
         """Give existing beliefs these texts, source fields, metadata and justifications (all
-        of them replaced, in the given order); pins and labels are left to the caller."""
+        of them replaced, in the given order); pins and labels are left to the caller. The
+        beliefs named in `same_support` have these justifications already: only their
+        fields are written (deleting and recreating edges of the switch costs seconds)."""
         ...

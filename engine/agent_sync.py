@@ -75,7 +75,7 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
                file: str = "", *, dry_run: bool = False) -> SyncReport:
     check_name(name)
     at = now()
-    agent = namespaced(name, network, stored, at)
+    agent = namespaced(name, network, stored, at, labelled=False)
 
     def work(tx: GraphTx) -> tuple[AgentDiff, Change]:
         agents = cast(AgentTx, tx)
@@ -122,7 +122,9 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
         tx.create_beliefs([new[i] for i in diff.added])
     if diff.changed:
         was = tx.get_beliefs(diff.changed)
-        agents.redefine_beliefs([_merged(new[i], was[i], name, at) for i in diff.changed])
+        merged = [_merged(new[i], was[i], name, at) for i in diff.changed]
+        agents.redefine_beliefs(merged, same_support=[
+            b.id for b in merged if b.justifications == was[b.id].justifications])
     if diff.gone:
         tx.set_pins(diff.gone, retracted=True, asserted=False, reason=gone_reason(name), at=at)
     by_reason: dict[str, list[str]] = {}

@@ -3,7 +3,7 @@ queries in cypher/agents/agents.cypher."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
@@ -50,14 +50,17 @@ class AgentTxPart(TxBase):
     def delete_nogoods(self, ids: Sequence[str]) -> None:
         self._run("delete_nogoods", ids=list(ids))
 
-    def redefine_beliefs(self, beliefs: Sequence[Belief]) -> None:
-        ids = [b.id for b in beliefs]
-        note_redefined(self, ids)
+    def redefine_beliefs(self, beliefs: Sequence[Belief],
+                         same_support: Collection[str] = ()) -> None:
+        note_redefined(self, [b.id for b in beliefs])
         rows = [{"id": b.id, **{k: row["props"][k] for k in (
             "text", "source", "source_url", "source_hash", "date", "metadata", "extra",
             "updated_at")}} for b in beliefs for row in (belief_to_row(b),)]
         for start in range(0, len(rows), BATCH):
             self._run("redefine_belief_fields", rows=rows[start:start + BATCH])
+        keep = set(same_support)
+        beliefs = [b for b in beliefs if b.id not in keep]
+        ids = [b.id for b in beliefs]
         for start in range(0, len(ids), BATCH):
             self._run("delete_justifications_of", ids=ids[start:start + BATCH])
         named = sorted({ref for b in beliefs for j in b.justifications for ref in j.mentions()})

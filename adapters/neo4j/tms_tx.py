@@ -54,6 +54,8 @@ def _second(row: Sequence[Any]) -> Any:
 
 def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
     """The ids of [position, id] pairs, in written order."""
+    if not pairs:
+        return ()
     if len(pairs) == 1:
         return (pairs[0][1],)
     pairs.sort(key=_first)
@@ -66,6 +68,16 @@ _NO_METADATA: Mapping[str, Any] = MappingProxyType({})
 READ_BATCH = 10_000  # beliefs per record of all_belief_rows
 
 
+_KINDS = {k.value: k for k in Kind}
+_TRUTHS = {t.value: t for t in Truth}
+_NO_MAP: Mapping[str, Any] = MappingProxyType({})  # shared by the many beliefs with "{}"
+
+
+def _map(text: str | None) -> Mapping[str, Any]:
+    """A stored JSON object (metadata, extra) read-only; "{}" and absent share one."""
+    return MappingProxyType(json_map(text)) if text and text != "{}" else _NO_MAP
+
+
 def _belief_from_row(row: list[Any]) -> Belief:
     (bid, text, source, source_url, source_hash, date, metadata, extra, created_at, updated_at,
      retracted, asserted, retracted_at, retract_reason, depth, effective_tags, truth, js) = row
@@ -74,15 +86,15 @@ def _belief_from_row(row: list[Any]) -> Belief:
     return Belief(
         id=bid, text=text or "",
         justifications=tuple(
-            Justification(_in_order(antecedents), _in_order(outlist), Kind(kind or "SL"),
+            Justification(_in_order(antecedents), _in_order(outlist), _KINDS[kind or "SL"],
                           label=label or "", gate=bool(gate))
             for _, kind, label, gate, antecedents, outlist in js),
         source=source or "", source_url=source_url or "", source_hash=source_hash or "",
-        date=date or "", metadata=MappingProxyType(json_map(metadata)),
-        extra=MappingProxyType(json_map(extra)), created_at=created_at or "",
-        updated_at=updated_at or "", retracted=bool(retracted), asserted=bool(asserted),
-        retracted_at=retracted_at or "", retract_reason=retract_reason or "",
-        truth=Truth(truth), depth=depth, effective_tags=tuple(effective_tags or ()))
+        date=date or "", metadata=_map(metadata), extra=_map(extra),
+        created_at=created_at or "", updated_at=updated_at or "", retracted=bool(retracted),
+        asserted=bool(asserted), retracted_at=retracted_at or "",
+        retract_reason=retract_reason or "", truth=_TRUTHS[truth], depth=depth,
+        effective_tags=tuple(effective_tags) if effective_tags else ())
 
 
 class TmsTxPart(TxBase):
