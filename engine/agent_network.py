@@ -19,8 +19,7 @@ MAX_ID = 200  # engine.model.ID_RE's length
 @dataclasses.dataclass
 class AgentNetwork:
     """An agent's file as we store it: beliefs with their pins decided (switch included),
-    labels computed from scratch over them alone (none when not asked for: sync-agent writes
-    none), nogoods, and the file's meta and repos."""
+    labels computed from scratch over them alone, nogoods, and the file's meta and repos."""
 
     name: str
     beliefs: dict[str, Belief]
@@ -31,10 +30,10 @@ class AgentNetwork:
     asserted_there: list[str]  # asserted in the file: held here while the agent is active
 
 
-def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str,
-               *, labelled: bool = True) -> AgentNetwork:
+def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
+               ) -> AgentNetwork:
     """The agent's network under `name`, with the file's retractions kept (as import keeps
-    them) and the definition digests of sync-agent; with its labels when `labelled`."""
+    them) and the definition digests of sync-agent."""
     check_name(name)
     ns = prefix(name)
     own = network.beliefs.keys()
@@ -81,8 +80,6 @@ def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
                for n in network.nogoods]
     stored_here = {ns + i: t for i, t in stored.items()}
     pinned, labels = decide_pins(beliefs, stored_here, at=at)
-    if not labelled:
-        labels = {}
     for bid, metadata in metadatas.items():
         b = pinned[bid]
         if b.retracted:

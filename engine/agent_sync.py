@@ -75,7 +75,7 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
                file: str = "", *, dry_run: bool = False) -> SyncReport:
     check_name(name)
     at = now()
-    agent = namespaced(name, network, stored, at, labelled=False)
+    agent = namespaced(name, network, stored, at)
 
     def work(tx: GraphTx) -> tuple[AgentDiff, Change]:
         agents = cast(AgentTx, tx)
