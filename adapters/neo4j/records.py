@@ -5,7 +5,7 @@ Neo4j properties cannot hold maps, so `metadata` and `extra` are stored as JSON 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -20,44 +20,38 @@ TRUTH_LABELS = {  # the closed set of label combinations a belief can carry
 }
 
 
-def belief_to_row(b: Belief) -> dict[str, Any]:
+def belief_props(b: Belief) -> dict[str, Any]:
+    """A belief's stored properties but its id and computed labels: maps as JSON text, and
+    the metadata's access tags as a property Cypher can read (None: removed)."""
+    metadata = b.metadata
     return {
-        "id": b.id,
-        "props": {
-            "text": b.text,
-            "source": b.source,
-            "source_url": b.source_url,
-            "source_hash": b.source_hash,
-            "date": b.date,
-            "metadata": json.dumps(dict(b.metadata), sort_keys=True, ensure_ascii=False),
-            "extra": json.dumps(dict(b.extra), sort_keys=True, ensure_ascii=False),
-            "created_at": b.created_at,
-            "updated_at": b.updated_at,
-            "retracted": b.retracted,
-            "asserted": b.asserted,
-            "retracted_at": b.retracted_at,
-            "retract_reason": b.retract_reason,
-            # the metadata's access tags, as a property Cypher can read (None: removed)
-            "access_tags": sorted(own_tags(b.metadata)) or None,
-        },
+        "text": b.text,
+        "source": b.source,
+        "source_url": b.source_url,
+        "source_hash": b.source_hash,
+        "date": b.date,
+        "metadata": _json_text(metadata),
+        "extra": _json_text(b.extra),
+        "created_at": b.created_at,
+        "updated_at": b.updated_at,
+        "retracted": b.retracted,
+        "asserted": b.asserted,
+        "retracted_at": b.retracted_at,
+        "retract_reason": b.retract_reason,
+        "access_tags": (sorted(own_tags(metadata)) or None) if metadata else None,
     }
 
 
+def belief_to_row(b: Belief) -> dict[str, Any]:
+    return {"id": b.id, "props": belief_props(b)}
+
+
 def labelled_belief_row(b: Belief, truth: Truth, depth: int | None) -> dict[str, Any]:
-    """A row for create_labelled_beliefs: empty strings and false pins are left out, since an
-    absent property reads as empty or false (bulk imports are dominated by property writes).
-    The props are belief_to_row's, without the JSON of an empty map (it would be left out)."""
-    metadata = b.metadata
-    props: dict[str, Any] = {k: v for k, v in (
-        ("text", b.text), ("source", b.source), ("source_url", b.source_url),
-        ("source_hash", b.source_hash), ("date", b.date),
-        ("metadata", _json_text(metadata) if metadata else None),
-        ("extra", _json_text(b.extra) if b.extra else None),
-        ("created_at", b.created_at), ("updated_at", b.updated_at),
-        ("retracted", b.retracted), ("asserted", b.asserted),
-        ("retracted_at", b.retracted_at), ("retract_reason", b.retract_reason),
-        ("access_tags", (sorted(own_tags(metadata)) or None) if metadata else None),
-    ) if not (v == "" or v == "{}" or v is False or v is None)}
+    """A row for create_labelled_beliefs: empty strings and maps and false pins are left out,
+    since an absent property reads as empty or false (bulk imports are dominated by property
+    writes)."""
+    props = {k: v for k, v in belief_props(b).items()
+             if not (v == "" or v == "{}" or v is False or v is None)}
     props["id"] = b.id
     if depth is not None:
         props["depth"] = depth
@@ -65,7 +59,8 @@ def labelled_belief_row(b: Belief, truth: Truth, depth: int | None) -> dict[str,
 
 
 def _json_text(m: Mapping[str, Any]) -> str:
-    return json.dumps(dict(m), sort_keys=True, ensure_ascii=False)
+    # most beliefs have empty maps: their text without a call to json (200k at an import)
+    return json.dumps(dict(m), sort_keys=True, ensure_ascii=False) if m else "{}"
 
 
 def belief_from_map(m: Mapping[str, Any]) -> Belief:
@@ -91,15 +86,18 @@ def belief_from_map(m: Mapping[str, Any]) -> Belief:
     )
 
 
-def justification_rows(belief_id: str, justifications, first_seq: int = 0) -> list[dict[str, Any]]:
+def justification_rows(belief: str, justifications: Iterable[Justification], first_seq: int = 0,
+                       ref: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
+    """Rows for create_justifications: `belief` and the ids each justification names, as
+    `ref` gives them (a bulk import passes element ids)."""
     return [
         {
-            "belief": belief_id,
+            "belief": belief,
             "seq": first_seq + i,
             "kind": j.kind.value,
             "label": j.label,
-            "antecedents": list(j.antecedents),
-            "outlist": list(j.outlist),
+            "antecedents": list(j.antecedents) if ref is None else list(map(ref, j.antecedents)),
+            "outlist": list(j.outlist) if ref is None else list(map(ref, j.outlist)),
             "gate": j.gate,
         }
         for i, j in enumerate(justifications)

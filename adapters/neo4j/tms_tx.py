@@ -62,15 +62,15 @@ def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
     return tuple([i for _, i in pairs])
 
 
-_KINDS = {None: Kind.SL, "": Kind.SL, "SL": Kind.SL, "CP": Kind.CP}
-_NO_METADATA: Mapping[str, Any] = MappingProxyType({})
-
 READ_BATCH = 10_000  # beliefs per record of all_belief_rows
-
-
 _KINDS = {k.value: k for k in Kind}
 _TRUTHS = {t.value: t for t in Truth}
 _NO_MAP: Mapping[str, Any] = MappingProxyType({})  # shared by the many beliefs with "{}"
+
+
+def _kind(value: str | None) -> Kind:
+    """A stored justification kind (absent or empty: SL)."""
+    return _KINDS[value or "SL"]
 
 
 def _map(text: str | None) -> Mapping[str, Any]:
@@ -86,7 +86,7 @@ def _belief_from_row(row: list[Any]) -> Belief:
     return Belief(
         id=bid, text=text or "",
         justifications=tuple(
-            Justification(_in_order(antecedents), _in_order(outlist), _KINDS[kind or "SL"],
+            Justification(_in_order(antecedents), _in_order(outlist), _kind(kind),
                           label=label or "", gate=bool(gate))
             for _, kind, label, gate, antecedents, outlist in js),
         source=source or "", source_url=source_url or "", source_hash=source_hash or "",
@@ -194,7 +194,6 @@ class TmsTxPart(TxBase):
         labels: dict[str, list[str]] = {}
         if not record:
             return beliefs, labels
-        kinds = _KINDS
         supports: dict[str, list[list[Any]]] = {}
         for row in record["justifications"]:
             found = supports.get(row[0])
@@ -214,15 +213,14 @@ class TmsTxPart(TxBase):
                 if len(js) > 1:
                     js.sort(key=_second)
                 justifications = tuple(
-                    Justification(_in_order(antecedents) if antecedents else (),
-                                  _in_order(outlist) if outlist else (),
-                                  kinds.get(kind) or Kind(kind), "", gate)
+                    Justification(_in_order(antecedents), _in_order(outlist), _kind(kind), "",
+                                  gate)
                     for _, _, kind, antecedents, outlist, gate in js)
             own, effective = tagged.get(bid, no_tags)
             beliefs[bid] = Belief(bid, "", justifications, retracted=bool(flags & 8),
                                   asserted=bool(flags & 16), truth=truth,
                                   depth=None if depth < 0 else depth,
-                                  metadata={TAGS_KEY: own} if own else _NO_METADATA,
+                                  metadata={TAGS_KEY: own} if own else _NO_MAP,
                                   effective_tags=tuple(effective) if effective else ())
             labels[bid] = odd.get(bid) or list(TRUTH_LABELS[truth])
         return beliefs, labels
@@ -274,12 +272,8 @@ class TmsTxPart(TxBase):
                          - element.keys())
         for chunk in _batches(missing, 10000):
             element.update(self._one("create_placeholders", ids=chunk)["pairs"])
-        rows = [  # justification_rows, with element ids for belief ids
-            {"belief": element[b.id], "seq": seq, "kind": j.kind.value, "label": j.label,
-             "antecedents": [element[a] for a in j.antecedents],
-             "outlist": [element[o] for o in j.outlist], "gate": j.gate}
-            for b in beliefs for seq, j in enumerate(b.justifications)
-        ]
+        rows = [row for b in beliefs for row in justification_rows(
+            element[b.id], b.justifications, ref=element.__getitem__)]
         for chunk in _batches(rows, 10000):
             self._run("create_justifications_by_element", rows=chunk)
         if any(own_tags(b.metadata) for b in beliefs):

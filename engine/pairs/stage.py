@@ -6,6 +6,7 @@ round the stage's own `fault` and `write`. Each stage keeps which groups are due
 verdict cannot be applied, what applying one writes, and its proposals file."""
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -49,7 +50,7 @@ def member_ids(groups: Sequence[ShownGroup]) -> list[str]:
     return sorted({i for g in groups for i in g.members})
 
 
-class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT]):
+class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT], ABC):
     """The Stage protocol for a stage on groups of beliefs, given its options and its
     candidate source. A subclass names its `reply` and says in `due_groups` which groups a
     round shows (most often through `first_due`), in `fault` why a verdict cannot be applied
@@ -64,20 +65,20 @@ class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT]):
         self._shown: set[tuple[str, ...]] = set()  # the members of each group shown this run
 
     # --- a stage's own ------------------------------------------------------------------
+    @abstractmethod
     def due_groups(self, store: Store, busy: frozenset[str]
                    ) -> tuple[tuple[ShownT, ...], dict[str, Any]]:
         """The groups the round shows, numbered from 1, and its details for the report."""
-        raise NotImplementedError
 
+    @abstractmethod
     def fault(self, tx: GraphTx, item: ItemT) -> str:
         """Why `item` cannot be applied now ("" when it can)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def write(self, tx: GraphTx, valid: Sequence[ItemT], run: RunRecord, record: RoundRecord,
               at: str) -> tuple[list[AppliedEntry], Change]:
         """Write the valid verdicts and their provenance: the report's entries, and the
         labels that changed."""
-        raise NotImplementedError
 
     def first_due(self, groups: Iterable[G], members: Callable[[G], tuple[str, ...]],
                   busy: frozenset[str]) -> list[G]:

@@ -10,6 +10,7 @@ changes nothing (`notes`).
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 import json
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -43,7 +44,6 @@ class ItemsParse(Generic[ItemT]):
     @property
     def needs_retry(self) -> bool:
         return bool(self.diagnostics)
-
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": len(self.items), "needs_retry": self.needs_retry,
@@ -176,7 +176,7 @@ class ItemReader(Generic[ParseT]):
         return position
 
 
-class JustificationReader(ItemReader[ParseT]):
+class JustificationReader(ItemReader[ParseT], ABC):
     """The reader of a reply with one answer per justification shown (review, repair): an
     item's id and justification number are checked against what the round showed, then
     `read_answer` reads the rest. Messages name an item `label N (id)` and its id `what`."""
@@ -193,11 +193,11 @@ class JustificationReader(ItemReader[ParseT]):
         if position is not None:
             self.read_answer(obj, line, seen, belief, where, shown, position)
 
+    @abstractmethod
     def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
                     shown: Mapping[int, Any] | None, position: int) -> None:
         """Read the answer on justification `position` of `belief` (`shown`: what the round
         showed of each of its justifications, by number)."""
-        raise NotImplementedError
 
 
 def read_items(text: object, shape: ReplyShape, noun: str, reader: ItemReader[Any],
