@@ -249,8 +249,10 @@ class Editing(Protocol):
         Returns how many justifications were gated."""
 
     def ungate_belief(self, belief_id: str, gate_id: str) -> int:
-        """Remove `gate_id` from the outlists of the belief's justifications, and a gate
-        justification it leaves empty; returns how many edges went."""
+        """Remove from the belief's outlists what gate_belief appended of `gate_id` (an
+        outlist that named it before keeps it; with nothing known of what was appended, as
+        after an import, every mention), and a gate justification it leaves empty; returns
+        how many edges went."""
 
     def record_supersede(self, record: SupersedeRecord) -> None: ...
 

@@ -82,19 +82,26 @@ class FakeTx:
             positions, js = [1], [gate]
         else:
             js = list(b.justifications)
+        appended = self.s.gated.setdefault((belief_id, gate_id), set())
         gated = 0
         for k, j in enumerate(js, start=1):
             if (positions is None or k in positions) and gate_id not in j.outlist:
                 js[k - 1] = dataclasses.replace(j, outlist=j.outlist + (gate_id,))
+                appended.add(k)  # what the store marks `gate` on its edges
                 gated += 1
         self._replace_justifications(belief_id, js)
         return gated
 
     def ungate_belief(self, belief_id: str, gate_id: str) -> int:
         b = self.s.beliefs[belief_id]
-        removed = sum(j.outlist.count(gate_id) for j in b.justifications)
-        js = [dataclasses.replace(j, outlist=tuple(o for o in j.outlist if o != gate_id))
-              for j in b.justifications]
+        appended = self.s.gated.pop((belief_id, gate_id), None)  # None: nothing known
+        removed = 0
+        js = []
+        for k, j in enumerate(b.justifications, start=1):
+            if gate_id in j.outlist and (appended is None or k in appended):
+                removed += j.outlist.count(gate_id)
+                j = dataclasses.replace(j, outlist=tuple(o for o in j.outlist if o != gate_id))
+            js.append(j)
         self._replace_justifications(belief_id, [j for j in js if not (j.gate and not j.outlist)])
         return removed
 
@@ -625,6 +632,8 @@ class FakeState:
     found: dict[str, tuple[str, str, int]] = dataclasses.field(default_factory=dict)
     supersedes: dict[str, SupersedeRecord] = dataclasses.field(default_factory=dict)
     changes: list[LogEntry] = dataclasses.field(default_factory=list)
+    # (belief, gate) -> the justifications gate_belief appended the gate to (1-based)
+    gated: dict[tuple[str, str], set[int]] = dataclasses.field(default_factory=dict)
 
     def copy(self) -> "FakeState":
         """A transaction's draft. Records are frozen dataclasses, replaced and never changed
@@ -635,7 +644,8 @@ class FakeState:
                          dict(self.embeddings), dict(self.sources), dict(self.from_edges),
                          dict(self.reviews), list(self.verdicts), set(self.defeaters),
                          dict(self.pair_verdicts), dict(self.merges), dict(self.found),
-                         dict(self.supersedes), list(self.changes))
+                         dict(self.supersedes), list(self.changes),
+                         {k: set(v) for k, v in self.gated.items()})
 
 
 class FakeStore:

@@ -14,18 +14,23 @@ MATCH (b:Belief {id: $id})
 CREATE (:Justification {kind: 'SL', label: '', seq: $seq, gate: true})-[:SUPPORTS]->(b)
 
 // name: append_unless
-// Appends belief $gate to the outlist of the belief's justifications with the given seqs (where not there already); returns how many were gated.
+// Appends belief $gate to the outlist of the belief's justifications with the given seqs (where not there already), each edge marked `gate` so that removing the gate leaves an outlist member the justification had of its own; returns how many were gated.
 MATCH (b:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)
 WHERE j.seq IN $seqs
 MATCH (g:Belief {id: $gate})
 WHERE NOT EXISTS { (j)-[:UNLESS]->(g) }
 CALL (j) { OPTIONAL MATCH (j)-[r:UNLESS]->() RETURN coalesce(max(r.pos), -1) + 1 AS pos }
-CREATE (j)-[:UNLESS {pos: pos}]->(g)
+CREATE (j)-[:UNLESS {pos: pos, gate: true}]->(g)
 RETURN count(*) AS gated
 
 // name: remove_unless
-// Removes belief $gate from the outlists of the belief's justifications, and deletes a gate justification left with no outlist; returns how many edges went.
+// Removes the edges append_unless made from the belief's justifications to belief $gate (every edge to it when none is marked: a graph imported from a file, which keeps no marks), and deletes a gate justification left with no outlist; returns how many edges went.
 MATCH (:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)-[r:UNLESS]->(:Belief {id: $gate})
+WITH collect([j, r]) AS edges
+WITH edges, any(e IN edges WHERE e[1].gate) AS marked
+UNWIND edges AS e
+WITH e[0] AS j, e[1] AS r, marked
+WHERE r.gate OR NOT marked
 DELETE r
 WITH j, count(*) AS n
 CALL (j) {

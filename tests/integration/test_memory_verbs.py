@@ -49,6 +49,21 @@ def test_reword_moves_dependents_and_undo_restores_the_exact_graph(store):
     assert tms.verify(store) == []
 
 
+def test_undo_keeps_an_outlist_member_the_belief_had_before_it_was_superseded(store):
+    """OLD already held unless NEW: the supersede gate adds nothing there, so undo must not
+    take that member away (found by the daily-verbs property test)."""
+    tms.add(store, "n", "The newer view.")
+    tms.add(store, "o", "Holds unless the newer view.", J([], unless=["n"]))
+    tms.add(store, "p", "Another reason for o.")
+    tms.add_justification(store, "o", J(["p"]))
+    before = exported(store)
+    supersede.supersede(store, "o", "n", rewire=False)
+    assert truth(store, "o") == (Truth.OUT,)
+    supersede.undo_supersede(store, "o")
+    assert exported(store) == before
+    assert tms.verify(store) == []
+
+
 def test_supersede_by_an_existing_belief_without_rewire(store):
     chain(store)
     tms.add(store, "n", "The newer view.")
