@@ -13,7 +13,7 @@ import re
 from functools import cache
 
 from adapters.cypher_files import CypherFileError, NamedQuery, load_all
-from engine.queries import PackParam, PackQuery
+from engine.reading.queries import PackParam, PackQuery
 
 PACK_DIR = "queries/"
 _PARAM_LINE = re.compile(r"^\s*//\s*:param\s+([A-Za-z_][A-Za-z0-9_]*)\s*=>\s*(.+?)\s*;?\s*$")

@@ -11,7 +11,7 @@ import re
 
 from adapters.neo4j_browser import caption, node_style, relationship_style, style_rules
 from engine.errors import InvalidInput
-from engine.viz import Neighbourhood
+from engine.reading.viz import Neighbourhood
 
 LEGEND = (("IN", ("Belief", "In")), ("OUT", ("Belief", "Out")),
           ("UNDETERMINED", ("Belief", "Out", "Undetermined")), ("missing id", ("Missing",)),

@@ -1,4 +1,4 @@
-"""The static wiki as HTML files: engine/wiki.py's Wiki rendered, with no server and no CDN.
+"""The static wiki as HTML files: engine/reading/wiki.py's Wiki rendered, with no server and no CDN.
 
 Every page links `style.css` and `search.js`, written beside it; the search index
 (`search-index.js`, ids, pages and texts) is loaded by the search box when first used, as a
@@ -17,7 +17,7 @@ from adapters.markdown_registry import modes
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
 from engine.model import Belief, Justification, Truth
-from engine.wiki import Topic, Wiki, challenges, defences, review_findings
+from engine.reading.wiki import Topic, Wiki, challenges, defences, review_findings
 
 DEPENDENTS_SHOWN = 40
 SEARCH_TEXT = 200  # characters of each text the search index keeps

@@ -1,7 +1,7 @@
 """The change log's records: what a write says about itself, and entries read back.
 
 Plain frozen dataclasses shared by engine/store.py (the ChangeLog protocol) and
-engine/changelog.py (the reads over the log).
+engine/memory/changelog.py (the reads over the log).
 """
 from __future__ import annotations
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from engine import nogoods as nogood_rules
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Label, Network, Nogood, Truth
-from engine.labelling import labels_from_scratch
-from engine.semantics import is_valid
 from engine.store import GraphTx, SourcePin, Store
+from engine.tms import nogoods as nogood_rules
 from engine.tms import now
+from engine.tms.labelling import labels_from_scratch
+from engine.tms.semantics import is_valid
 
 
 @dataclasses.dataclass

@@ -93,7 +93,7 @@ class Belief:
     extra: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     truth: Truth | None = None
     depth: int | None = None
-    # computed, as truth: its own access tags and those of its support (engine/access.py)
+    # computed, as truth: its own access tags and those of its support (engine/tms/access.py)
     effective_tags: tuple[str, ...] = ()
 
     @property

@@ -14,8 +14,8 @@ from typing import Any, Protocol, TypeVar
 
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
-from engine.provenance import ProposedBy, RoundRecord, RunRecord
-from engine.query_result import QueryResult
+from engine.reading.query_result import QueryResult
+from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
 
 T = TypeVar("T")
 
@@ -210,7 +210,7 @@ class SupersedeRecord:
 
 
 class ChangeLog(Protocol):
-    """The change log seen from a transaction (engine/changelog.py). The store appends the
+    """The change log seen from a transaction (engine/memory/changelog.py). The store appends the
     entry of each write itself, after `work`; these are what the engine adds and reads."""
 
     def actor(self) -> str:
@@ -282,7 +282,7 @@ class Editing(Protocol):
         """Add marker labels (closed set: Defeater, Challenge, Defence) to a belief."""
 
 
-# --- the registry: blockers (engine/blockers.py), read by export, the wiki and MCP -----------
+# --- the registry: blockers (engine/reading/blockers.py), read by export, the wiki and MCP ---
 @dataclass(frozen=True)
 class GatedConclusion:
     """An OUT belief one of whose justifications holds but for IN beliefs in its outlist."""
@@ -312,7 +312,7 @@ class RegistryTx(Protocol):
                            ) -> list[RetractedPremise]:
         """Retracted premises by how many beliefs rest on them, most first, then by id; at
         most `limit` (None: all). With `visible_to`, only premises and resting beliefs a
-        client with that visibility set sees (engine/visibility.py)."""
+        client with that visibility set sees (engine/agents/visibility.py)."""
 
 
 class TmsTx(Protocol):
@@ -387,7 +387,7 @@ class TmsTx(Protocol):
     def write_labels(self, labels: Mapping[str, Label]) -> None:
         """Set the named beliefs' truth and depth exactly as given, with no propagation
         (verify --repair writes the from-scratch labels where the graph differs); then every
-        belief's effective access tags follow the labels (engine/access.py)."""
+        belief's effective access tags follow the labels (engine/tms/access.py)."""
 
     def create_nogood(self, nogood: Nogood) -> None: ...
 

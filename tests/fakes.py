@@ -1,6 +1,6 @@
 """In-memory stand-ins that subclass or satisfy the real interfaces, for unit tests.
 
-FakeStore keeps beliefs in dicts and labels them with engine.semantics (the definition of
+FakeStore keeps beliefs in dicts and labels them with engine.tms.semantics (the definition of
 truth), so a unit test sees exactly what the Neo4j store must produce.
 """
 from __future__ import annotations
@@ -9,22 +9,35 @@ import copy
 import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, TypeVar
 
-from types import MappingProxyType
-
-from engine.access import visible
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.errors import InvalidInput, StoreError
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
-from engine.semantics import compute_labels
-from engine.provenance import ProposedBy, RoundRecord, RunRecord
-from engine.store import BeliefFilter, BeliefHit, Pinned
-from engine.store import Argument, ArgumentJustification, ArgumentPart
-from engine.store import ReviewCandidate, ReviewStamp, VerdictEdge
-from engine.store import MergeRecord, PairVerdict, RewiredEdge, SupersedeRecord
-from engine.store import SourcePin, SourceRecord, StoredEmbedding
-from engine.store import GatedConclusion, RetractedPremise
+from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
+from engine.store import (
+    Argument,
+    ArgumentJustification,
+    ArgumentPart,
+    BeliefFilter,
+    BeliefHit,
+    GatedConclusion,
+    MergeRecord,
+    PairVerdict,
+    Pinned,
+    RetractedPremise,
+    ReviewCandidate,
+    ReviewStamp,
+    RewiredEdge,
+    SourcePin,
+    SourceRecord,
+    StoredEmbedding,
+    SupersedeRecord,
+    VerdictEdge,
+)
+from engine.tms.access import visible
+from engine.tms.semantics import compute_labels
 
 T = TypeVar("T")
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from engine import tms
 from engine.derive.proposals import Mode, Proposal, ProposalKind
 from engine.derive.stage import DeriveStage
-from engine.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round
 from engine.tms import make_justifications
 

@@ -12,15 +12,16 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import PrivateAttr
 
-from engine import dialectic
+from engine.memory import dialectic
 from engine.model import Belief
-from engine.provenance import RunRecord
 from engine.repair.stage import RepairSettings, RepairStage
+from engine.stages.provenance import RunRecord
 from engine.stages.run import RunOptions, RunResult, run_stage
 from tests.derive_fakes import RecordingModelForRound, ScriptedChatModel, derived, load, premise
 from tests.forge_fakes import _valid_verdicts
 from tests.review_fakes import reply as review_reply
-from tests.review_fakes import review_round, stage as review_stage, verdict
+from tests.review_fakes import review_round, verdict
+from tests.review_fakes import stage as review_stage
 
 RUN = RunRecord(id="repair-run-1", model="fake", started_at="2026-12-03T09:00:00+00:00",
                 params={}, stage="repair")

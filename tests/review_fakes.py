@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 from engine.model import Belief, Justification
-from engine.provenance import RoundRecord, RunRecord
 from engine.review.stage import ReviewSettings, ReviewStage
+from engine.stages.provenance import RoundRecord, RunRecord
 from tests.derive_fakes import derived, load, premise
 
 RUN = RunRecord(id="review-run-1", model="fake", started_at="2026-12-03T08:00:00+00:00",

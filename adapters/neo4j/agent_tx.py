@@ -1,4 +1,4 @@
-"""Neo4jTx part: the store verbs of other agents' memories (engine/agent_records.AgentTx),
+"""Neo4jTx part: the store verbs of other agents' memories (engine/agents/records.AgentTx),
 queries in cypher/agents/agents.cypher."""
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from collections.abc import Collection, Sequence
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from adapters.neo4j.records import belief_to_row, justification_rows
-from engine.agent_records import Digest, NamespaceRecord
+from engine.agents.namespace import prefix
+from engine.agents.records import AgentTx, Digest, NamespaceRecord
 from engine.model import Belief
-from engine.namespace import prefix
-from engine.agent_records import AgentTx
 
 BATCH = 5000
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine.change_records import BY_NOGOOD, CREATED, DEFINED, PINNED, WENT_IN, WENT_OUT
-from engine.changelog import definition_sha
+from engine.memory.changelog import definition_sha
 from engine.model import Change
 
 if TYPE_CHECKING:

@@ -8,10 +8,9 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
-from engine.access import own_tags
 from engine.errors import InvalidInput, StoreError
-from engine.store import RewiredEdge, SupersedeRecord
-from engine.store import Editing
+from engine.store import Editing, RewiredEdge, SupersedeRecord
+from engine.tms.access import own_tags
 
 MARKER_LABELS = frozenset({"Defeater", "Challenge", "Defence"})
 

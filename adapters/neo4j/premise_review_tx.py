@@ -1,4 +1,4 @@
-"""Neo4jTx part: premise review (engine/review/premises_records.PremiseReviewTx). Queries in
+"""Neo4jTx part: premise review (engine/review_premises/records.PremiseReviewTx). Queries in
 cypher/review/premises.cypher. A belief's `metadata` is JSON text, read and written here."""
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from engine.errors import StoreError
-from engine.review.premises_records import (
+from engine.review_premises.records import (
     PremiseCandidate,
     PremisePin,
+    PremiseReviewTx,
     PremiseStamp,
     PremiseVerdictEdge,
 )
-from engine.review.premises_records import PremiseReviewTx
 
 
 def _lines(value: Any) -> tuple[int, int] | None:

@@ -1,7 +1,7 @@
 """Propagation: brings labels and depths back to the well-founded model after a change.
 
 Cypher reads and writes the graph (cypher/tms/propagate.cypher); Python decides, with
-`engine/region.py`. Beliefs travel as element ids.
+`engine/tms/region.py`. Beliefs travel as element ids.
 
 1. Region. From the seeds (beliefs whose own definition changed), follow dependents wave
    by wave (`region_wave`, one statement per wave). Each wave gives every dependent's
@@ -15,14 +15,14 @@ Cypher reads and writes the graph (cypher/tms/propagate.cypher); Python decides,
    its stored OUT and undetermined antecedents (`antecedent_classes`) corrected by its
    parents' new values. Only the rest needs its structure: the beliefs ready at once are
    read together (`region_rows`, what their justifications name with values and depths)
-   and evaluated by `engine/region.label_region`. What never becomes ready sits on or below
+   and evaluated by `engine/tms/region.label_region`. What never becomes ready sits on or below
    a cycle: read together, and settled by `label_region` (cyclic components by the
    alternating fixpoint).
 3. Write. Only what changed: one UNWIND per kind (IN, OUT, undetermined; depths), each
    returning the ids it relabelled, which make the Change.
 4. Access tags. When any belief carries tags (`tags_exist`, two index look-ups), the
    region's effective tags are recomputed from its new labels (`region_tags`, one read;
-   engine/access.propagate_tags) and the changed ones written: the region holds everything
+   engine/tms/access.propagate_tags) and the changed ones written: the region holds everything
    whose support may have changed, and nothing outside it did.
 """
 from __future__ import annotations
@@ -30,9 +30,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from adapters.neo4j.base import TxBase
-from engine.access import TagBelief, propagate_tags
 from engine.model import Change
-from engine.region import IN, OUT, UNDETERMINED, Label, RegionBelief, label_region
+from engine.tms.access import TagBelief, propagate_tags
+from engine.tms.region import IN, OUT, UNDETERMINED, Label, RegionBelief, label_region
 
 LABEL_QUERY = {IN: "label_in", OUT: "label_out", UNDETERMINED: "label_undetermined"}
 

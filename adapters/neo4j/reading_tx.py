@@ -1,4 +1,4 @@
-"""Neo4jTx part: the reads of `compact` and `ask` and the summary mark (engine/reading.py's
+"""Neo4jTx part: the reads of `compact` and `ask` and the summary mark (engine/reading/records.py's
 ReadingTx), queries in cypher/reading/compact.cypher. Each query returns its rows collected
 in one record."""
 from __future__ import annotations
@@ -8,9 +8,15 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.search_tx import lucene_query
-from engine.reading import (NetworkCounts, Row, Section, SectionRows, SummaryCover,
-                            VisibleNetwork)
-from engine.reading import ReadingTx
+from engine.reading.records import (
+    NetworkCounts,
+    ReadingTx,
+    Row,
+    Section,
+    SectionRows,
+    SummaryCover,
+    VisibleNetwork,
+)
 
 _QUERIES = {
     Section.NOGOODS: "compact_nogoods",

@@ -9,9 +9,8 @@ from collections.abc import Callable, Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from engine.access import own_tags
 from engine.model import Belief, Justification, Kind, Nogood, Truth
-
+from engine.tms.access import own_tags
 
 TRUTH_LABELS = {  # the closed set of label combinations a belief can carry
     Truth.IN: ["Belief", "In"],

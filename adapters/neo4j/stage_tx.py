@@ -16,7 +16,7 @@ from adapters.neo4j.base import TxBase
 from adapters.neo4j.records import belief_from_map
 from engine.errors import StoreError
 from engine.model import Belief
-from engine.provenance import ProposedBy, RoundRecord, RunRecord
+from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import ProvenanceTx
 
 ID_BATCH = 5000

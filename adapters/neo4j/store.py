@@ -35,8 +35,8 @@ from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.change_records import ChangeEntry
-from engine.changelog import now_utc
 from engine.errors import EngineError, StoreError
+from engine.memory.changelog import now_utc
 
 T = TypeVar("T")
 

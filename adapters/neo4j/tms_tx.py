@@ -6,13 +6,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from engine.bulk import cyclic_gc_paused
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_created, note_pinned, note_redefined
 from adapters.neo4j.edit_tx import supersede_from_props
 from adapters.neo4j.forge_tx import source_from_map
 from adapters.neo4j.propagation import Propagation
-from engine.access import TAGS_KEY, own_tags
 from adapters.neo4j.records import (
     TRUTH_LABELS,
     belief_from_map,
@@ -22,6 +20,7 @@ from adapters.neo4j.records import (
     labelled_belief_row,
     nogood_from_record,
 )
+from engine.bulk import cyclic_gc_paused
 from engine.model import (
     Belief,
     Change,
@@ -33,8 +32,8 @@ from engine.model import (
     Status,
     Truth,
 )
-from engine.store import BeliefFilter, Pinned
-from engine.store import TmsTx
+from engine.store import BeliefFilter, Pinned, TmsTx
+from engine.tms.access import TAGS_KEY, own_tags
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
 

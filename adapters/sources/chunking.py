@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.forge.sources import Chunk
+from engine.sources.reader import Chunk
 
 CHARS_PER_TOKEN = 4
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+\S")

@@ -1,4 +1,4 @@
-"""`FileSourceReader`: the engine's SourceReader (engine/forge/sources.py) on a folder tree."""
+"""`FileSourceReader`: the engine's SourceReader (engine/sources/reader.py) on a folder tree."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -6,10 +6,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from adapters.sources.chunking import chunk_text
-from adapters.sources.reading import (CONVERTED, DOCUMENTS_HINT, Skip, converter_available,
-                                      file_hash, read_file)
+from adapters.sources.reading import (
+    CONVERTED,
+    DOCUMENTS_HINT,
+    Skip,
+    converter_available,
+    file_hash,
+    read_file,
+)
 from adapters.sources.walk import Filters, walk_files
-from engine.forge.sources import Fingerprint, Scan, SkippedFile, SourceText
+from engine.sources.reader import Fingerprint, Scan, SkippedFile, SourceText
 
 DEFAULT_MAX_BYTES = 2_000_000
 DEFAULT_CHUNK_TOKENS = 600

@@ -158,7 +158,7 @@ SET b:Summary
 RETURN count(b) > 0 AS found
 
 // name: visible_network
-// One record for a client that sees only the access tags $visible_to (engine/visibility.py): `ids` of the beliefs whose effective tags are all in it (untagged ones included), `in_count` how many of them are IN, `nogoods` how many nogoods have only such members.
+// One record for a client that sees only the access tags $visible_to (engine/agents/visibility.py): `ids` of the beliefs whose effective tags are all in it (untagged ones included), `in_count` how many of them are IN, `nogoods` how many nogoods have only such members.
 CALL () {
   MATCH (b:Belief)
   WHERE all(t IN coalesce(b.effective_tags, []) WHERE t IN $visible_to)

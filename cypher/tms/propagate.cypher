@@ -2,7 +2,7 @@
 // values: 2 = IN, 1 = UNDETERMINED, 0 = OUT (a :Missing placeholder is 0 with depth 0),
 // -1 = not labelled yet (a new belief). Depth NULL means no finite derivation. Python
 // (adapters/neo4j/propagation.py) finds the region wave by wave, reads the structure of the
-// beliefs it cannot decide from the waves alone, decides with engine/region.py and writes
+// beliefs it cannot decide from the waves alone, decides with engine/tms/region.py and writes
 // what changed, one UNWIND per kind; beliefs are passed by element id, which the store
 // resolves without an index lookup.
 

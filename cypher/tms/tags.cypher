@@ -1,4 +1,4 @@
-// Access tags (engine/access.py): a belief's own tags are the node property access_tags (a
+// Access tags (engine/tms/access.py): a belief's own tags are the node property access_tags (a
 // copy of its metadata's, absent when none), its effective tags the property effective_tags
 // (absent when none), recomputed by propagation over the region it decides.
 

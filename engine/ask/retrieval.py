@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from engine.compact.lines import depth_text, shorten_words
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
-from engine.reading import ReadingTx, SummaryCover, cover_index
-from engine.search import SearchHit, search
-from engine.semantics import is_valid
+from engine.reading.compact.lines import depth_text, shorten_words
+from engine.reading.records import ReadingTx, SummaryCover, cover_index
+from engine.reading.search import SearchHit, search
 from engine.store import GraphTx, Store, TmsTx
+from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
 
 DEFAULT_BUDGET = 3000

@@ -17,9 +17,9 @@ from engine.ask.records import AskTx, CitedBelief
 from engine.ask.retrieval import DEFAULT_BUDGET, Bundle, retrieve
 from engine.ask.tools import AskSession, AskTools
 from engine.model import Truth
-from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import RoundContract
 from engine.stages.echo import ECHO_REASON
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import (
     Action,
     Applied,

@@ -9,12 +9,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine import explain as explaining
 from engine import results, tms
-from engine import search as searching
 from engine.errors import EngineError
 from engine.model import Truth
+from engine.reading import search as searching
 from engine.store import Store
+from engine.tms import explain as explaining
 
 TOOL_SEARCH_LIMIT = 8
 TOOL_NAMES = ("search", "show", "explain", "trace", "what_if")

@@ -1,16 +1,18 @@
 """The commands of `python -m engine` for other agents' memories: import-agent, sync-agent,
 namespaces. Handlers only (engine/cli/tms.py adds them to its command table); the work is in
-engine/agents.py and engine/agent_sync.py, the file formats in engine/cli/registry.py."""
+engine/agents/import_agent.py and engine/agents/sync_agent.py, the file formats in
+engine/cli/registry.py."""
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from engine import agent_sync, agents
+from engine.agents import import_agent as agents
+from engine.agents import sync_agent as agent_sync
+from engine.agents.namespace import check_name, prefix
 from engine.cli import registry
 from engine.cli.support import print_json, some_ids, table
-from engine.namespace import check_name, prefix
 
 T = TypeVar("T")
 

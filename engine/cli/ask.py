@@ -14,11 +14,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any, cast
 
-from engine.cli.visible_to import asked_through, seen_by, visible_to_flag
 from engine.cli import stage_cli as sc
 from engine.cli.stage_cli import AskModel, Wiring, build_ask_model
 from engine.cli.stage_cli import ask_backend as backend_for
 from engine.cli.support import print_json
+from engine.cli.visible_to import asked_through, seen_by, visible_to_flag
 from engine.tokens import ESTIMATE
 
 # Re-exported: the ask model's wiring lives in engine/cli/stage_parts.py (the MCP tool builds
@@ -151,7 +151,7 @@ def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
 
 
 def print_answer(result: Any, args: argparse.Namespace) -> int:
-    from engine.compact.lines import depth_text
+    from engine.reading.compact.lines import depth_text
 
     answer, cited = result.answer, result.cited
     if args.json:

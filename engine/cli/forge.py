@@ -173,7 +173,7 @@ def accept_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
 
 
 def cmd_status(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    from engine.forge.staleness import source_states
+    from engine.sources.staleness import source_states
 
     reader = (wiring.make_reader or make_reader)(args)
     with wiring.open_store() as store:
@@ -190,8 +190,8 @@ def cmd_status(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 
 def cmd_stale(args: argparse.Namespace, wiring: sc.Wiring) -> int:
     from engine.clock import now_iso
-    from engine.forge.staleness import retract_stale, stale_beliefs
     from engine.model import Change
+    from engine.sources.staleness import retract_stale, stale_beliefs
 
     reader = (wiring.make_reader or make_reader)(args)
     with wiring.open_store() as store:

@@ -5,7 +5,7 @@
     python -m engine.mcp token add NAME --role read|propose|write [--visible-to TAGS]
 
 The server opens the store once and keeps one driver for its life, so a tool call costs what
-its transaction costs. Tools are the public methods of engine.agent_tools.AgentTools; sync
+its transaction costs. Tools are the public methods of engine.agents.tools.AgentTools; sync
 tools run on the SDK's worker threads, each call in its own transaction(s) through the
 store's read / write paths. A call that fails on bad input answers a tool error whose text is
 the CLI's `Error: ...` line; nothing is written. While Neo4j is down a call answers one
@@ -14,7 +14,7 @@ the CLI's `Error: ...` line; nothing is written. While Neo4j is down a call answ
 HTTP needs `Authorization: Bearer <token>`: EEM_MCP_TOKEN, else a token generated once and
 kept beside the local Neo4j password (`.neo4j/mcp-token`, mode 600), which has the write
 role; or a named token of `token add` (engine/cli/mcp_tokens.py), with its own role. A
-client's role (engine/tool_roles.py) decides which tools it is listed and may call; stdio
+client's role (engine/agents/roles.py) decides which tools it is listed and may call; stdio
 serves the role of `--role`.
 
 This module is the only one that imports the `mcp` SDK (the `mcp` extra).
@@ -32,7 +32,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.agent_tools import (
+from engine.agents.roles import ROLES, WRITE, Access
+from engine.agents.tools import (
     PROPOSAL_READ_TOOL_NAMES,
     READ_ONLY,
     READING_TOOL_NAMES,
@@ -45,12 +46,11 @@ from engine.agent_tools import (
     reading_tool_methods,
     tool_methods,
 )
-from engine.changelog import CALLER, ActingStore
-from engine.cli.support import LazyStore
+from engine.agents.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
 from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
+from engine.cli.support import LazyStore
 from engine.errors import EngineError, StoreError
-from engine.tool_roles import ROLES, WRITE, Access
-from engine.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
+from engine.memory.changelog import CALLER, ActingStore
 
 PROG = "python -m engine.mcp"
 MCP_HINT = "pip install 'eem-engine[mcp]'"
@@ -347,8 +347,8 @@ def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
     from engine.ask.run import ask
     from engine.cli.stage_cli import Wiring, build_ask_model
     from engine.cli.stage_cli import ask_backend as backend_for
-    from engine.stages.report import ReportFile, report_path
     from engine.clock import utc_now
+    from engine.stages.report import ReportFile, report_path
 
     args.structured = False
     wiring = Wiring()

@@ -20,9 +20,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engine import access
+from engine.agents.roles import WRITE, Access, check_role
 from engine.errors import InvalidInput, NotFound, StoreError
-from engine.tool_roles import WRITE, Access, check_role
+from engine.tms import access
 
 TOKENS_FILE = "mcp-tokens.json"
 DEFAULT_NAME = "default"  # the generated (or EEM_MCP_TOKEN) token: role write, as before

@@ -7,10 +7,10 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from engine import changelog, dialectic, editing, supersede
 from engine.change_records import LogEntry, LogQuery, Touch
 from engine.cli.support import print_json, print_listing, split_ids, table
 from engine.errors import InvalidInput
+from engine.memory import changelog, dialectic, editing, supersede
 from engine.model import Change, Kind
 from engine.tms import make_justifications
 

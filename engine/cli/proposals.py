@@ -9,7 +9,6 @@ import argparse
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.access import parse_tags
 from engine.cli import sources
 from engine.cli.memory import supersede_justifications
 from engine.cli.support import print_json, print_listing, shorten
@@ -18,6 +17,7 @@ from engine.model import Change
 from engine.proposals import lifecycle
 from engine.proposals.actions import ACTIONS, justification_args, pin_args
 from engine.proposals.records import Impact, Proposal
+from engine.tms.access import parse_tags
 
 PROG = "python -m engine"
 EXAMPLES = {

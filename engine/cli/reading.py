@@ -25,9 +25,9 @@ def _non_negative(text: str) -> int:
 
 
 def cmd_compact(store: Any, args: argparse.Namespace) -> int:
-    from engine.compact import CompactOptions, compact
-    from engine.compact.build import check_options
-    from engine.compact.markers import write_compact
+    from engine.reading.compact import CompactOptions, compact
+    from engine.reading.compact.build import check_options
+    from engine.reading.compact.markers import write_compact
 
     options = CompactOptions(budget=args.budget, topic=tuple(args.topic or ()),
                              around=args.around, steps=args.steps,
@@ -47,13 +47,13 @@ def cmd_compact(store: Any, args: argparse.Namespace) -> int:
 
 def cmd_summarize(store: Any, args: argparse.Namespace) -> int:
     from engine.cli.tms import _report_change
-    from engine.summaries import summarize
+    from engine.memory.summaries import summarize
 
     return _report_change(summarize(store, args.id, args.text, split_ids(args.over)), args)
 
 
 def _compact_arguments(p: argparse.ArgumentParser) -> None:
-    from engine.compact.build import DEFAULT_BUDGET
+    from engine.reading.compact.build import DEFAULT_BUDGET
 
     p.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET, metavar="TOKENS",
                    help=f"at most this many tokens, footer included (default {DEFAULT_BUDGET})")

@@ -7,13 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine import blockers as blocking
 from engine import interchange
 from engine.cli.support import print_json, shorten
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
 from engine.model import Network, Truth
+from engine.reading import blockers as blocking
 
 FORMATS = ("json", "markdown")
 MARKDOWN_SUFFIXES = (".md", ".markdown")
@@ -47,7 +47,7 @@ def export(store, args: argparse.Namespace) -> int:
         raise InvalidInput("give -o FILE or --split DIR, not both", field="split")
     network = interchange.export_network(store)
     if getattr(args, "namespace", None):
-        from engine import agents
+        from engine.agents import import_agent as agents
 
         agents.check_namespace(store, args.namespace)
         network = agents.network_of(network, args.namespace)
@@ -132,9 +132,9 @@ def _cluster_topics(store, network: Network):
     from adapters.clustering import kmeans_labels
     from adapters.embeddings import SentenceTransformerEmbedder
     from adapters.vector_cache import NpyVectorCache
-    from engine import wiki
     from engine.cli.stage_cli import embedding_cache_dir
     from engine.embedding.cache import ensure_embeddings
+    from engine.reading import wiki
 
     pool = [(b.id, b.text) for b in sorted(network.beliefs.values(), key=lambda b: b.id)]
 
@@ -149,7 +149,7 @@ def _cluster_topics(store, network: Network):
 
 def cmd_wiki(store, args: argparse.Namespace) -> int:
     from adapters.wiki_site import write_site
-    from engine import wiki
+    from engine.reading import wiki
 
     if args.page_size < 1:
         raise InvalidInput(f"--page-size takes a positive number, not {args.page_size}",

@@ -113,13 +113,13 @@ def _scope(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _premises_file(path: Path) -> bool:
-    from engine.review.premises_file import holds_premise_verdicts
+    from engine.review_premises.proposals_file import holds_premise_verdicts
 
     return holds_premise_verdicts(path)
 
 
 def _premise_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
-    from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
+    from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
 
     return PremiseReviewStage((wiring.make_reader or sc.make_reader)(args), PremiseSettings(
         source_tokens=args.source_tokens, **_scope(args)))
@@ -127,7 +127,7 @@ def _premise_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
 
 def _not_due(details: Mapping[str, Any]) -> str:
     """Nothing due; with --premises, why the premises that name a source are not, counted."""
-    from engine.review.premises_due import DUE
+    from engine.review_premises.due import DUE
 
     if details.get("mode") != "premises":
         return "nothing is due for review"

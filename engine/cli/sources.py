@@ -1,7 +1,7 @@
 """`python -m engine add ... --source PATH[:A-B] --quote TEXT` and `python -m engine sources
 status|stale|hash`: sourced beliefs pinned to their files and checked against them. A thin
-skin over engine/pinning.py and engine/source_status.py; the file reader (adapters/sources/)
-is wired in here, lazily."""
+skin over engine/sources/pinning.py and engine/sources/status.py; the file reader
+(adapters/sources/) is wired in here, lazily."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.cli.support import print_json, print_listing, table
 from engine.errors import InvalidInput
-from engine.pinning import SourceFiles, SourcedClaim
+from engine.sources.pinning import SourcedClaim, SourceFiles
 
 
 def source_files(root: str | None) -> SourceFiles:
@@ -69,8 +69,8 @@ def _row(r: Any) -> tuple[Any, ...]:
 
 
 def cmd_sources(store, args) -> int:
-    from engine import source_status
-    from engine.pinning import hash_late
+    from engine.sources import status as source_status
+    from engine.sources.pinning import hash_late
     from engine.tms import now
 
     if args.retract and args.action != "stale":

@@ -334,8 +334,8 @@ def source_flags(p: argparse.ArgumentParser) -> None:
 
 
 def _access_tags(text: str) -> tuple[str, ...]:
-    from engine.access import parse_tags
     from engine.errors import InvalidInput
+    from engine.tms.access import parse_tags
 
     try:
         return parse_tags(text, field="tags")

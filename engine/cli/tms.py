@@ -11,13 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine import explain as explaining
-from engine import interchange, queries, results, tms, viz
-from engine import search as searching
+from engine import interchange, results, tms
 from engine.cli import agents as agent_commands
 from engine.cli import memory, proposals, registry, sources
 from engine.cli.reading import reading_commands
-from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.cli.support import (
     BorrowedDriver,
     open_store,
@@ -29,10 +26,15 @@ from engine.cli.support import (
     split_ids,
     table,
 )
-from engine.access import TAGS_KEY, parse_tags
+from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
+from engine.reading import queries, viz
+from engine.reading import search as searching
+from engine.sources.pinning import add_sourced
 from engine.store import BeliefFilter
+from engine.tms import explain as explaining
+from engine.tms.access import TAGS_KEY, parse_tags
 
 PROG = "python -m engine"
 
@@ -83,8 +85,13 @@ def cmd_add(store, args) -> int:
     justifications = _justifications(args)
     claim = sources.claim_of(args)  # the file read, hashed and the quote grounded, or None
     tags = parse_tags(args.access_tags) if args.access_tags else ()
-    change = tms.add(store, args.id, args.text, justifications, source_url=args.source_url or "",
-                     metadata={TAGS_KEY: list(tags)} if tags else None, claim=claim)
+    metadata = {TAGS_KEY: list(tags)} if tags else None
+    if claim is None:
+        change = tms.add(store, args.id, args.text, justifications,
+                         source_url=args.source_url or "", metadata=metadata)
+    else:
+        change = add_sourced(store, args.id, args.text, justifications, claim,
+                             source_url=args.source_url or "", metadata=metadata)
     if not args.json and args.id not in change.went_in:
         named = sorted({ref for j in justifications for ref in j.mentions()})
         missing = sorted(set(named) - set(tms.show_many(store, named)))
@@ -134,7 +141,7 @@ def cmd_list(store, args) -> int:
         beliefs = agent_commands.only_namespace(store, args.namespace, beliefs,
                                                  lambda b: b.id)
     if args.sort == "impact":  # transitive dependents, counted in Cypher
-        from engine.impact import impacts
+        from engine.reading.impact import impacts
 
         impact = impacts(store, [b.id for b in beliefs])
         beliefs = sorted(beliefs, key=lambda b: (-impact.get(b.id, 0), b.id))
@@ -161,7 +168,7 @@ def cmd_show(store, args) -> int:
                            field="visible_to")
     if args.history:
         return memory.print_history(store, args.id, args.json)
-    from engine.impact import impacts
+    from engine.reading.impact import impacts
 
     seen = seen_by(store, args)
     b, dependents = tms.show(seen, args.id)

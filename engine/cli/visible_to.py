@@ -1,12 +1,12 @@
 """`--visible-to TAGS` on the CLI: read as an MCP client with that visibility set would
-(engine/visibility.py), for a person who wants to see what such a client sees."""
+(engine/agents/visibility.py), for a person who wants to see what such a client sees."""
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from engine.access import parse_tags
-from engine.visibility import VisibleReadsStore, VisibleStore
+from engine.agents.visibility import VisibleReadsStore, VisibleStore
+from engine.tms.access import parse_tags
 
 
 def visible_to_flag(p: argparse.ArgumentParser) -> None:

@@ -1,15 +1,15 @@
 """`--between NAME [NAME2]`: only the candidate pairs across namespaces, so an imported
 agent's memory is checked against ours (one name) or against another agent's (two names),
-and never against itself. A belief's side is the namespace its id is in (engine/namespace.py),
-or ours ("") for an id in none; a namespace's switch is on no side."""
+and never against itself. A belief's side is the namespace its id is in
+(engine/agents/namespace.py), or ours ("") for an id in none; a namespace's switch is on no side."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from engine.agents import check_namespace, namespaces
+from engine.agents.import_agent import check_namespace, namespaces
+from engine.agents.namespace import prefix, switch_id
 from engine.errors import InvalidInput
-from engine.namespace import prefix, switch_id
 from engine.store import Store
 
 OURS = ""

@@ -22,8 +22,8 @@ from engine.model import Change
 from engine.pairs.candidates import current_verdicts
 from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.pairs.stage import GroupStage
-from engine.provenance import RoundRecord, RunRecord
 from engine.stages.proposals_file import ProposalsFile
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry
 from engine.store import GraphTx, PairVerdict, Store
 

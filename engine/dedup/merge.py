@@ -19,6 +19,7 @@ from engine.errors import NotFound
 from engine.model import Belief, Change, check_id
 from engine.pairs.nogood_pairs import ContradictionTx
 from engine.store import MergeRecord, PairVerdict, Store, TmsTx
+from engine.tms.kernel import enforce_nogoods
 
 UNDONE = "UNDONE"  # the verdict a merge's pair gets when the merge is undone
 
@@ -38,7 +39,6 @@ def choose_keep(same: Sequence[str], model_keep: str, beliefs: Mapping[str, Beli
 def merge_in(tx: ContradictionTx, merged: str, kept: str, *, run_id: str, round_n: int, at: str
              ) -> Change:
     """Merge `merged` into `kept` (both must exist); returns what went IN and OUT."""
-    from engine.tms import enforce_nogoods
 
     before = tx.get_beliefs([merged])[merged]
     rewired = tx.rewire_mentions(merged, kept)
@@ -53,7 +53,6 @@ def merge_in(tx: ContradictionTx, merged: str, kept: str, *, run_id: str, round_
 
 
 def undo_in(tx: ContradictionTx, merged: str) -> Change:
-    from engine.tms import enforce_nogoods
 
     record = tx.merge_record(merged)
     if record is None:

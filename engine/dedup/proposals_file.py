@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.dedup.verdicts import REPLY_KEY, ClusterVerdict
-from engine.provenance import RunRecord
 from engine.stages.proposals_file import ProposalsFile
+from engine.stages.provenance import RunRecord
 
 
 def summary(v: ClusterVerdict) -> list[str]:

@@ -36,7 +36,7 @@ from engine.pairs.candidates import (
 )
 from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.pairs.stage import GroupStage
-from engine.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry
 from engine.store import GraphTx, PairVerdict, Store
 

@@ -15,9 +15,10 @@ from types import MappingProxyType
 from engine.derive.proposals import Mode, Proposal
 from engine.derive.validate import Validation
 from engine.model import Belief, Change, Justification, Kind
-from engine.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, AppliedEntry
 from engine.store import GraphTx
+from engine.tms.kernel import add_beliefs_in, now
 
 
 def justifications_for(p: Proposal) -> tuple[Justification, ...]:
@@ -50,7 +51,6 @@ def apply_proposals(tx: GraphTx, validation: Validation, run: RunRecord, record:
     """Inside the round's write transaction (whose Run and Round nodes exist): create the
     valid beliefs, propagate, and link the round to them. Raises (and so writes nothing)
     when any step fails."""
-    from engine.tms import add_beliefs_in, now
 
     at = record.at or now()
     beliefs = [belief_for(p, at=at, run_id=run.id, round_n=record.round)

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 from engine.derive.apply import apply_proposals
 from engine.derive.parser import ParseResult, parse_reply
 from engine.derive.prompt import PromptOptions, build_prompt
-from engine.derive.reply_schema import proposal_schema, render_markdown
 from engine.derive.proposals import FORMAT, NO_PROPOSALS, Proposal, render_proposals
+from engine.derive.reply_schema import proposal_schema, render_markdown
 from engine.derive.validate import Validation, ValidationRules, read_facts, validate_proposals
 from engine.derive.view import RoundView, read_view
-from engine.provenance import RoundRecord, RunRecord
-from engine.stages.proposals_file import ProposalsFile
 from engine.stages.contract import RoundContract
+from engine.stages.proposals_file import ProposalsFile
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, KeyedItems, Prompt, RoundInput
 from engine.store import GraphTx, Store

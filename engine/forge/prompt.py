@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.forge.sources import Chunk
+from engine.sources.reader import Chunk
 from engine.stages.stage import Prompt
 
 MAX_CLAIM_CHARS = 300

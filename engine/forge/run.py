@@ -18,14 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from engine.change_records import ChangeEntry
-from engine.forge.sources import Scan, SourceText
 from engine.forge.stage import ForgeStage, PlannedChunk
-from engine.forge.staleness import CHANGED_REASON, Reconciled, reconcile_in
+from engine.sources.reader import Scan, SourceText
+from engine.sources.staleness import CHANGED_REASON, Reconciled, reconcile_in
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile, RunReport, StopReason
-from engine.stages.run import (Progress, RunOptions, RunResult, iso_utc, new_run_id, run_stage,
-                               utc_now)
+from engine.stages.run import (
+    Progress,
+    RunOptions,
+    RunResult,
+    iso_utc,
+    new_run_id,
+    run_stage,
+    utc_now,
+)
 from engine.store import Store
 
 NOT_GROUNDED = "not grounded"

@@ -15,21 +15,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.embedding.cache import Embedder, text_sha256
-from engine.forge.grounding import clean_quote
 from engine.forge.items import ProposedPremise
 from engine.forge.parser import parse_premises
-from engine.forge.prompt import (ChunkView, PromptOptions, build_prompt, extractive_schema,
-                                 quotable_lines, reply_format, reply_schema)
-from engine.forge.sources import Chunk, SkippedFile, SourceReader, SourceText
+from engine.forge.prompt import (
+    ChunkView,
+    PromptOptions,
+    build_prompt,
+    extractive_schema,
+    quotable_lines,
+    reply_format,
+    reply_schema,
+)
 from engine.forge.validate import ForgeRules, Ground, Vector, check_premises
 from engine.model import Belief
-from engine.provenance import RoundRecord, RunRecord
-from engine.stages.proposals_file import ProposalsFile
+from engine.sources.grounding import clean_quote
+from engine.sources.reader import Chunk, SkippedFile, SourceReader, SourceText
 from engine.stages.contract import JsonReply, RoundContract
+from engine.stages.proposals_file import ProposalsFile
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.replies import retry_message
-from engine.stages.stage import Applied, AppliedEntry, Checked, Parsed, Prompt, RoundInput
-from engine.stages.stage import KeyedItems
+from engine.stages.stage import (
+    Applied,
+    AppliedEntry,
+    Checked,
+    KeyedItems,
+    Parsed,
+    Prompt,
+    RoundInput,
+)
 from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
+from engine.tms.kernel import add_beliefs_in
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk
 
@@ -178,7 +193,6 @@ class ForgeStage(KeyedItems):
 
     def apply(self, tx: GraphTx, items: Sequence[ProposedPremise], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
-        from engine.tms import add_beliefs_in
 
         checked = self.check(tx, items, shown)
         at = self.at()

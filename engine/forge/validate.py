@@ -6,7 +6,7 @@
 3. the id already exists;
 4. the claim is empty, or far longer than one sentence (`max_claim_chars`);
 5. the quote does not occur in the text (after normalizing whitespace, quotes, dashes and
-   case; engine/forge/grounding.py): `not grounded`. The line range where it occurs is kept;
+   case; engine/sources/grounding.py): `not grounded`. The line range where it occurs is kept;
 6. the claim is too close to an existing belief, or to one accepted earlier in the same
    reply: cosine similarity of the claims' embeddings >= `similar` (`--similar`), reported
    as a likely duplicate. Off when no embedder is given.
@@ -19,10 +19,10 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine.forge.grounding import find_quote
 from engine.forge.items import ProposedPremise
 from engine.forge.prompt import CLAIM_RULE, EXAMPLE_ID, reply_format
 from engine.model import ID_RE
+from engine.sources.grounding import find_quote
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
 

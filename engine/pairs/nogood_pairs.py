@@ -1,14 +1,14 @@
 """A contradiction the model found becomes a nogood over the pair, resolved at once by the
-existing entrenchment rules (engine/nogoods.py): the least entrenched assumption under the
+existing entrenchment rules (engine/tms/nogoods.py): the least entrenched assumption under the
 two is retracted, so one of them goes OUT and what rests on it follows."""
 from __future__ import annotations
 
 import hashlib
 from typing import Protocol
 
-from engine import nogoods as nogood_rules
 from engine.model import ID_RE, Change, Nogood
 from engine.store import PairRecords, TmsTx
+from engine.tms import nogoods as nogood_rules
 
 
 class ContradictionTx(nogood_rules.ResolutionTx, PairRecords, Protocol):

@@ -12,9 +12,9 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from engine.model import Change
 from engine.pairs.prompt import GroupReply, ItemT, ShownGroup, ShownT
-from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.echo import ECHO_REASON
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import (
     Applied,
     AppliedEntry,

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from engine import dialectic, supersede, tms
-from engine.access import TAGS_KEY
+from engine import tms
 from engine.errors import InvalidInput
+from engine.memory import dialectic, supersede
 from engine.model import Belief, Change, Justification, Kind, check_id, check_text
-from engine.pinning import SourcedClaim, pin_in
+from engine.sources.pinning import SourcedClaim, pin_in
 from engine.store import GraphTx
+from engine.tms.access import TAGS_KEY
 
 Args = Mapping[str, Any]
 

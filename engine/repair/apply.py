@@ -4,7 +4,7 @@ the machinery), with the propagation they cause; checked again first.
 - link: a new justification on the belief: the defeated one's antecedents plus the bridges,
   its outlist less the defeaters answered (and the belief's whole gates, as any justification
   added later gets them). It is due for review like any other: repair never marks it valid.
-- soften: the belief is superseded by a reworded one (engine/supersede.py, `--text`) holding
+- soften: the belief is superseded by a reworded one (engine/memory/supersede.py, `--text`) holding
   its justifications, the repaired one without the defeaters answered; dependents are
   rewired to the new belief. `supersede --undo` restores the old one.
 - abandon and research write no belief: research records a (:Gap).
@@ -18,15 +18,15 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any, cast
 
+from engine.memory.supersede import supersede_in
 from engine.model import Change, Justification
-from engine.provenance import RoundRecord, RunRecord
 from engine.repair.due import Defeated
 from engine.repair.records import Gap, RepairEdge, RepairTx
 from engine.repair.repairs import ABANDON, LINK, RESEARCH, SOFTEN, Repair
 from engine.repair.validate import check_repairs
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, Applied, AppliedEntry
 from engine.store import GraphTx, TmsTx
-from engine.supersede import supersede_in
 from engine.tms import enforce_nogoods, standing_gates
 
 ACTION_OF = {LINK: Action.LINKED, SOFTEN: Action.SOFTENED, ABANDON: Action.ABANDONED,

@@ -1,5 +1,5 @@
 """Candidate bridges for a defeated justification: IN beliefs near what it lacks (review's
-missing property, or the challenge), by the hybrid search of engine/search.py (words, and
+missing property, or the challenge), by the hybrid search of engine/reading/search.py (words, and
 meaning when an embedder is given). The belief itself, what the justification already
 names and its defeaters are left out; whether a candidate rests on the belief is checked
 when the repairer names it (validate.py), not for every candidate shown.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from engine.reading.search import HybridSearchTx, SearchHit, search_in
 from engine.repair.due import Defeated
-from engine.search import HybridSearchTx, SearchHit, search_in
 
 MAX_QUERY_WORDS = 40
 

@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.reading.search import SearchHit
 from engine.repair.due import CHALLENGE, Defeat, Defeated
 from engine.repair.parser import combine
 from engine.repair.repairs import ACTIONS
 from engine.review.material import ShownJustification
-from engine.search import SearchHit
-from engine.stages.item_reader import ItemsRetry, justification_named
 from engine.stages.contract import JsonReply
+from engine.stages.item_reader import ItemsRetry, justification_named
 
 KEY = "repairs"
 MAX_TEXT = 240

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.provenance import RunRecord
 from engine.repair.repairs import LINK, Repair
 from engine.stages.proposals_file import ProposalsFile
+from engine.stages.provenance import RunRecord
 
 
 def _summary(r: Repair) -> list[str]:

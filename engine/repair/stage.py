@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.provenance import RoundRecord, RunRecord
 from engine.repair import parser
 from engine.repair.apply import write_repairs
 from engine.repair.bridges import candidates_for, query_text, query_words
@@ -26,6 +25,7 @@ from engine.repair.validate import check_repairs, graph_problems
 from engine.review.material import read_under_review
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.graphs import strongly_connected
 from engine.review.material import UnderReview, read_under_review
 from engine.store import ReviewCandidate, ReviewRecords
+from engine.tms.graphs import strongly_connected
 
 OK, DUE, WAITING = "ok", "due", "waiting"
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.provenance import RunRecord
 from engine.review.verdicts import Verdict
 from engine.stages.proposals_file import ProposalsFile
+from engine.stages.provenance import RunRecord
 
 
 def _summary(v: Verdict) -> list[str]:

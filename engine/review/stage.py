@@ -12,7 +12,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.provenance import RoundRecord, RunRecord
 from engine.review import parser
 from engine.review.apply import write_review
 from engine.review.due import DueOptions, read_due
@@ -24,6 +23,7 @@ from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms import now

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import InvalidInput
-from engine.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round, round_entry
 from engine.stages.run import iso_utc, new_run_id, utc_now
 from engine.stages.stage import Applied, ParsedReply, Stage

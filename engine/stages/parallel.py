@@ -26,8 +26,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from engine.provenance import RunRecord
 from engine.stages.contract import ModelForRound
+from engine.stages.provenance import RunRecord
 from engine.stages.report import Discarded, Outcome, RoundResult
 from engine.stages.rounds import OpenRound, RoundSettings, ask_round, close_round, open_round
 from engine.stages.stage import ReadsAroundInFlight, RoundInput, Stage

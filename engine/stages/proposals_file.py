@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.provenance import RunRecord
+from engine.stages.provenance import RunRecord
 
 EDIT_AND_ACCEPT = ("Edit or delete entries in the JSON block below (the summaries above it "
                    "are for reading), then apply them with:")

@@ -19,9 +19,9 @@ from langchain_core.runnables import Runnable
 
 from engine.change_records import ChangeEntry
 from engine.errors import EngineError
-from engine.provenance import RoundRecord, RunRecord
 from engine.stages.calls import CallPolicy, ModelCallFailed, call_model
 from engine.stages.contract import ModelForRound
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.report import Outcome, RoundResult
 from engine.stages.stage import Applied, Checked, ParsedReply, RoundInput, Stage
 from engine.store import GraphTx, Store

@@ -24,10 +24,10 @@ from typing import Any, Protocol
 
 from engine.clock import iso_utc, utc_now
 from engine.files import write_text_atomically
-from engine.provenance import RunRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
 from engine.stages.parallel import ParallelRounds
+from engine.stages.provenance import RunRecord
 from engine.stages.report import (
     Outcome,
     ReportFile,

@@ -27,8 +27,8 @@ from enum import StrEnum
 from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from engine.model import Change
-from engine.provenance import RoundRecord, RunRecord
 from engine.stages.contract import RoundContract
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.store import GraphTx, Store
 
 ItemT = TypeVar("ItemT")

@@ -34,7 +34,9 @@ from adapters.cypher_files import cypher  # noqa: E402
 from adapters.formats import parse_network  # noqa: E402
 from adapters.neo4j.connection import Neo4jSettings, connect  # noqa: E402
 from adapters.neo4j.store import Neo4jStore  # noqa: E402
-from engine import agent_sync, agents, interchange, tms  # noqa: E402
+from engine import interchange, tms  # noqa: E402
+from engine.agents import import_agent as agents
+from engine.agents import sync_agent as agent_sync
 
 NAME = "bench"
 

@@ -33,8 +33,9 @@ from adapters.cypher_files import cypher
 from adapters.formats import parse_network
 from adapters.neo4j.connection import Neo4jSettings, connect
 from adapters.neo4j.store import Neo4jStore, Neo4jTx
-from engine import changelog, interchange, tms
+from engine import interchange, tms
 from engine.change_records import LogQuery
+from engine.memory import changelog
 
 
 class UnloggedStore(Neo4jStore):

@@ -97,8 +97,8 @@ def bench_local(max_chunks: int) -> dict:
     from adapters.sources.reader import FileSourceReader
     from engine.forge.prompt import PromptOptions
     from engine.forge.run import ForgeRunOptions, forge, plan_forge
-    from engine.forge.sources import Scan
     from engine.forge.stage import ForgeSettings, ForgeStage
+    from engine.sources.reader import Scan
     from engine.stages.calls import CallPolicy
     from engine.stages.run import iso_utc, utc_now
 

@@ -87,10 +87,10 @@ def main() -> int:
     import anyio.to_thread
     from mcp import Client
 
-    from engine import search as searching
     from engine import tms
     from engine.cli.mcp import build_server, make_tools
     from engine.cli.support import LazyStore
+    from engine.reading import search as searching
 
     store = LazyStore(retry_seconds=3)
     tools, entries = make_tools(store, ROOT / "reports")

@@ -42,10 +42,10 @@ from adapters.neo4j.store import Neo4jStore  # noqa: E402
 from adapters.sources.reader import FileSourceReader  # noqa: E402
 from engine import interchange  # noqa: E402
 from engine.change_records import ChangeEntry  # noqa: E402
-from engine.forge.sources import SourceText  # noqa: E402
-from engine.review.premises_due import read_premises  # noqa: E402
-from engine.review.premises_prompt import build_prompt, premise_block  # noqa: E402
-from engine.review.premises_stage import PremiseReviewStage, PremiseSettings  # noqa: E402
+from engine.review_premises.due import read_premises  # noqa: E402
+from engine.review_premises.prompt import build_prompt, premise_block  # noqa: E402
+from engine.review_premises.stage import PremiseReviewStage, PremiseSettings  # noqa: E402
+from engine.sources.reader import SourceText  # noqa: E402
 from engine.store import SourcePin, SourceRecord  # noqa: E402
 from engine.tokens import ESTIMATE  # noqa: E402
 

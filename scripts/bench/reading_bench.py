@@ -32,7 +32,7 @@ from adapters.neo4j.connection import Neo4jSettings, connect
 from adapters.neo4j.store import Neo4jStore
 from engine import interchange
 from engine.ask.retrieval import retrieve
-from engine.compact import CompactOptions, compact
+from engine.reading.compact import CompactOptions, compact
 
 NETWORKS = ROOT.parent / "shared" / "data" / "networks"
 QUESTIONS = {

@@ -37,7 +37,6 @@ from adapters.formats import parse_network  # noqa: E402
 from adapters.neo4j.connection import Neo4jSettings, connect  # noqa: E402
 from adapters.neo4j.store import Neo4jStore  # noqa: E402
 from engine import interchange  # noqa: E402
-from engine.provenance import RoundRecord, RunRecord  # noqa: E402
 from engine.repair.bridges import query_text, query_words  # noqa: E402
 from engine.repair.due import read_due, with_findings  # noqa: E402
 from engine.repair.prompt import build_prompt, json_reply  # noqa: E402
@@ -45,6 +44,7 @@ from engine.repair.stage import RepairSettings, RepairStage, cases_of  # noqa: E
 from engine.review.apply import write_review  # noqa: E402
 from engine.review.material import read_under_review  # noqa: E402
 from engine.review.verdicts import Verdict  # noqa: E402
+from engine.stages.provenance import RoundRecord, RunRecord  # noqa: E402
 
 AT = "2026-12-03T00:00:00+00:00"
 BATCH = 500

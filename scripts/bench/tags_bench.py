@@ -28,7 +28,8 @@ from adapters.cypher_files import cypher  # noqa: E402
 from adapters.formats import parse_network  # noqa: E402
 from adapters.neo4j.connection import Neo4jSettings, connect  # noqa: E402
 from adapters.neo4j.store import Neo4jStore  # noqa: E402
-from engine import editing, interchange, tms  # noqa: E402
+from engine import interchange, tms  # noqa: E402
+from engine.memory import editing
 
 
 def emit(**fields) -> None:

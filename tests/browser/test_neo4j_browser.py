@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import base64
 import os
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 from urllib.parse import urlparse
 from urllib.request import urlopen
 
@@ -18,7 +18,8 @@ import pytest
 
 from adapters.formats import read_network_file
 from adapters.neo4j_browser import favourites_zip, node_style
-from engine import interchange, tms, viz
+from engine import interchange, tms
+from engine.reading import viz
 from engine.tms import make_justifications
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.browser, pytest.mark.slow]

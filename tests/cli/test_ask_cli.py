@@ -203,7 +203,7 @@ def test_usage_errors_exit_2(shop, capsys, tmp_path, args, message):
 
 
 def test_visible_to_shows_and_lets_cite_only_what_such_a_client_sees(shop, capsys, tmp_path):
-    from engine import editing
+    from engine.memory import editing
 
     editing.set_metadata(shop, "p2", "access_tags", ["sec"])  # and so `slow`, resting on it
     chat = ScriptedChatModel(script=[])

@@ -10,7 +10,7 @@ import pytest
 
 from engine import tms
 from engine.model import Truth
-from engine.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.store import (
     MergeRecord,
     PairVerdict,

@@ -8,9 +8,10 @@ import json
 import pytest
 
 from adapters.cypher_files import cypher
-from engine import editing, tms
-from engine.explain import trace_tags
-from engine.semantics import compute_labels
+from engine import tms
+from engine.memory import editing
+from engine.tms.explain import trace_tags
+from engine.tms.semantics import compute_labels
 
 pytestmark = pytest.mark.neo4j
 

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from adapters.formats import parse_network, read_network_file
-from engine import agent_sync, agents, interchange, tms
+from engine import interchange, tms
+from engine.agents import import_agent as agents
+from engine.agents import sync_agent as agent_sync
 from engine.contradictions.stage import ContradictionOptions, ContradictionsStage, PairSource
 from engine.errors import InvalidInput
 from engine.model import Truth

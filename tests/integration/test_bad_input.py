@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from adapters.formats import dump_network, read_network_file
-from engine import explain as explaining
 from engine import interchange, tms
 from engine.errors import EngineError, InvalidInput, NotFound
 from engine.model import Justification, Truth
+from engine.tms import explain as explaining
 
 pytestmark = pytest.mark.neo4j
 

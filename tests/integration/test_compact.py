@@ -11,9 +11,9 @@ import pytest
 
 from adapters.formats import parse_network, read_network_file
 from engine import interchange, tms
-from engine.compact import CompactOptions, compact
-from engine.impact import impacts
-from engine.summaries import summarize
+from engine.memory.summaries import summarize
+from engine.reading.compact import CompactOptions, compact
+from engine.reading.impact import impacts
 from engine.tokens import ESTIMATE
 from tests.derive_fakes import derived, load, premise
 
@@ -58,7 +58,7 @@ def test_sections_list_what_they_say(store):
 
 
 def test_a_challenge_is_listed_beside_review_s_defeats(store):
-    from engine import dialectic
+    from engine.memory import dialectic
 
     shop(store)
     dialectic.challenge(store, "c", "users never see auth latency: it is hidden by the cache")

@@ -12,9 +12,10 @@ import threading
 
 import pytest
 
-from engine import changelog, dialectic, editing, supersede, tms
+from engine import tms
 from engine.change_records import LogQuery
 from engine.errors import EngineError, InvalidInput, NotFound
+from engine.memory import changelog, dialectic, editing, supersede
 
 pytestmark = pytest.mark.neo4j
 

@@ -12,7 +12,7 @@ from engine.derive.stage import DeriveStage
 from engine.derive.view import shown_derived
 from engine.errors import StoreError
 from engine.model import Justification, Kind, Truth
-from engine.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round
 from tests.derive_fakes import derived, load, premise
 from tests.fakes import FakeStore

@@ -10,9 +10,9 @@ import pytest
 
 from adapters.sources.reader import FileSourceReader
 from engine import tms
-from engine.stages.accept import accept
-from engine.forge.staleness import retract_stale, source_states, stale_beliefs
 from engine.model import Justification, Truth
+from engine.sources.staleness import retract_stale, source_states, stale_beliefs
+from engine.stages.accept import accept
 from tests.derive_fakes import ScriptedChatModel
 from tests.forge_fakes import BagOfWordsEmbedder, QuotingChatModel, tiny_pdf, write_tree
 from tests.forge_run import run_forge, stage_factory

@@ -10,7 +10,7 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import Client, types  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agent_tools import PROPOSAL_TOOL_NAMES  # noqa: E402
+from engine.agents.tools import PROPOSAL_TOOL_NAMES  # noqa: E402
 from tests.integration.test_mcp_server import (  # noqa: E402
     _cli_error,
     build,

@@ -18,15 +18,16 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
 from mcp import Client  # noqa: E402
 
-from engine import changelog, tms  # noqa: E402
-from engine.agent_tools import (  # noqa: E402
+from engine import tms  # noqa: E402
+from engine.agents.roles import PROPOSE_TOOLS, READ_TOOLS, allows, role_of  # noqa: E402
+from engine.agents.tools import (  # noqa: E402
     PROPOSAL_TOOL_NAMES,
     READING_TOOL_NAMES,
     TOOL_NAMES,
 )
 from engine.change_records import LogQuery  # noqa: E402
 from engine.cli import mcp_tokens as token_file  # noqa: E402
-from engine.tool_roles import PROPOSE_TOOLS, READ_TOOLS, allows, role_of  # noqa: E402
+from engine.memory import changelog
 from tests.integration.test_mcp_server import (  # noqa: E402
     ROOT,
     _free_port,

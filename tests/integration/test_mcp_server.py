@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agent_tools import (  # noqa: E402
+from engine.agents.tools import (  # noqa: E402
     PROPOSAL_TOOL_NAMES,
     READING_TOOL_NAMES,
     TOOL_NAMES,

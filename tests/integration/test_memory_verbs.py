@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine import changelog, dialectic, editing, interchange, supersede, tms
+from engine import interchange, tms
 from engine.change_records import LogQuery
 from engine.errors import InvalidInput, NotFound
+from engine.memory import changelog, dialectic, editing, supersede
 from engine.model import Belief, Truth
+from engine.store import BeliefFilter
 
 pytestmark = pytest.mark.neo4j
 
@@ -39,7 +41,7 @@ def test_reword_moves_dependents_and_undo_restores_the_exact_graph(store):
     assert truth(store, "a", "a-v2", "b", "c") == (Truth.OUT, Truth.IN, Truth.IN, Truth.IN)
     old = tms.show(store, "a")[0]
     assert old.is_premise and old.depth == 0  # a gated premise stays a premise
-    assert "a" in {b.id for b in tms.list_beliefs(store, tms.BeliefFilter(premises=True))}
+    assert "a" in {b.id for b in tms.list_beliefs(store, BeliefFilter(premises=True))}
     assert tms.show(store, "b")[0].justifications[0].antecedents == ("a-v2",)
     assert tms.supersede_links(store, "a") == (["a-v2"], [])
     assert tms.supersede_links(store, "a-v2") == ([], ["a"])
@@ -102,7 +104,7 @@ def test_challenge_then_defend_then_reopen(store):
     argued = dialectic.challenge(store, "b", "doubtful", justification=None)
     assert argued.id == "challenge:b"
     assert truth(store, "b", "c") == (Truth.OUT, Truth.OUT)
-    assert [b.id for b in tms.list_beliefs(store, tms.BeliefFilter(challenged=True))] == ["b"]
+    assert [b.id for b in tms.list_beliefs(store, BeliefFilter(challenged=True))] == ["b"]
     defence = dialectic.defend(store, "challenge:b", "answered")
     assert truth(store, "challenge:b", "b", "c") == (Truth.OUT, Truth.IN, Truth.IN)
     tms.retract(store, defence.id)
@@ -117,7 +119,7 @@ def test_a_challenged_premise_stays_a_premise(store):
     dialectic.challenge(store, "a", "is it?")
     a = tms.show(store, "a")[0]
     assert (a.truth, a.depth, a.is_premise) == (Truth.OUT, 0, True)
-    from engine import explain
+    from engine.tms import explain
 
     lines = explain.render_explanation(explain.explain(store, "a"))
     assert lines[0] == "a is OUT (depth 0): a premise, gated:"
@@ -252,5 +254,5 @@ def test_a_gated_premise_survives_a_network_json_round_trip(store):
     assert exported(store) == text
     a = tms.show(store, "a")[0]
     assert a.is_premise and a.depth == 0 and a.truth == Truth.OUT  # still a premise, gated
-    assert [p.id for p in tms.list_beliefs(store, tms.BeliefFilter(premises=True))
+    assert [p.id for p in tms.list_beliefs(store, BeliefFilter(premises=True))
             if p.id == "a"] == ["a"]

@@ -11,8 +11,8 @@ import pytest
 from adapters.sources.reader import FileSourceReader
 from engine import tms
 from engine.model import Belief, Justification, Truth
-from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
 from engine.review.stage import ReviewSettings, ReviewStage
+from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
 from engine.stages.report import Outcome, RunStatus, StopReason

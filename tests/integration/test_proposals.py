@@ -8,9 +8,10 @@ import threading
 import pytest
 
 from adapters.neo4j.store import Neo4jStore
-from engine import changelog, interchange, tms
+from engine import interchange, tms
 from engine.change_records import LogQuery
 from engine.errors import InvalidInput, NotFound, ProposalDrift
+from engine.memory import changelog
 from engine.proposals import lifecycle
 from engine.proposals.records import Status
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from engine import dialectic, supersede, tms
+from engine import tms
 from engine.errors import EngineError
+from engine.memory import dialectic, supersede
 from engine.model import Justification
 from engine.proposals import lifecycle
 from engine.proposals.actions import justification_args, justification_from_args

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from adapters.query_pack import load_pack
-from engine import explain as explaining
-from engine import queries, tms, viz
+from engine import tms
 from engine.errors import NotFound, StoreError
-from engine.semantics import is_valid
+from engine.reading import queries, viz
+from engine.tms import explain as explaining
+from engine.tms.semantics import is_valid
 from tests import query_network
 from tests.conftest import empty_graph
 
@@ -324,7 +325,8 @@ def test_a_missing_parameter_is_a_store_error(known):
 def test_a_gated_premise_is_still_a_premise_to_the_pack_and_to_blockers(store):
     """A challenge gives a premise an outlist-only justification; defended, the premise is IN
     again and still a premise: why_in, premises and blockers must treat it as one."""
-    from engine import blockers, dialectic
+    from engine.memory import dialectic
+    from engine.reading import blockers
 
     tms.add(store, "p", "A premise.")
     tms.add(store, "d", "Derived from p.", tms.make_justifications(["p"]))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from adapters.formats import read_network_file
-from engine import explain as explaining
 from engine import interchange, tms
+from engine.tms import explain as explaining
 from tests.integration.test_query_pack import _support_tree, rows
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.network_data]

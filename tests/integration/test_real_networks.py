@@ -9,7 +9,7 @@ import pytest
 from adapters.formats import dump_network, parse_network, read_network_file
 from engine import interchange, tms
 from engine.model import Truth
-from engine.semantics import compute_labels
+from engine.tms.semantics import compute_labels
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.network_data]
 

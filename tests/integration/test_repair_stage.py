@@ -7,7 +7,8 @@ from typing import cast
 
 import pytest
 
-from engine import supersede, tms
+from engine import tms
+from engine.memory import supersede
 from engine.repair.due import read_due
 from engine.repair.records import RepairTx
 from engine.repair.stage import RepairStage
@@ -147,7 +148,7 @@ def test_without_auto_the_repairs_go_to_a_file_that_accept_applies(net, tmp_path
 
 
 def test_compact_shows_the_gaps_research_recorded(net):
-    from engine.compact import CompactOptions, compact
+    from engine.reading.compact import CompactOptions, compact
 
     assert "Gaps (premises the network lacks" not in compact(net).text
     run_repair(net, good_reply())

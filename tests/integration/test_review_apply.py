@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from adapters.query_pack import load_pack
-from engine import queries, tms
+from engine import tms
+from engine.reading import queries
 from engine.review.verdicts import defeater_id
 from tests.review_fakes import (
     RUN,

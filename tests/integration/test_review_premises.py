@@ -10,20 +10,32 @@ from pathlib import Path
 import pytest
 
 from adapters.sources.reader import FileSourceReader
-from engine import changelog, tms
+from engine import tms
 from engine.change_records import LogQuery
+from engine.memory import changelog
+from engine.memory.supersede import undo_supersede
 from engine.model import Belief
-from engine.review.premises_stage import PremiseReviewStage, PremiseSettings
+from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
 from engine.stages.accept import accept
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
 from engine.stages.run import RunOptions, run_stage
-from engine.supersede import undo_supersede
 from engine.tms import add_beliefs_in
 from tests.derive_fakes import ScriptedChatModel
-from tests.premise_review_fakes import (CONFIRM, DOC, GROUNDED, MISREAD, NARROWER, PARTIAL,
-                                        PATH, PINS, UNGROUNDED, load_pinned, reply,
-                                        write_source)
+from tests.premise_review_fakes import (
+    CONFIRM,
+    DOC,
+    GROUNDED,
+    MISREAD,
+    NARROWER,
+    PARTIAL,
+    PATH,
+    PINS,
+    UNGROUNDED,
+    load_pinned,
+    reply,
+    write_source,
+)
 
 pytestmark = pytest.mark.neo4j
 

@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from adapters.formats import parse_network
-from engine import changelog, interchange, tms
+from engine import interchange, tms
 from engine.change_records import LogQuery
 from engine.cli.tms import main
+from engine.memory import changelog
 
 pytestmark = pytest.mark.neo4j
 
@@ -277,7 +278,7 @@ def test_a_proposed_add_keeps_its_access_tags_when_accepted(engine, store):
 
 
 def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
-    from engine.agent_tools import ProposalTools
+    from engine.agents.tools import ProposalTools
     from engine.cli.sources import source_files
     from engine.errors import InvalidInput
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from engine import tms
 from engine.model import Justification, Truth
-from engine.semantics import compute_labels
+from engine.tms.semantics import compute_labels
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 
@@ -191,7 +191,7 @@ def _export(store) -> str:
 
 
 def _apply_memory(store, op):
-    from engine import dialectic, editing, supersede
+    from engine.memory import dialectic, editing, supersede
 
     kind, target, justifications, extra = op
     if kind == "add":

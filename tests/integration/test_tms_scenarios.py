@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-import engine.nogoods
+import engine.tms.nogoods
 from adapters.formats import dump_network, read_network_file
 from adapters.neo4j.store import Neo4jTx
-from engine import explain as explaining
 from engine import interchange, tms
 from engine.errors import InvalidInput
 from engine.model import Kind, Truth
+from engine.tms import explain as explaining
 
 pytestmark = pytest.mark.neo4j
 
@@ -1031,7 +1031,7 @@ def test_failure_in_import_leaves_nothing_written(store, tmp_path, monkeypatch):
     def failing(tx, holding, change, *, at):
         raise RuntimeError("injected in import")
 
-    monkeypatch.setattr(engine.nogoods, "resolve", failing)
+    monkeypatch.setattr(engine.tms.nogoods, "resolve", failing)
     with pytest.raises(RuntimeError):
         import_file(store, write_json(tmp_path, {
             "nodes": {"a": node("a"), "b": node("b")},

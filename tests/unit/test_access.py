@@ -1,14 +1,14 @@
-"""engine/access.py: effective tags from own tags and current support, on small networks."""
+"""engine/tms/access.py: effective tags from own tags and current support, on small networks."""
 from __future__ import annotations
 
 from types import MappingProxyType
 
 import pytest
 
-from engine.access import effective_tags, parse_tags, tag_sources, visible
 from engine.errors import InvalidInput
 from engine.model import Belief, Justification
-from engine.semantics import compute_labels
+from engine.tms.access import effective_tags, parse_tags, tag_sources, visible
+from engine.tms.semantics import compute_labels
 
 
 def belief(bid: str, *justifications: Justification, tags: tuple[str, ...] = (),

@@ -1,4 +1,4 @@
-"""engine/agent_tools.py on the in-memory store: the JSON each tool returns, and bad input
+"""engine/agents/tools.py on the in-memory store: the JSON each tool returns, and bad input
 raised as the CLI raises it."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import os
 import pytest
 
 from engine import tms
-from engine.agent_tools import TOOL_NAMES, AgentTools, report_files, tool_methods
+from engine.agents.tools import TOOL_NAMES, AgentTools, report_files, tool_methods
 from engine.errors import InvalidInput, NotFound
-from engine.provenance import RunRecord
+from engine.stages.provenance import RunRecord
 from tests.fakes import FakeStore
 
 

@@ -1,11 +1,11 @@
-"""engine/blockers.py on the in-memory store: what holds conclusions OUT, grouped."""
+"""engine/reading/blockers.py on the in-memory store: what holds conclusions OUT, grouped."""
 from __future__ import annotations
 
 import pytest
 
 from engine import tms
-from engine.blockers import find_blockers
 from engine.errors import InvalidInput
+from engine.reading.blockers import find_blockers
 from tests.fakes import FakeStore
 
 

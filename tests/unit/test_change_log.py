@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from engine import changelog, tms
+from engine import tms
 from engine.change_records import LogQuery, Touch
 from engine.cli.mcp import caller_actor
+from engine.memory import changelog
 from engine.model import Belief, Truth
 from tests.fakes import FakeStore
 

@@ -1,7 +1,7 @@
 """Strongly connected components, as propagation and review's what-is-due order them."""
 from __future__ import annotations
 
-from engine.graphs import strongly_connected
+from engine.tms.graphs import strongly_connected
 
 
 def test_each_component_comes_after_every_component_it_reaches():

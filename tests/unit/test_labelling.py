@@ -1,13 +1,13 @@
-"""labels_from_scratch (engine/labelling.py) gives exactly compute_labels' labels and depths
-(engine/semantics.py, the definition of truth) on any network."""
+"""labels_from_scratch (engine/tms/labelling.py) gives exactly compute_labels' labels and depths
+(engine/tms/semantics.py, the definition of truth) on any network."""
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.labelling import labels_from_scratch
 from engine.model import Belief, Justification
-from engine.semantics import compute_labels
+from engine.tms.labelling import labels_from_scratch
+from engine.tms.semantics import compute_labels
 
 IDS = [f"b{i}" for i in range(10)]
 NAMES = IDS + ["never-added", "nor-this"]

@@ -1,4 +1,4 @@
-"""An agent's file under a namespace (engine/agent_network.py): ids prefixed, the switch
+"""An agent's file under a namespace (engine/agents/namespaced.py): ids prefixed, the switch
 required by every justification, the premises still assumptions for nogood resolution and
 less entrenched than ours. Pure: no store."""
 from __future__ import annotations
@@ -7,12 +7,12 @@ from types import MappingProxyType
 
 import pytest
 
-from engine.agent_network import namespaced
+from engine.agents.namespace import is_agent_premise, namespace_of
+from engine.agents.namespaced import namespaced
 from engine.errors import InvalidInput
 from engine.model import Belief, Justification, Network, Nogood, Truth
-from engine.namespace import is_agent_premise, namespace_of
-from engine.nogoods import assumptions, entrenchment
-from engine.semantics import compute_labels
+from engine.tms.nogoods import assumptions, entrenchment
+from engine.tms.semantics import compute_labels
 
 AT = "2026-12-03T00:00:00+00:00"
 

@@ -1,4 +1,4 @@
-"""Pinning a belief to its file (engine/pinning.py): the PATH[:A-B] form, the lines, and the
+"""Pinning a belief to its file (engine/sources/pinning.py): the PATH[:A-B] form, the lines, and the
 quote grounded with forge's grounding inside them, or refused with the reason."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 import pytest
 
 from engine.errors import InvalidInput
-from engine.forge.sources import SourceText
-from engine.pinning import SourcedClaim, SourceSpec, ground_claim, parse_source_spec
+from engine.sources.pinning import SourcedClaim, SourceSpec, ground_claim, parse_source_spec
+from engine.sources.reader import SourceText
 
 TEXT = "first line\nThe cache\nexpires hourly.\nlast line\n"
 SOURCE = SourceText("docs/cache.md", "ab" * 32, len(TEXT), "markdown", TEXT)

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.model import Belief, Justification, Truth
-from engine.region import IN, OUT, UNDETERMINED, RegionBelief, label_region
-from engine.semantics import compute_labels
+from engine.tms.region import IN, OUT, UNDETERMINED, RegionBelief, label_region
+from engine.tms.semantics import compute_labels
 
 IDS = [f"b{i}" for i in range(10)]
 MISSING = "never-added"

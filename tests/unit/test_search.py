@@ -1,13 +1,13 @@
-"""engine/search.py on the in-memory store: the text ranking, OUT beliefs only on request,
+"""engine/reading/search.py on the in-memory store: the text ranking, OUT beliefs only on request,
 the meaning ranking from an injected embedder, and reciprocal rank fusion."""
 from __future__ import annotations
 
 import pytest
 
-from engine import search as searching
 from engine import tms
 from engine.errors import InvalidInput
 from engine.model import Truth
+from engine.reading import search as searching
 from engine.store import BeliefHit, StoredEmbedding
 from tests.fakes import FakeStore
 

@@ -10,7 +10,7 @@ import itertools
 import pytest
 
 from engine.model import Belief, Justification, Kind, Label, Truth
-from engine.semantics import compute_labels, is_valid
+from engine.tms.semantics import compute_labels, is_valid
 
 IN, OUT, UND = Truth.IN, Truth.OUT, Truth.UNDETERMINED
 

@@ -1,11 +1,11 @@
-"""engine/wiki.py and adapters/wiki_site.py on the in-memory store: topics, pages, links."""
+"""engine/reading/wiki.py and adapters/wiki_site.py on the in-memory store: topics, pages, links."""
 from __future__ import annotations
 
 from adapters.formats import parse_network
 from adapters.wiki_site import belief_block, topic_page
 from engine import interchange
-from engine.blockers import find_blockers
-from engine.wiki import build_wiki, cluster_name, topics_by_cluster, topics_by_prefix
+from engine.reading.blockers import find_blockers
+from engine.reading.wiki import build_wiki, cluster_name, topics_by_cluster, topics_by_prefix
 from tests.fakes import FakeStore
 
 

@@ -11,7 +11,7 @@ from engine.derive.stage import DeriveSettings, DeriveStage
 from engine.derive.validate import ValidationRules
 from engine.errors import StoreError
 from engine.model import Justification, Kind, Truth
-from engine.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round
 from tests.derive_fakes import load, premise
 from tests.fakes import FakeStore, FakeTx

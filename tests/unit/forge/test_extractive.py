@@ -13,8 +13,8 @@ from engine.forge.prompt import (
     extractive_schema,
     reply_schema,
 )
-from engine.forge.sources import Chunk
 from engine.forge.validate import Ground, check_premises
+from engine.sources.reader import Chunk
 
 MARKDOWN = """## Token validation
 

@@ -3,8 +3,8 @@ Neo4j store): premises with their FROM edges, nothing sent again, and a stale re
 from __future__ import annotations
 
 from adapters.sources.reader import FileSourceReader
-from engine.forge.staleness import retract_stale, source_states
 from engine.model import Truth
+from engine.sources.staleness import retract_stale, source_states
 from tests.fakes import FakeStore
 from tests.forge_fakes import BagOfWordsEmbedder, QuotingChatModel, write_tree
 from tests.forge_run import run_forge

@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from engine.forge.grounding import find_quote, normalize
 from engine.forge.items import ProposedPremise
 from engine.forge.parser import parse_premises
 from engine.forge.validate import ForgeRules, Ground, check_premises
+from engine.sources.grounding import find_quote, normalize
 
 TEXT = "Intro.\nThe auth service validates the JWT signature\non every request.\nDone."
 
@@ -173,7 +173,7 @@ def test_near_duplicates_within_one_reply_keep_the_first():
 # --- the reply schema ------------------------------------------------------------------
 def test_the_bounded_schema_offers_the_chunks_lines_as_quotes():
     from engine.forge.prompt import quotable_lines, reply_schema
-    from engine.forge.sources import Chunk
+    from engine.sources.reader import Chunk
 
     chunk = Chunk("a.py", 1, 4, '# Short\nThe pool keeps 10 connections.\nx = "a string"\n'
                   'path = C:\\\\temp and more', "h")

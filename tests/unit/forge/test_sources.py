@@ -9,7 +9,7 @@ from adapters.sources.chunking import chunk_text, estimate_tokens
 from adapters.sources.reader import FileSourceReader
 from adapters.sources.walk import Filters, walk_files
 from engine.errors import InvalidInput
-from engine.forge.sources import SkippedFile, SourceText
+from engine.sources.reader import SkippedFile, SourceText
 from tests.forge_fakes import write_tree
 
 

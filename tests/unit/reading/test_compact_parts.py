@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.compact.lines import shorten_words
-from engine.compact.markers import END, START, replace_between_markers
 from engine.errors import InvalidInput
+from engine.reading.compact.lines import shorten_words
+from engine.reading.compact.markers import END, START, replace_between_markers
 from engine.tokens import ESTIMATE
 
 

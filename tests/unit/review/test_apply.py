@@ -1,4 +1,4 @@
-"""Applying verdicts on the in-memory store (labelled by engine.semantics, the definition of
+"""Applying verdicts on the in-memory store (labelled by engine.tms.semantics, the definition of
 truth): defeaters on exactly the judged justification, cascades, restoring by retraction,
 suggestions applied and reverted, stamps and verdict records, all or nothing."""
 from __future__ import annotations

@@ -7,11 +7,11 @@ from __future__ import annotations
 import hashlib
 import json
 
-from engine.forge.sources import Chunk, SourceText
-from engine.review.premises_due import PremiseUnderReview
-from engine.review.premises_prompt import build_prompt
-from engine.review.premises_verdicts import combine, parse_reply
-from engine.review.premises_window import TooLong, Window, review_sha256, window_for
+from engine.review_premises.due import PremiseUnderReview
+from engine.review_premises.prompt import build_prompt
+from engine.review_premises.verdicts import combine, parse_reply
+from engine.review_premises.window import TooLong, Window, review_sha256, window_for
+from engine.sources.reader import Chunk, SourceText
 
 
 def source(lines: list[str], cuts: list[tuple[int, int]]) -> SourceText:

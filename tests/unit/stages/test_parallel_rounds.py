@@ -19,9 +19,9 @@ from pydantic import PrivateAttr
 
 from engine import tms
 from engine.model import Truth
-from engine.provenance import RoundRecord, RunRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import JsonReply, RoundContract, unconstrained
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.report import Outcome, RunStatus, StopReason
 from engine.stages.run import RunOptions, run_stage
 from engine.stages.stage import (

@@ -10,18 +10,18 @@ import pytest
 
 from engine.dedup import proposals_file as dedup_file
 from engine.dedup.verdicts import ClusterVerdict, parse_verdicts
-from engine.provenance import RunRecord
 from engine.repair import parser as repair_parser
 from engine.repair import proposals_file as repair_file
 from engine.repair.repairs import Repair
 from engine.review import parser as review_parser
-from engine.review import premises_file
-from engine.review import premises_verdicts
+from engine.review_premises import proposals_file as premises_file
+from engine.review_premises import verdicts as premises_verdicts
 from engine.review import proposals_file as review_file
-from engine.review.premises_verdicts import PremiseVerdict
 from engine.review.verdicts import Verdict
+from engine.review_premises.verdicts import PremiseVerdict
 from engine.stages.accept import _RUN_NOTE
 from engine.stages.proposals_file import ProposalsFile
+from engine.stages.provenance import RunRecord
 
 RUN = RunRecord("run-9", "fake:scripted", "2026-12-04T09:00:00Z", {}, stage="review")
 COMMAND = "python -m engine.review accept proposed.md"

@@ -12,11 +12,11 @@ import pytest
 
 from engine import tms
 from engine.model import Truth
-from engine.provenance import RoundRecord, RunRecord
 from engine.stages.accept import accept
-from engine.stages.proposals_file import run_note
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import JsonReply, RoundContract
+from engine.stages.proposals_file import run_note
+from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.report import Outcome, RunStatus, StopReason
 from engine.stages.run import RunOptions, run_stage
 from engine.stages.stage import (

@@ -1,0 +1,2 @@
+"""Agents and other agents' memories: the MCP tools and their roles, visibility,
+namespaces, import-agent and sync-agent."""

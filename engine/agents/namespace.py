@@ -1,0 +1,83 @@
+"""Another agent's memory under a namespace: names, the switch, and what marks its beliefs.
+
+Pure, no I/O. engine/agents/namespaced.py turns a file into what we store;
+engine/agents/import_agent.py writes it, engine/agents/sync_agent.py compares with it.
+For the namespace NAME:
+- every id the file gives gets the prefix `NAME:`: beliefs, the ids justifications and
+  nogoods name (supersession lives in outlists, so it follows), nogood ids, and the
+  id-valued metadata of ID_METADATA_KEYS that name a belief of the file;
+- `NAME:active` is a premise we own, the agent's switch: every imported justification
+  requires it (it is appended to the antecedents), so `retract NAME:active` takes the whole
+  memory OUT and `assert NAME:active` brings it back, through ordinary propagation;
+- a premise of the agent (no justification, only a gate, or asserted there) becomes a belief
+  derived from the switch alone: justification `NAME:active` (with its gates as outlist).
+  engine/tms/semantics.py stays the one definition of truth, so it is derived here (depth 1),
+  yet it is still what the agent observed: `is_agent_premise` says so, and nogood
+  resolution (engine/tms/nogoods.py) takes it as an assumption, ranked below our own;
+- metadata `namespace: NAME` marks every imported belief, `agent_retracted` one the file has
+  retracted, and `agent_sha256` is the digest of the definition the file gave it, which is
+  how sync-agent finds what changed without reading every belief's justifications.
+"""
+from __future__ import annotations
+
+import re
+from types import MappingProxyType
+
+from engine.errors import InvalidInput
+from engine.model import Belief, Justification
+
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
+# Prefixes this engine gives its own beliefs (review defeaters, challenges, defences).
+RESERVED_NAMES = frozenset({"review", "challenge", "defence", "summary"})
+ID_METADATA_KEYS = frozenset({"superseded_by", "supersedes", "challenge_target", "defends",
+                              "duplicate_of", "summarizes", "summarized_by", "defeats_node"})
+SWITCH_TYPE = "namespace"  # metadata source_type of NAME:active
+
+
+def check_name(name: object) -> str:
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise InvalidInput(f"invalid namespace {name!r}: 1-40 characters of [a-z0-9._-], "
+                           "starting with a letter or digit", field="namespace", value=name)
+    if name in RESERVED_NAMES:
+        raise InvalidInput(f"namespace {name!r} is reserved: this engine names its own "
+                           f"'{name}:' beliefs", field="namespace", value=name)
+    return name
+
+
+def prefix(name: str) -> str:
+    return f"{name}:"
+
+
+def switch_id(name: str) -> str:
+    return f"{name}:active"
+
+
+def namespace_of(b: Belief) -> str | None:
+    """The namespace an imported belief (or a switch) belongs to; None for our own."""
+    value = b.metadata.get("namespace")
+    return value if isinstance(value, str) and value else None
+
+
+def is_switch(b: Belief) -> bool:
+    return b.metadata.get("source_type") == SWITCH_TYPE
+
+
+def is_agent_premise(b: Belief) -> bool:
+    """A premise of another agent's memory: derived here from its switch alone."""
+    ns = namespace_of(b)
+    return ns is not None and not is_switch(b) and any(
+        j.antecedents == (switch_id(ns),) for j in b.justifications)
+
+
+def is_agents(j: Justification, name: str) -> bool:
+    """Whether a justification came from the agent's file (it requires the switch)."""
+    return switch_id(name) in j.antecedents
+
+
+def switch_belief(name: str, at: str) -> Belief:
+    return Belief(
+        id=switch_id(name),
+        text=f"The memory imported from agent {name} holds (retract to take it OUT).",
+        metadata=MappingProxyType({"source_type": SWITCH_TYPE, "namespace": name}),
+        created_at=at, updated_at=at,
+    )

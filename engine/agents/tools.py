@@ -1,0 +1,541 @@
+"""The operations an agent calls, each a thin call of the library the CLI uses, returning
+JSON-ready dicts (the same shapes as the CLI's --json). `python -m engine.mcp` publishes every
+public method of `AgentTools` as an MCP tool: the method's name is the tool's name, its typed
+parameters the tool's input, and its docstring the description a model reads to choose it.
+
+Nothing here knows MCP or Neo4j: the entry point (engine/cli/mcp.py) hands in the store, the
+query pack, a way to build the embedder, and the report directory. Bad input raises the same
+InvalidInput / NotFound as on the command line, before anything is written.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine import results, tms
+from engine.change_records import LogQuery
+from engine.errors import InvalidInput
+from engine.memory import changelog, dialectic, editing, supersede
+from engine.model import Kind, Truth
+from engine.proposals import lifecycle
+from engine.proposals.actions import justification_args, pin_args
+from engine.reading import blockers as blocking
+from engine.reading import queries
+from engine.reading import search as searching
+from engine.reading.queries import PackQuery
+from engine.sources.pinning import SourceFiles, add_sourced
+from engine.store import BeliefFilter, Store
+from engine.tms import explain as explaining
+
+LIST_LIMIT = 200
+RUNS_LIMIT = 20
+REPORT_SUFFIX = ".json"
+
+
+@dataclass(frozen=True)
+class PackEntry:
+    """A pack query with its Cypher text, for the query-pack resource."""
+
+    query: PackQuery
+    text: str
+
+
+def pack_resource(entries: Sequence[PackEntry]) -> list[dict[str, Any]]:
+    return [{**queries.pack_json([e.query])[0], "cypher": e.text} for e in entries]
+
+
+def report_files(report_dir: Path, limit: int) -> list[dict[str, Any]]:
+    """The newest stage reports in `report_dir` (`<stage>-<UTC timestamp>.json`)."""
+    try:
+        files = [p for p in report_dir.iterdir() if p.suffix == REPORT_SUFFIX and p.is_file()]
+    except OSError:
+        return []
+    files.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    return [{"path": str(p), "stage": p.stem.split("-", 1)[0]} for p in files[:limit]]
+
+
+def _justifications(antecedents: Sequence[str], unless: Sequence[str], any_mode: bool,
+                    kind: str, label: str) -> tuple:
+    try:
+        kind_value = Kind(kind.upper())
+    except ValueError:
+        raise InvalidInput(f"kind takes 'SL' or 'CP', not {kind!r}", field="kind",
+                           value=kind) from None
+    return tms.make_justifications(list(antecedents), unless=list(unless), kind=kind_value,
+                                   any_mode=any_mode, label=label)
+
+
+class AgentTools:
+    """One instance per server: the store is opened once and shared by every call."""
+
+    def __init__(self, store: Store, pack: Sequence[PackQuery], *, report_dir: Path,
+                 make_embedder: Callable[[], Any] | None = None,
+                 source_files: SourceFiles | None = None) -> None:
+        self._store = store
+        self._source_files = source_files  # where `add` reads a source (the server's folder)
+        self._pack = list(pack)
+        self._report_dir = report_dir
+        self._make_embedder = make_embedder
+        self._embedder: Any = None
+        self._embedder_lock = threading.Lock()
+
+    # --- reading ---------------------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        """Counts of the network: beliefs, IN, OUT, undetermined, premises, derived, nogoods,
+        max depth, and the ids of undetermined beliefs. Call it first to see how big the
+        network is and whether anything is undetermined. Example: status()."""
+        s = tms.status(self._store)
+        return {**s.as_dict(), "undetermined_ids": list(s.undetermined_ids)}
+
+    def show(self, id: str) -> dict[str, Any]:
+        """One belief in full: text, truth (IN/OUT/UNDETERMINED), depth, whether retracted or
+        asserted, source, metadata, its justifications (antecedents that must be IN, outlist
+        that must be OUT) and the ids of beliefs that name it (dependents). Use it before
+        changing a belief. Example: show(id="auth-uses-jwt")."""
+        return results.belief_record(*tms.show(self._store, id))
+
+    def explain(self, id: str) -> dict[str, Any]:
+        """Why a belief is IN (the justification that holds, down to premises) or OUT (what
+        fails in each justification). Use it to answer "why do we believe X?" or "why not?".
+        Example: explain(id="auth-bottleneck")."""
+        return explaining.explain(self._store, id).as_dict()
+
+    def trace(self, id: str) -> dict[str, Any]:
+        """The premises, user-asserted beliefs and not-yet-added ids a belief ultimately rests
+        on, each with its truth. Use it to find which observations a conclusion depends on.
+        Example: trace(id="auth-bottleneck")."""
+        return {"id": id, "rests_on": [e.__dict__ for e in explaining.trace(self._store, id)]}
+
+    def list_beliefs(self, truth: str = "any", kind: str = "any",
+                     limit: int = LIST_LIMIT) -> dict[str, Any]:
+        """Beliefs in id order, without justifications. truth: "any", "in" or "out" (OUT
+        includes undetermined); kind: "any", "premises" or "derived"; at most `limit` rows
+        (`total` says how many matched). Prefer search() to find beliefs by topic.
+        Example: list_beliefs(truth="in", kind="derived", limit=50)."""
+        truths = {"any": None, "in": Truth.IN, "out": Truth.OUT}
+        kinds = {"any": None, "premises": True, "derived": False}
+        if truth not in truths:
+            raise InvalidInput(f"truth takes any, in or out, not {truth!r}", field="truth",
+                               value=truth)
+        if kind not in kinds:
+            raise InvalidInput(f"kind takes any, premises or derived, not {kind!r}",
+                               field="kind", value=kind)
+        if limit < 1:
+            raise InvalidInput(f"limit takes a positive number, not {limit}", field="limit",
+                               value=limit)
+        beliefs = tms.list_beliefs(self._store, BeliefFilter(truths[truth], kinds[kind]))
+        return {"beliefs": [results.belief_row(b) for b in beliefs[:limit]],
+                "total": len(beliefs), "truncated": len(beliefs) > limit}
+
+    def search(self, words: str, include_out: bool = False, semantic: bool = False,
+               limit: int = searching.DEFAULT_LIMIT) -> dict[str, Any]:
+        """Find beliefs by words in their text or id (any word; prefixes match), best first,
+        each with truth, depth and how many beliefs rest on it directly. Only IN beliefs
+        unless include_out=true. semantic=true also ranks by meaning (sentence embeddings
+        stored on beliefs) and fuses both rankings. Use it before adding a belief, to find
+        what exists. Example: search(words="cache stale reads", limit=5)."""
+        embedder = self._embedder_or_none() if semantic else None
+        hits = searching.search(self._store, words, limit=limit, include_out=include_out,
+                                embedder=embedder)
+        return {"hits": [h.as_dict() for h in hits]}
+
+    def query(self, name: str, params: dict[str, str | int | float | bool] | None = None
+              ) -> dict[str, Any]:
+        """Run a read-only query of the pack by name with its parameters: why_in(id),
+        premises(id), out_if_retracted(id), gated(), by_depth(min_depth), undetermined(),
+        nogoods(), proposed_by(id), run_added(run_id), derive_runs(), neighbourhood(id,
+        steps). The eem://query-pack resource lists each query's parameters and Cypher.
+        Example: query(name="why_in", params={"id": "auth-bottleneck"})."""
+        query = queries.find_query(self._pack, name)
+        pairs = [f"{k}={_param_text(v)}" for k, v in (params or {}).items()]
+        result = queries.run_query(self._store, query, queries.parse_params(query, pairs))
+        return {"columns": list(result.columns), "rows": queries.json_rows(result)}
+
+    def verify(self) -> dict[str, Any]:
+        """Recompute every label and depth from scratch and compare with the graph: ok is
+        true when they all agree, else the mismatches. Slow on big networks; use it after
+        a suspected inconsistency. Example: verify()."""
+        problems = tms.verify(self._store)
+        return results.verify_record(problems, tms.status(self._store).undetermined_ids)
+
+    def what_if(self, operation: str, id: str, new: str = "", text: str = "") -> dict[str, Any]:
+        """What retracting, asserting or superseding a belief would change (went_in,
+        went_out), computed in a transaction that is rolled back: nothing is written.
+        operation: "retract", "assert" or "supersede" (with new=an existing belief, or
+        text=a rewording). Use it before a retract or supersede to see the cascade.
+        Example: what_if(operation="retract", id="auth-uses-jwt");
+        what_if(operation="supersede", id="auth-uses-jwt", text="Auth validates sessions")."""
+        if operation == "supersede":
+            return supersede.what_if_supersede(self._store, id, new or None,
+                                               text=text or None).as_dict()
+        if new or text:
+            raise InvalidInput("new and text go with operation 'supersede'", field="operation",
+                               value=operation)
+        return tms.what_if(self._store, operation, id).as_dict()
+
+    def log(self, since: str = "", id: str = "", op: str = "", actor: str = "",
+            limit: int = 50) -> dict[str, Any]:
+        """The change log, newest first: who changed what (op, args), why (reason), and the
+        cascade (went_in, went_out, retracted_by_nogood ids). since: an ISO time, or a seq
+        (entries after it); id: only entries that touched that belief.
+        Example: log(since="2026-12-03", op="retract", limit=20)."""
+        at, after = changelog.since_to_query(since or None)
+        entries = changelog.log(self._store, LogQuery(
+            since=at, after=after, belief_id=id or None, op=op or None, actor=actor or None,
+            limit=limit))
+        return {"entries": [e.as_dict() for e in entries]}
+
+    def changes_since(self, seq: int = 0, limit: int = 1000) -> dict[str, Any]:
+        """Every change-log entry after seq, oldest first, with the ids it touched: call it
+        at the start of a session with the last seq you saw (0 the first time) to catch up
+        on what others changed; `last_seq` is the one to remember for next time.
+        Example: changes_since(seq=1200)."""
+        entries = changelog.changes_since(self._store, seq, limit)
+        return {"entries": [e.as_dict() for e in entries],
+                "last_seq": entries[-1].seq if entries else seq}
+
+    def blockers(self, limit: int = blocking.DEFAULT_LIMIT) -> dict[str, Any]:
+        """What holds conclusions OUT: groups of OUT conclusions whose justification holds
+        but for IN beliefs in its outlist (closers), most conclusions first ("take bug-412
+        OUT and these 7 come back"), and the retracted premises the most beliefs rest on,
+        with their reasons. Use it to find what to fix first.
+        Example: blockers(limit=10)."""
+        return blocking.find_blockers(self._store, limit).as_dict()
+
+    def stage_runs(self, limit: int = RUNS_LIMIT) -> dict[str, Any]:
+        """Recent runs of the LLM stages (derive and the others), newest first: id, stage,
+        model, started_at, params; and the newest report files in the report directory.
+        The stages run long and call a model, so they are started from a shell, not here;
+        use this to see what they did. Example: stage_runs(limit=5)."""
+        if limit < 1:
+            raise InvalidInput(f"limit takes a positive number, not {limit}", field="limit",
+                               value=limit)
+        runs = self._store.read(lambda tx: tx.recent_stage_runs(limit))
+        return {"runs": [{"id": r.id, "stage": r.stage, "model": r.model,
+                          "started_at": r.started_at, "params": dict(r.params)} for r in runs],
+                "reports": report_files(self._report_dir, limit)}
+
+    # --- changing --------------------------------------------------------------------
+    def add(self, id: str, text: str, antecedents: list[str] | None = None,
+            unless: list[str] | None = None, any_mode: bool = False, kind: str = "SL",
+            label: str = "", source: str = "", source_url: str = "", quote: str = ""
+            ) -> dict[str, Any]:
+        """Add a belief. Without antecedents and unless it is a premise (an observed fact,
+        IN). With antecedents it is derived: IN while all antecedents are IN and every
+        unless id is OUT; any_mode=true makes one justification per antecedent (each enough
+        alone). Ids: lower case [a-z0-9._:-]. source: a file under the server's folder,
+        "PATH" or "PATH:A-B" (lines), read and hashed now; quote: words of those lines that
+        state the belief (refused when they do not occur there). Returns what went IN and OUT.
+        Example: add(id="auth-bottleneck", text="Auth is a bottleneck",
+        antecedents=["auth-uses-jwt", "auth-sync-check"])."""
+        justifications = _justifications(antecedents or [], unless or [], any_mode, kind, label)
+        if quote and not source:
+            raise InvalidInput("quote goes with source", field="quote")
+        if source and self._source_files is not None:
+            claim = self._source_files.pin(source, quote)
+            return add_sourced(self._store, id, text, justifications, claim,
+                               source_url=source_url).as_dict()
+        return tms.add(self._store, id, text, justifications, source=source,
+                       source_url=source_url).as_dict()
+
+    def add_justification(self, id: str, antecedents: list[str] | None = None,
+                          unless: list[str] | None = None, any_mode: bool = False,
+                          kind: str = "SL", label: str = "") -> dict[str, Any]:
+        """Give an existing belief another justification (another reason it may hold); a
+        premise becomes derived. Returns what went IN and OUT.
+        Example: add_justification(id="auth-bottleneck", antecedents=["load-test-p99"],
+        label="measured")."""
+        justifications = _justifications(antecedents or [], unless or [], any_mode, kind, label)
+        return tms.add_justification(self._store, id, justifications).as_dict()
+
+    def retract(self, id: str, reason: str = "") -> dict[str, Any]:
+        """Pin a belief OUT (it no longer holds) until assert_belief; everything resting on
+        it follows in the same transaction. Returns what went IN and OUT. Call what_if
+        first when unsure. Example: retract(id="auth-uses-jwt", reason="moved to sessions")."""
+        return tms.retract(self._store, id, reason).as_dict()
+
+    def assert_belief(self, id: str) -> dict[str, Any]:
+        """Undo a retraction; a derived belief with no valid support then holds as a
+        user-asserted fact. Returns what went IN and OUT.
+        Example: assert_belief(id="auth-uses-jwt")."""
+        return tms.assert_belief(self._store, id).as_dict()
+
+    def nogood(self, ids: list[str], name: str = "") -> dict[str, Any]:
+        """Record that these beliefs must not all be IN (a contradiction). While they all
+        are, the least entrenched assumption they rest on is retracted. Returns what went
+        IN and OUT and what the nogood retracted.
+        Example: nogood(ids=["cache-is-coherent", "cache-serves-stale-reads"])."""
+        return tms.add_nogood(self._store, ids, name or None).as_dict()
+
+    def supersede(self, old: str, new: str = "", text: str = "", new_id: str = "",
+                  rewire: bool | None = None, reason: str = "") -> dict[str, Any]:
+        """Replace belief old by new (an existing belief), or reword it (text: creates
+        new_id, default old-v2, with old's justifications, source and metadata, and moves
+        old's dependents to it unless rewire=false). While the new one is IN the old one is
+        OUT; undo with supersede_undo. Returns what went IN and OUT.
+        Example: supersede(old="auth-uses-jwt", text="Auth validates JWTs and sessions",
+        reason="sessions were added in v2")."""
+        return supersede.supersede(self._store, old, new or None, text=text or None,
+                                   new_id=new_id or None, rewire=rewire,
+                                   reason=reason).as_dict()
+
+    def supersede_undo(self, old: str) -> dict[str, Any]:
+        """Undo the supersede of old exactly (edges moved back, a reworded successor
+        removed). Example: supersede_undo(old="auth-uses-jwt")."""
+        return supersede.undo_supersede(self._store, old).as_dict()
+
+    def challenge(self, id: str, reason: str, justification: int = 0) -> dict[str, Any]:
+        """Challenge a belief: a new premise challenge:<id> (its text the reason) joins the
+        outlist of every justification of id (or of justification number `justification`,
+        1-based), so id goes OUT unless another justification holds. Answer it with defend.
+        Example: challenge(id="auth-bottleneck", reason="measured without the cache")."""
+        return dialectic.challenge(self._store, id, reason, justification or None).as_dict()
+
+    def defend(self, id: str, reason: str) -> dict[str, Any]:
+        """Defend against a challenge or a review defeater (review:<belief>:j<n>): a premise
+        defence:<id> gates it, so it goes OUT and its target comes back; retract the
+        defence to reopen it.
+        Example: defend(id="challenge:auth-bottleneck", reason="rerun with the cache")."""
+        return dialectic.defend(self._store, id, reason).as_dict()
+
+    def remove_justification(self, id: str, n: int) -> dict[str, Any]:
+        """Drop justification n (1-based, as show lists them) of a belief; never its last
+        one (use convert_to_premise or retract). Example: remove_justification(id="b", n=2)."""
+        return editing.remove_justification(self._store, id, n).as_dict()
+
+    def convert_to_premise(self, id: str) -> dict[str, Any]:
+        """Strip every justification of a belief so it holds as an observed premise (the
+        justifications are kept in the change log). Example: convert_to_premise(id="b")."""
+        return editing.convert_to_premise(self._store, id).as_dict()
+
+    def set_metadata(self, id: str, key: str, value: str | int | float | bool | list | dict
+                     | None = None, unset: bool = False) -> dict[str, Any]:
+        """Set (or with unset=true remove) one metadata key of a belief; value is any JSON
+        value. beliefs_type (assumption, observation, fact, axiom, ...) changes how
+        entrenched the belief is when a nogood must retract something, at once.
+        Example: set_metadata(id="auth-uses-jwt", key="beliefs_type", value="observation")."""
+        if unset:
+            return editing.unset_metadata(self._store, id, key).as_dict()
+        return editing.set_metadata(self._store, id, key, value).as_dict()
+
+    # --- resources ---------------------------------------------------------------------
+    def status_resource(self) -> str:
+        return json.dumps(self.status(), indent=2)
+
+    def _embedder_or_none(self) -> Any:
+        if self._make_embedder is None:
+            raise InvalidInput("semantic search is not available in this server",
+                               field="semantic")
+        with self._embedder_lock:  # built once; its model is not safe to encode on two threads
+            if self._embedder is None:
+                self._embedder = _LockedEmbedder(self._make_embedder())
+            return self._embedder
+
+
+class _LockedEmbedder:
+    def __init__(self, embedder: Any) -> None:
+        self._embedder = embedder
+        self._lock = threading.Lock()
+        self.model_name = embedder.model_name
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        with self._lock:
+            return self._embedder.embed(texts)
+
+
+def _param_text(value: Any) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+TOOL_NAMES = ("status", "show", "explain", "trace", "list_beliefs", "search", "query",
+              "verify", "what_if", "stage_runs", "log", "changes_since", "blockers", "add",
+              "add_justification", "retract", "assert_belief", "nogood", "supersede",
+              "supersede_undo", "challenge", "defend", "remove_justification",
+              "convert_to_premise", "set_metadata")
+READ_ONLY = frozenset(TOOL_NAMES[:13])
+
+
+def tool_methods(tools: AgentTools) -> Mapping[str, Callable[..., dict[str, Any]]]:
+    return {name: getattr(tools, name) for name in TOOL_NAMES}
+
+
+# --- issue 21: reading the memory (compact, context_for, and ask with --model) ------------
+class ReadingTools:
+    """The reading tools: what an agent reads at the start of a session (compact), the
+    material to answer a question itself (context_for), and, when the server was started
+    with --model, an answer with checked citations (ask)."""
+
+    def __init__(self, store: Store, *, ask: Callable[[str], dict[str, Any]] | None = None
+                 ) -> None:
+        self._store = store
+        self._ask = ask
+
+    def context_for(self, question: str, budget: int = 3000) -> dict[str, Any]:
+        """The beliefs that bear on a question, packed to `budget` tokens: the best search
+        hits (OUT ones marked, with why they are OUT), what they rest on down to premises,
+        and what rests on them. For an agent that answers itself: cite the ids it shows.
+        Example: context_for(question="why is auth slow?", budget=2000)."""
+        from engine.ask.retrieval import retrieve
+
+        return retrieve(self._store, question, budget=budget).as_dict()
+
+    def compact(self, budget: int = 800, topic: str = "") -> dict[str, Any]:
+        """A summary of the network in `budget` tokens, for the start of a session: nogoods,
+        what went OUT recently and why, gated conclusions, the most load-bearing premises,
+        the deepest conclusions, what review defeated; each line `id [label, depth, impact]:
+        text`. topic: only beliefs matching these words. Example: compact(budget=800)."""
+        from engine.reading.compact import CompactOptions
+        from engine.reading.compact import compact as summarize_network
+
+        options = CompactOptions(budget=budget, topic=tuple(topic.split()) if topic else ())
+        return summarize_network(self._store, options).as_dict()
+
+    def ask(self, question: str) -> dict[str, Any]:
+        """Answer a question from the network with a model: the answer, its citations (each
+        checked: shown to the model, an OUT belief never as supports), and the gaps; status
+        "insufficient" when the network does not say. Example: ask(question="why is auth
+        slow?")."""
+        if self._ask is None:
+            raise InvalidInput("ask needs a model: start the server with --model",
+                               field="model")
+        return self._ask(question)
+
+    def compact_resource(self) -> str:
+        return self.compact()["text"]
+
+
+READING_TOOL_NAMES = ("context_for", "compact")
+
+
+def reading_tool_methods(tools: ReadingTools, *, with_ask: bool
+                         ) -> Mapping[str, Callable[..., dict[str, Any]]]:
+    names = READING_TOOL_NAMES + (("ask",) if with_ask else ())
+    return {name: getattr(tools, name) for name in names}
+
+
+# --- issue 23: proposals (an agent proposes, a person accepts) ------------------------------
+class ProposalTools:
+    """The proposal tools: an agent queues a write for a person instead of making it. The
+    proposer and the acceptor are the calling client (the change log's actor), never an
+    argument. Grouped by what they do, for a server that gives tools by role:
+    PROPOSAL_READ_TOOL_NAMES read, PROPOSING_TOOL_NAMES queue or withdraw (the network does
+    not change), DECIDING_TOOL_NAMES apply or refuse a proposal (writes)."""
+
+    def __init__(self, store: Store, *, source_files: SourceFiles | None = None) -> None:
+        self._store = store
+        self._source_files = source_files  # where a proposed add's source is read, as add's
+
+    def _propose(self, action: str, args: dict[str, Any], reason: str) -> dict[str, Any]:
+        return lifecycle.propose(self._store, action, args, reason).as_dict()
+
+    @staticmethod
+    def _justifications(antecedents: Sequence[str], unless: Sequence[str], any_mode: bool,
+                        kind: str, label: str) -> list[dict[str, Any]]:
+        return [justification_args(j)
+                for j in _justifications(antecedents, unless, any_mode, kind, label)]
+
+    def propose_add(self, id: str, text: str, reason: str, antecedents: list[str] | None = None,
+                    unless: list[str] | None = None, any_mode: bool = False, kind: str = "SL",
+                    label: str = "", source: str = "", source_url: str = "", quote: str = ""
+                    ) -> dict[str, Any]:
+        """Propose adding a belief (arguments as add's) for a person to accept; nothing in the
+        network changes. A source file is read and its quote grounded now, as add does;
+        accepting pins the belief to the file as it was read. Returns the proposal: its id,
+        status pending, what it depends on and its impact (what would go IN and OUT).
+        Example: propose_add(id="cache-is-warm", text="The cache is warm after deploy",
+        reason="seen in the deploy logs")."""
+        if quote and not source:
+            raise InvalidInput("quote goes with source", field="quote")
+        args: dict[str, Any] = {
+            "id": id, "text": text, "source": source, "source_url": source_url,
+            "justifications": self._justifications(antecedents or [], unless or [], any_mode,
+                                                   kind, label)}
+        if source and self._source_files is not None:
+            claim = self._source_files.pin(source, quote)
+            args.update(source=claim.path, pin=pin_args(claim))
+        return self._propose("add", args, reason)
+
+    def propose_add_justification(self, id: str, reason: str,
+                                  antecedents: list[str] | None = None,
+                                  unless: list[str] | None = None, any_mode: bool = False,
+                                  kind: str = "SL", label: str = "") -> dict[str, Any]:
+        """Propose another justification for a belief (arguments as add_justification's);
+        nothing changes until a person accepts it. Example: propose_add_justification(
+        id="auth-bottleneck", antecedents=["load-test-p99"], reason="the load test")."""
+        return self._propose("add-justification", {
+            "id": id, "justifications": self._justifications(antecedents or [], unless or [],
+                                                             any_mode, kind, label)}, reason)
+
+    def propose_retract(self, id: str, reason: str) -> dict[str, Any]:
+        """Propose retracting a belief; the proposal shows what would go OUT. Nothing
+        changes until a person accepts it.
+        Example: propose_retract(id="auth-uses-jwt", reason="moved to sessions")."""
+        return self._propose("retract", {"id": id, "reason": reason}, reason)
+
+    def propose_assert(self, id: str, reason: str) -> dict[str, Any]:
+        """Propose asserting a belief (undo a retraction, or hold a derived one as a fact).
+        Example: propose_assert(id="auth-uses-jwt", reason="sessions were rolled back")."""
+        return self._propose("assert", {"id": id}, reason)
+
+    def propose_supersede(self, old: str, reason: str, new: str = "", text: str = "",
+                          new_id: str = "", rewire: bool | None = None) -> dict[str, Any]:
+        """Propose replacing old by new (an existing belief) or rewording it (text; new_id,
+        rewire as supersede's). Example: propose_supersede(old="auth-uses-jwt",
+        text="Auth validates JWTs and sessions", reason="sessions since v2")."""
+        return self._propose("supersede", {
+            "old": old, "new": new or None, "text": text or None, "new_id": new_id or None,
+            "justifications": None, "rewire": rewire, "reason": reason}, reason)
+
+    def propose_challenge(self, id: str, reason: str, justification: int = 0
+                          ) -> dict[str, Any]:
+        """Propose challenging a belief (reason: the objection, the challenge's text;
+        justification: one 1-based justification only).
+        Example: propose_challenge(id="auth-bottleneck", reason="measured without cache")."""
+        return self._propose("challenge", {"id": id, "reason": reason,
+                                           "justification": justification or None}, reason)
+
+    def list_proposals(self, pending: bool = False) -> dict[str, Any]:
+        """The proposals, oldest first (pending=true: only those waiting), each with its
+        action, target, proposer, reason, status and stored impact.
+        Example: list_proposals(pending=True)."""
+        return {"proposals": [p.as_dict()
+                              for p in lifecycle.list_proposals(self._store, pending)]}
+
+    def show_proposal(self, id: str) -> dict[str, Any]:
+        """One proposal; while pending, also a what-if computed now (fresh_impact) beside
+        the stored one and what changed since it was proposed (drift_now).
+        Example: show_proposal(id="prop-3")."""
+        return lifecycle.show_proposal(self._store, id).as_dict()
+
+    def withdraw_proposal(self, id: str) -> dict[str, Any]:
+        """Withdraw a pending proposal you made (only its proposer may).
+        Example: withdraw_proposal(id="prop-3")."""
+        return lifecycle.withdraw(self._store, id).as_dict()
+
+    def accept_proposal(self, id: str, force: bool = False) -> dict[str, Any]:
+        """Apply a pending proposal in one transaction; refused, naming what changed, when
+        its target or an id it names changed since (force=true applies anyway, recorded).
+        Returns what went IN and OUT and the change-log seq. Example: accept_proposal(
+        id="prop-3")."""
+        return lifecycle.accept(self._store, id, force).as_dict()
+
+    def reject_proposal(self, id: str, reason: str) -> dict[str, Any]:
+        """Reject a pending proposal, saying why.
+        Example: reject_proposal(id="prop-3", reason="the benchmark ran without the cache")."""
+        return lifecycle.reject(self._store, id, reason).as_dict()
+
+
+PROPOSAL_READ_TOOL_NAMES = ("list_proposals", "show_proposal")
+PROPOSING_TOOL_NAMES = ("propose_add", "propose_add_justification", "propose_retract",
+                        "propose_assert", "propose_supersede", "propose_challenge",
+                        "withdraw_proposal")
+DECIDING_TOOL_NAMES = ("accept_proposal", "reject_proposal")
+PROPOSAL_TOOL_NAMES = PROPOSAL_READ_TOOL_NAMES + PROPOSING_TOOL_NAMES + DECIDING_TOOL_NAMES
+
+
+def proposal_tool_methods(tools: ProposalTools) -> Mapping[str, Callable[..., dict[str, Any]]]:
+    return {name: getattr(tools, name) for name in PROPOSAL_TOOL_NAMES}

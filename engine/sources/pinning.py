@@ -1,0 +1,210 @@
+"""A belief added with a source, pinned to the words of its file as forge pins its premises.
+
+`python -m engine add ID TEXT --source PATH[:A-B] [--quote TEXT]` (and batch, and the MCP
+`add` tool): the file is read and hashed when the belief is added, its lines pinned (A-B, or
+the quote's own lines when a quote is given, or the whole file), and the quote grounded with
+forge's grounding (engine/sources/grounding.py) in those lines. The belief gets `source`,
+`source_hash`, metadata `{source_type: add, quote, lines}` and the same
+(:Belief)-[:FROM {lines}]->(:Source) edge forge writes, so forge's staleness covers it.
+
+`sources hash`: beliefs imported with a source file named but no hash get the file's hash and
+lines as they are now, flagged `hashed_late` (their claim was observed against a version
+nobody kept).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.change_records import ChangeEntry
+from engine.errors import InvalidInput
+from engine.model import Change, Justification
+from engine.sources.grounding import clean_quote, find_quote
+from engine.sources.reader import SkippedFile, SourceReader, SourceText
+from engine.store import GraphTx, SourcePin, SourceRecord, SourceRecords, Store
+from engine.tms.kernel import add_beliefs_in
+from engine.tms.verbs import new_belief
+
+_SPEC = re.compile(r"(?P<path>.+?):(?P<a>\d+)(?:-(?P<b>\d+))?")
+HASHED_LATE = "hashed_late"
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    """`PATH[:A-B]` as the user wrote it (a single line `PATH:A` is A-A)."""
+
+    path: str
+    lines: tuple[int, int] | None = None
+
+
+def parse_source_spec(text: str) -> SourceSpec:
+    text = text.strip()
+    if not text:
+        raise InvalidInput("--source is empty", field="source")
+    m = _SPEC.fullmatch(text)
+    if m is None:
+        return SourceSpec(text)
+    a, b = int(m["a"]), int(m["b"] or m["a"])
+    if a < 1 or b < a:
+        raise InvalidInput(f"line range {a}-{b} of {m['path']}: lines count from 1 and the "
+                           f"range goes forward", field="source", value=text)
+    return SourceSpec(m["path"], (a, b))
+
+
+@dataclass(frozen=True)
+class SourcedClaim:
+    """Where a belief's words stand: a file (relative to the root) as it is now, the lines,
+    and the quote grounded in them ("" when none was given)."""
+
+    path: str
+    sha256: str
+    size: int
+    lines: tuple[int, int]
+    quote: str = ""
+
+    def metadata(self, source_type: str = "add") -> dict[str, Any]:
+        out: dict[str, Any] = {"source_type": source_type, "lines": list(self.lines)}
+        if self.quote:
+            out["quote"] = self.quote
+        return out
+
+    def spec(self) -> str:
+        return f"{self.path}:{self.lines[0]}-{self.lines[1]}"
+
+
+def _text_of(reader: SourceReader, path: str) -> SourceText:
+    got = reader.read(path)
+    if got is None:
+        raise InvalidInput(f"source file not found: {path}", field="source", value=path)
+    if isinstance(got, SkippedFile):
+        raise InvalidInput(f"source file {path} cannot be pinned: {got.reason}",
+                           field="source", value=path)
+    return got
+
+
+def ground_claim(source: SourceText, lines: tuple[int, int] | None, quote: str) -> SourcedClaim:
+    """The claim pinned in `source`; refused (InvalidInput, with the reason) when the lines
+    are not in the file or the quote does not occur in them."""
+    rows = source.text.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    total = len(rows)
+    first, last = lines or (1, total)
+    if last > total:
+        raise InvalidInput(f"lines {first}-{last} are not in {source.path} ({total} lines)",
+                           field="source", value=source.path)
+    if not quote.strip():
+        return SourcedClaim(source.path, source.sha256, source.size, (first, last))
+    span = find_quote(quote, "\n".join(rows[first - 1:last]), first_line=first)
+    if span is None:
+        where = f"lines {first}-{last} of {source.path}" if lines else source.path
+        raise InvalidInput(f"the quote does not occur in {where} (--quote must be words of the "
+                           f"file, as they stand there)", field="quote", value=quote)
+    return SourcedClaim(source.path, source.sha256, source.size, span, clean_quote(quote))
+
+
+@dataclass(frozen=True)
+class SourceFiles:
+    """The files sourced beliefs are pinned to: a reader on the root, and `locate`, which
+    turns a path as the user gave it into one relative to that root (InvalidInput naming
+    the root when it lies outside)."""
+
+    reader: SourceReader
+    locate: Callable[[str], str]
+
+    def pin(self, source: str, quote: str = "") -> SourcedClaim:
+        spec = parse_source_spec(source)
+        return ground_claim(_text_of(self.reader, self.locate(spec.path)), spec.lines, quote)
+
+
+def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, Any],
+           at: str, *, check_only: bool = False) -> None:
+    """Inside a write transaction: the Source node (created, or kept with its forged chunks
+    when its hash is the file's) and the belief's FROM edge. A Source whose stored hash is
+    not the file's is refused: its beliefs must be brought up to date first."""
+    stored = {s.path: s for s in tx.sources()}.get(claim.path)
+    if stored is not None and stored.sha256 != claim.sha256:
+        raise InvalidInput(f"{claim.path} changed since the beliefs drawn from it were pinned: "
+                           f"`python -m engine sources stale --retract` re-pins or retracts "
+                           f"them first", field="source", value=claim.path)
+    if check_only:
+        return
+    if stored is None:
+        tx.save_sources([SourceRecord(claim.path, claim.sha256, claim.size, at)])
+    tx.pin_to_sources([SourcePin(belief_id, claim.path, claim.sha256, claim.lines, metadata,
+                                 at)])
+
+
+def add_sourced(store: Store, belief_id: str, text: str,
+                justifications: Sequence[Justification], claim: SourcedClaim, *,
+                source_url: str = "", metadata: dict[str, Any] | None = None) -> Change:
+    """`add` of a belief pinned to its source: the FROM edge and the Source node are written
+    in the same transaction as the belief and its propagation."""
+    fields = {**(metadata or {}), **claim.metadata()}
+    belief = new_belief(belief_id, text, justifications, source=claim.path,
+                        source_url=source_url, source_hash=claim.sha256, metadata=fields)
+
+    def work(tx: GraphTx) -> Change:
+        pin_in(tx, belief_id, claim, fields, belief.created_at, check_only=True)
+        change = add_beliefs_in(tx, [belief])
+        pin_in(tx, belief_id, claim, fields, belief.created_at)
+        return change
+
+    return store.write(work, ChangeEntry("add", {"id": belief_id, "source": claim.spec()}))
+
+
+# --- sources hash ----------------------------------------------------------------------
+@dataclass
+class HashedLate:
+    hashed: list[tuple[str, str]] = field(default_factory=list)  # (id, path:a-b)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"hashed": [{"id": i, "source": s} for i, s in self.hashed],
+                "skipped": [{"id": i, "reason": r} for i, r in self.skipped]}
+
+
+def _claim_for(files: SourceFiles, source: str, quote: str) -> SourcedClaim | str:
+    try:
+        return files.pin(source, quote)
+    except InvalidInput as e:
+        return str(e)
+
+
+def hash_late(store: Store, files: SourceFiles, *, at: str) -> HashedLate:
+    """Pin every belief that names a source but has no hash nor FROM edge to its file as it
+    is now, flagged `hashed_late`; one transaction. A source that is not a readable file
+    under the root, or whose quote is not in it, is skipped with the reason."""
+    candidates = store.read(lambda tx: tx.get_beliefs(tx.unpinned_sourced_ids()))
+    stored = {s.path: s.sha256 for s in store.read(lambda tx: tx.sources())}
+    out = HashedLate()
+    pins: list[tuple[str, SourcedClaim, dict[str, Any]]] = []
+    for bid in sorted(candidates):
+        b = candidates[bid]
+        got = _claim_for(files, b.source, str(b.metadata.get("quote") or ""))
+        if isinstance(got, str):
+            out.skipped.append((bid, got))
+            continue
+        if stored.get(got.path, got.sha256) != got.sha256:
+            out.skipped.append((bid, f"{got.path} changed since the beliefs drawn from it "
+                                     f"were pinned: `sources stale --retract` first"))
+            continue
+        metadata = {**dict(b.metadata), "lines": list(got.lines), HASHED_LATE: True}
+        pins.append((bid, got, metadata))
+        out.hashed.append((bid, got.spec()))
+    if not pins:
+        return out
+
+    def work(tx: SourceRecords) -> None:
+        known = {s.path for s in tx.sources()}
+        fresh = {c.path: c for _, c, _ in pins if c.path not in known}
+        tx.save_sources([SourceRecord(c.path, c.sha256, c.size, at) for c in fresh.values()])
+        tx.pin_to_sources([SourcePin(bid, c.path, c.sha256, c.lines, m, at)
+                           for bid, c, m in pins])
+
+    store.write(work, ChangeEntry("sources-hash", {"beliefs": len(pins)},
+                                  "hashed late: the source as it is now"))
+    return out
+

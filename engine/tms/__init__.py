@@ -1,0 +1,46 @@
+"""The kernel: truth maintenance, pure (no I/O but through the store protocol).
+
+semantics.py is the definition of truth (the well-founded model); labelling.py computes it
+fast over whole networks; region.py decides a changed region given what it rests on;
+kernel.py holds the verbs inside a write transaction, nogoods.py their resolution,
+explain.py why a belief is IN or OUT, verify.py the graph held against the definition, and
+verbs.py the public verbs, re-exported here: `from engine import tms; tms.retract(...)`.
+"""
+from engine.tms.kernel import (
+    add_beliefs_in,
+    add_justification_in,
+    add_justifications_in,
+    assert_in,
+    check_new_justifications,
+    enforce_nogoods,
+    make_justifications,
+    now,
+    retract_in,
+    standing_gates,
+)
+from engine.tms.verbs import (
+    add,
+    add_justification,
+    add_nogood,
+    assert_belief,
+    init,
+    list_beliefs,
+    new_belief,
+    reset,
+    retract,
+    show,
+    show_many,
+    status,
+    supersede_links,
+    what_if,
+)
+from engine.tms.verify import Mismatch, Repair, compare_labels, compare_tags, repair, verify
+
+__all__ = [
+    "Mismatch", "Repair", "add", "add_beliefs_in", "add_justification", "add_justification_in",
+    "add_justifications_in", "add_nogood", "assert_belief", "assert_in",
+    "check_new_justifications", "compare_labels", "compare_tags", "enforce_nogoods", "init",
+    "list_beliefs", "make_justifications", "new_belief", "now", "repair", "reset", "retract",
+    "retract_in", "show", "show_many", "standing_gates", "status", "supersede_links", "verify",
+    "what_if",
+]
