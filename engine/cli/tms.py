@@ -429,7 +429,8 @@ def _retract_arguments(p: argparse.ArgumentParser) -> None:
 
 def _nogood_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("ids", nargs="+", metavar="ID")
-    p.add_argument("--name", help="the nogood's id (default: from its members)")
+    p.add_argument("--name", help="the nogood's id (default: nogood- and the sorted member "
+                                   "ids joined by -, with -2, -3 for a repeat)")
 
 
 def _read_id(p: argparse.ArgumentParser) -> None:

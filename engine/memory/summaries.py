@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import cast
 
+from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, check_id, check_text
 from engine.reading.records import ReadingTx
@@ -48,4 +49,5 @@ def summarize(store: Store, summary_id: str, text: str, over: Sequence[str]) -> 
         cast(ReadingTx, tx).mark_summary(summary_id)
         return change
 
-    return store.write(work)
+    return store.write(work, ChangeEntry("summarize", {"id": summary_id,
+                                                     "over": list(members)}))

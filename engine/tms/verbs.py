@@ -95,8 +95,11 @@ def add_nogood(store: Store, member_ids: Sequence[str], nogood_id: str | None = 
         raise InvalidInput("a nogood needs at least two distinct belief ids", field="members")
     for m in members:
         check_id(m)
-    ident = nogood_id or "nogood-" + "-".join(members)[:180]
-    check_id(ident, what="nogood id")
+    if nogood_id is not None:
+        check_id(nogood_id, what="nogood id")
+    # the default id is chosen by a read; a writer taking it meanwhile makes this one refuse
+    ident = nogood_id or store.read(
+        lambda tx: default_nogood_id(members, {n.id for n in tx.nogoods()}))
 
     def work(tx: GraphTx) -> Change:
         require_ids(tx, members)
@@ -106,6 +109,18 @@ def add_nogood(store: Store, member_ids: Sequence[str], nogood_id: str | None = 
         return nogood_rules.resolve(tx, [Nogood(ident, members)], Change(), at=now())
 
     return store.write(work, ChangeEntry("nogood", {"id": ident, "members": list(members)}))
+
+
+NOGOOD_ID_ROOM = 190  # of the 200 an id may have, the rest left for a `-N` of a repeat
+
+
+def default_nogood_id(members: Sequence[str], taken: set[str]) -> str:
+    """`nogood-` and the sorted members joined by `-`, as ftl-reasons names nogoods (their
+    files refer to nogoods by these ids); `-2`, `-3`, ... for a repeat. Cut to fit an id."""
+    base = ("nogood-" + "-".join(sorted(members)))[:NOGOOD_ID_ROOM].rstrip("-.:")
+    if base not in taken:
+        return base
+    return next(f"{base}-{n}" for n in range(2, len(taken) + 3) if f"{base}-{n}" not in taken)
 
 
 def init(store: Store) -> dict[str, int]:
