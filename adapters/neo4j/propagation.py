@@ -32,7 +32,8 @@ from collections.abc import Iterable
 from adapters.neo4j.base import TxBase
 from engine.model import Change
 from engine.tms.access import TagBelief, propagate_tags
-from engine.tms.region import IN, OUT, UNDETERMINED, Label, RegionBelief, label_region
+from engine.tms.region import RegionBelief, label_region
+from engine.tms.values import IN, OUT, UNDETERMINED, Ranked
 
 LABEL_QUERY = {IN: "label_in", OUT: "label_out", UNDETERMINED: "label_undetermined"}
 
@@ -40,13 +41,14 @@ LABEL_QUERY = {IN: "label_in", OUT: "label_out", UNDETERMINED: "label_undetermin
 class Propagation:
     def __init__(self, tx: TxBase):
         self._tx = tx
-        self.old: dict[str, Label] = {}  # region member -> (value, depth) before; -1: none
+        # region member -> (value, depth) before; value None: not labelled yet
+        self.old: dict[str, tuple[int | None, int | None]] = {}
         self.parents: dict[str, list[str]] = {}  # region member -> region members it names
         self.successors: dict[str, list[str]] = {}  # the reverse, one entry per edge
         self.simple: set[str] = set()
         self.structure: dict[str, RegionBelief] = {}  # members read in full
-        self.named: dict[str, Label] = {}  # what read members name, as read
-        self.label: dict[str, Label] = {}  # decided: region member -> (value, depth)
+        self.named: dict[str, Ranked] = {}  # what read members name, as read
+        self.label: dict[str, Ranked] = {}  # decided: region member -> (value, depth)
         self.statements = 0
 
     # --- public -----------------------------------------------------------------------
@@ -148,7 +150,8 @@ class Propagation:
         while ready:
             unsettled, by_classes = [], []
             for c in ready:
-                if c in seeds:
+                value, depth = old[c]
+                if c in seeds or value is None:  # only a seed can be unlabelled
                     unsettled.append(c)
                     continue
                 # Decided from its parents' new labels when that is enough: unchanged when
@@ -166,11 +169,11 @@ class Propagation:
                     if now[1] != before[1]:
                         deeper = True
                 if not changed:
-                    label[c] = old[c]
+                    label[c] = (value, depth)
                 elif deeper or c not in simple:
                     unsettled.append(c)
                 elif went_out:
-                    label[c] = (OUT, old[c][1])
+                    label[c] = (OUT, depth)
                 else:
                     by_classes.append(c)
             if by_classes:
@@ -198,7 +201,7 @@ class Propagation:
             weakest = IN
             for p in self.parents[c]:
                 before = old[p][0]
-                if before <= OUT:
+                if before is None or before == OUT:  # counted as OUT, as Cypher does
                     outs -= 1
                 elif before == UNDETERMINED:
                     undetermined -= 1

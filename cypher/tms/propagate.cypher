@@ -1,6 +1,7 @@
 // Label propagation: reads a region's structure and writes the labels decided for it. Truth
-// values: 2 = IN, 1 = UNDETERMINED, 0 = OUT (a :Missing placeholder is 0 with depth 0),
-// -1 = not labelled yet (a new belief). Depth NULL means no finite derivation. Python
+// values are the kernel's ranks (engine/tms/values.py): 2 = IN, 1 = UNDETERMINED, 0 = OUT (a
+// :Missing placeholder is 0 with depth 0); NULL for a belief not labelled yet (a new one).
+// Depth NULL means no finite derivation. Python
 // (adapters/neo4j/propagation.py) finds the region wave by wave, reads the structure of the
 // beliefs it cannot decide from the waves alone, decides with engine/tms/region.py and writes
 // what changed, one UNWIND per kind; beliefs are passed by element id, which the store
@@ -23,7 +24,7 @@ RETURN aid AS id, collect(DISTINCT c.id) AS dependents
 UNWIND $elements AS e
 MATCH (c:Belief) WHERE elementId(c) = e
 RETURN collect([e, c.id, coalesce(c.retracted, false), coalesce(c.asserted, false),
-  CASE WHEN c:In THEN 2 WHEN c:Undetermined THEN 1 WHEN c:Out THEN 0 ELSE -1 END, c.depth,
+  CASE WHEN c:In THEN 2 WHEN c:Undetermined THEN 1 WHEN c:Out THEN 0 END, c.depth,
   [(c)<-[:SUPPORTS]-(j:Justification) |
      [[(j)-[:REQUIRES]->(x) | [elementId(x),
                                CASE WHEN x:In THEN 2 WHEN x:Undetermined THEN 1 ELSE 0 END,
@@ -40,7 +41,7 @@ MATCH (a) WHERE elementId(a) = $elements[i]
 MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
 WITH c, collect(i) AS parents
 RETURN collect([elementId(c), parents,
-  CASE WHEN c:In THEN 2 WHEN c:Undetermined THEN 1 WHEN c:Out THEN 0 ELSE -1 END, c.depth,
+  CASE WHEN c:In THEN 2 WHEN c:Undetermined THEN 1 WHEN c:Out THEN 0 END, c.depth,
   COUNT { (c)<-[:SUPPORTS]-() } = 1 AND NOT EXISTS { (c)<-[:SUPPORTS]-()-[:UNLESS]->() }
     AND NOT coalesce(c.retracted, false) AND NOT coalesce(c.asserted, false)]) AS rows
 

@@ -1,6 +1,7 @@
 """The kernel: truth maintenance, pure (no I/O but through the store protocol).
 
-semantics.py is the definition of truth (the well-founded model); labelling.py computes it
+semantics.py is the definition of truth (the well-founded model); values.py the one convention
+for truth values and depths (Truth, and its ranks in the tight loops); labelling.py computes it
 fast over whole networks; region.py decides a changed region given what it rests on;
 kernel.py holds the verbs inside a write transaction, nogoods.py their resolution,
 explain.py why a belief is IN or OUT, verify.py the graph held against the definition, and

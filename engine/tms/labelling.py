@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.model import Belief, Label, Truth
-
-_IN, _OUT, _UNDETERMINED = 0, 1, 2
-_TRUTHS = (Truth.IN, Truth.OUT, Truth.UNDETERMINED)
+from engine.model import Belief, Label
+from engine.tms.values import IN, OUT, TRUTH, UNDETERMINED
 
 
 class _Compiled:
@@ -123,18 +121,19 @@ def labels_from_scratch(beliefs: Mapping[str, Belief]) -> dict[str, Label]:
                 true = next_true
                 break
             true = next_true
-    truth = bytearray(c.size)  # absent ids: OUT
+    truth = bytearray(c.size)  # ranks (engine/tms/values.py): zero is OUT, as absent ids are
     for i in range(n):
-        truth[i] = _IN if true[i] else _UNDETERMINED if possible[i] else _OUT
-    for i in range(n, c.size):
-        truth[i] = _OUT
+        if true[i]:
+            truth[i] = IN
+        elif possible[i]:
+            truth[i] = UNDETERMINED
     depth = _depths(c, truth)
     labels: dict[tuple[int, int | None], Label] = {}  # one Label per value: they are frozen
 
     def label(key: tuple[int, int | None]) -> Label:
         found = labels.get(key)
         if found is None:
-            found = labels[key] = Label(_TRUTHS[key[0]], key[1])
+            found = labels[key] = Label(TRUTH[key[0]], key[1])
         return found
 
     return dict(zip(c.ids, map(label, zip(truth, depth))))
@@ -150,20 +149,20 @@ def _depths(c: _Compiled, truth: bytearray) -> list[int | None]:
     highest = [0] * len(heads)
     zero, one = buckets[0], buckets[1]
     for i in range(n):
-        is_in = truth[i] == _IN
+        is_in = truth[i] == IN
         if c.premise[i] or (c.asserted[i] and is_in):
             zero.append(i)
             continue
         for r in range(first[i], first[i + 1]):
-            if is_in:  # only valid justifications: antecedents IN (0), outlist OUT (1)
+            if is_in:  # only valid justifications: antecedents IN, outlist OUT
                 valid = True
                 for a in antes[r]:
-                    if truth[a]:
+                    if truth[a] != IN:
                         valid = False
                         break
                 if valid:
                     for o in outs[r]:
-                        if truth[o] != _OUT:
+                        if truth[o] != OUT:
                             valid = False
                             break
                 if not valid:

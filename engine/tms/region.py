@@ -14,8 +14,8 @@ so the region is computed in dependency order:
   members with everything upstream fixed, and its depths by the shortest finite derivation
   (Knuth's generalisation of Dijkstra).
 
-Values are ints for the tight loops: IN = 2, UNDETERMINED = 1, OUT = 0 (a missing id is OUT
-with depth 0). Nodes are named by string keys (the store uses element ids).
+Values are ranks (engine/tms/values.py: OUT < UNDETERMINED < IN); a missing id is OUT with
+depth 0. Nodes are named by string keys (the store uses element ids).
 """
 from __future__ import annotations
 
@@ -25,8 +25,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from engine.tms.graphs import strongly_connected
-
-IN, UNDETERMINED, OUT = 2, 1, 0
+from engine.tms.values import IN, OUT, UNDETERMINED, Ranked
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -40,23 +39,20 @@ class RegionBelief:
     premise: bool = False  # a premise to the user though gated: depth 0 (engine/tms/semantics.py)
 
 
-Label = tuple[int, "int | None"]  # (value, depth)
-
-
-def label_region(region: Mapping[str, RegionBelief], outside: Mapping[str, Label]
-                 ) -> dict[str, Label]:
+def label_region(region: Mapping[str, RegionBelief], outside: Mapping[str, Ranked]
+                 ) -> dict[str, Ranked]:
     """(value, depth) of every region member. `outside`: the settled (value, depth) of each
     node outside the region that a member names."""
     return _Solver(region, outside).solve()
 
 
 class _Solver:
-    def __init__(self, region: Mapping[str, RegionBelief], outside: Mapping[str, Label]):
+    def __init__(self, region: Mapping[str, RegionBelief], outside: Mapping[str, Ranked]):
         self.region = region
         self.value: dict[str, int] = {k: v for k, (v, _) in outside.items()}
         self.depth: dict[str, int | None] = {k: d for k, (_, d) in outside.items()}
 
-    def solve(self) -> dict[str, Label]:
+    def solve(self) -> dict[str, Ranked]:
         region = self.region
         successors: dict[str, list[str]] = {b: [] for b in region}
         pending: dict[str, int] = dict.fromkeys(region, 0)

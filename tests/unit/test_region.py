@@ -7,13 +7,13 @@ from collections.abc import Mapping
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.model import Belief, Justification, Truth
-from engine.tms.region import IN, OUT, UNDETERMINED, RegionBelief, label_region
+from engine.model import Belief, Justification
+from engine.tms.region import RegionBelief, label_region
+from engine.tms.values import IN, OUT, RANK, UNDETERMINED
 from engine.tms.semantics import compute_labels
 
 IDS = [f"b{i}" for i in range(10)]
 MISSING = "never-added"
-VALUE = {Truth.IN: IN, Truth.UNDETERMINED: UNDETERMINED, Truth.OUT: OUT}
 
 
 def _downstream(beliefs: Mapping[str, Belief], seeds: set[str]) -> set[str]:
@@ -39,9 +39,9 @@ def _region_labels(beliefs: Mapping[str, Belief], seeds: set[str]):
                                  and beliefs[bid].is_premise)
                for bid in region}
     named = {r for bid in region for j in beliefs[bid].justifications for r in j.mentions()}
-    outside = {r: (VALUE[whole[r].truth], whole[r].depth) if r in beliefs else (OUT, 0)
+    outside = {r: (RANK[whole[r].truth], whole[r].depth) if r in beliefs else (OUT, 0)
                for r in named - region}
-    expected = {bid: (VALUE[whole[bid].truth], whole[bid].depth) for bid in region}
+    expected = {bid: (RANK[whole[bid].truth], whole[bid].depth) for bid in region}
     return label_region(members, outside), expected
 
 
