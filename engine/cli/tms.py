@@ -34,6 +34,7 @@ from engine.reading import search as searching
 from engine.sources.pinning import add_sourced
 from engine.store import BeliefFilter
 from engine.tms import explain as explaining
+from engine.tms import fragility
 from engine.tms.access import TAGS_KEY, parse_tags
 
 PROG = "python -m engine"
@@ -50,9 +51,11 @@ def _justifications(args) -> tuple:
     )
 
 
-def _report_change(change: Change, args) -> int:
+def _report_change(change: Change, args, extra: dict[str, Any] | None = None,
+                   notes: Sequence[str] = ()) -> int:
+    """The change, IN and OUT; `extra` joins its JSON, `notes` follow its text."""
     if args.json:
-        print_json(change.as_dict())
+        print_json({**change.as_dict(), **(extra or {})})
         return 0
     for verb, ids in (("IN ", change.went_in), ("OUT", change.went_out)):
         for bid in ids:
@@ -61,7 +64,15 @@ def _report_change(change: Change, args) -> int:
         print(f"retracted by nogood: {bid}")
     if not change.went_in and not change.went_out:
         print("no label changed")
+    for line in notes:
+        print(line)
     return 0
+
+
+def _fragile_report(belief_id: str, justifications: Sequence) -> tuple[dict, list[str]]:
+    found = fragility.fragile(justifications)
+    return ({"fragile": [f.as_dict() for f in found]} if found else {},
+            [f.line(belief_id) for f in found])
 
 
 def cmd_init(store, args) -> int:
@@ -97,15 +108,22 @@ def cmd_add(store, args) -> int:
         missing = sorted(set(named) - set(tms.show_many(store, named)))
         print(f"{args.id} is OUT: no valid justification yet"
               + (f" ({', '.join(missing)} not added yet: forward references)" if missing else ""))
-    return _report_change(change, args)
+    return _report_change(change, args, *_fragile_report(args.id, justifications))
 
 
 def cmd_add_justification(store, args) -> int:
-    return _report_change(tms.add_justification(store, args.id, _justifications(args)), args)
+    justifications = _justifications(args)
+    return _report_change(tms.add_justification(store, args.id, justifications), args,
+                          *_fragile_report(args.id, justifications))
 
 
 def cmd_retract(store, args) -> int:
-    return _report_change(tms.retract(store, args.id, args.reason or ""), args)
+    change, restorations = tms.retract_with_restorations(store, args.id, args.reason or "")
+    hinted = [r for r in restorations if any(j.still_in for j in r.justifications)]
+    notes = ["what would bring them back (antecedents still IN, and what each needs):"
+             ] if hinted else []
+    return _report_change(change, args, {"restore": [r.as_dict() for r in restorations]},
+                          notes + [line for r in hinted for line in r.lines()])
 
 
 def cmd_assert(store, args) -> int:
@@ -542,7 +560,8 @@ COMMANDS: dict[str, Command] = {
         cmd_add_justification, "give a belief another justification",
         "add-justification auth-bottleneck --sl auth-uses-jwt,auth-sync-check",
         _add_justification_arguments),
-    "retract": Command(cmd_retract, "pin a belief OUT until it is asserted",
+    "retract": Command(cmd_retract, "pin a belief OUT until it is asserted; says what would "
+                       "restore the derived beliefs that went OUT",
                        "retract auth-uses-jwt --reason 'moved to sessions'", _retract_arguments),
     "assert": Command(cmd_assert, "un-retract a belief, or hold a derived one as a fact",
                       "assert auth-uses-jwt", _id),

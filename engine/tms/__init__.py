@@ -29,6 +29,7 @@ from engine.tms.verbs import (
     new_belief,
     reset,
     retract,
+    retract_with_restorations,
     show,
     show_many,
     status,
@@ -42,6 +43,7 @@ __all__ = [
     "add_justifications_in", "add_nogood", "assert_belief", "assert_in",
     "check_new_justifications", "compare_labels", "compare_tags", "enforce_nogoods", "init",
     "list_beliefs", "make_justifications", "new_belief", "now", "repair", "reset", "retract",
-    "retract_in", "show", "show_many", "standing_gates", "status", "supersede_links", "verify",
+    "retract_in", "retract_with_restorations", "show", "show_many", "standing_gates", "status",
+    "supersede_links", "verify",
     "what_if",
 ]

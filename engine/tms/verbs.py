@@ -16,6 +16,7 @@ from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, Nogood, Status, check_id, check_text
 from engine.store import BeliefFilter, GraphTx, Store
 from engine.tms import nogoods as nogood_rules
+from engine.tms.fragility import Restoration, restorations_in
 from engine.tms.kernel import (
     add_beliefs_in,
     add_justification_in,
@@ -78,6 +79,19 @@ def retract(store: Store, belief_id: str, reason: str = "") -> Change:
     check_id(belief_id)
     return store.write(lambda tx: retract_in(tx, belief_id, reason),
                        ChangeEntry("retract", {"id": belief_id}, reason))
+
+
+def retract_with_restorations(store: Store, belief_id: str, reason: str = ""
+                              ) -> tuple[Change, list[Restoration]]:
+    """`retract`, and for each derived belief it took OUT, what each justification lacks
+    now (engine/tms/fragility.py), read in the same transaction."""
+    check_id(belief_id)
+
+    def work(tx: GraphTx) -> tuple[Change, list[Restoration]]:
+        change = retract_in(tx, belief_id, reason)
+        return change, restorations_in(tx, change.went_out, belief_id)
+
+    return store.write(work, ChangeEntry("retract", {"id": belief_id}, reason))
 
 
 def assert_belief(store: Store, belief_id: str) -> Change:

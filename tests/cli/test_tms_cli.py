@@ -121,13 +121,18 @@ def test_add_justification(cli, store):
 def test_retract_and_assert(cli, store):
     build(store)
     result = cli("retract", "p", "--reason", "moved to sessions")
-    assert result.stdout.splitlines() == ["OUT a", "OUT b", "OUT p"]
+    assert result.stdout.splitlines() == [
+        "OUT a", "OUT b", "OUT p",
+        "what would bring them back (antecedents still IN, and what each needs):",
+        "  b (justification 1): still IN q; needs a"]
     shown = cli_json(cli, "show", "p")
     assert (shown["truth"], shown["retracted"], shown["retract_reason"]) == (
         "OUT", True, "moved to sessions")
     assert "retracted: moved to sessions" in cli("show", "p").stdout
     assert cli_json(cli, "assert", "p") == {"went_in": ["a", "b", "p"], "went_out": []}
-    assert cli_json(cli, "retract", "a") == {"went_in": [], "went_out": ["a", "b"]}
+    assert cli_json(cli, "retract", "a") == {"went_in": [], "went_out": ["a", "b"], "restore": [
+        {"id": "b", "justifications": [{"justification": 1, "still_in": ["q"], "not_in": ["a"],
+                                        "unless_in": []}]}]}
     assert cli("retract", "a").stdout.splitlines() == ["no label changed"]
 
 

@@ -59,3 +59,39 @@ def test_a_long_default_nogood_id_is_cut_to_fit_an_id(store):
     assert len(ids[0]) <= 190 and ids[1] == ids[0] + "-2"
     assert ids[0].startswith("nogood-" + "a" * 60 + "-" + "b" * 60)
     assert truth(store, *long_ids).count(Truth.OUT) >= 1
+
+
+# --- retract says what would restore; add says how many one justification rests on ---------
+def test_retract_reports_for_each_derived_belief_what_is_still_in(store):
+    for bid in ("p", "q", "r", "x"):
+        tms.add(store, bid, f"Premise {bid}.")
+    tms.add(store, "a", "From p.", J(["p"]))
+    tms.add(store, "b", "From a, q and r.", J(["a", "q", "r"]))
+    tms.add_justification(store, "b", J(["p", "x"]))
+    tms.add(store, "g", "Holds unless p.", J([], unless=["p"]))
+    tms.add(store, "c", "From q unless g.", J(["q"], unless=["g"]))
+    change, restorations = tms.retract_with_restorations(store, "p", "wrong")
+    assert (change.went_in, change.went_out) == (["g"], ["a", "b", "c", "p"])
+    shown = {r.id: [j.as_dict() for j in r.justifications] for r in restorations}
+    assert shown == {
+        "a": [{"justification": 1, "still_in": [], "not_in": ["p"], "unless_in": []}],
+        "b": [{"justification": 1, "still_in": ["q", "r"], "not_in": ["a"], "unless_in": []},
+              {"justification": 2, "still_in": ["x"], "not_in": ["p"], "unless_in": []}],
+        "c": [{"justification": 1, "still_in": ["q"], "not_in": [], "unless_in": ["g"]}]}
+    entry = last_entry(store)
+    assert (entry.op, dict(entry.args), entry.reason) == ("retract", {"id": "p"}, "wrong")
+    assert tms.verify(store) == []
+
+
+def test_retract_leaves_out_pinned_and_premise_beliefs(store):
+    tms.add(store, "p", "Premise p.")
+    tms.add(store, "g", "Gated premise.", J([], unless=["p"]))
+    tms.add(store, "a", "From p.", J(["p"]))
+    tms.retract(store, "a")
+    tms.add(store, "d", "From a or p.", J(["p"]))
+    change, restorations = tms.retract_with_restorations(store, "p")
+    assert "d" in change.went_out
+    assert [r.id for r in restorations] == ["d"]  # a is pinned OUT; p is the one retracted
+    again, none = tms.retract_with_restorations(store, "p")
+    assert (again.went_out, none) == ([], [])
+

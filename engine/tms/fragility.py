@@ -1,0 +1,96 @@
+"""How fragile a conjunctive justification is: what `add` warns of, and what `retract` says
+would bring back the derived beliefs it took OUT.
+
+An SL justification holds only while every antecedent is IN, so one over many antecedents
+goes OUT with any of them. `add` says how many a new belief rests on when one justification
+needs three or more (if any one of them is enough, `--any` gives one justification each).
+After a retraction, each derived belief that went OUT is shown with, per justification, the
+antecedents still IN and those that are not: bringing back the latter restores it.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine.model import Justification, Kind, Truth
+from engine.store import TmsTx
+
+FRAGILE_AT = 3  # antecedents of one SL justification from which add warns
+
+
+@dataclass(frozen=True)
+class Fragile:
+    """A justification `add` warns of: its 1-based position and its antecedents."""
+
+    position: int
+    antecedents: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"justification": self.position, "rests_on": len(self.antecedents),
+                "antecedents": list(self.antecedents)}
+
+    def line(self, belief_id: str) -> str:
+        return (f"note: {belief_id} rests on all {len(self.antecedents)} of "
+                f"{', '.join(self.antecedents)}: retracting any one takes it OUT "
+                "(if each is enough alone, add it with --any)")
+
+
+def fragile(justifications: Sequence[Justification]) -> list[Fragile]:
+    """The SL justifications (gates aside) that need FRAGILE_AT or more antecedents."""
+    return [Fragile(k, j.antecedents) for k, j in enumerate(justifications, start=1)
+            if j.kind is Kind.SL and not j.gate and len(j.antecedents) >= FRAGILE_AT]
+
+
+@dataclass(frozen=True)
+class Restorer:
+    """One justification of a belief that went OUT: which antecedents are still IN, which
+    are not (bring them back and it holds again), and the outlist members now IN."""
+
+    position: int
+    still_in: tuple[str, ...]
+    not_in: tuple[str, ...]
+    unless_in: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"justification": self.position, "still_in": list(self.still_in),
+                "not_in": list(self.not_in), "unless_in": list(self.unless_in)}
+
+
+@dataclass(frozen=True)
+class Restoration:
+    id: str
+    justifications: tuple[Restorer, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "justifications": [r.as_dict() for r in self.justifications]}
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.justifications:
+            parts = [f"still IN {', '.join(r.still_in)}" if r.still_in else "",
+                     f"needs {', '.join(r.not_in)}" if r.not_in else "",
+                     f"unless {', '.join(r.unless_in)} (IN)" if r.unless_in else ""]
+            out.append(f"  {self.id} (justification {r.position}): "
+                       + "; ".join(p for p in parts if p))
+        return out
+
+
+def restorations_in(tx: TmsTx, went_out: Iterable[str], retracted: str) -> list[Restoration]:
+    """For each derived belief of `went_out` (not `retracted`, not pinned), what each of its
+    justifications lacks now, read in the transaction that took them OUT."""
+    ids = sorted(set(went_out) - {retracted})
+    beliefs = tx.get_beliefs(ids)
+    derived = [beliefs[i] for i in ids if i in beliefs and not beliefs[i].is_premise
+               and not beliefs[i].retracted]
+    named = sorted({r for b in derived for j in b.justifications for r in j.mentions()})
+    truth = {i: b.truth for i, b in tx.get_beliefs(named).items()}
+
+    def is_in(ref: str) -> bool:
+        return truth.get(ref) is Truth.IN
+
+    return [Restoration(b.id, tuple(
+        Restorer(k, tuple(a for a in j.antecedents if is_in(a)),
+                 tuple(a for a in j.antecedents if not is_in(a)),
+                 tuple(o for o in j.outlist if is_in(o)))
+        for k, j in enumerate(b.justifications, start=1) if not j.gate)) for b in derived]
