@@ -19,10 +19,10 @@ T = TypeVar("T")
 
 def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
     check_name(args.name)
-    network, stored = registry.read_network(args.file, args.format)
-    report = agents.import_agent(store, args.name, network, stored, file=args.file)
+    got = registry.read_network(args.file, args.format, args.nogoods)
+    report = agents.import_agent(store, args.name, got.network, got.stored, file=args.file)
     if args.json:
-        print_json(report.as_dict())
+        print_json({**report.as_dict(), "notes": got.notes})
         return 0
     print(f"imported {report.beliefs} beliefs of {report.namespace} ({report.justifications} "
           f"justifications, {report.nogoods} nogoods) behind {report.namespace}:active: "
@@ -39,16 +39,17 @@ def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
                        ("retracted by nogoods", report.retracted_by_nogood)):
         if ids:
             print(f"  {title}: {len(ids)}: {some_ids(ids)}")
+    registry.print_notes(got.notes)
     return 0
 
 
 def cmd_sync_agent(store: Any, args: argparse.Namespace) -> int:
     check_name(args.name)
-    network, stored = registry.read_network(args.file, args.format)
-    report = agent_sync.sync_agent(store, args.name, network, stored, file=args.file,
+    got = registry.read_network(args.file, args.format, args.nogoods)
+    report = agent_sync.sync_agent(store, args.name, got.network, got.stored, file=args.file,
                                    dry_run=args.dry_run)
     if args.json:
-        print_json(report.as_dict())
+        print_json({**report.as_dict(), "notes": got.notes})
         return 0
     d = report.diff
     verb = "would change (nothing written)" if report.dry_run else "synced"
@@ -73,6 +74,7 @@ def cmd_sync_agent(store: Any, args: argparse.Namespace) -> int:
     print(f"  labels: {len(c.went_in)} went IN, {len(c.went_out)} went OUT"
           + (f"; retracted by nogoods: {some_ids(c.retracted_by_nogood)}"
              if c.retracted_by_nogood else ""))
+    registry.print_notes(got.notes)
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import interchange
@@ -27,14 +28,52 @@ def file_format(path: str, given: str | None) -> str:
     return "markdown" if p.is_dir() or p.suffix.lower() in MARKDOWN_SUFFIXES else "json"
 
 
-def read_network(path: str, given: str | None) -> tuple[Network, dict[str, Truth]]:
-    if file_format(path, given) == "markdown":
-        from adapters.markdown_registry import read_markdown
+@dataclass
+class FileRead:
+    """A network file read: the network, the truth value it stored for each belief, and
+    notes on what it held that could not come in as written (ftl-reasons' registry)."""
 
-        return read_markdown(path)
+    network: Network
+    stored: dict[str, Truth]
+    notes: list[str] = field(default_factory=list)
+
+
+def read_network(path: str, given: str | None, nogoods: str | None = None) -> FileRead:
+    """network.json, our markdown registry (a file or a split registry's folder), or the
+    beliefs.md of ftl-reasons / reasonsforge with its nogoods.md (beside it, or `nogoods`)."""
+    if file_format(path, given) == "markdown":
+        from adapters import ftl_registry
+        from adapters.markdown_registry import MARKER, read_markdown
+
+        if not Path(path).is_dir() and _is_ftl_registry(Path(path), MARKER):
+            got = ftl_registry.read_ftl_registry(path, ftl_registry.nogoods_path(path, nogoods))
+            return FileRead(got.network, got.stored, got.notes)
+        if nogoods:
+            raise InvalidInput("--nogoods goes with a beliefs.md of ftl-reasons or reasonsforge;"
+                               " our registry holds its nogoods", field="nogoods")
+        return FileRead(*read_markdown(path))
+    if nogoods:
+        raise InvalidInput("--nogoods goes with a beliefs.md of ftl-reasons or reasonsforge; "
+                           "network.json holds its nogoods", field="nogoods")
     from adapters.formats import read_network_file
 
-    return read_network_file(path)
+    return FileRead(*read_network_file(path))
+
+
+def _is_ftl_registry(path: Path, marker: str) -> bool:
+    """Not our registry (its first line is our marker) and holding their claim headings."""
+    from adapters.ftl_registry import looks_like_ftl_registry
+
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False  # the reader says why
+    return not text.startswith(marker) and looks_like_ftl_registry(text)
+
+
+def print_notes(notes: list[str]) -> None:
+    for note in notes:
+        print(f"  note: {note}")
 
 
 def export(store, args: argparse.Namespace) -> int:
@@ -86,9 +125,13 @@ def export_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def import_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", help="network.json, beliefs.md, or a split registry's directory")
+    p.add_argument("file", help="network.json, beliefs.md (ours, or the one ftl-reasons and "
+                                "reasonsforge write), or a split registry's directory")
     p.add_argument("--format", choices=FORMATS,
                    help="default: by the file (a directory or .md is markdown)")
+    p.add_argument("--nogoods", metavar="FILE",
+                   help="the nogoods.md of an ftl-reasons / reasonsforge beliefs.md (default: "
+                        "the nogoods.md beside it, when there is one)")
 
 
 def cmd_blockers(store, args: argparse.Namespace) -> int:

@@ -308,10 +308,10 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_import(store, args) -> int:
-    network, stored = registry.read_network(args.file, args.format)
-    report = interchange.import_network(store, network, stored)
+    got = registry.read_network(args.file, args.format, args.nogoods)
+    report = interchange.import_network(store, got.network, got.stored)
     if args.json:
-        print_json(report.as_dict())
+        print_json({**report.as_dict(), "notes": got.notes})
         return 0
     print(f"imported {report.beliefs} beliefs, {report.justifications} justifications, "
           f"{report.nogoods} nogoods: {report.labels_in} IN, {report.labels_out} OUT")
@@ -323,6 +323,7 @@ def cmd_import(store, args) -> int:
                       ("retracted by nogoods", report.retracted_by_nogood)):
         if ids:
             print(f"  {name}: {len(ids)}: {some_ids(ids)}")
+    registry.print_notes(got.notes)
     return 0
 
 
