@@ -43,7 +43,8 @@ $(VENV)/.installed: pyproject.toml
 neo4j:
 	scripts/neo4j start
 
-# Debian's Chromium for the Neo4j Browser test (Playwright drives it; no browser download).
+# Debian's Chromium for the Browser tests (Playwright drives it; no browser download). The
+# tests find it as this target does, the `chromium` on PATH.
 browser:
 	@if ! command -v chromium >/dev/null; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -51,7 +52,7 @@ browser:
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
 			|| { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }; \
 		else \
-			echo "note: chromium is not installed (apt-get install chromium); the Browser test will skip"; \
+			echo "note: chromium is not installed (apt-get install chromium); the Browser tests will skip (and fail under CI=true)"; \
 		fi; \
 	fi
 

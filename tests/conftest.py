@@ -3,6 +3,8 @@
 2. a Docker engine answers: a testcontainers Neo4j pinned to neo4j:5.26-community;
 3. otherwise the project's own server, started with `scripts/neo4j start`.
 Every test that takes `store` starts from an empty graph with the schema applied.
+Under CI (`CI=true`) a skip fails the test, but for what a CI machine cannot have
+(tests/ci_rule.py).
 """
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.ci_rule import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 # The real networks next to the checkout (CC BY-SA; never copied into the repo).

@@ -25,7 +25,6 @@ from engine.tms import make_justifications
 pytestmark = [pytest.mark.neo4j, pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 EXAMPLE = ROOT / "scripts" / "example-network.json"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -44,22 +43,11 @@ DROP = """([name, b64, mime]) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def playwright():
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's package with "
-                    "`apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        yield p
-
-
 @pytest.fixture
-def browser(playwright, tmp_path):
+def browser(playwright, chromium, tmp_path):
     """A fresh Chromium profile; requests leaving 127.0.0.1 are refused and recorded."""
     context = playwright.chromium.launch_persistent_context(
-        str(tmp_path / "profile"), executable_path=str(CHROMIUM), args=ARGS, headless=True,
+        str(tmp_path / "profile"), executable_path=str(chromium), args=ARGS, headless=True,
         viewport={"width": 1400, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
     refused: list[str] = []

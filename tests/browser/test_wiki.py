@@ -18,7 +18,6 @@ from engine.cli import registry
 pytestmark = [pytest.mark.neo4j, pytest.mark.browser, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 EXAMPLE = ROOT / "scripts" / "example-network.json"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -34,17 +33,6 @@ PLANTED = {
             {"antecedents": ["zz-planted-quokka-observation"],
              "outlist": ["zz-planted-bug-99-open"], "label": "ready unless bug 99"}]},
 }
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    if not CHROMIUM.exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's package with "
-                    "`apt-get install -y chromium`")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        yield p
 
 
 @pytest.fixture
@@ -67,8 +55,8 @@ def _links_and_ids(page, url: str) -> tuple[list[str], set[str]]:
     return hrefs, ids
 
 
-def test_every_link_resolves_search_finds_and_pages_look_right(playwright, site):
-    browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS,
+def test_every_link_resolves_search_finds_and_pages_look_right(playwright, chromium, site):
+    browser = playwright.chromium.launch(executable_path=str(chromium), args=ARGS,
                                          headless=True)
     ARTIFACTS.mkdir(exist_ok=True)
     page = browser.new_page(viewport={"width": 1300, "height": 900})

@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-from mcp import Client  # noqa: E402
+from mcp import Client, MCPError  # noqa: E402
 
 from engine import tms  # noqa: E402
 from engine.agents.roles import PROPOSE_TOOLS, READ_TOOLS, allows, role_of  # noqa: E402
@@ -177,16 +177,21 @@ def test_missing_wrong_and_revoked_tokens_are_refused(three_tokens, store):
                     {"Authorization": tokens["read"]}):  # no scheme
         assert httpx2.post(url, json=body, headers=headers, timeout=10).status_code == 401
 
+    statuses: list[int] = []
+
     async def revoked_between_calls():
-        http, client = http_client(url, tokens["propose"])
+        http, client = http_client(url, tokens["propose"], statuses)
         async with http, client:
             first = await call(client, "status")
             token_file.revoke_token(home / token_file.TOKENS_FILE, "propose-agent")
-            with pytest.raises(Exception):
+            answered = len(statuses)
+            with pytest.raises(MCPError, match="Server returned an error response"):
                 await client.call_tool("status", {})
-            return first
+            return first, answered
 
-    assert run(revoked_between_calls())["beliefs"] == 4
+    first, answered = run(revoked_between_calls())
+    assert first["beliefs"] == 4
+    assert 401 not in statuses[:answered] and statuses[answered:] == [401]
     answer = httpx2.post(url, json=body, timeout=10,
                          headers={"Authorization": f"Bearer {tokens['propose']}"})
     assert answer.status_code == 401

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp extra is not installed")
 
-from mcp import Client  # noqa: E402
+from mcp import Client, MCPError  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
@@ -273,12 +273,24 @@ def http_server(store, neo4j_settings):
     process.wait(timeout=20)
 
 
-def http_client(url: str, token: str | None = TOKEN):
+def http_client(url: str, token: str | None = TOKEN, statuses: list[int] | None = None):
+    """An SDK client over streamable HTTP; `statuses` collects the HTTP status of every
+    response the server sends it."""
     import httpx2
 
+    async def record(response) -> None:
+        if statuses is not None:
+            statuses.append(response.status_code)
+
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300))
+    http = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300),
+                              event_hooks={"response": [record]})
     return http, Client(streamable_http_client(url, http_client=http))
+
+
+def refused_by_the_server(raised: pytest.ExceptionInfo[BaseException]) -> bool:
+    """The SDK client's error for an HTTP error answer, inside the task groups it runs in."""
+    return raised.group_contains(MCPError, match="Server returned an error response")
 
 
 def test_http_needs_the_token(http_server):
@@ -290,14 +302,18 @@ def test_http_needs_the_token(http_server):
         assert answer.status_code == 401, headers
         assert answer.headers["www-authenticate"].startswith("Bearer")
 
+    statuses: list[int] = []
+
     async def without_token():
-        http, client = http_client(http_server, token=None)
+        http, client = http_client(http_server, token=None, statuses=statuses)
         async with http:
             async with client:
                 await client.call_tool("status", {})
 
-    with pytest.raises(Exception):
+    with pytest.raises(ExceptionGroup) as raised:
         run(without_token())
+    assert refused_by_the_server(raised)
+    assert statuses and set(statuses) == {401}  # every request was refused, initialize first
 
 
 def test_http_with_the_token_serves_the_tools(http_server, store):

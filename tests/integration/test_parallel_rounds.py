@@ -15,13 +15,12 @@ from engine.review.stage import ReviewSettings, ReviewStage
 from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
-from engine.stages.report import Outcome, RunStatus, StopReason
+from engine.stages.report import Outcome, RunStatus
 from engine.stages.run import RunOptions, RunResult, run_stage
 from engine.stages.stage import Action
 from engine.store import SourcePin, SourceRecord
 from tests.conftest import empty_graph
 from tests.derive_fakes import load
-from tests.fakes import FakeStore
 from tests.parallel_fakes import KeyedCritic, layered_network
 
 pytestmark = pytest.mark.neo4j
@@ -99,20 +98,6 @@ def test_a_rate_limited_call_is_retried_after_a_backoff_and_counted(store, kind)
     assert len(throttled) == 1 and throttled[0].calls == 2
     assert "429" in throttled[0].call_errors[0] or "RateLimitError" in throttled[0].call_errors[0]
     assert result.report.totals.applied == 3  # nothing lost to the 429
-
-
-def test_a_stop_discards_the_rounds_still_in_flight_without_applying_them():
-    # FakeStore: a toy check that the stop after round 1's error leaves later rounds unapplied
-    store = FakeStore()
-    load(store, layered_network(width=4, layers=1))
-    critic = KeyedCritic(rate_limit_on="d1-0", seconds=0.1)
-    calls = CallPolicy(sleep=lambda s: None, rate_limit_tries=1)  # the first 429 is fatal
-    result = review_run(store, critic, parallel=3, calls=calls)
-    assert result.status is RunStatus.ERROR and result.report.stop_reason is StopReason.ERROR
-    assert len(result.rounds) == 1 and "rate-limited 1 times" in (result.error or "")
-    assert result.report.discarded is not None and result.report.discarded.rounds == 2
-    assert result.report.to_json()["discarded"]["calls"] == 2
-    assert all(not c.review_sha256 for c in store.read(lambda tx: tx.review_candidates()))
 
 
 # --- premise review ------------------------------------------------------------------------

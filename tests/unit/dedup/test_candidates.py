@@ -34,6 +34,8 @@ def test_every_pair_of_every_cluster_is_a_candidate_pair():
     pairs = [pair(x, y, rng.random()) for x, y in combinations(ids, 2) if rng.random() < 0.3]
     linked = {(p.a, p.b) for p in pairs}
     clusters = complete_link(pairs, 5)
+    # enough clusters, some of more than two, for the loop below to check something
+    assert len(clusters) >= 10 and sum(len(c.members) > 2 for c in clusters) >= 3
     seen: set[str] = set()
     for c in clusters:
         assert 2 <= len(c.members) <= 5

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from engine.derive.prompt import BELIEF_TEXT_LIMIT, PromptOptions, build_prompt
-from engine.derive.proposals import FORMAT
+from engine.derive.parser import parse_reply
 from engine.derive.run import DeriveOptions, preview_prompt
 from engine.derive.view import read_view
 from engine.model import Justification
@@ -67,9 +67,25 @@ def test_rules_carry_min_antecedents_and_the_no_proposals_line(store):
     assert "`NO PROPOSALS` on a line of its own" in rules
 
 
-def test_output_format_is_quoted_exactly(store):
+def test_output_format_shows_blocks_the_parser_reads_as_shown(store):
     _, p = prompt_for(store, alphabetical())
-    assert section(p.text, "Output Format").strip() == FORMAT.strip()
+    shown = section(p.text, "Output Format")
+    lines = shown.splitlines()
+    for line in ("### DERIVE <new-belief-id>", "### GATE <new-belief-id>",
+                 "- Antecedents: <existing-id>, <existing-id>", "- Unless: <existing-id>",
+                 "- Mode: ALL", "NO PROPOSALS"):
+        assert line in lines
+    # each block as the prompt shows it, its placeholders filled in, is a proposal
+    filled = (shown.replace("<new-belief-id>", "auth-is-checked")
+              .replace("<one-sentence conclusion>", "Auth is checked twice.")
+              .replace("<existing-id>, <existing-id>", "auth-a, auth-b")
+              .replace("<existing-id>", "db-x")
+              .replace("<short label saying why the antecedents support it>", "both checks")
+              .replace("<short label>", "unless db"))
+    blocks = [b for b in filled.split("\n\n") if b.startswith("### ")]
+    parsed = [parse_reply(b).proposals for b in blocks]
+    assert [[(q.kind.value, q.antecedents, q.unless) for q in found] for found in parsed] == [
+        [("DERIVE", ("auth-a", "auth-b"), ())], [("GATE", ("auth-a", "auth-b"), ("db-x",))]]
 
 
 def test_beliefs_grouped_by_prefix_with_pool_totals(store):

@@ -11,7 +11,6 @@ from engine.forge.prompt import (
     chunk_sentences,
     claim_id,
     extractive_schema,
-    reply_schema,
 )
 from engine.forge.validate import Ground, check_premises
 from engine.sources.reader import Chunk
@@ -94,10 +93,27 @@ def test_other_back_ends_keep_free_claims():
 
     stage = ForgeStage(plan=(), reader=None, at=lambda: "", settings=ForgeSettings())
     reply = stage.contract(chunk(MARKDOWN)).reply
-    assert reply.schema == reply_schema(6, bounded=True, quotes=reply.schema["properties"][
-        "premises"]["items"]["properties"]["quote"]["enum"])
-    assert "maxLength" in reply.schema["properties"]["premises"]["items"]["properties"]["claim"]
-    assert reply.grammar_schema == extractive_schema(chunk(MARKDOWN), 6)
+    premises = reply.schema["properties"]["premises"]
+    claim = premises["items"]["properties"]["claim"]
+    assert premises["maxItems"] == 6
+    # a claim is free text, bounded in length; no sentence is imposed
+    assert claim == {"type": "string", "minLength": 1, "maxLength": 300}
+    # the quote is one of the chunk's lines as they stand (one too short to quote left out)
+    assert premises["items"]["properties"]["quote"]["enum"] == [
+        "## Token validation",
+        "The JWKS signing keys are fetched synchronously from the identity provider when the "
+        "cache",
+        "misses. The JWKS key cache expires every five minutes.",
+        "- Sessions live in Redis for thirty minutes."]
+    assert reply.strict_schema["properties"]["premises"]["items"]["properties"]["claim"] == {
+        "type": "string"}
+    # only the local model's grammar is extractive: each claim one of the chunk's sentences
+    slots = reply.grammar_schema["properties"]["premises"]["prefixItems"]
+    assert sorted(c["properties"]["claim"]["const"] for s in slots for c in s["anyOf"]) == [
+        "Sessions live in Redis for thirty minutes.",
+        "The JWKS key cache expires every five minutes.",
+        "The JWKS signing keys are fetched synchronously from the identity provider when the "
+        "cache misses."]
 
 
 @pytest.mark.local_model

@@ -176,6 +176,15 @@ def test_the_second_reply_wins_where_both_judged():
     assert keys(combine(first, second))[0] == ("mixed#1", True)
 
 
-def test_garbage_never_raises():
-    for text in ["{" * 5000, "[" * 5000 + "]", '{"verdicts": [' * 300, "\x00\ud800", "```"]:
-        parse_reply(text, EXPECTED)
+@pytest.mark.parametrize("text", ["{" * 5000, '{"verdicts": [' * 300, "\x00\ud800", "```"])
+def test_garbage_never_raises_and_is_diagnosed_with_nothing_judged(text):
+    parsed = parse_reply(text, EXPECTED)
+    assert parsed.items == [] and parsed.needs_retry
+    assert parsed.diagnostics[0].reason == ("no JSON array of verdicts (or verdict object) in "
+                                            "the reply")
+    assert parsed.missing == ["mixed#1", "mixed#2", "solo#1"]
+
+
+def test_nested_brackets_read_as_an_empty_array_judge_nothing():
+    parsed = parse_reply("[" * 5000 + "]", EXPECTED)
+    assert parsed.items == [] and parsed.missing == ["mixed#1", "mixed#2", "solo#1"]

@@ -1,7 +1,8 @@
 """Rounds in parallel (engine/stages/parallel.py) with a toy stage on the FakeStore: calls
 overlap up to N, rounds are applied in order and never show what another in flight shows,
-the stop conditions are a sequential run's, a proposals file is the sequential one, and a
-stage that cannot read around rounds in flight runs one round at a time."""
+the stop conditions are a sequential run's, a proposals file is the sequential one, a
+stage that cannot read around rounds in flight runs one round at a time, and a stop (review,
+after a fatal 429) discards the rounds still in flight."""
 from __future__ import annotations
 
 import json
@@ -35,10 +36,13 @@ from engine.stages.stage import (
     Skip,
 )
 from engine.store import BeliefFilter, GraphTx, Store
+from engine.review.stage import ReviewSettings, ReviewStage
 from tests.derive_fakes import load, premise
 from tests.fakes import FakeStore
+from tests.parallel_fakes import KeyedCritic, layered_network
 
 NO_SLEEP = CallPolicy(sleep=lambda s: None)
+OVERLAP_WAIT = 30.0  # seconds; only a run that never overlaps its calls waits this long
 
 
 class RetractEach:
@@ -107,11 +111,16 @@ class SequentialOnly(RetractEach):
 
 class Judge(BaseChatModel):
     """Answers from the prompt: retract what is shown (or nothing, `dry`), after `seconds`;
-    counts the most calls in flight at once."""
+    counts the most calls in flight at once. With `overlap`, the first `overlap` calls each
+    wait until that many are in flight together (at most OVERLAP_WAIT seconds), so calls
+    that can overlap do, whatever the machine's load."""
 
     seconds: float = 0.0
     dry: bool = False
+    overlap: int = 0
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _all_in: threading.Event = PrivateAttr(default_factory=threading.Event)
+    _calls: int = PrivateAttr(default=0)
     _now: int = PrivateAttr(default=0)
     _most: int = PrivateAttr(default=0)
 
@@ -127,9 +136,15 @@ class Judge(BaseChatModel):
                   run_manager: CallbackManagerForLLMRun | None = None,
                   **kwargs: Any) -> ChatResult:
         with self._lock:
+            self._calls += 1
             self._now += 1
             self._most = max(self._most, self._now)
+            waits = self._calls <= self.overlap
+            if self._now >= self.overlap:
+                self._all_in.set()
         try:
+            if waits:
+                self._all_in.wait(OVERLAP_WAIT)
             time.sleep(self.seconds)
         finally:
             with self._lock:
@@ -152,7 +167,7 @@ def go(store, stage, judge, **options):
 
 
 def test_up_to_n_calls_in_flight_and_rounds_applied_in_order(store):
-    judge = Judge(seconds=0.15)
+    judge = Judge(overlap=4)
     result = go(store, RetractEach(per_round=2), judge, exhaust=True, max_rounds=20,
                 parallel=4)
     assert judge.most_in_flight == 4
@@ -220,3 +235,18 @@ def test_a_stage_that_cannot_read_around_rounds_in_flight_runs_one_at_a_time(sto
     result = go(store, stage, judge, exhaust=True, max_rounds=20, parallel=4)
     assert judge.most_in_flight == 1 and result.report.parallel == 1
     assert result.report.totals.applied == 12
+
+
+def test_a_stop_discards_the_rounds_still_in_flight_without_applying_them():
+    store = FakeStore()
+    load(store, layered_network(width=4, layers=1))
+    critic = KeyedCritic(rate_limit_on="d1-0")
+    calls = CallPolicy(sleep=lambda s: None, rate_limit_tries=1)  # the first 429 is fatal
+    result = run_stage(store, ReviewStage(ReviewSettings(budget=1)), unconstrained(critic),
+                       RunOptions(model="keyed", exhaust=True, max_rounds=100, calls=calls,
+                                  parallel=3))
+    assert result.status is RunStatus.ERROR and result.report.stop_reason is StopReason.ERROR
+    assert len(result.rounds) == 1 and "rate-limited 1 times" in (result.error or "")
+    assert result.report.discarded is not None and result.report.discarded.rounds == 2
+    assert result.report.to_json()["discarded"]["calls"] == 2
+    assert all(not c.review_sha256 for c in store.read(lambda tx: tx.review_candidates()))
