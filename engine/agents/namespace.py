@@ -27,8 +27,9 @@ from engine.errors import InvalidInput
 from engine.model import Belief, Justification
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
-# Prefixes this engine gives its own beliefs (review defeaters, challenges, defences).
-RESERVED_NAMES = frozenset({"review", "challenge", "defence", "summary"})
+# Prefixes this engine gives its own beliefs (review defeaters, challenges, defences,
+# defeats and their scope beliefs).
+RESERVED_NAMES = frozenset({"review", "challenge", "defence", "summary", "defeat", "scope"})
 ID_METADATA_KEYS = frozenset({"superseded_by", "supersedes", "challenge_target", "defends",
                               "duplicate_of", "summarizes", "summarized_by", "defeats_node"})
 SWITCH_TYPE = "namespace"  # metadata source_type of NAME:active

@@ -25,7 +25,7 @@ PROPOSE_TOOLS = ("propose_add", "propose_add_justification", "propose_retract",
                  "propose_assert", "propose_assert_belief", "propose_supersede",
                  "propose_challenge", "list_proposals", "show_proposal", "withdraw_proposal")
 WRITE_TOOLS = ("add", "add_justification", "retract", "assert_belief", "nogood", "supersede",
-               "supersede_undo", "challenge", "defend", "remove_justification",
+               "supersede_undo", "challenge", "defend", "defeat", "remove_justification",
                "convert_to_premise", "set_metadata", "accept_proposal", "reject_proposal")
 
 # The reads that filter by a visibility set (engine/agents/visibility.py): the only tools a client

@@ -19,7 +19,7 @@ from typing import Any
 from engine import results, tms
 from engine.change_records import LogQuery
 from engine.errors import InvalidInput
-from engine.memory import changelog, dialectic, editing, supersede
+from engine.memory import changelog, defeat, dialectic, editing, supersede
 from engine.model import Kind, Truth
 from engine.proposals import lifecycle
 from engine.proposals.actions import justification_args, pin_args
@@ -289,12 +289,15 @@ class AgentTools:
         removed). Example: supersede_undo(old="auth-uses-jwt")."""
         return supersede.undo_supersede(self._store, old).as_dict()
 
-    def challenge(self, id: str, reason: str, justification: int = 0) -> dict[str, Any]:
-        """Challenge a belief: a new premise challenge:<id> (its text the reason) joins the
-        outlist of every justification of id (or of justification number `justification`,
-        1-based), so id goes OUT unless another justification holds. Answer it with defend.
+    def challenge(self, id: str, reason: str, justification: int = 0,
+                  challenge_id: str = "") -> dict[str, Any]:
+        """Challenge a belief: a new premise challenge:<id> (or challenge_id; its text the
+        reason) joins the outlist of every justification of id (or of justification number
+        `justification`, 1-based), so id goes OUT unless another justification holds.
+        Answer it with defend.
         Example: challenge(id="auth-bottleneck", reason="measured without the cache")."""
-        return dialectic.challenge(self._store, id, reason, justification or None).as_dict()
+        return dialectic.challenge(self._store, id, reason, justification or None,
+                                   challenge_id or None).as_dict()
 
     def defend(self, id: str, reason: str) -> dict[str, Any]:
         """Defend against a challenge or a review defeater (review:<belief>:j<n>): a premise
@@ -302,6 +305,21 @@ class AgentTools:
         defence to reopen it.
         Example: defend(id="challenge:auth-bottleneck", reason="rerun with the cache")."""
         return dialectic.defend(self._store, id, reason).as_dict()
+
+    def defeat(self, id: str, justification: int, reason: str,
+               type: str = "invalid-inference", defeater_id: str = "",
+               scopes: dict[str, str] | None = None) -> dict[str, Any]:
+        """Defeat justification number `justification` (1-based) of a belief: a premise
+        defeat:<id>:j<n> (or defeater_id; its text the reason) of a type (invalid-inference,
+        over-generalizes, duplicate-of, superseded-by) joins that justification's outlist,
+        so id goes OUT unless another justification holds. scopes: antecedent -> what it
+        does and does not establish; each becomes a premise and the defeater is derived
+        from them, so challenging one restores the justification. Undo: defend the
+        defeater. Example: defeat(id="auth-bottleneck", justification=1,
+        type="over-generalizes", reason="one slow endpoint is not the whole service")."""
+        found = [defeat.Scope(a, t) for a, t in (scopes or {}).items()]
+        return defeat.defeat(self._store, id, justification, type, reason,
+                             defeater_id or None, found).as_dict()
 
     def remove_justification(self, id: str, n: int) -> dict[str, Any]:
         """Drop justification n (1-based, as show lists them) of a belief; never its last
@@ -355,7 +373,7 @@ def _param_text(value: Any) -> str:
 TOOL_NAMES = ("status", "show", "explain", "trace", "list_beliefs", "search", "query",
               "verify", "what_if", "stage_runs", "log", "changes_since", "blockers", "add",
               "add_justification", "retract", "assert_belief", "nogood", "supersede",
-              "supersede_undo", "challenge", "defend", "remove_justification",
+              "supersede_undo", "challenge", "defend", "defeat", "remove_justification",
               "convert_to_premise", "set_metadata")
 READ_ONLY = frozenset(TOOL_NAMES[:13])
 
@@ -491,13 +509,15 @@ class ProposalTools:
             "old": old, "new": new or None, "text": text or None, "new_id": new_id or None,
             "justifications": None, "rewire": rewire, "reason": reason}, reason)
 
-    def propose_challenge(self, id: str, reason: str, justification: int = 0
-                          ) -> dict[str, Any]:
+    def propose_challenge(self, id: str, reason: str, justification: int = 0,
+                          challenge_id: str = "") -> dict[str, Any]:
         """Propose challenging a belief (reason: the objection, the challenge's text;
-        justification: one 1-based justification only).
+        justification: one 1-based justification only; challenge_id: the challenge's id).
         Example: propose_challenge(id="auth-bottleneck", reason="measured without cache")."""
         return self._propose("challenge", {"id": id, "reason": reason,
-                                           "justification": justification or None}, reason)
+                                           "justification": justification or None,
+                                           **({"challenge_id": challenge_id}
+                                              if challenge_id else {})}, reason)
 
     def list_proposals(self, pending: bool = False) -> dict[str, Any]:
         """The proposals, oldest first (pending=true: only those waiting), each with its

@@ -10,7 +10,7 @@ from typing import Any
 from engine.change_records import LogEntry, LogQuery, Touch
 from engine.cli.support import print_json, print_listing, split_ids, table
 from engine.errors import InvalidInput
-from engine.memory import changelog, dialectic, editing, supersede
+from engine.memory import changelog, defeat, dialectic, duplicates, editing, supersede
 from engine.model import Change, Kind
 from engine.tms import make_justifications
 
@@ -126,12 +126,74 @@ def _argued(done: dialectic.Argued, args, report, verb: str) -> int:
 
 
 def cmd_challenge(store, args, report) -> int:
-    return _argued(dialectic.challenge(store, args.id, args.reason or "", args.justification),
-                   args, report, "challenges")
+    return _argued(dialectic.challenge(store, args.id, args.reason or "", args.justification,
+                                       args.challenge_id), args, report, "challenges")
 
 
 def cmd_defend(store, args, report) -> int:
     return _argued(dialectic.defend(store, args.id, args.reason or ""), args, report, "defends")
+
+
+def _scopes(args) -> tuple[list[defeat.Scope], str]:
+    """--scope ANTECEDENT=TEXT flags, and a scope file's findings (with its default reason)."""
+    scopes = []
+    for given in args.scope or ():
+        antecedent, sep, text = given.partition("=")
+        if not sep or not antecedent.strip() or not text.strip():
+            raise InvalidInput(f"--scope takes ANTECEDENT=TEXT, not {given!r}", field="scope",
+                               value=given)
+        scopes.append(defeat.Scope(antecedent.strip(), text.strip()))
+    if not args.scope_file:
+        return scopes, ""
+    import json
+
+    try:
+        with open(args.scope_file, encoding="utf-8") as f:
+            data = json.load(f)
+    except OSError as e:
+        raise InvalidInput(f"cannot read {args.scope_file}: {e.strerror}",
+                           field="scope_file") from None
+    except json.JSONDecodeError as e:
+        raise InvalidInput(f"{args.scope_file} is not JSON: {e.msg} (line {e.lineno})",
+                           field="scope_file") from None
+    found, reason = defeat.scopes_from_findings(data, args.id)
+    return scopes + found, reason
+
+
+def cmd_defeat(store, args, report) -> int:
+    scopes, file_reason = _scopes(args)
+    done = defeat.defeat(store, args.id, args.justification, args.type,
+                         args.reason or file_reason, args.defeater_id, scopes)
+    if args.json:
+        print_json(done.as_dict())
+        return 0
+    print(f"{done.id} defeats justification {done.justification} of {done.target} "
+          f"({done.type})" + (f", derived from {', '.join(done.scopes)}" if done.scopes else ""))
+    return report(done.change, args)
+
+
+def cmd_migrate_retractions(store, args, report) -> int:
+    done = defeat.migrate_retractions(store, args.ids, dry_run=args.dry_run)
+    if args.json:
+        print_json(done.as_dict())
+        return 0
+    if done.dry_run:
+        print("dry run: nothing written")
+    for m in done.migrated:
+        for n, did in m.defeaters:
+            print(f"{m.id}: justification {n} defeated by {did}: {m.reason}")
+    for bid, why in done.skipped:
+        print(f"{bid}: left retracted ({why})")
+    if not done.migrated and not done.skipped:
+        print("no retracted belief to migrate")
+    return report(done.change, args)
+
+
+def cmd_mark_duplicate(store, args, report) -> int:
+    change = duplicates.mark_duplicate(store, args.id, args.canonical)
+    if not args.json:
+        print(f"{args.id} marked a duplicate of {args.canonical} (retracted)")
+    return report(change, args)
 
 
 def cmd_remove_justification(store, args, report) -> int:
@@ -220,12 +282,46 @@ def _challenge_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reason", required=True, help="the objection: the challenge's text")
     p.add_argument("--justification", type=whole, metavar="N",
                    help="challenge justification N only (1-based; default: all)")
+    p.add_argument("--id", dest="challenge_id", metavar="CHALLENGE_ID",
+                   help="the challenge's id (default: challenge:ID, then challenge:ID:2, ...)")
 
 
 def _defend_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", metavar="CHALLENGE",
                    help="a challenge, a review defeater (review:<belief>:j<n>) or a defence")
     p.add_argument("--reason", required=True, help="the answer: the defence's text")
+
+
+def _defeat_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", help="the belief whose justification is defeated")
+    p.add_argument("--justification", type=whole, metavar="N", required=True,
+                   help="which justification (1-based, as show lists them)")
+    p.add_argument("--type", choices=defeat.DEFEATER_TYPES, default=defeat.DEFEATER_TYPES[0],
+                   help=f"what is wrong with it (default {defeat.DEFEATER_TYPES[0]})")
+    p.add_argument("--reason", help="why: the defeater's text (required unless a scope file "
+                                    "says what property is missing)")
+    p.add_argument("--id", dest="defeater_id", metavar="DEFEATER_ID",
+                   help="the defeater's id (default: defeat:ID:jN, then defeat:ID:jN:2, ...)")
+    p.add_argument("--scope", action="append", metavar="ANTECEDENT=TEXT",
+                   help="what an antecedent of the justification does and does not establish "
+                        "(repeat per antecedent): each a premise, the defeater derived from "
+                        "them, so challenging one restores the justification")
+    p.add_argument("--scope-file", metavar="FILE",
+                   help="scopes from a JSON file as ftl-reasons' defeat-with-scope reads it "
+                        "(scope_findings: antecedent, establishes, does_not_establish; "
+                        "missing_property)")
+
+
+def _migrate_retractions_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("ids", nargs="*", metavar="ID",
+                   help="only these beliefs (default: every retracted belief)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="say what would be migrated; nothing is written")
+
+
+def _mark_duplicate_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", metavar="DUP", help="the duplicate: retracted")
+    p.add_argument("canonical", metavar="CANONICAL", help="the belief it duplicates")
 
 
 def _remove_justification_arguments(p: argparse.ArgumentParser) -> None:
@@ -271,6 +367,19 @@ def commands(command: Callable[..., Any], report: Callable[[Change, Any], int]) 
             reporting(cmd_defend), "answer a challenge or a review defeater",
             "defend challenge:auth-bottleneck --reason 'rerun with the cache: same result'",
             _defend_arguments),
+        "defeat": command(
+            reporting(cmd_defeat), "defeat one justification of a belief: a typed defeater in "
+            "its outlist (undo: defend the defeater)",
+            "defeat auth-bottleneck --justification 1 --type over-generalizes --reason "
+            "'one slow endpoint is not the whole service'", _defeat_arguments),
+        "migrate-retractions": command(
+            reporting(cmd_migrate_retractions), "turn retractions kept only as a reason, whose "
+            "support holds, into defeated justifications", "migrate-retractions --dry-run",
+            _migrate_retractions_arguments),
+        "mark-duplicate": command(
+            reporting(cmd_mark_duplicate), "retract DUP as a duplicate of CANONICAL (dedup's "
+            "merge also moves dependents)", "mark-duplicate auth-jwt-check auth-uses-jwt",
+            _mark_duplicate_arguments),
         "remove-justification": command(
             reporting(cmd_remove_justification), "drop one justification (never the last)",
             "remove-justification auth-bottleneck 2", _remove_justification_arguments),

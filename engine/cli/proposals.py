@@ -62,7 +62,8 @@ def action_args(verb: str, args: argparse.Namespace,
                 "justifications": js(supersede_justifications(args)), "rewire": args.rewire,
                 "reason": args.reason or ""}
     if verb == "challenge":
-        return {"id": args.id, "reason": args.reason or "", "justification": args.justification}
+        return {"id": args.id, "reason": args.reason or "", "justification": args.justification,
+                **({"challenge_id": args.challenge_id} if args.challenge_id else {})}
     raise InvalidInput(f"propose takes one of {', '.join(ACTIONS)}, not {verb!r}", field="verb")
 
 

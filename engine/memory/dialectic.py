@@ -1,12 +1,13 @@
 """Challenge and defend: a person argues with a conclusion in the graph.
 
-`challenge ID` adds the premise `challenge:ID` (`challenge:ID:2`, ... for later ones; the
-text is the reason, metadata who and when) to the outlist of every justification of ID, or of
-justification N only; a premise ID gets its gate justification, as supersede gives one, and
-stays a premise. `defend C` gates a challenge (or a review defeater, `review:<belief>:j<n>`)
-the same way with `defence:C`, so C goes OUT and its target comes back; retracting the
-defence reopens C. Challenges and defences carry :Defeater (derive never samples them) and
-:Challenge / :Defence. Each verb is one write transaction with its propagation and nogoods.
+`challenge ID` adds the premise `challenge:ID` (`challenge:ID:2`, ... for later ones, or the
+id `--id` chooses; the text is the reason, metadata who and when) to the outlist of every
+justification of ID, or of justification N only; a premise ID gets its gate justification, as
+supersede gives one, and stays a premise. `defend C` gates a challenge (or a review defeater,
+`review:<belief>:j<n>`, or a defeat's defeater, engine/memory/defeat.py) the same way with
+`defence:C`, so C goes OUT and its target comes back; retracting the defence reopens C.
+Challenges and defences carry :Defeater (derive never samples them) and :Challenge /
+:Defence. Each verb is one write transaction with its propagation and nogoods.
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ class DialecticTx(ResolutionTx, Editing, Protocol):
     """What challenge and defend write: a premise, gates on the target, labels, nogoods."""
 
 
-DEFENSIBLE = ("challenge", "review", "defence")  # metadata source_type a defence may answer
+# metadata source_type a defence may answer (a defeat's defeater: engine/memory/defeat.py)
+DEFENSIBLE = ("challenge", "review", "defence", "defeat")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,14 +41,15 @@ class Argued:
         return {"id": self.id, "target": self.target, **self.change.as_dict()}
 
 
-def _reason(reason: str) -> str:
+def reason_text(reason: str) -> str:
     if not isinstance(reason, str) or not reason.strip():
         raise InvalidInput("give a --reason: it becomes the text of the new premise",
                            field="reason")
     return reason.strip()
 
 
-def _free_id(tx: TmsTx, base: str) -> str:
+def free_id(tx: TmsTx, base: str) -> str:
+    """`base`, else `base:2`, `base:3`, ...: the first that no belief or justification names."""
     candidates = [base] + [f"{base}:{n}" for n in range(2, 100)]
     for c in candidates:
         check_id(c, what="new premise id")
@@ -54,26 +57,47 @@ def _free_id(tx: TmsTx, base: str) -> str:
     return next(c for c in candidates if c not in taken)
 
 
-def challenge(store: Store, target: str, reason: str, justification: int | None = None
-              ) -> Argued:
-    text = check_challenge(target, reason, justification)
+def challenge(store: Store, target: str, reason: str, justification: int | None = None,
+              challenge_id: str | None = None) -> Argued:
+    """`challenge_id`: the new premise's id, chosen by the caller (default challenge:ID)."""
+    text = check_challenge(target, reason, justification, challenge_id)
     return store.write(
-        lambda tx: challenge_in(tx, target, text, justification),
+        lambda tx: challenge_in(tx, target, text, justification, challenge_id),
         ChangeEntry("challenge", {"id": target, **({"justification": justification}
-                                                   if justification else {})}, text))
+                                                   if justification else {}),
+                                  **({"challenge": challenge_id} if challenge_id else {})},
+                    text))
 
 
-def check_challenge(target: str, reason: str, justification: int | None) -> str:
+def check_challenge(target: str, reason: str, justification: int | None,
+                    challenge_id: str | None = None) -> str:
     """What challenge checks before it writes; returns the challenge's text."""
     check_id(target)
-    text = _reason(reason)
+    if challenge_id is not None:
+        check_id(challenge_id, what="challenge id")
+        if challenge_id == target:
+            raise InvalidInput(f"a challenge of '{target}' cannot have its id",
+                               field="challenge_id", value=challenge_id)
+    text = reason_text(reason)
     if justification is not None and justification < 1:
         raise InvalidInput("--justification counts from 1", field="justification",
                            value=justification)
     return text
 
 
-def challenge_in(tx: DialecticTx, target: str, reason: str, justification: int | None) -> Argued:
+def chosen_id(tx: TmsTx, ident: str) -> str:
+    """A new premise's id the caller chose: neither a belief nor an id some justification
+    names already (which would make the new premise that forward reference)."""
+    if tx.existing_ids([ident]):
+        raise InvalidInput(f"belief '{ident}' already exists", field="id", value=ident)
+    if tx.placeholder_ids([ident]):
+        raise InvalidInput(f"'{ident}' is named by a justification already (a forward "
+                           "reference); choose another id", field="id", value=ident)
+    return ident
+
+
+def challenge_in(tx: DialecticTx, target: str, reason: str, justification: int | None,
+                 challenge_id: str | None = None) -> Argued:
     found = tx.get_beliefs([target])
     if target not in found:
         raise NotFound("belief", target)
@@ -85,17 +109,17 @@ def challenge_in(tx: DialecticTx, target: str, reason: str, justification: int |
         if justification > len(b.justifications):
             raise InvalidInput(f"'{target}' has {len(b.justifications)} justification(s), not "
                                f"{justification}", field="justification", value=justification)
-    cid = _free_id(tx, f"challenge:{target}")
+    cid = chosen_id(tx, challenge_id) if challenge_id else free_id(tx, f"challenge:{target}")
     meta = {"source_type": "challenge", "challenge_target": target, "by": tx.actor(),
             "at": now(), **({"justification": justification} if justification else {})}
-    change = _create_premise(tx, cid, reason, meta, ["Defeater", "Challenge"])
+    change = create_marked_premise(tx, cid, reason, meta, ["Defeater", "Challenge"])
     tx.gate_belief(target, cid, [justification] if justification else None)
     return Argued(cid, target, enforce_nogoods(tx, change.merge(tx.relabel([target]))))
 
 
 def defend(store: Store, challenged: str, reason: str) -> Argued:
     check_id(challenged)
-    text = _reason(reason)
+    text = reason_text(reason)
     return store.write(lambda tx: defend_in(tx, challenged, text),
                        ChangeEntry("defend", {"id": challenged}, text))
 
@@ -105,18 +129,18 @@ def defend_in(tx: DialecticTx, challenged: str, reason: str) -> Argued:
     if challenged not in found:
         raise NotFound("belief", challenged)
     if str(found[challenged].metadata.get("source_type", "")) not in DEFENSIBLE:
-        raise InvalidInput(f"'{challenged}' is not a challenge, a review defeater or a "
-                           "defence: challenge a belief with `challenge`",
+        raise InvalidInput(f"'{challenged}' is not a challenge, a defeater or a defence: "
+                           "challenge a belief with `challenge`",
                            field="id", value=challenged)
-    did = _free_id(tx, f"defence:{challenged}")
+    did = free_id(tx, f"defence:{challenged}")
     meta = {"source_type": "defence", "defends": challenged, "by": tx.actor(), "at": now()}
-    change = _create_premise(tx, did, reason, meta, ["Defeater", "Defence"])
+    change = create_marked_premise(tx, did, reason, meta, ["Defeater", "Defence"])
     tx.gate_belief(challenged, did, None)
     return Argued(did, challenged, enforce_nogoods(tx, change.merge(tx.relabel([challenged]))))
 
 
-def _create_premise(tx: DialecticTx, ident: str, text: str, metadata: dict, labels: list[str]
-                    ) -> Change:
+def create_marked_premise(tx: DialecticTx, ident: str, text: str, metadata: dict,
+                          labels: list[str]) -> Change:
     stamp = now()
     change = add_beliefs_in(tx, [Belief(id=ident, text=text, metadata=MappingProxyType(metadata),
                                         created_at=stamp, updated_at=stamp)])

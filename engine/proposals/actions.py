@@ -122,12 +122,15 @@ def _apply_supersede(tx: GraphTx, a: Args) -> Change:
 
 
 def _check_challenge(a: Args) -> None:
-    dialectic.check_challenge(a["id"], a.get("reason") or "", a.get("justification"))
+    dialectic.check_challenge(a["id"], a.get("reason") or "", a.get("justification"),
+                              a.get("challenge_id"))
 
 
 def _apply_challenge(tx: GraphTx, a: Args) -> Change:
-    text = dialectic.check_challenge(a["id"], a.get("reason") or "", a.get("justification"))
-    return dialectic.challenge_in(tx, a["id"], text, a.get("justification")).change
+    text = dialectic.check_challenge(a["id"], a.get("reason") or "", a.get("justification"),
+                                     a.get("challenge_id"))
+    return dialectic.challenge_in(tx, a["id"], text, a.get("justification"),
+                                  a.get("challenge_id")).change
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,8 @@ VERBS: Mapping[str, Verb] = MappingProxyType({
     "supersede": Verb("old", _check_supersede, _apply_supersede,
                       lambda a: [i for i in (a.get("new"), a.get("new_id")) if i]
                       + _mentions(a)),
-    "challenge": Verb("id", _check_challenge, _apply_challenge, lambda a: []),
+    "challenge": Verb("id", _check_challenge, _apply_challenge,
+                      lambda a: [a["challenge_id"]] if a.get("challenge_id") else []),
 })
 ACTIONS: Sequence[str] = tuple(VERBS)
 

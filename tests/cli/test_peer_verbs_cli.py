@@ -33,3 +33,85 @@ def test_retract_says_what_would_bring_back_what_went_out(cli, store):  # noqa: 
         "what would bring them back (antecedents still IN, and what each needs):",
         "  b (justification 1): still IN q, r; needs a"]
     assert cli_json(cli, "retract", "q")["restore"] == []
+
+
+def reasons(store):
+    for bid in ("p", "q", "r"):
+        tms.add(store, bid, f"premise {bid}")
+    tms.add(store, "b", "from p and q", tms.make_justifications(["p", "q"]))
+
+
+def test_defeat_defend_and_a_scope_file(cli, store, tmp_path):  # noqa: F811
+    import json
+
+    reasons(store)
+    assert cli("defeat", "b", "--justification", "1", "--type", "over-generalizes",
+               "--reason", "p and q do not give b").stdout.splitlines() == [
+        "defeat:b:j1 defeats justification 1 of b (over-generalizes)", "IN  defeat:b:j1",
+        "OUT b"]
+    assert cli("defend", "defeat:b:j1", "--reason", "they do").stdout.splitlines()[0] == (
+        "defence:defeat:b:j1 defends defeat:b:j1")
+    scope = tmp_path / "scope.json"
+    scope.write_text(json.dumps({"scope_findings": [
+        {"antecedent": "p", "establishes": "caching", "does_not_establish": "speed"}],
+        "missing_property": "speed"}))
+    done = cli_json(cli, "defeat", "b", "--justification", "1", "--scope-file", str(scope),
+                    "--scope", "q=q shows load, not speed", "--id", "b-is-not-fast")
+    assert (done["id"], done["scopes"], done["went_out"]) == (
+        "b-is-not-fast", ["scope:b:j1:q", "scope:b:j1:p"], ["b"])
+    shown = cli_json(cli, "show", "b-is-not-fast")
+    assert shown["text"] == "b claims speed, which none of its antecedents establishes"
+    assert cli_json(cli, "show", "scope:b:j1:p")["text"] == (
+        "What p establishes: caching. What it does not: speed.")
+
+
+def test_challenge_with_an_id_and_mark_duplicate(cli, store):  # noqa: F811
+    reasons(store)
+    assert cli("challenge", "b", "--reason", "doubt", "--id", "doubt-b").stdout.splitlines() == [
+        "doubt-b challenges b", "IN  doubt-b", "OUT b"]
+    tms.add(store, "p2", "premise p, again")
+    assert cli("mark-duplicate", "p2", "p").stdout.splitlines() == [
+        "p2 marked a duplicate of p (retracted)", "OUT p2"]
+    assert cli_json(cli, "get-metadata", "p2", "duplicate_of") == "p"
+
+
+def test_migrate_retractions_dry_run_first(cli, store):  # noqa: F811
+    reasons(store)
+    tms.retract(store, "b", "measured wrong")
+    assert cli("migrate-retractions", "--dry-run").stdout.splitlines() == [
+        "dry run: nothing written", "b: justification 1 defeated by defeat:b:j1: measured wrong",
+        "IN  defeat:b:j1"]
+    assert tms.show(store, "b")[0].retracted
+    done = cli_json(cli, "migrate-retractions", "b")
+    assert (done["dry_run"], done["migrated"][0]["defeaters"]) == (
+        False, [{"justification": 1, "id": "defeat:b:j1"}])
+    assert not tms.show(store, "b")[0].retracted
+    assert cli("migrate-retractions").stdout.splitlines() == [
+        "no retracted belief to migrate", "no label changed"]
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["defeat", "b", "--justification", "2", "--reason", "x"], "1 justification(s), not 2"),
+    (["defeat", "b", "--justification", "1"], "give a --reason"),
+    (["defeat", "b", "--justification", "1", "--reason", "x", "--scope", "p"],
+     "--scope takes ANTECEDENT=TEXT"),
+    (["defeat", "b", "--justification", "1", "--reason", "x", "--scope-file", "/nonexistent"],
+     "cannot read /nonexistent"),
+    (["defeat", "b", "--justification", "1", "--reason", "x", "--type", "wrong"],
+     "invalid choice"),
+    (["challenge", "b", "--reason", "x", "--id", "p"], "already exists"),
+    (["mark-duplicate", "p", "b"], "rests on"),
+    (["mark-duplicate", "p", "nope"], "nope"),
+    (["migrate-retractions", "nope"], "nope"),
+])
+def test_bad_input_is_one_error_line_and_nothing_written(cli, store, args, fragment):  # noqa: F811
+    from tests.cli.test_tms_cli import assert_one_error_line, exported
+
+    reasons(store)
+    before = exported(store)
+    result = cli(*args, code=2)
+    if fragment == "invalid choice":
+        assert fragment in result.stderr
+    else:
+        assert_one_error_line(result, fragment)
+    assert exported(store) == before

@@ -95,3 +95,223 @@ def test_retract_leaves_out_pinned_and_premise_beliefs(store):
     again, none = tms.retract_with_restorations(store, "p")
     assert (again.went_out, none) == ([], [])
 
+
+
+# --- challenge --id ----------------------------------------------------------------------------
+def test_challenge_takes_the_callers_id(store):
+    from engine.errors import InvalidInput
+    from engine.memory import dialectic
+
+    tms.add(store, "p", "Premise p.")
+    tms.add(store, "b", "From p.", J(["p"]))
+    tms.add(store, "c", "From later.", J(["later"]))
+    done = dialectic.challenge(store, "b", "doubtful", challenge_id="doubt-1")
+    assert (done.id, truth(store, "b", "doubt-1")) == ("doubt-1", (Truth.OUT, Truth.IN))
+    assert tms.show(store, "doubt-1")[0].metadata["challenge_target"] == "b"
+    assert dict(last_entry(store).args) == {"id": "b", "challenge": "doubt-1"}
+    with pytest.raises(InvalidInput, match="already exists"):
+        dialectic.challenge(store, "p", "again", challenge_id="doubt-1")
+    with pytest.raises(InvalidInput, match="forward reference"):
+        dialectic.challenge(store, "p", "again", challenge_id="later")
+    assert truth(store, "p", "later") == (Truth.IN, None)
+    dialectic.defend(store, "doubt-1", "answered")
+    assert truth(store, "b") == (Truth.IN,)
+    assert tms.verify(store) == []
+
+
+# --- defeat, defeat with scope, migrate-retractions, mark-duplicate ----------------------------
+def two_reasons(store):
+    for bid in ("p", "q", "r"):
+        tms.add(store, bid, f"Premise {bid}.")
+    tms.add(store, "b", "B from p and q.", J(["p", "q"]))
+    tms.add_justification(store, "b", J(["r"]))
+    tms.add(store, "c", "C from b.", J(["b"]))
+
+
+def test_defeat_one_justification_then_the_other_then_defend(store):
+    from engine.memory import defeat, dialectic
+
+    two_reasons(store)
+    first = defeat.defeat(store, "b", 1, "over-generalizes", "p and q do not give b")
+    assert (first.id, first.change.went_out) == ("defeat:b:j1", [])  # r still holds b
+    d = tms.show(store, "defeat:b:j1")[0]
+    assert (d.text, d.is_premise, d.truth) == ("p and q do not give b", True, Truth.IN)
+    assert {k: d.metadata[k] for k in ("source_type", "defeater_type", "defeats",
+                                       "justification")} == {
+        "source_type": "defeat", "defeater_type": "over-generalizes", "defeats": "b",
+        "justification": 1}
+    entry = last_entry(store)
+    assert (entry.op, dict(entry.args), entry.reason) == (
+        "defeat", {"id": "b", "justification": 1, "type": "over-generalizes"},
+        "p and q do not give b")
+    b = tms.show(store, "b")[0]
+    assert [j.outlist for j in b.justifications] == [("defeat:b:j1",), ()]
+    second = defeat.defeat(store, "b", 2, "invalid-inference", "r is unrelated", "r-unrelated")
+    assert (second.id, second.change.went_out) == ("r-unrelated", ["b", "c"])
+    assert store.read(lambda tx: tx.get_beliefs(["r-unrelated"]))  # the caller's id
+    dialectic.defend(store, "defeat:b:j1", "p and q do give b")
+    assert truth(store, "b", "c", "defeat:b:j1") == (Truth.IN, Truth.IN, Truth.OUT)
+    assert tms.verify(store) == []
+
+
+def test_defeat_refuses_bad_input_and_writes_nothing(store):
+    from engine.errors import InvalidInput, NotFound
+    from engine.memory import defeat
+
+    two_reasons(store)
+    entries = len(changelog.log(store, LogQuery()))
+    for call, error, match in [
+        (lambda: defeat.defeat(store, "b", 3, "invalid-inference", "x"), InvalidInput,
+         "2 justification"),
+        (lambda: defeat.defeat(store, "p", 1, "invalid-inference", "x"), InvalidInput,
+         "premise"),
+        (lambda: defeat.defeat(store, "b", 1, "wrong", "x"), InvalidInput, "--type"),
+        (lambda: defeat.defeat(store, "b", 0, "invalid-inference", "x"), InvalidInput,
+         "from 1"),
+        (lambda: defeat.defeat(store, "b", 1, "invalid-inference", " "), InvalidInput,
+         "reason"),
+        (lambda: defeat.defeat(store, "nope", 1, "invalid-inference", "x"), NotFound, "nope"),
+        (lambda: defeat.defeat(store, "b", 1, "invalid-inference", "x", "q"), InvalidInput,
+         "already exists"),
+        (lambda: defeat.defeat(store, "b", 1, "invalid-inference", "x",
+                               scopes=[defeat.Scope("r", "r says")]), InvalidInput,
+         "not an antecedent"),
+    ]:
+        with pytest.raises(error, match=match):
+            call()
+    assert len(changelog.log(store, LogQuery())) == entries
+    assert truth(store, "b") == (Truth.IN,)
+
+
+def test_a_defeat_with_scope_comes_undone_when_a_scope_is_challenged(store):
+    from engine.memory import defeat, dialectic
+
+    two_reasons(store)
+    tms.retract(store, "r")
+    done = defeat.defeat(store, "b", 1, "over-generalizes", "b claims speed, which p and q lack",
+                         scopes=[defeat.Scope("p", "p shows caching, not speed"),
+                                 defeat.Scope("q", "q shows load, not speed")])
+    assert done.scopes == ("scope:b:j1:p", "scope:b:j1:q")
+    assert sorted(done.change.went_out) == ["b", "c"]
+    d = tms.show(store, done.id)[0]
+    assert [j.antecedents for j in d.justifications] == [("scope:b:j1:p", "scope:b:j1:q")]
+    assert (d.truth, d.depth) == (Truth.IN, 1)
+    scope = tms.show(store, "scope:b:j1:p")[0]
+    assert (scope.text, scope.metadata["scope_of"], scope.metadata["for_defeater"]) == (
+        "p shows caching, not speed", "p", done.id)
+    dialectic.challenge(store, "scope:b:j1:q", "q does show speed")
+    assert truth(store, done.id, "b", "c") == (Truth.OUT, Truth.IN, Truth.IN)
+    assert tms.verify(store) == []
+
+
+def test_scopes_from_a_peer_scope_file():
+    from engine.errors import InvalidInput
+    from engine.memory import defeat
+
+    scopes, reason = defeat.scopes_from_findings({
+        "scope_findings": [{"antecedent": "p", "establishes": "caching",
+                            "does_not_establish": "speed"},
+                           {"antecedent": "q", "establishes": "load"}],
+        "missing_property": "speed"}, "b")
+    assert scopes == [defeat.Scope("p", "What p establishes: caching. What it does not: speed."),
+                      defeat.Scope("q", "What q establishes: load.")]
+    assert reason == "b claims speed, which none of its antecedents establishes"
+    for bad in ({}, {"scope_findings": []}, {"scope_findings": [{"antecedent": "p"}]}, []):
+        with pytest.raises(InvalidInput, match="scope"):
+            defeat.scopes_from_findings(bad, "b")
+
+
+def test_migrate_retractions_turns_a_reason_into_a_defeater(store):
+    from engine.memory import defeat, dialectic
+    from engine.tms import explain
+
+    two_reasons(store)
+    tms.add(store, "lone", "Lone from p.", J(["p"]))
+    tms.add(store, "dead", "Dead from gone.", J(["gone"]))
+    tms.retract(store, "b", "the benchmark was wrong")
+    tms.retract(store, "dead", "no support anyway")
+    tms.retract(store, "q", "a premise")
+    tms.retract(store, "lone")
+    before = {b.id: (b.truth, b.retracted) for b in tms.list_beliefs(store)}
+    dry = defeat.migrate_retractions(store, dry_run=True)
+    assert [m.id for m in dry.migrated] == ["b"] and dry.dry_run
+    assert {b.id: (b.truth, b.retracted) for b in tms.list_beliefs(store)} == before
+    done = defeat.migrate_retractions(store)
+    assert [m.as_dict() for m in done.migrated] == [{
+        "id": "b", "reason": "the benchmark was wrong",
+        "defeaters": [{"justification": 2, "id": "defeat:b:j2"}]}]
+    assert dict(done.skipped) == {"dead": "no justification of it holds",
+                                  "lone": "retracted without a reason",
+                                  "q": "a premise: no justification to defeat"}
+    b = tms.show(store, "b")[0]
+    assert (b.truth, b.retracted, b.retract_reason) == (Truth.OUT, False, "")
+    assert tms.show(store, "defeat:b:j2")[0].metadata["defeater_type"] == "migrated-retraction"
+    assert "defeat:b:j2" in " ".join(explain.render_explanation(explain.explain(store, "b")))
+    assert last_entry(store).op == "migrate-retractions"
+    tms.assert_belief(store, "q")  # justification 1 holds again: b comes back by it
+    assert truth(store, "b", "c") == (Truth.IN, Truth.IN)
+    tms.retract(store, "q")
+    dialectic.defend(store, "defeat:b:j2", "the benchmark was right")
+    assert truth(store, "b") == (Truth.IN,)
+    assert defeat.migrate_retractions(store).migrated == ()
+    assert tms.verify(store) == []
+
+
+def test_migrate_retractions_reads_a_peer_files_reason_and_skips_engine_retractions(store):
+    from engine import interchange
+    from engine.errors import NotFound
+    from engine.memory import defeat
+    from engine.model import Belief, Justification, Network
+
+    network = Network({
+        "p": Belief(id="p", text="Premise p."),
+        "a": Belief(id="a", text="A from p.", justifications=(Justification(("p",)),),
+                    metadata={"retract_reason": "superseded by the v2 design"}),
+    }, [])
+    interchange.import_network(store, network, {"p": Truth.IN, "a": Truth.OUT})
+    tms.add(store, "n", "N from what is not there yet.", J(["later"]))
+    tms.assert_belief(store, "n")  # a user-asserted fact: the assumption a nogood retracts
+    tms.add(store, "m", "M contradicts n.")
+    tms.add_nogood(store, ["m", "n"])
+    assert {b.id for b in tms.list_beliefs(store) if b.retracted} == {"a", "n"}
+    done = defeat.migrate_retractions(store, ["a", "n", "p"])
+    assert [(m.id, m.reason) for m in done.migrated] == [("a", "superseded by the v2 design")]
+    assert dict(done.skipped) == {"p": "not retracted", "n": "retracted by nogood resolution"}
+    with pytest.raises(NotFound):
+        defeat.migrate_retractions(store, ["nope"])
+
+
+def test_mark_duplicate_retracts_and_records_the_canonical(store):
+    from engine.errors import InvalidInput
+    from engine.memory.duplicates import mark_duplicate
+
+    two_reasons(store)
+    tms.add(store, "b2", "B again, in other words.", J(["p"]))
+    tms.add(store, "d", "D from b2.", J(["b2"]))
+    change = mark_duplicate(store, "b2", "b")
+    assert change.went_out == ["b2", "d"]
+    dup = tms.show(store, "b2")[0]
+    assert (dup.retracted, dup.retract_reason, dup.metadata["duplicate_of"]) == (
+        True, "duplicate of b", "b")
+    entry = last_entry(store)
+    assert (entry.op, dict(entry.args)) == ("mark-duplicate", {"id": "b2", "canonical": "b"})
+    with pytest.raises(InvalidInput, match="already"):
+        mark_duplicate(store, "b2", "b")
+    with pytest.raises(InvalidInput, match="rests on"):
+        mark_duplicate(store, "p", "b")
+    with pytest.raises(InvalidInput, match="itself"):
+        mark_duplicate(store, "b", "b")
+    assert truth(store, "p", "b") == (Truth.IN, Truth.IN)
+    assert tms.verify(store) == []
+
+
+def test_a_proposed_challenge_keeps_its_chosen_id(store):
+    from engine.proposals import lifecycle
+
+    tms.add(store, "p", "Premise p.")
+    tms.add(store, "b", "From p.", J(["p"]))
+    proposed = lifecycle.propose(store, "challenge", {"id": "b", "reason": "doubtful",
+                                                      "challenge_id": "doubt-b"}, "doubtful")
+    assert proposed.proposal.impact.went_in == ("doubt-b",)
+    lifecycle.accept(store, proposed.proposal.id)
+    assert truth(store, "b", "doubt-b") == (Truth.OUT, Truth.IN)
