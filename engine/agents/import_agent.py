@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from engine.agents.namespace import check_name, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
+from engine.agents.namespaced import only_in as held_in
 from engine.agents.records import AgentTx, NamespaceRecord
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
@@ -43,6 +44,7 @@ class AgentImportReport:
     asserted_there: list[str]
     went_out: list[str]  # beliefs of ours that the import's nogoods took OUT
     retracted_by_nogood: list[str]
+    left_out: list[str] = dataclasses.field(default_factory=list)  # --only-in: OUT there
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -55,8 +57,12 @@ def exists_message(name: str) -> str:
 
 @cyclic_gc_paused()
 def import_agent(store: Store, name: str, network: Network, stored: Mapping[str, Truth],
-                 file: str = "") -> AgentImportReport:
+                 file: str = "", *, only_in: bool = False) -> AgentImportReport:
+    """`only_in`: only the beliefs the file holds IN (engine/agents/namespaced.only_in)."""
     at = now()
+    left_out: list[str] = []
+    if only_in:
+        network, stored, left_out = held_in(network, stored)
     agent = namespaced(name, network, stored, at)
     switch = switch_id(name)
 
@@ -71,8 +77,9 @@ def import_agent(store: Store, name: str, network: Network, stored: Mapping[str,
 
     change = store.write(work, ChangeEntry("import-agent", {
         "namespace": name, "file": file, "beliefs": len(network.beliefs),
-        "nogoods": len(network.nogoods)}))
-    return _report(agent, network, stored, change, file)
+        "nogoods": len(network.nogoods), **({"only_in": True} if only_in else {})}))
+    return dataclasses.replace(_report(agent, network, stored, change, file),
+                               left_out=[prefix(name) + i for i in left_out])
 
 
 def _report(agent: AgentNetwork, network: Network, stored: Mapping[str, Truth],

@@ -16,11 +16,16 @@ For the namespace NAME:
   resolution (engine/tms/nogoods.py) takes it as an assumption, ranked below our own;
 - metadata `namespace: NAME` marks every imported belief, `agent_retracted` one the file has
   retracted, and `agent_sha256` is the digest of the definition the file gave it, which is
-  how sync-agent finds what changed without reading every belief's justifications.
+  how sync-agent finds what changed without reading every belief's justifications;
+- `add --namespace NAME` places a belief of ours inside the namespace the same way
+  (`placed_in`); it has no `agent_sha256`, so sync-agent never takes it for one gone from
+  the file.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
 from types import MappingProxyType
 
 from engine.errors import InvalidInput
@@ -73,6 +78,21 @@ def is_agent_premise(b: Belief) -> bool:
 def is_agents(j: Justification, name: str) -> bool:
     """Whether a justification came from the agent's file (it requires the switch)."""
     return switch_id(name) in j.antecedents
+
+
+def placed_in(name: str, belief_id: str, justifications: Sequence[Justification]
+              ) -> tuple[str, tuple[Justification, ...]]:
+    """`add --namespace NAME`: a belief of ours inside the namespace, as its own beliefs
+    are: the id under `NAME:` (kept when it has the prefix already), every justification
+    requiring the switch, a premise derived from the switch alone. The ids the
+    justifications name are kept as given (the agent's are `NAME:x`)."""
+    check_name(name)
+    ident = belief_id if belief_id.startswith(prefix(name)) else prefix(name) + belief_id
+    switch = switch_id(name)
+    if not justifications:
+        return ident, (Justification((switch,), label=f"premise of {name}"),)
+    return ident, tuple(j if switch in j.antecedents else dataclasses.replace(
+        j, antecedents=j.antecedents + (switch,)) for j in justifications)
 
 
 def switch_belief(name: str, at: str) -> Belief:

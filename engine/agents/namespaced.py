@@ -89,6 +89,20 @@ def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
                         sorted(asserted))
 
 
+def only_in(network: Network, stored: Mapping[str, Truth]
+            ) -> tuple[Network, dict[str, Truth], list[str]]:
+    """The part of an agent's file it holds IN (its retractions kept, labels computed over
+    the file alone), the nogoods all of whose members are in it, and the ids left out. What
+    the kept beliefs name of the rest is OUT there, so it stays a forward reference (OUT)
+    here: the kept beliefs' labels are the same."""
+    _, labels = decide_pins(network.beliefs, stored)
+    kept = {i: b for i, b in network.beliefs.items() if labels[i].truth is Truth.IN}
+    left_out = sorted(network.beliefs.keys() - kept.keys())
+    return (dataclasses.replace(network, beliefs=kept, nogoods=[
+                n for n in network.nogoods if all(m in kept for m in n.members)]),
+            {i: t for i, t in stored.items() if i in kept}, left_out)
+
+
 def _requiring(j: Justification, switch: str, ref: Callable[[str], str]) -> Justification:
     return Justification(tuple(ref(a) for a in j.antecedents) + (switch,),
                          tuple(ref(o) for o in j.outlist), j.kind, j.label)

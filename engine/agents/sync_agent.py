@@ -10,7 +10,8 @@ write transaction (`store.write`, or `store.dry_run` for --dry-run, which rolls 
   gate of ours on every one of the agent's justifications (a supersede, a challenge) is put
   on the new ones too;
 - beliefs gone from the file are retracted with the reason `gone from NAME` (never deleted,
-  so our justifications that name them keep naming them);
+  so our justifications that name them keep naming them); one added here with `add
+  --namespace` (no digest: the file never had it) is left alone;
 - pins follow the file: what it retracts is retracted, and a belief it holds again comes
   back when its retraction was the agent's (`gone from NAME`, or retracted in its file); a
   retraction of ours (by hand, by a nogood) stays;
@@ -27,6 +28,7 @@ from typing import Any, cast
 
 from engine.agents.namespace import check_name, is_agents, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
+from engine.agents.namespaced import only_in as held_in
 from engine.agents.records import AgentTx, Digest
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
@@ -72,9 +74,12 @@ class SyncReport:
 
 @cyclic_gc_paused()
 def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, Truth],
-               file: str = "", *, dry_run: bool = False) -> SyncReport:
+               file: str = "", *, dry_run: bool = False, only_in: bool = False) -> SyncReport:
+    """`only_in`: only the beliefs the file holds IN; one it holds no longer is gone."""
     check_name(name)
     at = now()
+    if only_in:
+        network, stored, _ = held_in(network, stored)
     agent = namespaced(name, network, stored, at)
 
     def work(tx: GraphTx) -> tuple[AgentDiff, Change]:
@@ -94,7 +99,8 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
         diff, change = store.dry_run(work)
     else:
         diff, change = store.write(work, ChangeEntry("sync-agent", {
-            "namespace": name, "file": file, "beliefs": len(network.beliefs)}))
+            "namespace": name, "file": file, "beliefs": len(network.beliefs),
+            **({"only_in": True} if only_in else {})}))
     return SyncReport(name, file, dry_run, diff, change)
 
 
@@ -107,8 +113,8 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
     diff.added = sorted(new.keys() - current.keys())
     diff.changed = sorted(i for i in new.keys() & current.keys()
                           if current[i].sha256 != new[i].metadata.get("agent_sha256"))
-    diff.gone = sorted(i for i in current.keys() - new.keys()
-                       if i != switch and not current[i].retracted)
+    diff.gone = sorted(i for i in current.keys() - new.keys()  # a belief added here
+                       if i != switch and not current[i].retracted and current[i].sha256)
     for i in sorted(new.keys() & current.keys()):
         now_pin, file_pin = current[i], new[i].retracted
         if file_pin and not now_pin.retracted:

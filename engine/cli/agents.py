@@ -20,7 +20,8 @@ T = TypeVar("T")
 def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
     check_name(args.name)
     got = registry.read_network(args.file, args.format, args.nogoods)
-    report = agents.import_agent(store, args.name, got.network, got.stored, file=args.file)
+    report = agents.import_agent(store, args.name, got.network, got.stored, file=args.file,
+                                 only_in=args.only_in)
     if args.json:
         print_json({**report.as_dict(), "notes": got.notes})
         return 0
@@ -36,6 +37,7 @@ def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
                        ("asserted in the file (held while the agent is active)",
                         report.asserted_there),
                        ("ours taken OUT by the agent's nogoods", report.went_out),
+                       ("left out (not IN in the file; --only-in)", report.left_out),
                        ("retracted by nogoods", report.retracted_by_nogood)):
         if ids:
             print(f"  {title}: {len(ids)}: {some_ids(ids)}")
@@ -47,7 +49,7 @@ def cmd_sync_agent(store: Any, args: argparse.Namespace) -> int:
     check_name(args.name)
     got = registry.read_network(args.file, args.format, args.nogoods)
     report = agent_sync.sync_agent(store, args.name, got.network, got.stored, file=args.file,
-                                   dry_run=args.dry_run)
+                                   dry_run=args.dry_run, only_in=args.only_in)
     if args.json:
         print_json({**report.as_dict(), "notes": got.notes})
         return 0
@@ -97,6 +99,9 @@ def cmd_namespaces(store: Any, args: argparse.Namespace) -> int:
 def _file_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("name", metavar="NAME", help="the namespace: ids become NAME:id")
     registry.import_arguments(p)
+    p.add_argument("--only-in", action="store_true",
+                   help="only the beliefs the file holds IN (what they name of the rest "
+                        "stays an OUT forward reference)")
 
 
 def _sync_arguments(p: argparse.ArgumentParser) -> None:

@@ -9,6 +9,7 @@ import argparse
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.agents.namespace import placed_in
 from engine.cli import sources
 from engine.cli.memory import supersede_justifications
 from engine.cli.support import print_json, print_listing, shorten
@@ -44,7 +45,13 @@ def action_args(verb: str, args: argparse.Namespace,
                  "source": args.source or "", "source_url": args.source_url or ""}
         claim = sources.claim_of(args)  # read and grounded now, as `add` does; refused alike
         if claim is not None:
+            if args.namespace:
+                raise InvalidInput("--namespace and --source do not go together",
+                                   field="namespace")
             found.update(source=claim.path, pin=pin_args(claim))
+        if args.namespace:  # placed now, as `add` places it: the target is NAME:ID
+            ident, placed = placed_in(args.namespace, args.id, justifications_of(args))
+            found.update(id=ident, justifications=js(placed), namespace=args.namespace)
         if getattr(args, "access_tags", None):
             found["access_tags"] = list(parse_tags(args.access_tags))
         return found

@@ -97,18 +97,27 @@ def cmd_add(store, args) -> int:
     claim = sources.claim_of(args)  # the file read, hashed and the quote grounded, or None
     tags = parse_tags(args.access_tags) if args.access_tags else ()
     metadata = {TAGS_KEY: list(tags)} if tags else None
-    if claim is None:
-        change = tms.add(store, args.id, args.text, justifications,
+    ident = args.id
+    if args.namespace:
+        if claim is not None:
+            raise InvalidInput("--namespace and --source do not go together", field="namespace")
+        from engine.agents.adding import add_in_namespace
+
+        ident, change = add_in_namespace(store, args.namespace, args.id, args.text,
+                                         justifications, source_url=args.source_url or "",
+                                         metadata=metadata)
+    elif claim is None:
+        change = tms.add(store, ident, args.text, justifications,
                          source_url=args.source_url or "", metadata=metadata)
     else:
-        change = add_sourced(store, args.id, args.text, justifications, claim,
+        change = add_sourced(store, ident, args.text, justifications, claim,
                              source_url=args.source_url or "", metadata=metadata)
-    if not args.json and args.id not in change.went_in:
+    if not args.json and ident not in change.went_in:
         named = sorted({ref for j in justifications for ref in j.mentions()})
         missing = sorted(set(named) - set(tms.show_many(store, named)))
-        print(f"{args.id} is OUT: no valid justification yet"
+        print(f"{ident} is OUT: no valid justification yet"
               + (f" ({', '.join(missing)} not added yet: forward references)" if missing else ""))
-    return _report_change(change, args, *_fragile_report(args.id, justifications))
+    return _report_change(change, args, *_fragile_report(ident, justifications))
 
 
 def cmd_add_justification(store, args) -> int:
@@ -430,6 +439,9 @@ def _add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source-url", help="a URL for the source")
     p.add_argument("--access-tags", metavar="TAGS",
                    help="comma-separated access tags (who may see it), e.g. finance,hr")
+    p.add_argument("--namespace", metavar="NAME",
+                   help="add it inside an imported agent's namespace: id NAME:ID, behind the "
+                        "switch NAME:active (name the agent's beliefs as NAME:x)")
 
 
 def _add_justification_arguments(p: argparse.ArgumentParser) -> None:

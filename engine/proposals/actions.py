@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine import tms
+from engine.agents.import_agent import require_namespace
 from engine.errors import InvalidInput
 from engine.memory import dialectic, supersede
 from engine.model import Belief, Change, Justification, Kind, check_id, check_text
@@ -82,6 +83,9 @@ def _apply_add(tx: GraphTx, a: Args) -> Change:
     metadata: dict[str, Any] = claim.metadata() if claim else {}
     if a.get("access_tags"):
         metadata[TAGS_KEY] = list(a["access_tags"])
+    if a.get("namespace"):  # add --namespace: placed when proposed, the namespace must exist
+        require_namespace(tx, a["namespace"])
+        metadata["namespace"] = a["namespace"]
     belief = Belief(id=a["id"], text=a["text"], justifications=_justifications(a),
                     source=claim.path if claim else a.get("source") or "",
                     source_url=a.get("source_url") or "",

@@ -115,3 +115,28 @@ def test_bad_input_is_one_error_line_and_nothing_written(cli, store, args, fragm
     else:
         assert_one_error_line(result, fragment)
     assert exported(store) == before
+
+
+def test_add_in_a_namespace_and_import_agent_only_in(cli, store, tmp_path):  # noqa: F811
+    import json
+
+    from tests.cli.test_tms_cli import assert_one_error_line
+
+    network = {"meta": {}, "repos": {}, "nogoods": [], "nodes": {
+        "up": {"text": "The service is up.", "truth_value": "IN", "justifications": []},
+        "bug": {"text": "A bug.", "truth_value": "OUT", "justifications": []}}}
+    path = tmp_path / "agent.json"
+    path.write_text(json.dumps(network))
+    out = cli("import-agent", "ag", str(path), "--only-in").stdout
+    assert "left out (not IN in the file; --only-in): 1: ag:bug" in out
+    assert cli("add", "note", "our note", "--namespace", "ag", "--sl", "ag:up"
+               ).stdout.splitlines() == ["IN  ag:note"]
+    shown = cli_json(cli, "show", "ag:note")
+    assert shown["justifications"][0]["antecedents"] == ["ag:up", "ag:active"]
+    assert cli("retract", "ag:active").stdout.splitlines()[:3] == [
+        "OUT ag:active", "OUT ag:note", "OUT ag:up"]
+    proposed = cli_json(cli, "propose", "add", "later", "a later note", "--namespace", "ag",
+                        "--reason", "seen")
+    assert (proposed["target"], proposed["args"]["namespace"]) == ("ag:later", "ag")
+    assert_one_error_line(cli("add", "x", "X", "--namespace", "nope", code=2),
+                          "no namespace 'nope'")

@@ -315,3 +315,70 @@ def test_a_proposed_challenge_keeps_its_chosen_id(store):
     assert proposed.proposal.impact.went_in == ("doubt-b",)
     lifecycle.accept(store, proposed.proposal.id)
     assert truth(store, "b", "doubt-b") == (Truth.OUT, Truth.IN)
+
+
+# --- add --namespace, import-agent --only-in ----------------------------------------------
+def agent_network(**extra):
+    from adapters.formats import parse_network
+
+    def node(text, *antecedents, unless=(), truth="IN"):
+        return {"text": text, "truth_value": truth, "justifications": [
+            {"type": "SL", "antecedents": list(antecedents), "outlist": list(unless),
+             "label": ""}] if antecedents or unless else []}
+
+    nodes = {"region": node("One region."), "ops": node("Ops owns it."),
+             "fast": node("Failover is fast.", "region"),
+             "bug": node("A failover bug.", truth="OUT"),
+             "safe": node("Failover is safe.", "fast", unless=["bug"]),
+             "stale": node("Needs the bug.", "bug", truth="OUT")}
+    nodes.update(extra)
+    return parse_network({"meta": {}, "nodes": nodes, "nogoods": [
+        {"id": "ng-1", "nodes": ["ops", "bug"]}, {"id": "ng-2", "nodes": ["ops", "fast"]}],
+        "repos": {}})
+
+
+def test_add_in_a_namespace_follows_its_switch_and_survives_a_sync(store):
+    from engine.agents import import_agent as agents
+    from engine.agents import sync_agent as agent_sync
+    from engine.agents.adding import add_in_namespace
+    from engine.errors import InvalidInput
+
+    network, stored = agent_network()
+    agents.import_agent(store, "ag", network, stored)
+    ident, change = add_in_namespace(store, "ag", "note", "Our note on their failover.",
+                                     J(["ag:fast"]))
+    assert (ident, change.went_in) == ("ag:note", ["ag:note"])
+    ident, _ = add_in_namespace(store, "ag", "ag:seen", "We saw it.")
+    note, seen = (tms.show(store, i)[0] for i in ("ag:note", "ag:seen"))
+    assert [j.antecedents for j in note.justifications] == [("ag:fast", "ag:active")]
+    assert [j.antecedents for j in seen.justifications] == [("ag:active",)]
+    assert seen.metadata["namespace"] == "ag" and seen.depth == 1
+    assert dict(last_entry(store).args) == {"id": "ag:seen", "namespace": "ag"}
+    tms.retract(store, "ag:active")
+    assert truth(store, "ag:note", "ag:seen") == (Truth.OUT, Truth.OUT)
+    tms.assert_belief(store, "ag:active")
+    report = agent_sync.sync_agent(store, "ag", network, stored)
+    assert report.diff.gone == []  # ours, not the file's: left alone
+    assert truth(store, "ag:note", "ag:seen") == (Truth.IN, Truth.IN)
+    with pytest.raises(InvalidInput, match="no namespace 'nope'"):
+        add_in_namespace(store, "nope", "x", "X.")
+    assert tms.verify(store) == []
+
+
+def test_import_agent_only_in_leaves_out_what_the_file_holds_out(store):
+    from engine.agents import import_agent as agents
+    from engine.agents import sync_agent as agent_sync
+
+    network, stored = agent_network()
+    report = agents.import_agent(store, "ag", network, stored, only_in=True)
+    assert report.left_out == ["ag:bug", "ag:stale"]
+    assert report.beliefs == 4 and report.nogoods == 1  # ng-1 names the bug: left out
+    assert truth(store, "ag:safe", "ag:bug") == (Truth.IN, None)
+    assert last_entry(store).args["only_in"] is True
+    now_out, stored_out = agent_network(fast={"text": "Failover is fast.",
+                                               "truth_value": "OUT",
+                                               "justifications": []})
+    synced = agent_sync.sync_agent(store, "ag", now_out, stored_out, only_in=True)
+    assert synced.diff.gone == ["ag:fast", "ag:safe"]  # OUT in the file now: gone
+    assert truth(store, "ag:fast", "ag:safe") == (Truth.OUT, Truth.OUT)
+    assert tms.verify(store) == []
