@@ -522,6 +522,24 @@ class SourceRecords(Protocol):
         """Ids of the beliefs that name a source but carry no source hash and no FROM edge
         (imported ones, or added before sources were pinned), by id."""
 
+    def hashed_unpinned_ids(self) -> list[str]:
+        """Ids of the beliefs that name a source and carry its hash but no FROM edge (what
+        ftl-reasons and reasonsforge pin: the whole file's sha256), by id."""
+
+    def set_source_hashes(self, hashes: Mapping[str, str], at: str) -> int:
+        """Set each belief's `source_hash` (by id) and `updated_at`; returns how many were
+        found."""
+
+    def project_root(self) -> str:
+        """The folder the memory's source paths are relative to (absolute), "" when none was
+        recorded yet."""
+
+    def save_project_root(self, root: str) -> None:
+        """Record (or move) the memory's root folder."""
+
+    def network_repos(self) -> dict[str, str]:
+        """The repos map kept from an imported file (repo name -> path), {} when none."""
+
 
 class PairRecords(Protocol):
     """What dedup and contradictions read and record: texts, pairs, verdicts, merges

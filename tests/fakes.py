@@ -324,6 +324,8 @@ class FakeTx:
         self.s.embeddings.clear()
         self.s.sources.clear()
         self.s.from_edges.clear()
+        self.s.extra.pop("network_info", None)  # the meta, repos and root, as Neo4j's reset
+        self.s.extra.pop("project_root", None)
         self.s.reviews.clear()
         self.s.verdicts.clear()
         self.s.defeaters.clear()
@@ -507,6 +509,27 @@ class FakeTx:
     def unpinned_sourced_ids(self) -> list[str]:
         return sorted(i for i, b in self.s.beliefs.items()
                       if b.source and not b.source_hash and i not in self.s.from_edges)
+
+    def hashed_unpinned_ids(self) -> list[str]:
+        return sorted(i for i, b in self.s.beliefs.items()
+                      if b.source and b.source_hash and i not in self.s.from_edges)
+
+    def set_source_hashes(self, hashes: Mapping[str, str], at: str) -> int:
+        found = [i for i in hashes if i in self.s.beliefs]
+        for i in found:
+            self.s.beliefs[i] = dataclasses.replace(self.s.beliefs[i], source_hash=hashes[i],
+                                                    updated_at=at)
+        return len(found)
+
+    def project_root(self) -> str:
+        return str(self.s.extra.get("project_root", ""))
+
+    def save_project_root(self, root: str) -> None:
+        self.s.extra["project_root"] = root
+
+    def network_repos(self) -> dict[str, str]:
+        _, repos = self.s.extra.get("network_info", ({}, {}))
+        return {str(k): str(v) for k, v in repos.items()}
 
     # --- dedup and contradictions ----------------------------------------------------
     def in_belief_texts(self) -> list[tuple[str, str]]:

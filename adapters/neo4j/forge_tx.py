@@ -62,6 +62,29 @@ class ForgeTxPart(TxBase):
         record = self._single("sources_unpinned_ids")
         return sorted(record["ids"]) if record else []
 
+    def hashed_unpinned_ids(self) -> list[str]:
+        record = self._single("sources_hashed_unpinned_ids")
+        return sorted(record["ids"]) if record else []
+
+    def set_source_hashes(self, hashes: Mapping[str, str], at: str) -> int:
+        if not hashes:
+            return 0
+        record = self._single("sources_set_hashes", at=at,
+                              rows=[{"id": i, "hash": h} for i, h in sorted(hashes.items())])
+        return record["found"] if record else 0
+
+    def project_root(self) -> str:
+        record = self._single("project_root")
+        return (record["root"] or "") if record else ""
+
+    def save_project_root(self, root: str) -> None:
+        self._run("save_project_root", root=root)
+
+    def network_repos(self) -> dict[str, str]:
+        record = self._single("network_repos")
+        repos = json.loads(record["repos"]) if record and record["repos"] else {}
+        return {str(k): str(v) for k, v in repos.items()}
+
 
 # The protocol this part implements, checked by mypy.
 _IMPLEMENTS: type[SourceRecords] = ForgeTxPart

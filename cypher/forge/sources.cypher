@@ -41,3 +41,32 @@ MATCH (b:Belief)
 WHERE coalesce(b.source, '') <> '' AND coalesce(b.source_hash, '') = ''
   AND NOT (b)-[:FROM]->(:Source)
 RETURN collect(b.id) AS ids
+
+// name: sources_hashed_unpinned_ids
+// One record, `ids`: the ids of beliefs that name a source and carry a source hash but have no FROM edge.
+MATCH (b:Belief)
+WHERE coalesce(b.source, '') <> '' AND coalesce(b.source_hash, '') <> ''
+  AND NOT (b)-[:FROM]->(:Source)
+RETURN collect(b.id) AS ids
+
+// name: sources_set_hashes
+// Sets source_hash and updated_at of each of $rows ({id, hash}) at $at; returns `found`.
+UNWIND $rows AS row
+MATCH (b:Belief {id: row.id})
+SET b.source_hash = row.hash, b.updated_at = $at
+RETURN count(b) AS found
+
+// name: project_root
+// One record, `root`: the memory's recorded root folder, or null.
+OPTIONAL MATCH (n:NetworkInfo {key: 'network'})
+RETURN n.root AS root
+
+// name: save_project_root
+// Records $root as the memory's root folder; returns nothing.
+MERGE (n:NetworkInfo {key: 'network'})
+SET n.root = $root
+
+// name: network_repos
+// One record, `repos`: the repos map kept from an imported file (JSON text), or null.
+OPTIONAL MATCH (n:NetworkInfo {key: 'network'})
+RETURN n.repos AS repos

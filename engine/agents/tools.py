@@ -238,6 +238,7 @@ class AgentTools:
         if source and self._source_files is not None:
             claim = self._source_files.pin(source, quote)
             return add_sourced(self._store, id, text, justifications, claim,
+                               root=self._source_files.root,
                                source_url=source_url).as_dict()
         return tms.add(self._store, id, text, justifications, source=source,
                        source_url=source_url).as_dict()

@@ -17,6 +17,8 @@ from typing import Any
 from engine.cli import stage_cli as sc
 from engine.cli.stage_cli import FORGE_OUTPUT, make_embedder, make_reader, source_flags
 from engine.cli.support import print_json, print_listing, shorten, table
+from engine.errors import InvalidInput
+from engine.sources.status import OUT_LIMIT
 from engine.store import Store
 
 # Re-exported: the source flags, reader and embedder live in engine/cli/stage_parts.py (the
@@ -87,15 +89,24 @@ def build_status_parser() -> argparse.ArgumentParser:
 
 def _stale_arguments(p: argparse.ArgumentParser) -> None:
     sc.root_flag(p)
-    p.add_argument("--retract", action="store_true", help="retract the stale beliefs")
+    p.add_argument("--retract", action="store_true",
+                   help="re-pin what moved, retract what is gone, restore what stands again")
+    p.add_argument("--missing", action="store_true",
+                   help="with --retract: retract the beliefs of missing files too")
+    p.add_argument("--yes", action="store_true",
+                   help=f"with --retract: go ahead when more than {OUT_LIMIT} beliefs would go "
+                        "OUT (without it, the what-if is shown and nothing written)")
 
 
 def build_stale_parser() -> argparse.ArgumentParser:
     return sc.subcommand_parser(
-        PROG, "stale", "The beliefs drawn from changed or missing sources, with what happened "
-                       "to each quote; --retract retracts them in one transaction (reason "
-                       "`source changed: <path>`) and what rested on them goes OUT.",
-        f"examples:\n  {PROG} stale\n  {PROG} stale --retract --json\n", _stale_arguments)
+        PROG, "stale", "The forged beliefs whose own lines or quote no longer read as pinned "
+                       "(moved or gone), or whose file is missing; --retract re-pins what "
+                       "moved, retracts what is gone (reason `source changed: <path>`) and "
+                       "restores what stands again, in one transaction; a missing file's "
+                       "beliefs only with --missing.",
+        f"examples:\n  {PROG} stale\n  {PROG} stale --retract --json\n"
+        f"  {PROG} stale --retract --missing --yes\n", _stale_arguments)
 
 
 def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -172,11 +183,19 @@ def accept_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
     return sc.forge_stage_factory(args, reader, embedder)([])
 
 
+def _recorded_root(args: argparse.Namespace, store: Any) -> None:
+    """Without --root, the root the memory recorded (its first sourced write, or `init
+    --root`), so status and stale answer the same from any folder."""
+    if not getattr(args, "root", None):
+        args.root = store.read(lambda tx: tx.project_root()) or None
+
+
 def cmd_status(args: argparse.Namespace, wiring: sc.Wiring) -> int:
     from engine.sources.staleness import source_states
 
-    reader = (wiring.make_reader or make_reader)(args)
     with wiring.open_store() as store:
+        _recorded_root(args, store)
+        reader = (wiring.make_reader or make_reader)(args)
         states = source_states(store, reader, args.paths)
     if not print_listing(states, as_json=args.json, empty="no sources forged yet",
                          row=lambda s: (s.status, s.path, s.size if s.size is not None else ""),
@@ -189,34 +208,31 @@ def cmd_status(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 
 
 def cmd_stale(args: argparse.Namespace, wiring: sc.Wiring) -> int:
+    from engine.cli.sources import print_retraction
     from engine.clock import now_iso
-    from engine.model import Change
-    from engine.sources.staleness import retract_stale, stale_beliefs
+    from engine.sources.staleness import stale_beliefs
+    from engine.sources.status import retract_stale_sourced
 
-    reader = (wiring.make_reader or make_reader)(args)
+    if (args.missing or args.yes) and not args.retract:
+        raise InvalidInput("--missing and --yes go with --retract", field="retract")
     with wiring.open_store() as store:
+        _recorded_root(args, store)
+        reader = (wiring.make_reader or make_reader)(args)
         if args.retract:
-            stale, change = retract_stale(store, reader, at=now_iso())
-        else:
-            stale, change = stale_beliefs(store, reader), Change()
+            return print_retraction(
+                retract_stale_sourced(store, reader, at=now_iso(), missing=args.missing,
+                                      yes=args.yes), args, f"{PROG} stale --retract")
+        stale = stale_beliefs(store, reader)
     if args.json:
-        out: dict[str, Any] = {"stale": [s.as_dict() for s in stale]}
-        if args.retract:
-            out["change"] = change.as_dict()
-        print_json(out)
+        print_json({"stale": [s.as_dict() for s in stale]})
         return 0
     if not stale:
-        print("no stale beliefs: every forged source is unchanged")
+        print("no stale beliefs: every forged belief's lines read as pinned")
         return 0
-    print(table([(s.id, s.truth, f"{s.path} ({s.source_status})", s.now) for s in stale],
+    print(table([(s.id, s.truth, f"{s.path} ({s.state})", s.now) for s in stale],
                 ("belief", "truth", "source", "now")))
-    if args.retract:
-        print(f"retracted {len(stale)} belief(s); went OUT: {len(change.went_out)}"
-              + (f" ({', '.join(change.went_out[:20])}"
-                 f"{' ...' if len(change.went_out) > 20 else ''})"
-                 if change.went_out else ""))
-    else:
-        print(f"{len(stale)} stale belief(s); `{PROG} stale --retract` takes them down")
+    print(f"{len(stale)} stale belief(s); `{PROG} stale --retract` re-pins what moved and "
+          f"retracts what is gone (`--missing` also a missing file's)")
     return 0
 
 

@@ -35,7 +35,8 @@ EXAMPLES = {
 
 # --- from the verb's parsed arguments to a proposal's action --------------------------------
 def action_args(verb: str, args: argparse.Namespace,
-                justifications_of: Callable[[argparse.Namespace], tuple]) -> dict[str, Any]:
+                justifications_of: Callable[[argparse.Namespace], tuple],
+                store: Any = None) -> dict[str, Any]:
     """The verb's arguments in library form (JSON), as engine/proposals/actions.py reads them."""
     def js(found: tuple | None) -> list[dict[str, Any]] | None:
         return None if found is None else [justification_args(j) for j in found]
@@ -43,7 +44,7 @@ def action_args(verb: str, args: argparse.Namespace,
     if verb == "add":
         found = {"id": args.id, "text": args.text, "justifications": js(justifications_of(args)),
                  "source": args.source or "", "source_url": args.source_url or ""}
-        claim = sources.claim_of(args)  # read and grounded now, as `add` does; refused alike
+        claim = sources.claim_of(args, store)  # read and grounded now, as `add` does; refused alike
         if claim is not None:
             if args.namespace:
                 raise InvalidInput("--namespace and --source do not go together",
@@ -108,7 +109,8 @@ def _print_proposal(p: Proposal) -> None:
 
 # --- handlers --------------------------------------------------------------------------------
 def cmd_propose(store, args, justifications_of) -> int:
-    done = lifecycle.propose(store, args.verb, action_args(args.verb, args, justifications_of),
+    done = lifecycle.propose(store, args.verb,
+                             action_args(args.verb, args, justifications_of, store),
                              args.reason or "")
     if args.json:
         print_json(done.as_dict())

@@ -1,64 +1,141 @@
-"""`python -m engine add ... --source PATH[:A-B] --quote TEXT` and `python -m engine sources
-status|stale|hash`: sourced beliefs pinned to their files and checked against them. A thin
-skin over engine/sources/pinning.py and engine/sources/status.py; the file reader
-(adapters/sources/) is wired in here, lazily."""
+"""`python -m engine add ... --source PATH[:A-B] --quote TEXT`, `python -m engine init --root
+DIR` and `python -m engine sources status|stale|hash`: sourced beliefs pinned to their files
+and checked against them. A thin skin over engine/sources/; the file reader
+(adapters/sources/) is wired in here, lazily.
+
+The root: `--root DIR` when given, else the root the memory recorded (its first sourced
+write records the root it used; `init --root DIR` records or moves it), else the current
+folder. A relative `--source` is read against that root, never against the current folder,
+so every command answers the same from any folder.
+"""
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 from typing import Any
 
-from engine.cli.support import print_json, print_listing, table
+from engine.cli.support import print_json, print_listing, some_ids, table
 from engine.errors import InvalidInput
 from engine.sources.pinning import SourcedClaim, SourceFiles
+from engine.sources.status import OUT_LIMIT, Retracted
 
 
-def source_files(root: str | None) -> SourceFiles:
-    """The files under `root` (default: the current folder); a path is given as the user
-    typed it (relative to the current folder) and must lie under the root."""
-    from adapters.sources.reader import FileSourceReader
+def choose_root(given: str | None, recorded: str) -> Path:
+    """The root a command works in (see the module's docstring); a --root that is not the
+    recorded one is refused: the paths stored are relative to the recorded one."""
+    if given:
+        root = Path(given).expanduser().resolve()
+        if not root.is_dir():
+            raise InvalidInput(f"--root {given}: not a folder", field="root", value=given)
+        if recorded and root != Path(recorded):
+            raise InvalidInput(f"--root {given} is not this memory's root {recorded} (its "
+                               f"source paths are relative to that one); `python -m engine "
+                               f"init --root {given}` moves it", field="root", value=given)
+        return root
+    return Path(recorded) if recorded else Path.cwd().resolve()
+
+
+def _locate(base: Path):
     from adapters.sources.walk import relative_to_root
 
-    base = Path(root or ".").resolve()
+    def locate(path: str) -> str:
+        p = Path(path).expanduser()
+        return relative_to_root(base, p if p.is_absolute() else base / p)
+
+    return locate
+
+
+def source_files(root: str | None, store: Any = None) -> SourceFiles:
+    """The files under the root (see choose_root; without a store, `root` or the current
+    folder)."""
+    from adapters.sources.reader import FileSourceReader
+
+    recorded = store.read(lambda tx: tx.project_root()) if store is not None else ""
+    base = choose_root(root, recorded)
     if not base.is_dir():
-        raise InvalidInput(f"--root {root}: not a folder", field="root", value=root)
-    return SourceFiles(FileSourceReader(base), lambda p: relative_to_root(base, Path(p)))
+        raise InvalidInput(f"the root {base} is not a folder: `python -m engine init --root "
+                           f"DIR` records where the files are now", field="root",
+                           value=str(base))
+    return SourceFiles(FileSourceReader(base), _locate(base), str(base))
 
 
-def claim_of(args: argparse.Namespace) -> SourcedClaim | None:
-    """The pinned source of `add`, or None without --source."""
+def sourced_of(args: argparse.Namespace, store: Any = None
+               ) -> tuple[SourcedClaim, str] | None:
+    """The pinned source of `add` and the root it was read under, or None without
+    --source."""
     if args.quote is not None and not args.source:
         raise InvalidInput("--quote goes with --source PATH[:A-B]", field="quote")
     if args.root is not None and not args.source:
         raise InvalidInput("--root goes with --source PATH[:A-B]", field="root")
     if not args.source:
         return None
-    return source_files(args.root).pin(args.source, args.quote or "")
+    files = source_files(args.root, store)
+    return files.pin(args.source, args.quote or ""), files.root
+
+
+def claim_of(args: argparse.Namespace, store: Any = None) -> SourcedClaim | None:
+    """The pinned source of `add`, or None without --source."""
+    got = sourced_of(args, store)
+    return got[0] if got else None
 
 
 def add_source_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", metavar="PATH[:A-B]",
-                   help="the file the belief was observed in (lines A-B): read and hashed now, "
-                        "so `sources stale` sees when it changes")
+                   help="the file the belief was observed in (lines A-B), relative to the "
+                        "memory's root: read and hashed now, so `sources stale` sees when "
+                        "its lines change")
     p.add_argument("--quote", metavar="TEXT",
                    help="words of the source that state the belief; refused unless they occur "
                         "in those lines (then the pin is the quote's own lines)")
     p.add_argument("--root", metavar="DIR",
-                   help="source paths are stored relative to DIR and must lie under it "
-                        "(default: the current folder)")
+                   help="the folder source paths are relative to (default: the root the "
+                        "memory recorded, else the current folder, recorded then)")
+
+
+def cmd_init_root(store: Any, root: str) -> str:
+    """`init --root DIR`: record (or move) the memory's root; returns what to print."""
+    from engine.change_records import ChangeEntry
+
+    path = Path(root).expanduser().resolve()
+    if not path.is_dir():
+        raise InvalidInput(f"--root {root}: not a folder", field="root", value=root)
+    before = store.read(lambda tx: tx.project_root())
+    if before == str(path):
+        return f"root: {path} (unchanged)"
+    store.write(lambda tx: tx.save_project_root(str(path)),
+                ChangeEntry("init", {"root": str(path), "was": before}))
+    return f"root: {path}" + (f" (was {before})" if before else "")
 
 
 # --- sources status | stale | hash ------------------------------------------------------
+def _repo(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise InvalidInput(f"--repo takes NAME=PATH, not {text!r}", field="repo", value=text)
+    return name.strip(), path.strip()
+
+
 def sources_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("action", choices=["status", "stale", "hash"],
                    help="status: every sourced belief against its file as it is now; stale: "
-                        "those whose file changed or is gone; hash: pin imported beliefs that "
-                        "name a file but carry no hash")
+                        "those whose own lines or quote no longer read as pinned, whose whole "
+                        "file changed (content_changed) or is gone (source_deleted); hash: "
+                        "pin beliefs that name a file but carry no hash, and refresh the "
+                        "whole-file hash of those whose file changed")
     p.add_argument("--retract", action="store_true",
-                   help="with stale: re-pin the beliefs whose quote is still in the file, "
-                        "retract the others (what rests on them goes OUT), one transaction")
+                   help="with stale: re-pin what still stands, retract what is gone or "
+                        "changed, restore what stands again (one transaction)")
+    p.add_argument("--missing", action="store_true",
+                   help="with stale --retract: retract the beliefs of missing files too "
+                        "(without it they are listed apart)")
+    p.add_argument("--yes", action="store_true",
+                   help=f"with stale --retract: go ahead when more than {OUT_LIMIT} beliefs "
+                        "would go OUT (without it, the what-if is shown and nothing written)")
     p.add_argument("--root", metavar="DIR",
-                   help="the folder source paths are relative to (default: the current folder)")
+                   help="the folder source paths are relative to (default: the recorded root)")
+    p.add_argument("--repo", metavar="NAME=PATH", action="append", default=[], type=_repo,
+                   help="a `NAME/path` source is read from PATH/path (repeatable; besides the "
+                        "repos map an import kept)")
 
 
 _HEADERS = ("belief", "truth", "source", "now")
@@ -68,6 +145,42 @@ def _row(r: Any) -> tuple[Any, ...]:
     return (r.id, r.truth, r.path, r.now)
 
 
+def whole_files(store: Any, root: Path, given: list[tuple[str, str]]) -> Any:
+    from adapters.sources.repos import RepoFiles
+
+    repos = {**store.read(lambda tx: tx.network_repos()), **dict(given)}
+    return RepoFiles(root, repos)
+
+
+def print_retraction(done: Retracted, args: argparse.Namespace, command: str) -> int:
+    """What `stale --retract` did (or, over the limit, would do): what went OUT and what
+    came IN, and the missing files' beliefs left alone."""
+    if not done.written:
+        if args.json:
+            print_json(done.as_dict())
+        else:
+            print(f"what-if (nothing written): {len(done.change.went_out)} beliefs would go "
+                  f"OUT: {some_ids(done.change.went_out)}")
+        raise InvalidInput(f"the retraction would take {len(done.change.went_out)} beliefs "
+                           f"OUT (more than {OUT_LIMIT}): run `{command} --yes` to go ahead",
+                           field="yes")
+    if args.json:
+        print_json(done.as_dict())
+        return 0
+    if done.rows:
+        print(table([_row(r) for r in done.rows], _HEADERS))
+    print(f"re-pinned {len(done.repinned)}, retracted {len(done.retracted)}, restored "
+          f"{len(done.restored)}")
+    print(f"went OUT: {len(done.change.went_out)}"
+          + (f" ({some_ids(done.change.went_out)})" if done.change.went_out else ""))
+    print(f"came IN: {len(done.change.went_in)}"
+          + (f" ({some_ids(done.change.went_in)})" if done.change.went_in else ""))
+    if done.left_missing:
+        print(f"left as they are (their file is missing; `--missing` retracts them): "
+              f"{some_ids(done.left_missing)}")
+    return 0
+
+
 def cmd_sources(store, args) -> int:
     from engine.sources import status as source_status
     from engine.sources.pinning import hash_late
@@ -75,37 +188,43 @@ def cmd_sources(store, args) -> int:
 
     if args.retract and args.action != "stale":
         raise InvalidInput("--retract goes with `sources stale`", field="retract")
-    files = source_files(args.root)
+    if (args.missing or args.yes) and not args.retract:
+        raise InvalidInput("--missing and --yes go with `sources stale --retract`",
+                           field="retract")
+    files = source_files(args.root, store)
+    hashes = whole_files(store, Path(files.root), args.repo)
     if args.action == "hash":
-        hashed = hash_late(store, files, at=now())
+        hashed = hash_late(store, files, hashes, at=now())
         if args.json:
             print_json(hashed.as_dict())
             return 0
         for bid, spec in hashed.hashed:
             print(f"hashed late {bid}: {spec}")
+        for bid, path in hashed.refreshed:
+            print(f"refreshed {bid}: {path}")
         for bid, why in hashed.skipped:
             print(f"skipped {bid}: {why}")
-        print(f"{len(hashed.hashed)} belief(s) hashed late, {len(hashed.skipped)} skipped")
+        print(f"{len(hashed.hashed)} belief(s) hashed late, {len(hashed.refreshed)} "
+              f"refreshed, {len(hashed.skipped)} skipped")
         return 0
     if args.action == "status":
-        print_listing(source_status.sourced_status(store, files.reader), as_json=args.json,
-                      empty="no sourced beliefs", row=_row, headers=_HEADERS)
+        print_listing(source_status.sourced_status(store, files.reader, hashes),
+                      as_json=args.json, empty="no sourced beliefs", row=_row,
+                      headers=_HEADERS)
         return 0
     if args.retract:
-        done = source_status.retract_stale_sourced(store, files.reader, at=now())
-        if args.json:
-            print_json(done.as_dict())
-            return 0
-        if done.rows:
-            print(table([_row(r) for r in done.rows], _HEADERS))
-        print(f"re-pinned {len(done.repinned)}, retracted {len(done.retracted)}; went OUT: "
-              f"{len(done.change.went_out)}"
-              + (f" ({', '.join(done.change.went_out[:20])})" if done.change.went_out else ""))
-        return 0
-    rows = source_status.stale_sourced(store, files.reader)
+        return print_retraction(
+            source_status.retract_stale_sourced(store, files.reader, hashes, at=now(),
+                                                missing=args.missing, yes=args.yes),
+            args, "python -m engine sources stale --retract")
+    rows = source_status.stale_sourced(store, files.reader, hashes)
     if print_listing(rows, as_json=args.json,
-                     empty="no stale beliefs: every source file is as it was pinned",
+                     empty="no stale beliefs: every sourced belief reads as it was pinned",
                      row=_row, headers=_HEADERS):
-        print(f"{len(rows)} belief(s) whose file changed or is gone; `python -m engine sources "
-              f"stale --retract` re-pins or retracts them")
+        missing = sum(1 for r in rows if r.reason == source_status.SOURCE_DELETED)
+        print(f"{len(rows)} stale belief(s) ({missing} of a missing file); `python -m engine "
+              f"sources stale --retract` re-pins or retracts them (`--missing` also those "
+              f"of missing files)")
     return 0
+
+

@@ -78,6 +78,8 @@ def _fragile_report(belief_id: str, justifications: Sequence) -> tuple[dict, lis
 def cmd_init(store, args) -> int:
     upgraded = tms.init(store)
     print("schema ready (constraints and indexes)")
+    if args.root:
+        print(sources.cmd_init_root(store, args.root))
     if upgraded.get("migrate_derive_runs") or upgraded.get("migrate_derive_rounds"):
         print(f"upgraded {upgraded.get('migrate_derive_runs', 0)} DeriveRun and "
               f"{upgraded.get('migrate_derive_rounds', 0)} DeriveRound nodes to Run / Round")
@@ -94,24 +96,25 @@ def cmd_reset(store, args) -> int:
 
 def cmd_add(store, args) -> int:
     justifications = _justifications(args)
-    claim = sources.claim_of(args)  # the file read, hashed and the quote grounded, or None
+    sourced = sources.sourced_of(args, store)  # the file read, hashed, the quote grounded
     tags = parse_tags(args.access_tags) if args.access_tags else ()
     metadata = {TAGS_KEY: list(tags)} if tags else None
     ident = args.id
     if args.namespace:
-        if claim is not None:
+        if sourced is not None:
             raise InvalidInput("--namespace and --source do not go together", field="namespace")
         from engine.agents.adding import add_in_namespace
 
         ident, change = add_in_namespace(store, args.namespace, args.id, args.text,
                                          justifications, source_url=args.source_url or "",
                                          metadata=metadata)
-    elif claim is None:
+    elif sourced is None:
         change = tms.add(store, ident, args.text, justifications,
                          source_url=args.source_url or "", metadata=metadata)
     else:
-        change = add_sourced(store, ident, args.text, justifications, claim,
-                             source_url=args.source_url or "", metadata=metadata)
+        change = add_sourced(store, ident, args.text, justifications, sourced[0],
+                             source_url=args.source_url or "", metadata=metadata,
+                             root=sourced[1])
     if not args.json and ident not in change.went_in:
         named = sorted({ref for j in justifications for ref in j.mentions()})
         missing = sorted(set(named) - set(tms.show_many(store, named)))
@@ -449,6 +452,12 @@ def _add_justification_arguments(p: argparse.ArgumentParser) -> None:
     _justification_flags(p)
 
 
+def _init_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--root", metavar="DIR",
+                   help="record DIR as the memory's root (or move it there): relative "
+                        "--source paths and `sources` read files under it from any folder")
+
+
 def _reset_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--yes", action="store_true", help="confirm")
 
@@ -563,7 +572,9 @@ class Command:
 
 
 COMMANDS: dict[str, Command] = {
-    "init": Command(cmd_init, "create the schema (constraints, indexes)", "init", json=False),
+    "init": Command(cmd_init, "create the schema (constraints, indexes); --root DIR records the"
+                    " folder source paths are relative to", "init --root ~/src/myproject",
+                    _init_arguments, json=False),
     "reset": Command(cmd_reset, "delete every belief, justification and nogood", "reset --yes",
                      _reset_arguments, json=False),
     "add": Command(cmd_add, "add a belief (a premise unless --sl/--cp/--unless)",

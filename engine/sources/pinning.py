@@ -22,7 +22,8 @@ from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Change, Justification
 from engine.sources.grounding import clean_quote, find_quote
-from engine.sources.reader import SkippedFile, SourceReader, SourceText
+from engine.sources.reader import SkippedFile, SourceReader, SourceText, WholeFileHashes
+from engine.sources.staleness import LINES_SHA256, lines_sha256
 from engine.store import GraphTx, SourcePin, SourceRecord, SourceRecords, Store
 from engine.tms.kernel import add_beliefs_in
 from engine.tms.verbs import new_belief
@@ -63,11 +64,14 @@ class SourcedClaim:
     size: int
     lines: tuple[int, int]
     quote: str = ""
+    lines_sha256: str = ""  # of the pinned lines, for a pin without a quote: its staleness
 
     def metadata(self, source_type: str = "add") -> dict[str, Any]:
         out: dict[str, Any] = {"source_type": source_type, "lines": list(self.lines)}
         if self.quote:
             out["quote"] = self.quote
+        if self.lines_sha256:
+            out[LINES_SHA256] = self.lines_sha256
         return out
 
     def spec(self) -> str:
@@ -96,7 +100,8 @@ def ground_claim(source: SourceText, lines: tuple[int, int] | None, quote: str) 
         raise InvalidInput(f"lines {first}-{last} are not in {source.path} ({total} lines)",
                            field="source", value=source.path)
     if not quote.strip():
-        return SourcedClaim(source.path, source.sha256, source.size, (first, last))
+        return SourcedClaim(source.path, source.sha256, source.size, (first, last),
+                            lines_sha256=lines_sha256(source.text, (first, last)))
     span = find_quote(quote, "\n".join(rows[first - 1:last]), first_line=first)
     if span is None:
         where = f"lines {first}-{last} of {source.path}" if lines else source.path
@@ -109,10 +114,12 @@ def ground_claim(source: SourceText, lines: tuple[int, int] | None, quote: str) 
 class SourceFiles:
     """The files sourced beliefs are pinned to: a reader on the root, and `locate`, which
     turns a path as the user gave it into one relative to that root (InvalidInput naming
-    the root when it lies outside)."""
+    the root when it lies outside); `root`, the folder (absolute), which the first sourced
+    write records."""
 
     reader: SourceReader
     locate: Callable[[str], str]
+    root: str = ""
 
     def pin(self, source: str, quote: str = "") -> SourcedClaim:
         spec = parse_source_spec(source)
@@ -137,11 +144,19 @@ def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dic
                                  at)])
 
 
+def record_root_in(tx: SourceRecords, root: str) -> None:
+    """The first sourced write records the root its paths are relative to."""
+    if root and not tx.project_root():
+        tx.save_project_root(root)
+
+
 def add_sourced(store: Store, belief_id: str, text: str,
                 justifications: Sequence[Justification], claim: SourcedClaim, *,
-                source_url: str = "", metadata: dict[str, Any] | None = None) -> Change:
+                source_url: str = "", metadata: dict[str, Any] | None = None,
+                root: str = "") -> Change:
     """`add` of a belief pinned to its source: the FROM edge and the Source node are written
-    in the same transaction as the belief and its propagation."""
+    in the same transaction as the belief and its propagation (and the root, when none is
+    recorded yet)."""
     fields = {**(metadata or {}), **claim.metadata()}
     belief = new_belief(belief_id, text, justifications, source=claim.path,
                         source_url=source_url, source_hash=claim.sha256, metadata=fields)
@@ -150,6 +165,7 @@ def add_sourced(store: Store, belief_id: str, text: str,
         pin_in(tx, belief_id, claim, fields, belief.created_at, check_only=True)
         change = add_beliefs_in(tx, [belief])
         pin_in(tx, belief_id, claim, fields, belief.created_at)
+        record_root_in(tx, root)
         return change
 
     return store.write(work, ChangeEntry("add", {"id": belief_id, "source": claim.spec()}))
@@ -159,10 +175,12 @@ def add_sourced(store: Store, belief_id: str, text: str,
 @dataclass
 class HashedLate:
     hashed: list[tuple[str, str]] = field(default_factory=list)  # (id, path:a-b)
+    refreshed: list[tuple[str, str]] = field(default_factory=list)  # (id, source)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
 
     def as_dict(self) -> dict[str, Any]:
         return {"hashed": [{"id": i, "source": s} for i, s in self.hashed],
+                "refreshed": [{"id": i, "source": s} for i, s in self.refreshed],
                 "skipped": [{"id": i, "reason": r} for i, r in self.skipped]}
 
 
@@ -173,10 +191,30 @@ def _claim_for(files: SourceFiles, source: str, quote: str) -> SourcedClaim | st
         return str(e)
 
 
-def hash_late(store: Store, files: SourceFiles, *, at: str) -> HashedLate:
+def _refreshes(store: Store, hashes: WholeFileHashes | None, out: HashedLate
+               ) -> dict[str, str]:
+    """Hash-only beliefs (ftl-reasons' pins) whose file's sha256 is not the recorded one:
+    the new hash, by id; those whose file is gone are skipped."""
+    if hashes is None:
+        return {}
+    beliefs = store.read(lambda tx: tx.get_beliefs(tx.hashed_unpinned_ids()))
+    fresh: dict[str, str] = {}
+    for bid, b in sorted(beliefs.items()):
+        now = hashes.sha256(b.source)
+        if now is None:
+            out.skipped.append((bid, f"source_deleted: no file for {b.source}"))
+        elif now != b.source_hash:
+            fresh[bid] = now
+            out.refreshed.append((bid, b.source))
+    return fresh
+
+
+def hash_late(store: Store, files: SourceFiles, hashes: WholeFileHashes | None = None, *,
+              at: str) -> HashedLate:
     """Pin every belief that names a source but has no hash nor FROM edge to its file as it
-    is now, flagged `hashed_late`; one transaction. A source that is not a readable file
-    under the root, or whose quote is not in it, is skipped with the reason."""
+    is now, flagged `hashed_late`; refresh the whole-file hash of the hash-only beliefs whose
+    file changed (`hashes`); one transaction. A source that is not a readable file under
+    the root, or whose quote is not in it, is skipped with the reason."""
     candidates = store.read(lambda tx: tx.get_beliefs(tx.unpinned_sourced_ids()))
     stored = {s.path: s.sha256 for s in store.read(lambda tx: tx.sources())}
     out = HashedLate()
@@ -191,20 +229,25 @@ def hash_late(store: Store, files: SourceFiles, *, at: str) -> HashedLate:
             out.skipped.append((bid, f"{got.path} changed since the beliefs drawn from it "
                                      f"were pinned: `sources stale --retract` first"))
             continue
-        metadata = {**dict(b.metadata), "lines": list(got.lines), HASHED_LATE: True}
+        metadata = {**dict(b.metadata), **{k: v for k, v in got.metadata().items()
+                                           if k != "source_type"}, HASHED_LATE: True}
         pins.append((bid, got, metadata))
         out.hashed.append((bid, got.spec()))
-    if not pins:
+    fresh = _refreshes(store, hashes, out)
+    if not pins and not fresh:
         return out
 
     def work(tx: SourceRecords) -> None:
         known = {s.path for s in tx.sources()}
-        fresh = {c.path: c for _, c, _ in pins if c.path not in known}
-        tx.save_sources([SourceRecord(c.path, c.sha256, c.size, at) for c in fresh.values()])
+        new = {c.path: c for _, c, _ in pins if c.path not in known}
+        tx.save_sources([SourceRecord(c.path, c.sha256, c.size, at) for c in new.values()])
         tx.pin_to_sources([SourcePin(bid, c.path, c.sha256, c.lines, m, at)
                            for bid, c, m in pins])
+        tx.set_source_hashes(fresh, at)
+        if pins:
+            record_root_in(tx, files.root)
 
-    store.write(work, ChangeEntry("sources-hash", {"beliefs": len(pins)},
-                                  "hashed late: the source as it is now"))
+    store.write(work, ChangeEntry("sources-hash", {"beliefs": len(pins),
+                                                   "refreshed": len(fresh)},
+                                  "hashed: the source as it is now"))
     return out
-

@@ -73,3 +73,11 @@ class SourceReader(Protocol):
 
     def read(self, path: str) -> SourceText | SkippedFile | None:
         """One source by its relative path, read and chunked; None when it is gone."""
+
+
+class WholeFileHashes(Protocol):
+    """What ftl-reasons and reasonsforge pin a belief to: the sha256 of the whole file its
+    `source` names (`repo/path` through a repos map, or a path under the root)."""
+
+    def sha256(self, source: str) -> str | None:
+        """The file's sha256 now; None when no file is there."""

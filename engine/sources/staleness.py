@@ -2,33 +2,40 @@
 
 - `source_states`: every known source hashed again: unchanged, changed or missing; with
   paths given, the files there not forged yet are `new`.
-- `stale_beliefs`: the beliefs drawn from changed or missing sources, each with what
-  happened to its quote (still at lines a-b of the new text, gone, or the file is gone).
-- `retract_stale`: retracts them all in ONE transaction, reason `source changed: <path>`
-  (`source missing: <path>` for a file that is gone); what rested on them goes OUT by
+- `pinned_states`: each pinned belief on its own pin, whatever happened to the rest of its
+  file or to other beliefs' pins: unchanged (the file hashes as it did when this belief was
+  pinned), still (the file changed, but its quote is still inside its lines, or without a
+  quote its lines hash as pinned), moved (they stand elsewhere), gone, or the file missing
+  or unreadable. `stale_beliefs` are those moved, gone, missing or unreadable.
+- `retract_stale` / `bring_up_to_date_in`: ONE transaction: re-pin what still stands (new
+  hash, lines), retract what is gone (reason `source changed: <path>`), restore what a
+  source change had taken down and stands again; the beliefs of a missing file are
+  retracted (`source missing: <path>`) only when asked. What rested on them follows by
   propagation, nogoods included.
-- `reconcile_in`: when a changed source is forged again, inside that transaction: each old
-  premise whose quote still occurs in the new text is kept and re-pinned (new hash, new
-  lines; put back IN if it was retracted only because its source changed); the others are
-  retracted as above. Chunks whose text did not change stay forged.
+- `reconcile_in`: the same for one changed source when forge forges it again; chunks whose
+  text did not change stay forged.
 """
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.change_records import ChangeEntry
 from engine.model import Belief, Change
 from engine.sources.grounding import find_quote
-from engine.sources.reader import SkippedFile, SourceReader, SourceText
+from engine.sources.reader import Fingerprint, SkippedFile, SourceReader, SourceText
 from engine.store import SourcePin, SourceRecord, SourceRecords, Store
 from engine.tms.kernel import enforce_nogoods
 from engine.tms.nogoods import ResolutionTx
 
 NEW, CHANGED, UNCHANGED, MISSING = "new", "changed", "unchanged", "missing"
+# a pinned belief against its file: its words where they were, elsewhere, nowhere; or no file
+STILL, MOVED, GONE, FILE_MISSING, UNREADABLE = "still", "moved", "gone", "missing", "unreadable"
 CHANGED_REASON, MISSING_REASON = "source changed: ", "source missing: "
+LINES_SHA256 = "lines_sha256"  # metadata: the pinned lines' hash, for a pin without a quote
 
 
 class StalenessTx(ResolutionTx, SourceRecords, Protocol):
@@ -56,8 +63,15 @@ class StaleBelief:
     truth: str
     quote: str
     old_lines: tuple[int, ...]
-    now: str  # "quote still at lines a-b", "quote gone", "source missing", "unreadable: ..."
+    now: str  # "lines unchanged ...", "quote moved to lines a-b", "quote gone", ...
     new_lines: tuple[int, int] | None = None
+    state: str = ""  # unchanged | still | moved | gone | missing | unreadable
+    retract_reason: str = ""
+
+    @property
+    def stale(self) -> bool:
+        """Its own lines or quote no longer read as pinned, or its file cannot be read."""
+        return self.state not in (UNCHANGED, STILL)
 
     def as_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -105,85 +119,210 @@ def _quote_and_lines(b: Belief) -> tuple[str, tuple[int, ...]]:
     return str(b.metadata.get("quote") or ""), tuple(int(x) for x in lines)
 
 
-def stale_beliefs(store: Store, reader: SourceReader) -> list[StaleBelief]:
-    states = [s for s in source_states(store, reader) if s.status in (CHANGED, MISSING)]
-    if not states:
-        return []
-    status = {s.path: s.status for s in states}
-    beliefs = store.read(lambda tx: tx.beliefs_from_sources(status))
+def _rows(text: str) -> list[str]:
+    rows = text.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    return rows
+
+
+def lines_sha256(text: str, lines: tuple[int, int]) -> str:
+    """The sha256 of lines a-b of `text` as they read (joined by newlines): what a pin
+    without a quote is checked against, so a change elsewhere in the file does not touch it."""
+    rows = _rows(text)
+    return hashlib.sha256("\n".join(rows[lines[0] - 1:lines[1]]).encode()).hexdigest()
+
+
+def locate_pin(b: Belief, text: str) -> tuple[str, tuple[int, int] | None]:
+    """Where a pinned belief's own words stand in the new `text`: (STILL, lines) when its quote
+    is still inside its pinned lines (or, without a quote, those lines hash as pinned);
+    (MOVED, lines) when they stand elsewhere; (GONE, None) when they are nowhere, or when
+    there is neither a quote nor a lines hash to look for."""
+    quote, old = _quote_and_lines(b)
+    rows = _rows(text)
+    if quote:
+        if old and old[-1] <= len(rows):
+            inside = find_quote(quote, "\n".join(rows[old[0] - 1:old[-1]]), first_line=old[0])
+            if inside is not None:
+                return STILL, inside
+        span = find_quote(quote, text)
+        return (MOVED, span) if span else (GONE, None)
+    pinned = str(b.metadata.get(LINES_SHA256) or "")
+    if not pinned or not old:
+        return GONE, None
+    first, last = old[0], old[-1]
+    if last <= len(rows) and lines_sha256(text, (first, last)) == pinned:
+        return STILL, (first, last)
+    width = last - first + 1
+    for at in range(1, len(rows) - width + 2):
+        if lines_sha256(text, (at, at + width - 1)) == pinned:
+            return MOVED, (at, at + width - 1)
+    return GONE, None
+
+
+def pinned_states(store: Store, reader: SourceReader) -> list[StaleBelief]:
+    """Every belief with a FROM edge, against its file as it is now, by id: each on its own
+    pin (its hash, lines and quote), whatever the Source node or other beliefs say."""
+    beliefs = store.read(lambda tx: tx.beliefs_from_sources([s.path for s in tx.sources()]))
+    fingerprints: dict[str, Fingerprint | None] = {}
     texts: dict[str, SourceText | SkippedFile | None] = {}
     out = []
-    for b in beliefs:
+    for b in sorted(beliefs, key=lambda x: x.id):
         quote, old = _quote_and_lines(b)
+        if b.source not in fingerprints:
+            fingerprints[b.source] = reader.fingerprint(b.source)
+        fp = fingerprints[b.source]
+        truth = b.truth.value if b.truth else "?"
+        if fp is None:
+            out.append(StaleBelief(b.id, b.text, b.source, MISSING, truth, quote, old,
+                                   "source missing", None, FILE_MISSING, b.retract_reason))
+            continue
+        if fp.sha256 == b.source_hash:
+            out.append(StaleBelief(b.id, b.text, b.source, UNCHANGED, truth, quote, old,
+                                   "unchanged", None, UNCHANGED, b.retract_reason))
+            continue
         if b.source not in texts:
-            texts[b.source] = reader.read(b.source) if status[b.source] == CHANGED else None
+            texts[b.source] = reader.read(b.source)
         got = texts[b.source]
-        span = None
-        if got is None:
-            now = "source missing"
-        elif isinstance(got, SkippedFile):
-            now = f"unreadable: {got.reason}"
-        else:
-            span = find_quote(quote, got.text)
-            now = f"quote still at lines {span[0]}-{span[1]}" if span else "quote gone"
-        out.append(StaleBelief(b.id, b.text, b.source, status[b.source],
-                               (b.truth.value if b.truth else "?"), quote, old, now, span))
+        if not isinstance(got, SourceText):
+            why = got.reason if isinstance(got, SkippedFile) else "gone while reading"
+            out.append(StaleBelief(b.id, b.text, b.source, CHANGED, truth, quote, old,
+                                   f"unreadable: {why}", None, UNREADABLE, b.retract_reason))
+            continue
+        state, span = locate_pin(b, got.text)
+        now = {STILL: "lines unchanged (the file changed elsewhere)",
+               MOVED: f"quote moved to lines {span[0]}-{span[1]}" if span else "",
+               GONE: "quote gone" if quote else "lines changed"}[state]
+        if state == MOVED and not quote:
+            now = f"lines moved to {span[0]}-{span[1]}" if span else now
+        out.append(StaleBelief(b.id, b.text, b.source, CHANGED, truth, quote, old, now, span,
+                               state, b.retract_reason))
     return out
 
 
-def retract_stale(store: Store, reader: SourceReader, *, at: str
-                  ) -> tuple[list[StaleBelief], Change]:
-    """Retract every stale belief not yet retracted, in one transaction."""
+def stale_beliefs(store: Store, reader: SourceReader) -> list[StaleBelief]:
+    """The pinned beliefs whose own lines or quote no longer read as pinned (moved, gone),
+    or whose file is missing or unreadable, by id."""
+    return [s for s in pinned_states(store, reader) if s.stale]
 
-    stale = stale_beliefs(store, reader)
 
-    def work(tx: StalenessTx) -> Change:
-        current = tx.get_beliefs([s.id for s in stale])
-        seeds: list[str] = []
-        for path in sorted({s.path for s in stale}):
-            group = [s for s in stale if s.path == path and s.id in current
-                     and not current[s.id].retracted]
-            if not group:
-                continue
-            reason = (MISSING_REASON if group[0].source_status == MISSING else CHANGED_REASON)
-            tx.set_pins([s.id for s in group], retracted=True, asserted=False,
-                        reason=reason + path, at=at)
-            seeds += [s.id for s in group]
-        return enforce_nogoods(tx, tx.relabel(seeds)) if seeds else Change()
+@dataclass
+class Retraction:
+    """What bringing the pins up to date did: re-pinned (new hash and lines), retracted,
+    restored (retracted for a source change, and standing again), and missing files' beliefs
+    left alone without `missing`."""
 
-    return stale, (store.write(work, ChangeEntry("forge-stale-retract", {"beliefs": len(stale)}))
-                   if stale else Change())
+    repinned: list[str] = field(default_factory=list)
+    retracted: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    left_missing: list[str] = field(default_factory=list)
+    change: Change = field(default_factory=Change)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"repinned": self.repinned, "retracted": self.retracted,
+                "restored": self.restored, "left_missing": self.left_missing,
+                "change": self.change.as_dict()}
+
+
+def _was_taken_down_by_its_source(b: Belief) -> bool:
+    return b.retracted and b.retract_reason.startswith((CHANGED_REASON, MISSING_REASON))
+
+
+def bring_up_to_date_in(tx: StalenessTx, states: Sequence[StaleBelief],
+                        texts: Mapping[str, SourceText], *, at: str, missing: bool,
+                        forging: bool = False) -> Retraction:
+    """Inside a write transaction: re-pin what still stands (new hash, lines and lines hash),
+    retract what is gone (`source changed: PATH`; a missing or unreadable file's beliefs
+    `source missing: PATH` only with `missing`), restore what a source change had taken down
+    and stands again; the Source nodes of the files read take their new hash (`forging`: the
+    file is being forged again, and only the chunks still in it stay done)."""
+    out = Retraction()
+    current = tx.get_beliefs([s.id for s in states])
+    pins: list[SourcePin] = []
+    retract: dict[str, list[str]] = {}
+    for s in states:
+        b = current.get(s.id)
+        if b is None:
+            continue
+        if s.state in (STILL, MOVED) and s.path in texts and s.new_lines:
+            source = texts[s.path]
+            metadata = {**dict(b.metadata), "lines": list(s.new_lines)}
+            if LINES_SHA256 in metadata:
+                metadata[LINES_SHA256] = lines_sha256(source.text, s.new_lines)
+            pins.append(SourcePin(b.id, s.path, source.sha256, s.new_lines, metadata, at))
+            out.repinned.append(b.id)
+        if s.state in (UNCHANGED, STILL, MOVED):
+            if _was_taken_down_by_its_source(b):
+                out.restored.append(b.id)
+        elif s.state == GONE:
+            if not b.retracted:
+                retract.setdefault(CHANGED_REASON + s.path, []).append(b.id)
+        elif not missing:
+            out.left_missing.append(b.id)
+        elif not b.retracted:
+            retract.setdefault(MISSING_REASON + s.path, []).append(b.id)
+    stored = {r.path: r for r in tx.sources()}
+    tx.save_sources([SourceRecord(path, t.sha256, t.size, at, _chunks_done(
+        stored[path].chunks, t, forging)) for path, t in sorted(texts.items()) if path in stored])
+    tx.pin_to_sources(pins)
+    for reason, ids in sorted(retract.items()):
+        tx.set_pins(ids, retracted=True, asserted=False, reason=reason, at=at)
+        out.retracted += ids
+    if out.restored:
+        tx.set_pins(out.restored, retracted=False, asserted=False, reason="", at=at)
+    seeds = out.retracted + out.restored
+    if seeds:
+        out.change = enforce_nogoods(tx, tx.relabel(seeds))
+    out.retracted.sort()
+    return out
+
+
+def _chunks_done(done: Sequence[str], text: SourceText, forging: bool) -> tuple[str, ...]:
+    """Outside a forge run the chunks forged before stay done, so a file put back as it was
+    forged is not sent to the model again (its premises are restored instead)."""
+    return tuple(sorted(set(done) & {c.sha256 for c in text.chunks})) if forging else tuple(done)
+
+
+def texts_of(reader: SourceReader, states: Sequence[StaleBelief]) -> dict[str, SourceText]:
+    """The changed files of pinned beliefs, read once each (their Source nodes take the new
+    hash, the pins that still stand their new lines)."""
+    out: dict[str, SourceText] = {}
+    for path in sorted({s.path for s in states
+                        if s.state in (STILL, MOVED) or (s.state == GONE and s.old_lines)}):
+        got = reader.read(path)
+        if isinstance(got, SourceText):
+            out[path] = got
+    return out
+
+
+def retract_stale(store: Store, reader: SourceReader, *, at: str, missing: bool = False
+                  ) -> tuple[list[StaleBelief], Retraction]:
+    """`forge stale --retract`: bring every pin up to date in one transaction (re-pin what
+    moved, retract what is gone, restore what stands again; missing files only with
+    `missing`)."""
+    states = pinned_states(store, reader)
+    stale = [s for s in states if s.stale]
+    texts = texts_of(reader, states)
+    done = store.write(lambda tx: bring_up_to_date_in(tx, states, texts, at=at,
+                                                      missing=missing),
+                       ChangeEntry("forge-stale-retract", {"beliefs": len(stale),
+                                                           "missing": missing}))
+    return stale, done
 
 
 def reconcile_in(tx: StalenessTx, source: SourceText, *, at: str) -> Reconciled:
-    """Inside a write transaction: bring the premises of a changed source up to its new text."""
-
-    out = Reconciled(source.path)
-    stored = {s.path: s for s in tx.sources()}.get(source.path)
-    pins, restore, retract = [], [], []
+    """Inside a write transaction: bring the premises of a changed source up to its new text
+    (forge, when it forges the file again): each on its own pin, as `retract_stale` does."""
+    states = []
     for b in tx.beliefs_from_sources([source.path]):
-        quote, _ = _quote_and_lines(b)
-        span = find_quote(quote, source.text) if quote else None
-        if span is None:
-            if not b.retracted:
-                retract.append(b.id)
-            continue
-        metadata = {**dict(b.metadata), "lines": list(span)}
-        pins.append(SourcePin(b.id, source.path, source.sha256, span, metadata, at))
-        out.kept.append((b.id, span))
-        if b.retracted and b.retract_reason.startswith(CHANGED_REASON):
-            restore.append(b.id)
-    current = {c.sha256 for c in source.chunks}
-    chunks = tuple(sorted(set(stored.chunks) & current)) if stored else ()
-    tx.save_sources([SourceRecord(source.path, source.sha256, source.size, at, chunks)])
-    tx.pin_to_sources(pins)
-    if retract:
-        tx.set_pins(retract, retracted=True, asserted=False,
-                    reason=CHANGED_REASON + source.path, at=at)
-    if restore:
-        tx.set_pins(restore, retracted=False, asserted=False, reason="", at=at)
-    out.retracted, out.restored = retract, restore
-    seeds = retract + restore
-    if seeds:
-        out.change = enforce_nogoods(tx, tx.relabel(seeds))
+        quote, old = _quote_and_lines(b)
+        state, span = ((UNCHANGED, None) if b.source_hash == source.sha256
+                       else locate_pin(b, source.text))
+        states.append(StaleBelief(b.id, b.text, b.source, CHANGED, "", quote, old, "", span,
+                                  state, b.retract_reason))
+    done = bring_up_to_date_in(tx, states, {source.path: source}, at=at, missing=False,
+                               forging=True)
+    lines = {s.id: s.new_lines for s in states if s.new_lines}
+    out = Reconciled(source.path, [(i, lines[i]) for i in done.repinned], done.restored,
+                     done.retracted, done.change)
     return out

@@ -1,14 +1,19 @@
-"""`python -m engine sources status|stale [--retract]`: forge's staleness
-(engine/sources/staleness.py) for every belief with a FROM edge to a source file, whoever
-added it (forge, `add --source`, `sources hash`).
+"""`python -m engine sources status|stale [--retract]`: every sourced belief against its
+file as it is now, each on its own pin (engine/sources/staleness.py).
 
-Per belief: its file unchanged; changed with the quote still at lines a-b; changed with the
-quote moved to lines c-d; changed with the quote gone (or no quote to look for); the file
-missing or unreadable. `--retract` brings them up to date in ONE transaction: the sources
-that changed are reconciled as forge reconciles them (engine/sources/staleness.reconcile_in: a
-quote still in the file is re-pinned, new hash and lines; the others are retracted, reason
-`source changed: <path>`), the beliefs of a missing or unreadable file are retracted, and what
-rested on them goes OUT by propagation, nogoods included.
+Two kinds of sourced beliefs are checked:
+- pinned ones (a FROM edge: forge, `add --source`, `sources hash`): unchanged; `still` (the
+  file changed elsewhere: its quote, or without one its lines, still read as pinned);
+  `moved`; `gone`; the file `missing` or `unreadable`;
+- hash-only ones (a `source` and a `source_hash` and no FROM edge: what ftl-reasons and
+  reasonsforge record, the sha256 of the whole file, checked as their `check-stale` does):
+  unchanged, or `changed` (their `content_changed`), or `missing` (their `source_deleted`).
+
+`--retract` brings them up to date in ONE transaction: re-pin what still stands, retract
+what is gone or changed (`source changed: <path>`), restore what a source change had taken
+down and stands again; the beliefs of a missing file are listed apart and retracted only
+with `missing` (`source missing: <path>`). A retraction that would take more than
+OUT_LIMIT beliefs OUT is shown as a what-if (nothing written) unless `yes`.
 """
 from __future__ import annotations
 
@@ -18,20 +23,27 @@ from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.model import Belief, Change
-from engine.sources.reader import SourceReader, SourceText
+from engine.sources.reader import SourceReader, WholeFileHashes
 from engine.sources.staleness import (
-    CHANGED_REASON,
+    CHANGED,
+    FILE_MISSING,
+    GONE,
     MISSING,
-    MISSING_REASON,
+    MOVED,
+    STILL,
+    UNCHANGED,
+    UNREADABLE,
     StaleBelief,
-    reconcile_in,
-    stale_beliefs,
+    bring_up_to_date_in,
+    pinned_states,
+    texts_of,
 )
-from engine.store import GraphTx, SourceRecords, Store
-from engine.tms.kernel import enforce_nogoods
+from engine.store import GraphTx, Store
 
-UNCHANGED, STILL, MOVED, GONE, FILE_MISSING, UNREADABLE = (
-    "unchanged", "still", "moved", "gone", "missing", "unreadable")
+OUT_LIMIT = 20
+PINNED, HASH = "pinned", "hash"
+CONTENT_CHANGED, SOURCE_DELETED = "content_changed", "source_deleted"
+SHORT_HASH = 16  # their older releases kept the first 16 hex digits
 
 
 def _span(lines: tuple[int, ...] | None) -> str:
@@ -46,70 +58,112 @@ class SourcedRow:
     truth: str
     quote: str
     lines: tuple[int, ...]
-    state: str  # unchanged | still | moved | gone | missing | unreadable
+    state: str  # unchanged | still | moved | gone | changed | missing | unreadable
     new_lines: tuple[int, int] | None = None
     detail: str = ""  # why a file is unreadable
     repinned: bool = False
+    kind: str = PINNED  # pinned (FROM edge, lines) | hash (the whole file's sha256 only)
+
+    @property
+    def reason(self) -> str:
+        """Their word for it: content_changed or source_deleted ("" while it stands)."""
+        if self.state == FILE_MISSING:
+            return SOURCE_DELETED
+        return CONTENT_CHANGED if self.state in (MOVED, GONE, CHANGED) else ""
 
     @property
     def now(self) -> str:
         if self.state == UNCHANGED:
-            return f"unchanged, lines {_span(self.lines)}"
-        if self.state in (STILL, MOVED):
-            where = (f"quote still at lines {_span(self.new_lines)}" if self.state == STILL
-                     else f"quote moved to lines {_span(self.new_lines)}")
-            return where + (" (re-pinned)" if self.repinned else "")
+            return (f"unchanged, lines {_span(self.lines)}" if self.kind == PINNED
+                    else "unchanged (whole file)")
+        if self.state == STILL:
+            return "lines unchanged (the file changed elsewhere)" + (
+                " (re-pinned)" if self.repinned else "")
+        if self.state == MOVED:
+            what = "quote" if self.quote else "lines"
+            return f"{what} moved to lines {_span(self.new_lines)}" + (
+                " (re-pinned)" if self.repinned else "")
         if self.state == GONE:
-            return "quote gone" if self.quote else "file changed, no quote to look for"
+            return "quote gone" if self.quote else "lines changed"
+        if self.state == CHANGED:
+            return "content_changed: the file's sha256 is not the one recorded"
         if self.state == FILE_MISSING:
-            return "file missing"
+            return "source_deleted: no file there" if self.kind == HASH else "file missing"
         return f"unreadable: {self.detail}"
 
     @property
     def stale(self) -> bool:
-        return self.state != UNCHANGED
+        return self.state not in (UNCHANGED, STILL)
 
     def as_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["lines"] = list(self.lines)
         d["new_lines"] = list(self.new_lines) if self.new_lines else None
-        d["now"] = self.now
+        d["now"], d["reason"], d["stale"] = self.now, self.reason, self.stale
         return d
 
 
-def _from_stale(s: StaleBelief) -> SourcedRow:
-    if s.source_status == MISSING:
-        state, detail = FILE_MISSING, ""
-    elif s.now.startswith("unreadable"):
-        state, detail = UNREADABLE, s.now.removeprefix("unreadable: ")
-    elif s.new_lines is None:
-        state, detail = GONE, ""
-    else:
-        state, detail = (STILL if tuple(s.new_lines) == tuple(s.old_lines) else MOVED), ""
-    return SourcedRow(s.id, s.text, s.path, s.truth, s.quote, s.old_lines, state,
+def _pinned_row(s: StaleBelief) -> SourcedRow:
+    detail = s.now.removeprefix("unreadable: ") if s.state == UNREADABLE else ""
+    return SourcedRow(s.id, s.text, s.path, s.truth, s.quote, s.old_lines, s.state,
                       s.new_lines, detail)
 
 
-def _unchanged(b: Belief) -> SourcedRow:
-    lines = tuple(int(x) for x in (b.metadata.get("lines") or ()))
-    return SourcedRow(b.id, b.text, b.source, b.truth.value if b.truth else "?",
-                      str(b.metadata.get("quote") or ""), lines, UNCHANGED)
+def _hash_state(b: Belief, hashes: WholeFileHashes) -> str:
+    now = hashes.sha256(b.source)
+    if now is None:
+        return FILE_MISSING
+    same = now == b.source_hash or (len(b.source_hash) == SHORT_HASH
+                                    and now.startswith(b.source_hash))
+    return UNCHANGED if same else CHANGED
 
 
-def sourced_status(store: Store, reader: SourceReader) -> list[SourcedRow]:
+def _hash_only(store: Store, hashes: WholeFileHashes | None) -> list[tuple[Belief, str]]:
+    if hashes is None:
+        return []
+    beliefs = store.read(lambda tx: tx.get_beliefs(tx.hashed_unpinned_ids()))
+    return [(b, _hash_state(b, hashes)) for _, b in sorted(beliefs.items())]
+
+
+def _hash_row(b: Belief, state: str) -> SourcedRow:
+    return SourcedRow(b.id, b.text, b.source, b.truth.value if b.truth else "?", "", (),
+                      state, kind=HASH)
+
+
+@dataclass
+class Checked:
+    """Every sourced belief's state, and what the transaction needs of them."""
+
+    rows: list[SourcedRow]
+    states: list[StaleBelief]  # in the form bring_up_to_date_in takes
+
+
+def check_sources(store: Store, reader: SourceReader, hashes: WholeFileHashes | None = None
+                  ) -> Checked:
+    pinned = pinned_states(store, reader)
+    rows = [_pinned_row(s) for s in pinned]
+    states = list(pinned)
+    for b, state in _hash_only(store, hashes):
+        rows.append(_hash_row(b, state))
+        as_pin = {CHANGED: GONE}.get(state, state)  # a changed whole file: nothing stands
+        states.append(StaleBelief(b.id, b.text, b.source,
+                                  MISSING if state == FILE_MISSING else CHANGED,
+                                  rows[-1].truth, "", (), rows[-1].now, None, as_pin,
+                                  b.retract_reason))
+    return Checked(sorted(rows, key=lambda r: r.id), states)
+
+
+def sourced_status(store: Store, reader: SourceReader,
+                   hashes: WholeFileHashes | None = None) -> list[SourcedRow]:
     """Every belief drawn from a source file, against the file as it is now, by id."""
-    stale = {s.id: _from_stale(s) for s in stale_beliefs(store, reader)}
-
-    def read(tx: SourceRecords) -> list[Belief]:
-        return tx.beliefs_from_sources([s.path for s in tx.sources()])
-
-    rows = [stale.get(b.id) or _unchanged(b) for b in store.read(read)]
-    return sorted(rows, key=lambda r: r.id)
+    return check_sources(store, reader, hashes).rows
 
 
-def stale_sourced(store: Store, reader: SourceReader) -> list[SourcedRow]:
-    """The beliefs whose file changed or is gone, by id."""
-    return sorted((_from_stale(s) for s in stale_beliefs(store, reader)), key=lambda r: r.id)
+def stale_sourced(store: Store, reader: SourceReader,
+                  hashes: WholeFileHashes | None = None) -> list[SourcedRow]:
+    """The beliefs whose own lines or quote no longer read as pinned, whose whole file
+    changed, or whose file is gone, by id."""
+    return [r for r in sourced_status(store, reader, hashes) if r.stale]
 
 
 @dataclass
@@ -117,51 +171,41 @@ class Retracted:
     rows: list[SourcedRow] = field(default_factory=list)
     repinned: list[str] = field(default_factory=list)
     retracted: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    left_missing: list[str] = field(default_factory=list)  # a missing file's, without --missing
     change: Change = field(default_factory=Change)
+    written: bool = True  # False: a what-if over OUT_LIMIT that needs confirming
 
     def as_dict(self) -> dict[str, Any]:
         return {"stale": [r.as_dict() for r in self.rows], "repinned": self.repinned,
-                "retracted": self.retracted, "change": self.change.as_dict()}
+                "retracted": self.retracted, "restored": self.restored,
+                "left_missing": self.left_missing, "change": self.change.as_dict(),
+                "written": self.written}
 
 
-def retract_stale_sourced(store: Store, reader: SourceReader, *, at: str) -> Retracted:
-    """Re-pin what still stands in its changed file, retract the rest, in one transaction."""
-
-    rows = stale_sourced(store, reader)
-    if not rows:
-        return Retracted()
-    texts: dict[str, SourceText] = {}
-    for path in sorted({r.path for r in rows if r.state in (STILL, MOVED, GONE)}):
-        got = reader.read(path)
-        if isinstance(got, SourceText):
-            texts[path] = got
-    lost = {r.path: (MISSING_REASON if r.state == FILE_MISSING else CHANGED_REASON)
-            for r in rows if r.path not in texts}
+def retract_stale_sourced(store: Store, reader: SourceReader,
+                          hashes: WholeFileHashes | None = None, *, at: str,
+                          missing: bool = False, yes: bool = False) -> Retracted:
+    """Re-pin what still stands, retract what is gone, restore what stands again, in one
+    transaction; a missing file's beliefs only with `missing`. Over OUT_LIMIT beliefs going
+    OUT without `yes`: the what-if, nothing written."""
+    checked = check_sources(store, reader, hashes)
+    texts = texts_of(reader, checked.states)
 
     def work(tx: GraphTx) -> Retracted:
-        out = Retracted()
-        for path in sorted(texts):
-            done = reconcile_in(tx, texts[path], at=at)
-            out.repinned += [i for i, _ in done.kept]
-            out.retracted += done.retracted
-            out.change = out.change.merge(done.change)
-        seeds: list[str] = []
-        for path, reason in sorted(lost.items()):
-            ids = [r.id for r in rows if r.path == path]
-            todo = [i for i, b in sorted(tx.get_beliefs(ids).items()) if not b.retracted]
-            if todo:
-                tx.set_pins(todo, retracted=True, asserted=False, reason=reason + path, at=at)
-                seeds += todo
-        if seeds:
-            out.change = out.change.merge(enforce_nogoods(tx, tx.relabel(seeds)))
-            out.retracted += seeds
-        return out
+        done = bring_up_to_date_in(tx, checked.states, texts, at=at, missing=missing)
+        return Retracted([r for r in checked.rows if r.stale], sorted(done.repinned),
+                         done.retracted, sorted(done.restored), sorted(done.left_missing),
+                         done.change)
 
+    if not yes:
+        preview = store.dry_run(work)
+        if len(preview.change.went_out) > OUT_LIMIT:
+            preview.written = False
+            return preview
     done = store.write(work, ChangeEntry(
-        "sources-stale-retract", {"changed": sorted(texts), "lost": sorted(lost)},
+        "sources-stale-retract", {"missing": missing, "stale": sum(r.stale for r in checked.rows)},
         "source files changed or gone since their beliefs were pinned"))
     kept = set(done.repinned)
-    done.rows = [dataclasses.replace(r, repinned=r.id in kept) for r in rows]
-    done.retracted = sorted(done.retracted)
-    done.repinned = sorted(done.repinned)
+    done.rows = [dataclasses.replace(r, repinned=r.id in kept) for r in done.rows]
     return done

@@ -100,15 +100,15 @@ def test_a_quote_not_in_those_lines_is_refused_and_nothing_is_written(engine, st
 def test_a_path_outside_the_root_or_a_missing_file_is_an_error_naming_it(engine, store,
                                                                           folder):
     (folder / "notes.md").write_text("outside src\n", encoding="utf-8")
-    out = engine("add", "p", "x", "--source", "notes.md", "--root", "src", code=2)
+    out = engine("add", "p", "x", "--source", "../notes.md", "--root", "src", code=2)
     assert "--root" in error_line(out) and "notes.md" in error_line(out)
     out = engine("add", "p", "x", "--source", "../elsewhere.md", code=2)
     assert "--root" in error_line(out)
     out = engine("add", "p", "x", "--source", "src/gone.py", code=2)
     assert "src/gone.py" in error_line(out)
     assert tms.show_many(store, ["p"]) == {}
-    engine("add", "p", "Checks tokens", "--source", "src/auth.py", "--root", "src")
-    assert tms.show(store, "p")[0].source == "auth.py"  # relative to the root
+    engine("add", "p", "Checks tokens", "--source", "auth.py", "--root", "src")
+    assert tms.show(store, "p")[0].source == "auth.py"  # read against --root, not here
 
 
 def test_an_edited_file_makes_the_belief_stale_and_retract_takes_its_dependents(engine,
@@ -145,6 +145,9 @@ def test_a_moved_quote_is_re_pinned_and_a_missing_file_retracted(engine, store, 
     assert rows["noted"]["now"] == "file missing"
     out = engine("sources", "stale", "--retract").out
     assert "quote moved to lines 5-5 (re-pinned)" in out
+    assert "left as they are (their file is missing; `--missing` retracts them): noted" in out
+    assert tms.show(store, "noted")[0].truth.value == "IN"
+    engine("sources", "stale", "--retract", "--missing")
     b, _ = tms.show(store, "auth-uses-jwt")
     assert (b.truth.value, list(b.metadata["lines"])) == ("IN", [5, 5])
     assert b.source_hash == hashlib.sha256((folder / "src" / "auth.py").read_bytes()).hexdigest()
@@ -292,3 +295,127 @@ def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
     b, _ = tms.show(store, "auth-uses-jwt")
     assert (b.source, b.metadata["lines"]) == ("src/auth.py", [3, 3])
     assert drawn_from(store, "src/auth.py") == ["auth-uses-jwt"]
+
+
+# --- issue 36: the root kept, staleness per belief, missing apart, a large retraction confirmed
+def test_the_root_is_recorded_and_read_from_any_folder(engine, store, folder, monkeypatch):
+    project, elsewhere = folder / "project", folder / "elsewhere"
+    (project / "docs").mkdir(parents=True)
+    elsewhere.mkdir()
+    (project / "docs" / "queue.md").write_text("The queue is FIFO.\nIt holds 100 jobs.\n",
+                                               encoding="utf-8")
+    monkeypatch.chdir(elsewhere)
+    engine("add", "ok", "The queue is FIFO", "--source", "docs/queue.md:1", "--root",
+           str(project))  # read against --root, not against the current folder
+    assert store.read(lambda tx: tx.project_root()) == str(project.resolve())
+    engine("add", "size", "The queue holds 100 jobs", "--source", "docs/queue.md:2")
+    assert tms.show(store, "size")[0].source == "docs/queue.md"
+    rows = json.loads(engine("sources", "status", "--json").out)
+    assert [(r["id"], r["state"]) for r in rows] == [("ok", "unchanged"), ("size", "unchanged")]
+    out = engine("add", "x", "x", "--source", "q.md", "--root", str(elsewhere), code=2)
+    assert "is not this memory's root" in error_line(out) and "init --root" in error_line(out)
+    moved = folder / "moved"
+    project.rename(moved)
+    out = engine("sources", "stale", "--retract", "--missing", code=2)
+    assert "is not a folder" in error_line(out) and "init --root DIR" in error_line(out)
+    assert "(was " in engine("init", "--root", str(moved)).out
+    assert {r["state"] for r in json.loads(engine("sources", "status", "--json").out)} == {
+        "unchanged"}
+
+
+def test_staleness_is_per_belief_and_re_pinning_one_never_clears_another(engine, store, folder):
+    (folder / "facts.md").write_text("Redis is single node.\nPostgres has a replica.\n",
+                                     encoding="utf-8")
+    engine("add", "redis", "Redis is single node", "--source", "facts.md:1", "--quote",
+           "Redis is single node")
+    engine("add", "pg", "Postgres has a replica", "--source", "facts.md:2")
+    (folder / "facts.md").write_text("Redis is a cluster now.\nPostgres has a replica.\n",
+                                     encoding="utf-8")
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    assert (rows["redis"]["state"], rows["redis"]["reason"]) == ("gone", "content_changed")
+    assert (rows["pg"]["state"], rows["pg"]["stale"]) == ("still", False)
+    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)] == ["redis"]
+    done = json.loads(engine("sources", "stale", "--retract", "--json").out)
+    assert (done["repinned"], done["retracted"]) == (["pg"], ["redis"])
+    engine("assert", "redis")
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    assert (rows["redis"]["state"], rows["redis"]["now"]) == ("gone", "quote gone")
+    assert rows["pg"]["state"] == "unchanged"
+    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)] == ["redis"]
+
+
+def test_a_missing_file_is_retracted_only_with_missing_and_what_came_in_is_printed(
+        engine, store, folder):
+    (folder / "a.md").write_text("Alpha holds.\n", encoding="utf-8")
+    engine("add", "alpha", "Alpha holds", "--source", "a.md", "--quote", "Alpha holds")
+    engine("add", "beta", "Beta follows", "--sl", "alpha")
+    (folder / "a.md").write_text("Gamma.\n", encoding="utf-8")
+    engine("sources", "stale", "--retract")
+    assert tms.show(store, "beta")[0].truth.value == "OUT"
+    (folder / "a.md").write_text("Alpha holds.\n", encoding="utf-8")
+    out = engine("sources", "stale", "--retract").out
+    assert "restored 1" in out and "came IN: 2 (alpha, beta)" in out
+    (folder / "a.md").unlink()
+    out = engine("sources", "stale", "--retract").out
+    assert "went OUT: 0" in out and "`--missing` retracts them): alpha" in out
+    assert tms.show(store, "alpha")[0].truth.value == "IN"
+    out = engine("sources", "stale", "--retract", "--missing").out
+    assert "went OUT: 2 (alpha, beta)" in out
+    assert tms.show(store, "alpha")[0].retract_reason == "source missing: a.md"
+
+
+def test_a_retraction_taking_more_than_20_out_shows_the_what_if_and_needs_yes(
+        engine, store, folder):
+    (folder / "a.md").write_text("Alpha holds.\n", encoding="utf-8")
+    engine("add", "alpha", "Alpha holds", "--source", "a.md", "--quote", "Alpha holds")
+    for n in range(21):
+        tms.add(store, f"d{n}", f"derived {n}", tms.make_justifications(["alpha"]))
+    (folder / "a.md").write_text("Gamma.\n", encoding="utf-8")
+    before = log_size(store)
+    out = engine("sources", "stale", "--retract", code=2)
+    assert "what-if (nothing written): 22 beliefs would go OUT" in out.out
+    assert "--yes" in error_line(out)
+    assert log_size(store) == before and tms.show(store, "alpha")[0].truth.value == "IN"
+    assert "went OUT: 22" in engine("sources", "stale", "--retract", "--yes").out
+
+
+# --- issue 38: hash-only beliefs (ftl-reasons' source + source_hash) checked and refreshed ---
+def test_their_source_hashes_are_checked_through_the_repos_map_and_refreshed(
+        engine, store, folder, tmp_path_factory):
+    repo = tmp_path_factory.mktemp("physics")
+    (repo / "a.md").write_text("Alpha.\n", encoding="utf-8")
+    sha = hashlib.sha256(b"Alpha.\n").hexdigest()
+    data = {"nodes": {
+        "p": {"text": "Alpha", "truth_value": "IN", "justifications": [],
+              "source": "physics/a.md", "source_hash": sha},
+        "q": {"text": "Short hash", "truth_value": "IN", "justifications": [],
+              "source": "physics/a.md", "source_hash": sha[:16]},
+        "d": {"text": "From p", "truth_value": "IN",
+              "justifications": [{"type": "SL", "antecedents": ["p"], "outlist": []}]}},
+        "repos": {"physics": str(repo)}}
+    (folder / "network.json").write_text(json.dumps(data), encoding="utf-8")
+    engine("import", "network.json")
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    assert {i: (r["kind"], r["state"]) for i, r in rows.items()} == {
+        "p": ("hash", "unchanged"), "q": ("hash", "unchanged")}
+    (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
+    stale = json.loads(engine("sources", "stale", "--json").out)
+    assert [(r["id"], r["reason"]) for r in stale] == [("p", "content_changed"),
+                                                       ("q", "content_changed")]
+    other = tmp_path_factory.mktemp("copy")
+    (other / "a.md").write_text("Alpha.\n", encoding="utf-8")
+    assert json.loads(engine("sources", "stale", "--json", "--repo",
+                             f"physics={other}").out) == []
+    (repo / "a.md").unlink()
+    stale = json.loads(engine("sources", "stale", "--json").out)
+    assert {r["reason"] for r in stale} == {"source_deleted"}
+    done = json.loads(engine("sources", "stale", "--retract", "--json").out)
+    assert done["left_missing"] == ["p", "q"] and done["change"]["went_out"] == []
+    (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
+    done = json.loads(engine("sources", "stale", "--retract", "--json").out)
+    assert done["retracted"] == ["p", "q"] and "d" in done["change"]["went_out"]
+    hashed = json.loads(engine("sources", "hash", "--json").out)
+    assert [r["id"] for r in hashed["refreshed"]] == ["p", "q"]
+    assert tms.show(store, "p")[0].source_hash == hashlib.sha256(b"Beta.\n").hexdigest()
+    done = json.loads(engine("sources", "stale", "--retract", "--json").out)
+    assert done["restored"] == ["p", "q"] and "d" in done["change"]["went_in"]
