@@ -97,7 +97,8 @@ def test_dry_run_then_proposals_then_accept_then_status_and_stale(store, neo4j_s
     assert stale.returncode == 0 and "quote gone" in stale.stdout
     gone = forge_cli(["stale", "--retract", "--json"], **run)
     out = json.loads(gone.stdout)
-    retracted = {s["id"] for s in out["stale"]}
+    retracted = set(out["retracted"])
+    assert retracted == {s["id"] for s in out["stale"] if s["state"] == "gone"}
     beliefs = store.read(lambda tx: tx.get_beliefs(retracted))
     assert beliefs and all(b.truth == Truth.OUT for b in beliefs.values())
     assert {b.retract_reason for b in beliefs.values()} == {"source changed: docs/auth.md"}

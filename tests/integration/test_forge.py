@@ -114,31 +114,32 @@ def test_edit_one_file_status_stale_retract_and_reforge(store, tree):
 
     stale = {s.id: s for s in stale_beliefs(store, reader)}
     assert set(stale) == {IDS["jwt"], IDS["jwks"], IDS["refresh"]}
-    assert stale[IDS["jwt"]].now == "quote still at lines 5-5"
+    assert stale[IDS["jwt"]].now == "quote moved to lines 5-5"
     assert stale[IDS["jwks"]].now == "quote gone"
 
-    _, change = retract_stale(store, reader, at="2026-12-03T08:00:00+00:00")
+    # each belief on its own pin: the moved quotes are re-pinned, only the gone one retracted
+    _, done = retract_stale(store, reader, at="2026-12-03T08:00:00+00:00")
+    assert done.retracted == [IDS["jwks"]]
+    assert sorted(done.repinned) == sorted([IDS["jwt"], IDS["refresh"]])
     got = beliefs(store)
-    assert all(got[i].truth == Truth.OUT for i in stale)
-    assert got[IDS["jwt"]].retract_reason == "source changed: docs/auth.md"
-    assert {"auth-cache-risk", "catalog-pool-ok"} <= set(change.went_out)
-    assert got[IDS["pool"]].truth == Truth.IN
+    assert got[IDS["jwks"]].truth == Truth.OUT
+    assert got[IDS["jwks"]].retract_reason == "source changed: docs/auth.md"
+    assert got[IDS["jwt"]].truth == Truth.IN and got[IDS["jwt"]].metadata["lines"] == [5, 5]
+    assert got[IDS["jwt"]].source_hash == reader.fingerprint("docs/auth.md").sha256
+    assert "auth-cache-risk" in done.change.went_out
+    assert got["catalog-pool-ok"].truth == Truth.IN and got[IDS["pool"]].truth == Truth.IN
 
     chat = QuotingChatModel()
-    result = run_forge(store, tree, chat)
+    run_forge(store, tree, chat)
     assert len(chat.calls) == 1  # the changed chunk only
-    [reconciled] = result.reconciled
-    assert sorted(reconciled.restored) == sorted([IDS["jwt"], IDS["refresh"]])
     got = beliefs(store)
-    assert got[IDS["jwt"]].truth == Truth.IN and not got[IDS["jwt"]].retracted
-    assert got[IDS["jwt"]].metadata["lines"] == [5, 5]
-    assert got[IDS["jwt"]].source_hash == reader.fingerprint("docs/auth.md").sha256
     assert got[IDS["jwks"]].truth == Truth.OUT  # its words are gone
-    assert got["catalog-pool-ok"].truth == Truth.IN
     assert got["auth-cache-risk"].truth == Truth.OUT
     assert "the-jwks-key-cache-never-expires" in got
     assert tms.verify(store) == []
     assert {s.status for s in source_states(store, reader)} == {"unchanged"}
+    assert stale_beliefs(store, reader) == [s for s in stale_beliefs(store, reader)
+                                            if s.id == IDS["jwks"]]
 
 
 def test_reforging_a_changed_file_directly_keeps_survivors_and_retracts_the_rest(store, tree):
@@ -158,7 +159,9 @@ def test_a_deleted_file_is_missing_and_its_beliefs_go_out(store, tree):
     (tree / "src/settings.py").unlink()
     reader = FileSourceReader(tree)
     assert {s.path: s.status for s in source_states(store, reader)}["src/settings.py"] == "missing"
-    stale, _ = retract_stale(store, reader, at="2026-12-03T08:00:00+00:00")
+    _, done = retract_stale(store, reader, at="2026-12-03T08:00:00+00:00")
+    assert done.left_missing == [IDS["pool"]]  # a missing file is not a changed one
+    stale, _ = retract_stale(store, reader, at="2026-12-03T08:00:00+00:00", missing=True)
     assert [(s.id, s.now) for s in stale] == [(IDS["pool"], "source missing")]
     pool = beliefs(store, [IDS["pool"]])[IDS["pool"]]
     assert pool.truth == Truth.OUT and pool.retract_reason == "source missing: src/settings.py"
