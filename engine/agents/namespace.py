@@ -36,7 +36,8 @@ NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
 # defeats and their scope beliefs).
 RESERVED_NAMES = frozenset({"review", "challenge", "defence", "summary", "defeat", "scope"})
 ID_METADATA_KEYS = frozenset({"superseded_by", "supersedes", "challenge_target", "defends",
-                              "duplicate_of", "summarizes", "summarized_by", "defeats_node"})
+                              "duplicate_of", "summarizes", "summarized_by", "defeats_node",
+                              "defeats", "scope_of", "for_defeater", "scopes"})
 SWITCH_TYPE = "namespace"  # metadata source_type of NAME:active
 
 

@@ -4,7 +4,7 @@ in its set (engine/tms/access.py); untagged beliefs are visible to all.
 `VisibleStore` wraps a store: while a visibility set is in force (VISIBLE_TO, set per call
 by the MCP server, or given by `--visible-to` on the CLI) every read runs on a `VisibleTx`,
 which answers the verbs the filtered reads use (show, list, search, explain, trace,
-trace-tags, compact, blockers, context_for, ask) and refuses every other one (deny by
+trace-tags, compact, blockers, export, context_for, ask) and refuses every other one (deny by
 default: a verb added later leaks nothing until someone filters it here). A hidden belief is
 absent from every answer, exactly as an unknown id, and from every count; where a visible
 belief names one (an outlist member, a justification that does not hold, a closed gate's
@@ -20,7 +20,9 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from engine.errors import InvalidInput
-from engine.model import Belief
+from engine.agents.visible_export import visible_network
+from engine.clock import now_iso
+from engine.model import Belief, Network
 from engine.reading.records import NetworkCounts, Section, SectionRows, SummaryCover, VisibleNetwork
 from engine.repair.records import Gap
 from engine.store import BeliefFilter, BeliefHit, GatedConclusion, RetractedPremise
@@ -204,6 +206,10 @@ class VisibleTx:
         seen = self._network().ids
         kept = [g for g in gaps if g.for_belief in seen]
         return kept[:limit], len(kept)
+
+    def read_network(self) -> Network:
+        """What export writes for this client: engine/agents/visible_export.py."""
+        return visible_network(self._tx.read_network(), self._sees, now_iso())
 
     def namespace_records(self) -> list[Any]:
         return self._tx.namespace_records()

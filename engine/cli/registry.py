@@ -84,6 +84,7 @@ def export(store, args: argparse.Namespace) -> int:
                            field="split")
     if args.split and output:
         raise InvalidInput("give -o FILE or --split DIR, not both", field="split")
+    store = seen_by(store, args)  # --visible-to: engine/agents/visible_export.py
     network = interchange.export_network(store)
     if getattr(args, "namespace", None):
         from engine.agents import import_agent as agents
@@ -122,6 +123,7 @@ def export_arguments(p: argparse.ArgumentParser) -> None:
                    help="the markdown registry as DIR/index.md and one file per id prefix")
     p.add_argument("--namespace", metavar="NAME",
                    help="only the beliefs (and nogoods) of this imported agent's namespace")
+    visible_to_flag(p)
 
 
 def import_arguments(p: argparse.ArgumentParser) -> None:

@@ -382,3 +382,51 @@ def test_import_agent_only_in_leaves_out_what_the_file_holds_out(store):
     assert synced.diff.gone == ["ag:fast", "ag:safe"]  # OUT in the file now: gone
     assert truth(store, "ag:fast", "ag:safe") == (Truth.OUT, Truth.OUT)
     assert tms.verify(store) == []
+
+
+# --- export --visible-to ---------------------------------------------------------------------
+def tagged(store):
+    tms.add(store, "hr-doc", "salaries rose 4%", metadata={"access_tags": ["hr"]})
+    tms.add(store, "news", "the company did well")
+    tms.add(store, "raise", "staff got a raise", J(["hr-doc", "news"]))
+    tms.add(store, "cheer", "people cheer", J(["news"], unless=["hr-doc"]))
+    tms.add(store, "gone", "a retracted secret", metadata={"access_tags": ["hr"]})
+    tms.retract(store, "gone")
+    tms.add(store, "hope", "hope, unless the secret", J(["news"], unless=["gone"]))
+    tms.add(store, "doubt", "a doubt about the raise",
+            metadata={"access_tags": ["hr"], "challenge_target": "raise"})
+    tms.add(store, "fine", "all is fine", J(["news"]), metadata={"defeats": "hr-doc"})
+    tms.add_nogood(store, ["cheer", "hr-doc"], "ng-hidden")
+    tms.add_nogood(store, ["cheer", "news"], "ng-seen")
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown"])
+def test_export_visible_to_leaves_out_what_the_client_may_not_see(store, driver, neo4j_settings,
+                                                                  fmt, capsys, tmp_path):
+    from engine import interchange
+    from engine.cli.tms import main
+    from tests.conftest import empty_graph
+
+    tagged(store)
+    seen = {b.id: b.truth for b in tms.list_beliefs(store)}
+    code = main(["export", "--visible-to", "", "--format", fmt])
+    text = capsys.readouterr().out
+    assert code == 0
+    for secret in ("hr-doc", "salaries", "raise", "gone", "a retracted secret", "doubt",
+                   "ng-hidden"):
+        assert secret not in text, secret
+    assert "hidden-1" in text and "hidden-2" in text
+    path = tmp_path / ("beliefs.md" if fmt == "markdown" else "network.json")
+    path.write_text(text, encoding="utf-8")
+    empty_graph(driver, neo4j_settings.database)
+    store.init_schema()
+    from engine.cli.registry import read_network
+
+    got = read_network(str(path), None)
+    interchange.import_network(store, got.network, got.stored)
+    again = {b.id: b.truth for b in tms.list_beliefs(store)}
+    visible = {i: t for i, t in seen.items() if i in ("news", "cheer", "hope", "fine")}
+    assert {i: t for i, t in again.items() if not i.startswith("hidden-")} == visible
+    assert tms.show(store, "fine")[0].metadata["defeats"].startswith("hidden-")
+    assert [n.id for n in store.read(lambda tx: tx.nogoods())] == ["ng-seen"]
+    assert tms.verify(store) == []
