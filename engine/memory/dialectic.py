@@ -29,6 +29,7 @@ class DialecticTx(ResolutionTx, Editing, Protocol):
 
 # metadata source_type a defence may answer (a defeat's defeater: engine/memory/defeat.py)
 DEFENSIBLE = ("challenge", "review", "defence", "defeat")
+PEER_DEFEATER_KEY = "defeats_node"  # a defeater from an ftl-reasons file: defensible too
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,7 +129,9 @@ def defend_in(tx: DialecticTx, challenged: str, reason: str) -> Argued:
     found = tx.get_beliefs([challenged])
     if challenged not in found:
         raise NotFound("belief", challenged)
-    if str(found[challenged].metadata.get("source_type", "")) not in DEFENSIBLE:
+    metadata = found[challenged].metadata
+    if str(metadata.get("source_type", "")) not in DEFENSIBLE and not metadata.get(
+            PEER_DEFEATER_KEY):
         raise InvalidInput(f"'{challenged}' is not a challenge, a defeater or a defence: "
                            "challenge a belief with `challenge`",
                            field="id", value=challenged)

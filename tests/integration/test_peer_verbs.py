@@ -430,3 +430,15 @@ def test_export_visible_to_leaves_out_what_the_client_may_not_see(store, driver,
     assert tms.show(store, "fine")[0].metadata["defeats"].startswith("hidden-")
     assert [n.id for n in store.read(lambda tx: tx.nogoods())] == ["ng-seen"]
     assert tms.verify(store) == []
+
+
+def test_a_defeater_from_a_peer_file_can_be_defended(store):
+    from engine.memory import dialectic
+
+    tms.add(store, "p", "Premise p.")
+    tms.add(store, "d", "p does not give b.", metadata={"defeats_node": "b",
+                                                       "defeater_type": "invalid-inference"})
+    tms.add(store, "b", "From p.", J(["p"], unless=["d"]))
+    assert truth(store, "b") == (Truth.OUT,)
+    dialectic.defend(store, "d", "it does")
+    assert truth(store, "b", "d") == (Truth.IN, Truth.OUT)
