@@ -40,6 +40,8 @@ class BeliefFilter:
     max_depth: int | None = None
     has_dependents: bool = False
     sort: str = "id"  # id | depth | impact (direct dependents, most first) | updated (newest)
+    label: str | None = None  # only beliefs with a justification whose label contains this
+    # (any case)
 
 
 @dataclass(frozen=True)

@@ -199,6 +199,9 @@ class FakeTx:
                 continue
             if which.premises is not None and b.is_premise != which.premises:
                 continue
+            if which.label is not None and not any(
+                    which.label.lower() in j.label.lower() for j in b.justifications):
+                continue
             out.append(b)
         return out
 

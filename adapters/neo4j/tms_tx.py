@@ -140,7 +140,7 @@ class TmsTxPart(TxBase):
             truth=which.truth.value if which.truth else None,
             premises=which.premises, challenged=which.challenged, superseded=which.superseded,
             min_depth=which.min_depth, max_depth=which.max_depth,
-            has_dependents=which.has_dependents, sort=which.sort,
+            has_dependents=which.has_dependents, sort=which.sort, label=which.label,
         )
         return [belief_from_map(r["belief"]) for r in records]
 

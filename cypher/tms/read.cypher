@@ -107,7 +107,7 @@ RETURN beliefs, in_count, undetermined, derived, max_depth, nogoods, undetermine
        challenged
 
 // name: list_beliefs
-// Beliefs (properties and truth, no justifications) filtered by truth, kind, challenges, supersession, depth and dependents; sorted by $sort (id, depth, impact, updated).
+// Beliefs (properties and truth, no justifications) filtered by truth, kind, challenges, supersession, depth, dependents and a justification label containing $label (any case); sorted by $sort (id, depth, impact, updated).
 MATCH (b:Belief)
 WHERE ($truth IS NULL
        OR ($truth = 'IN' AND b:In)
@@ -120,6 +120,8 @@ WHERE ($truth IS NULL
   AND ($min_depth IS NULL OR b.depth >= $min_depth)
   AND ($max_depth IS NULL OR b.depth <= $max_depth)
   AND (NOT $has_dependents OR EXISTS { (b)<-[:REQUIRES|UNLESS]-(:Justification) })
+  AND ($label IS NULL OR EXISTS { (b)<-[:SUPPORTS]-(j:Justification)
+                                  WHERE toLower(j.label) CONTAINS toLower($label) })
 WITH b, CASE $sort WHEN 'impact'
           THEN COUNT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
                        RETURN DISTINCT c } END AS impact

@@ -166,7 +166,7 @@ def cmd_list(store, args) -> int:
     beliefs = tms.list_beliefs(store, BeliefFilter(
         truth=truth, premises=premises, challenged=args.challenged, superseded=args.superseded,
         min_depth=args.min_depth, max_depth=args.max_depth,
-        has_dependents=args.has_dependents, sort=args.sort))
+        has_dependents=args.has_dependents, sort=args.sort, label=args.label))
     if args.namespace:
         beliefs = agent_commands.only_namespace(store, args.namespace, beliefs,
                                                  lambda b: b.id)
@@ -492,6 +492,8 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-depth", type=memory.whole, metavar="N", help="depth at most N")
     p.add_argument("--has-dependents", action="store_true",
                    help="beliefs some justification names")
+    p.add_argument("--label", metavar="TEXT",
+                   help="beliefs with a justification whose label contains TEXT (any case)")
     p.add_argument("--sort", choices=["id", "depth", "impact", "updated"], default="id",
                    help="id (default), depth (deepest first), impact (transitive dependents, "
                         "most first), updated (newest first)")

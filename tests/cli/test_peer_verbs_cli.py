@@ -140,3 +140,10 @@ def test_add_in_a_namespace_and_import_agent_only_in(cli, store, tmp_path):  # n
     assert (proposed["target"], proposed["args"]["namespace"]) == ("ag:later", "ag")
     assert_one_error_line(cli("add", "x", "X", "--namespace", "nope", code=2),
                           "no namespace 'nope'")
+
+
+def test_list_label(cli, store):  # noqa: F811
+    reasons(store)
+    tms.add(store, "c", "from r", tms.make_justifications(["r"], label="Seen in prod"))
+    assert [b["id"] for b in cli_json(cli, "list", "--label", "seen in")] == ["c"]
+    assert "c " in cli("list", "--label", "prod").stdout

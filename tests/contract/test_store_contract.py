@@ -152,3 +152,18 @@ def test_provenance_of_runs_rounds_and_proposals(either):
     assert either.read(lambda tx: tx.recent_stage_runs(5)) == [run]
     assert [b.id for b in either.read(lambda tx: tx.derived_citing(["c"]))] == ["d"]
     assert tms.show(either, "d")[0].truth == Truth.IN
+
+
+def test_list_beliefs_by_a_justification_label(either):
+    from engine.store import BeliefFilter
+
+    small_network(either)
+    tms.add_justification(either, "d", J(["a"], label="Seen under LOAD"))
+    tms.add(either, "e", "writes are slow", J(["b"], label="load test"))
+
+    def listed(label: str) -> list[str]:
+        return [b.id for b in either.read(lambda tx: tx.list_beliefs(BeliefFilter(label=label)))]
+
+    assert listed("load") == ["d", "e"]
+    assert listed("Seen") == ["d"]
+    assert listed("absent") == []

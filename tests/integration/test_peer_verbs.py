@@ -442,3 +442,26 @@ def test_a_defeater_from_a_peer_file_can_be_defended(store):
     assert truth(store, "b") == (Truth.OUT,)
     dialectic.defend(store, "d", "it does")
     assert truth(store, "b", "d") == (Truth.IN, Truth.OUT)
+
+
+# --- list --label ------------------------------------------------------------------------------
+def test_list_by_a_justification_label(store):
+    from engine.store import BeliefFilter
+
+    tms.add(store, "p", "Premise p.")
+    tms.add(store, "q", "Premise q.")
+    tms.add(store, "a", "From p.", J(["p"], label="Measured in the load test"))
+    tms.add(store, "b", "From q.", J(["q"], label="from the design doc"))
+    tms.add_justification(store, "b", J(["p"], label="load test again"))
+    tms.add(store, "c", "From p, no label.", J(["p"]))
+    summarize(store, "s", "P and q.", ["p", "q"])
+
+    def listed(label, **more):
+        return [b.id for b in tms.list_beliefs(store, BeliefFilter(label=label, **more))]
+
+    assert listed("load test") == ["a", "b"]
+    assert listed("LOAD TEST") == ["a", "b"]
+    assert listed("summary") == ["s"]
+    assert listed("nothing like it") == []
+    tms.retract(store, "p")
+    assert listed("load test", truth=Truth.IN) == ["b"]
