@@ -240,6 +240,9 @@ class ChangeLog(Protocol):
         """The current label of each named belief that exists (a light read for diff)."""
 
 
+EDITABLE_FIELDS = frozenset({"text", "source", "source_url", "source_hash", "date"})
+
+
 class Editing(Protocol):
     """The editing verbs: gates (supersede, challenge, defend), justifications, metadata.
     None of them computes labels: relabel the beliefs afterwards."""
@@ -273,6 +276,11 @@ class Editing(Protocol):
         """Delete the belief's `position`-th justification (1-based, in order)."""
 
     def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None: ...
+
+    def set_fields(self, belief_id: str, fields: Mapping[str, str], at: str) -> None:
+        """Set some of a belief's own fields in place (EDITABLE_FIELDS: text, source,
+        source_url, source_hash, date) and stamp updated_at; an unknown field raises
+        InvalidInput."""
 
     def copy_source_link(self, old: str, new: str) -> None:
         """Give `new` the FROM edge (with its lines) `old` has, if any."""

@@ -17,6 +17,7 @@ from engine.errors import InvalidInput, StoreError
 from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
 from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.store import (
+    EDITABLE_FIELDS,
     Argument,
     ArgumentJustification,
     ArgumentPart,
@@ -154,6 +155,13 @@ class FakeTx:
     def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None:
         self.s.beliefs[belief_id] = dataclasses.replace(
             self.s.beliefs[belief_id], metadata=MappingProxyType(dict(metadata)), updated_at=at)
+
+    def set_fields(self, belief_id: str, fields: Mapping[str, str], at: str) -> None:
+        unknown = set(fields) - EDITABLE_FIELDS
+        if unknown:
+            raise InvalidInput(f"not an editable field: {min(unknown)}", field="fields")
+        self.s.beliefs[belief_id] = dataclasses.replace(self.s.beliefs[belief_id], **fields,
+                                                        updated_at=at)
 
     def copy_source_link(self, old: str, new: str) -> None:
         if old in self.s.from_edges:

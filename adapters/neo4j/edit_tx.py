@@ -9,7 +9,7 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import InvalidInput, StoreError
-from engine.store import Editing, RewiredEdge, SupersedeRecord
+from engine.store import EDITABLE_FIELDS, Editing, RewiredEdge, SupersedeRecord
 from engine.tms.access import own_tags
 
 MARKER_LABELS = frozenset({"Defeater", "Challenge", "Defence"})
@@ -84,6 +84,13 @@ class EditTxPart(TxBase):
         self._run("set_metadata", id=belief_id, at=at,
                   metadata=json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False),
                   access_tags=sorted(own_tags(metadata)) or None)
+
+    def set_fields(self, belief_id: str, fields: Mapping[str, str], at: str) -> None:
+        unknown = set(fields) - EDITABLE_FIELDS
+        if unknown:
+            raise InvalidInput(f"not an editable field: {min(unknown)}", field="fields")
+        note_redefined(self, [belief_id])
+        self._run("set_fields", id=belief_id, fields=dict(fields), at=at)
 
     def copy_source_link(self, old: str, new: str) -> None:
         self._run("copy_source_link", old=old, new=new)

@@ -80,6 +80,12 @@ MATCH (b:Belief {id: $id})
 SET b.metadata = $metadata, b.access_tags = $access_tags, b.updated_at = $at
 RETURN b.id AS id
 
+// name: set_fields
+// Sets the given fields of a belief ($fields: a map of text, source, source_url, source_hash, date) and stamps updated_at; returns its id.
+MATCH (b:Belief {id: $id})
+SET b += $fields, b.updated_at = $at
+RETURN b.id AS id
+
 // name: copy_source_link
 // Gives belief $new the FROM edge (with its lines) belief $old has, if any; returns nothing.
 MATCH (:Belief {id: $old})-[f:FROM]->(s:Source)

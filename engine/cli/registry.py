@@ -136,6 +136,49 @@ def import_arguments(p: argparse.ArgumentParser) -> None:
                         "the nogoods.md beside it, when there is one)")
 
 
+def import_command_arguments(p: argparse.ArgumentParser) -> None:
+    """`import`'s own: the file, and --sync / --dry-run."""
+    import_arguments(p)
+    p.add_argument("--sync", action="store_true",
+                   help="apply the file's differences from the graph (adds, rewords in place, "
+                        "justifications, retractions, removals of beliefs nothing rests on) as "
+                        "logged writes in one transaction, keeping the history")
+    p.add_argument("--dry-run", action="store_true",
+                   help="with --sync: print the plan and the labels it would change; write "
+                        "nothing")
+
+
+def cmd_import_sync(store, args: argparse.Namespace, got: FileRead) -> int:
+    from engine.registry_sync import sync_network
+
+    report = sync_network(store, got.network, got.stored, source=args.file,
+                          dry_run=args.dry_run)
+    if args.json:
+        print_json({**report.as_dict(), "notes": got.notes})
+        return 0
+    plan = report.plan
+    if plan.is_empty():
+        print(f"{args.file}: the graph already says what the file says; nothing to do")
+        return 0
+    verb = "would apply (nothing written)" if report.dry_run else "synced"
+    print(f"{args.file} {verb}:")
+    for title, ids in (("+ added", plan.added), ("~ reworded (in place)", list(plan.reworded)),
+                       ("~ fields", [i for i in plan.fields if i not in plan.reworded]),
+                       ("~ metadata", plan.metadata),
+                       ("~ justifications", plan.justifications),
+                       ("- retracted", plan.retracted), ("+ restored", plan.restored),
+                       ("+ asserted", plan.asserted), ("- unasserted", plan.unasserted),
+                       ("- removed", plan.removed), ("nogoods added", plan.nogoods_added),
+                       ("nogoods kept (gone from the file)", plan.nogoods_kept)):
+        if ids:
+            print(f"  {title}: {', '.join(ids)}")
+    c = report.change
+    print(f"  labels: {len(c.went_in)} went IN, {len(c.went_out)} went OUT"
+          + (f" (OUT: {', '.join(c.went_out[:20])})" if c.went_out else ""))
+    print_notes(got.notes)
+    return 0
+
+
 def cmd_blockers(store, args: argparse.Namespace) -> int:
     found = blocking.find_blockers(seen_by(store, args), args.limit)
     if args.json:

@@ -320,7 +320,11 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_import(store, args) -> int:
+    if args.dry_run and not args.sync:
+        raise InvalidInput("--dry-run goes with --sync", field="dry_run")
     got = registry.read_network(args.file, args.format, args.nogoods)
+    if args.sync:
+        return registry.cmd_import_sync(store, args, got)
     report = interchange.import_network(store, got.network, got.stored)
     if args.json:
         print_json({**report.as_dict(), "notes": got.notes})
@@ -609,7 +613,8 @@ COMMANDS: dict[str, Command] = {
     "verify": Command(cmd_verify, "recompute every label from scratch and compare; --repair"
                       " writes the differences", "verify --repair", _verify_arguments),
     "import": Command(cmd_import, "load a network.json (ftl-reasons / reasonsforge format) or a"
-                      " markdown registry", "import beliefs.md", registry.import_arguments),
+                      " markdown registry; --sync applies an edited one as logged writes",
+                      "import beliefs.md --sync --dry-run", registry.import_command_arguments),
     "export": Command(cmd_export, "write the network as network.json or a markdown registry",
                       "export --format markdown -o beliefs.md", registry.export_arguments,
                       json=False),

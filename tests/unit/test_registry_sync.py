@@ -1,0 +1,44 @@
+"""What `import --sync` plans from a file and the graph (engine/registry_sync.plan_sync),
+without a store."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from engine.errors import InvalidInput
+from engine.model import Belief, Justification, Network, Nogood, Truth
+from engine.registry_sync import plan_sync
+
+
+def _graph() -> Network:
+    return Network({"p": Belief("p", "premise"), "q": Belief("q", "other"),
+                    "d": Belief("d", "from p", (Justification(("p",)),)),
+                    "x": Belief("x", "lonely")})
+
+
+def test_an_unchanged_file_plans_nothing():
+    g = _graph()
+    plan, _ = plan_sync(g, g, {b: Truth.IN for b in g.beliefs})
+    assert plan.is_empty()
+
+
+def test_each_kind_of_edit_is_planned_as_its_own_write():
+    g = _graph()
+    f = Network({**g.beliefs,
+                 "d": dataclasses.replace(g.beliefs["d"], text="from p, reworded",
+                                          justifications=(Justification(("p", "q")),)),
+                 "n": Belief("n", "new")}, [Nogood("ng", ("n", "p"))])
+    del f.beliefs["x"]
+    stored = {b: Truth.IN for b in f.beliefs} | {"q": Truth.OUT}
+    plan, wanted = plan_sync(g, f, stored)
+    assert (plan.added, plan.reworded, plan.justifications, plan.retracted, plan.removed,
+            plan.nogoods_added) == (["n"], {"d": "from p"}, ["d"], ["q"], ["x"], ["ng"])
+    assert wanted["q"].retracted
+
+
+def test_a_removed_belief_that_something_names_refuses_the_sync():
+    g = _graph()
+    f = Network({k: v for k, v in g.beliefs.items() if k != "p"})
+    with pytest.raises(InvalidInput, match="'p' is gone from the file but 'd' rests on it"):
+        plan_sync(g, f, {b: Truth.IN for b in f.beliefs})
