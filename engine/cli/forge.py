@@ -146,6 +146,21 @@ def print_dry_run(store: Store, scan: Any, make_stage: Any) -> None:
         sys.stdout.write(make_stage(list(plan.pending)).read_round(store, 1).prompt.text)
 
 
+def record_forge_root(store: Store, root: str) -> str:
+    """A forge run that wrote is a sourced write: the first records its root (as `add
+    --source` does); a root that is not the recorded one is said, not moved."""
+    from engine.change_records import ChangeEntry
+
+    recorded = store.read(lambda tx: tx.project_root())
+    if not recorded:
+        store.write(lambda tx: tx.save_project_root(root), ChangeEntry("init", {"root": root}))
+        return ""
+    if recorded != root:
+        return (f"this run's root {root} is not the memory's root {recorded}: `sources` reads "
+                f"files under {recorded} (`python -m engine init --root DIR` moves it)")
+    return ""
+
+
 def cmd_forge(args: argparse.Namespace, wiring: sc.Wiring) -> int:
     from engine.forge.run import forge
 
@@ -165,6 +180,10 @@ def cmd_forge(args: argparse.Namespace, wiring: sc.Wiring) -> int:
                        forge_options(args, binding, embedder),
                        report_file=sc.report_file(args, "forge"),
                        progress=sc.progress_for(args, wiring), cost=binding.cost)
+        if args.auto:
+            note = record_forge_root(store, str(sc.forge_root(args)))
+            if note:
+                print(f"note: {note}", file=wiring.err())
     if not args.json:
         for r in result.reconciled:
             print(f"changed {r.path}: {len(r.kept)} premise(s) kept (re-pinned), "

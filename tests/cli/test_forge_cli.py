@@ -116,9 +116,14 @@ def test_absolute_paths_outside_the_current_folder_need_no_root(store, neo4j_set
     assert r.returncode == 0, r.stderr
     stored = {s.path for s in store.read(lambda tx: tx.sources())}
     assert "docs/auth.md" in stored and any(p.startswith("src/") for p in stored)
-    status = forge_cli(["status", "--root", str(tmp_path / "shop"), "--json"],
-                       cwd=tmp_path / "elsewhere", settings=neo4j_settings)
-    assert {s["status"] for s in json.loads(status.stdout)} == {"unchanged"}
+    assert store.read(lambda tx: tx.project_root()) == str((tmp_path / "shop").resolve())
+    # the run recorded its root: status and stale read it from any folder, --root or not
+    for extra in ([], ["--root", str(tmp_path / "shop")]):
+        status = forge_cli(["status", *extra, "--json"], cwd=tmp_path / "elsewhere",
+                           settings=neo4j_settings)
+        assert {s["status"] for s in json.loads(status.stdout)} == {"unchanged"}
+    stale = forge_cli(["stale", "--json"], cwd=tmp_path, settings=neo4j_settings)
+    assert json.loads(stale.stdout) == {"stale": []}
 
 
 @pytest.mark.neo4j
