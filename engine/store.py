@@ -548,7 +548,8 @@ class SourceRecords(Protocol):
         """Record (or move) the memory's root folder."""
 
     def network_repos(self) -> dict[str, str]:
-        """The repos map kept from an imported file (repo name -> path), {} when none."""
+        """The repos maps kept from imported files (repo name -> path): the imported agents'
+        files', then the memory's own over them; {} when none."""
 
 
 class PairRecords(Protocol):

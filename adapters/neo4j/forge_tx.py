@@ -82,8 +82,12 @@ class ForgeTxPart(TxBase):
 
     def network_repos(self) -> dict[str, str]:
         record = self._single("network_repos")
-        repos = json.loads(record["repos"]) if record and record["repos"] else {}
-        return {str(k): str(v) for k, v in repos.items()}
+        if record is None:
+            return {}
+        repos: dict[str, str] = {}
+        for text in [*record["agent_repos"], record["repos"]]:  # the memory's own win
+            repos.update({str(k): str(v) for k, v in json.loads(text or "{}").items()})
+        return repos
 
 
 # The protocol this part implements, checked by mypy.

@@ -67,6 +67,9 @@ MERGE (n:NetworkInfo {key: 'network'})
 SET n.root = $root
 
 // name: network_repos
-// One record, `repos`: the repos map kept from an imported file (JSON text), or null.
+// One record: `repos`, the repos map kept from an imported file (JSON text, or null), and `agent_repos`, those of the imported agents' files (JSON texts, by namespace).
 OPTIONAL MATCH (n:NetworkInfo {key: 'network'})
-RETURN n.repos AS repos
+WITH n.repos AS repos
+OPTIONAL MATCH (ns:Namespace) WHERE ns.repos IS NOT NULL
+WITH repos, ns ORDER BY ns.name
+RETURN repos, collect(ns.repos) AS agent_repos

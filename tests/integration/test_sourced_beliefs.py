@@ -419,3 +419,20 @@ def test_their_source_hashes_are_checked_through_the_repos_map_and_refreshed(
     assert tms.show(store, "p")[0].source_hash == hashlib.sha256(b"Beta.\n").hexdigest()
     done = json.loads(engine("sources", "stale", "--retract", "--json").out)
     assert done["restored"] == ["p", "q"] and "d" in done["change"]["went_in"]
+
+
+def test_an_imported_agents_repos_map_finds_its_beliefs_files(engine, store, folder,
+                                                              tmp_path_factory):
+    repo = tmp_path_factory.mktemp("billing")
+    (repo / "a.md").write_text("Alpha.\n", encoding="utf-8")
+    data = {"nodes": {"p": {"text": "Alpha", "truth_value": "IN", "justifications": [],
+                            "source": "billing/a.md",
+                            "source_hash": hashlib.sha256(b"Alpha.\n").hexdigest()}},
+            "repos": {"billing": str(repo)}}
+    (folder / "agent.json").write_text(json.dumps(data), encoding="utf-8")
+    engine("import-agent", "bill", "agent.json")
+    assert [(r["id"], r["state"]) for r in json.loads(engine("sources", "status", "--json").out)
+            ] == [("bill:p", "unchanged")]
+    (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
+    assert [(r["id"], r["reason"]) for r in json.loads(engine("sources", "stale", "--json").out)
+            ] == [("bill:p", "content_changed")]
