@@ -3,6 +3,7 @@
 A file holds one or more queries, each headed by
     // name: some_query
     // <one line saying what it returns>
+    // defines: belief $ids            (a query that writes: what definitions it changes)
 and running to the next `// name:` header. Names are global across files. The loader refuses
 duplicate names, a query without its description line, an empty query, and a leftover
 Python-style `{placeholder}`, so every value reaches Cypher as a $parameter.
@@ -17,6 +18,7 @@ from importlib import resources
 from engine.errors import StoreError
 
 _HEADER = re.compile(r"^//\s*name:\s*([a-z][a-z0-9_]*)\s*$")
+_DEFINES = re.compile(r"^//\s*defines:\s*(.*?)\s*$")
 _PLACEHOLDER = re.compile(r"\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}")
 
 
@@ -33,6 +35,10 @@ class NamedQuery:
     description: str
     text: str
     path: str  # e.g. "tms/propagate.cypher"
+    # What the query changes of the network's definitions, for the change log's
+    # before-images (adapters/neo4j/before_images.py reads it): the text after
+    # `// defines:`, None when the query has no such line.
+    defines: str | None = None
 
 
 def parse_cypher_file(path: str, content: str) -> list[NamedQuery]:
@@ -57,7 +63,11 @@ def parse_cypher_file(path: str, content: str) -> list[NamedQuery]:
                 f"{path}: query '{name}' has a placeholder {placeholder.group(0)};"
                 " pass values as $parameters"
             )
-        queries.append(NamedQuery(name, description, body, path))
+        defines = [m.group(1) for m in map(_DEFINES.match, (x.strip() for x in lines)) if m]
+        if len(defines) > 1:
+            raise CypherFileError(f"{path}: query '{name}' has more than one '// defines:' line")
+        queries.append(NamedQuery(name, description, body, path,
+                                  defines[0] if defines else None))
 
     for raw in content.splitlines():
         header = _HEADER.match(raw.strip())

@@ -74,3 +74,7 @@ CREATE INDEX belief_access_tags IF NOT EXISTS FOR (b:Belief) ON (b.access_tags)
 // name: index_belief_effective_tags
 // Creates the range index that finds whether any belief carries effective access tags (idempotent).
 CREATE INDEX belief_effective_tags IF NOT EXISTS FOR (b:Belief) ON (b.effective_tags)
+
+// name: constraint_release_name
+// Creates the unique constraint on release names (idempotent).
+CREATE CONSTRAINT release_name IF NOT EXISTS FOR (r:Release) REQUIRE r.name IS UNIQUE

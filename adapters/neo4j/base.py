@@ -7,6 +7,7 @@ from typing import Any
 import neo4j
 
 from adapters.cypher_files import cypher
+from adapters.neo4j.before_images import capture
 from adapters.neo4j.change_tracker import ChangeTracker
 from engine.errors import StoreError
 
@@ -25,10 +26,17 @@ class TxBase:
     # The Python driver reads each record off the socket on its own (about 12 us a record),
     # so queries on hot paths that yield thousands of rows return them collected in one record.
     def _run(self, name: str, **params: Any) -> list[neo4j.Record]:
-        """Run the named query from cypher/ with `params` and return all its records."""
+        """Run the named query from cypher/ with `params` and return all its records (first
+        keeping the before-images of what it is about to change: its `// defines:` line)."""
+        capture(self, name, params)
         return list(self._tx.run(cypher(name), params))
 
     def _single(self, name: str, **params: Any) -> neo4j.Record | None:
+        capture(self, name, params)
+        return self._tx.run(cypher(name), params).single()
+
+    def _read_plain(self, name: str, params: Any) -> neo4j.Record | None:
+        """A read the before-images make on their own (no capture of its own)."""
         return self._tx.run(cypher(name), params).single()
 
     def _one(self, name: str, **params: Any) -> neo4j.Record:

@@ -29,6 +29,10 @@ class ChangeTracker:
     by_nogood: list[str] = field(default_factory=list)
     seq: int = 0  # this write's entry, numbered by the write lock (0 in a dry run)
     accepted_proposals: list[str] = field(default_factory=list)  # linked to the entry
+    # before-images, kept by adapters/neo4j/before_images.py: kind -> key -> image (None:
+    # absent before this write); `everything`: the write redefined the whole network
+    images: dict[str, dict[str, Any]] = field(default_factory=dict)
+    everything: bool = False
 
     def mark(self, ids: Iterable[str], role: str) -> None:
         for i in ids:

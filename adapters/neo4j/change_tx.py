@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
+from adapters.neo4j.before_images import images_json
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.model import Truth
 from engine.store import ChangeLog
@@ -53,7 +54,9 @@ class ChangeTxPart(TxBase):
         edges = rows is not None
         touches = rows or []
         params = entry_to_params(seq, at, entry.actor or log.actor, entry, log.summary())
-        self._run("append_change", touches=touches[:LINK_BATCH], edges=edges, **params)
+        before = None if log.everything else images_json(log.images)
+        self._run("append_change", touches=touches[:LINK_BATCH], edges=edges, before=before,
+                  **params)
         for start in range(LINK_BATCH, len(touches), LINK_BATCH):
             self._run("link_change", seq=seq, touches=touches[start:start + LINK_BATCH])
         for proposal_id in log.accepted_proposals:

@@ -62,6 +62,10 @@ def _json_text(m: Mapping[str, Any]) -> str:
     return json.dumps(dict(m), sort_keys=True, ensure_ascii=False) if m else "{}"
 
 
+# What a belief's definition is stored as (the change log's before-images keep these).
+DEFINITION_KEYS = tuple(belief_props(Belief("x", "x")))
+
+
 def belief_from_map(m: Mapping[str, Any]) -> Belief:
     return Belief(
         id=m["id"],

@@ -23,6 +23,7 @@ from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.edit_tx import EditTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
+from adapters.neo4j.history_tx import HistoryTxPart
 from adapters.neo4j.premise_review_tx import PremiseReviewTxPart
 from adapters.neo4j.proposal_tx import ProposalTxPart
 from adapters.neo4j.query_tx import QueryTxPart
@@ -37,6 +38,7 @@ from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.change_records import ChangeEntry
 from engine.errors import EngineError, StoreError
 from engine.memory.changelog import now_utc
+from engine.memory.history import HistoryTx
 
 T = TypeVar("T")
 
@@ -44,8 +46,12 @@ T = TypeVar("T")
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
               ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
-              ProposalTxPart, RepairTxPart, AgentTxPart):
+              ProposalTxPart, RepairTxPart, AgentTxPart, HistoryTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
+
+
+# history's protocol (engine/memory/history.py) needs parts of several: checked by mypy
+_HISTORY: type[HistoryTx] = Neo4jTx
 
 
 class Neo4jStore:

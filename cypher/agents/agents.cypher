@@ -13,6 +13,7 @@ ORDER BY name
 
 // name: save_namespace
 // Records (or updates) where a namespace came from; returns nothing.
+// defines: namespace $namespace
 MERGE (n:Namespace {name: $namespace})
 SET n.file = $file, n.imported_at = $imported_at, n.synced_at = $synced_at,
     n.meta = $meta, n.repos = $repos
@@ -31,6 +32,7 @@ RETURN collect(id) AS ids
 
 // name: redefine_belief_fields
 // Sets each given belief's text, source fields, metadata, extra and updated_at; returns nothing.
+// defines: belief $rows.id
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 SET b.text = row.text, b.source = row.source, b.source_url = row.source_url,
@@ -39,12 +41,14 @@ SET b.text = row.text, b.source = row.source, b.source_url = row.source_url,
 
 // name: delete_justifications_of
 // Deletes every justification of the given beliefs (with their edges); returns nothing.
+// defines: belief $ids
 UNWIND $ids AS bid
 MATCH (:Belief {id: bid})<-[:SUPPORTS]-(j:Justification)
 DETACH DELETE j
 
 // name: delete_nogoods
 // Deletes the nogoods with the given ids (a namespace's, gone from or changed in its file), with their member edges; returns nothing.
+// defines: nogood $ids
 UNWIND $ids AS nid
 MATCH (n:Nogood {id: nid})
 DETACH DELETE n

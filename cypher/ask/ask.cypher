@@ -4,6 +4,7 @@
 
 // name: ask_record_answer
 // Sets the question, status and answer on the ask round ($run_id, $n) and a CITED {role, truth, text, at} edge to each cited belief of $citations; returns how many edges were made.
+// defines: nothing (a round's record and its CITED edges)
 MATCH (r:Round {run_id: $run_id, n: $n})
 SET r.question = $question, r.status = $status, r.answer = $answer
 WITH r

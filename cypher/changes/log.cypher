@@ -2,10 +2,11 @@
 // (labels, verify and export never read it). TOUCHED edges say what a change did to a belief.
 
 // name: append_change
-// Appends one change-log entry and its TOUCHED edges to the beliefs named in $touches (edges: false marks a bulk entry whose touches are its id lists only); returns nothing.
+// Appends one change-log entry and its TOUCHED edges to the beliefs named in $touches (edges: false marks a bulk entry whose touches are its id lists only; $before: the before-images as JSON, null when the write redefined everything); returns nothing.
+// defines: nothing (the change log)
 CREATE (c:Change {seq: $seq, at: $at, actor: $actor, op: $op, args: $args, reason: $reason,
                   went_in: $went_in, went_out: $went_out, retracted_by_nogood: $by_nogood,
-                  created: $created, defined: $defined, removed: $removed})
+                  created: $created, defined: $defined, removed: $removed, before: $before})
 SET c.edges = CASE WHEN $edges THEN null ELSE false END
 WITH c
 CALL (c) {
@@ -16,6 +17,7 @@ CALL (c) {
 
 // name: link_change
 // Adds TOUCHED edges from the entry $seq to more beliefs (a large write's rest); returns nothing.
+// defines: nothing (the change log)
 MATCH (c:Change {seq: $seq})
 UNWIND $touches AS t
 MATCH (b:Belief {id: t.id})
@@ -67,6 +69,7 @@ RETURN collect([c.seq, touched, c.created, c.removed, c.edges, c.went_in, c.went
 
 // name: prune_changes
 // Deletes the entries older than $before with their edges; returns how many.
+// defines: nothing (the change log)
 MATCH (c:Change) WHERE c.at < $before
 DETACH DELETE c
 RETURN count(*) AS pruned

@@ -34,6 +34,7 @@ RETURN collect([v.a, v.b, v.sha_a, v.sha_b, v.verdict, v.run_id, v.round, v.comm
 
 // name: save_pair_verdicts
 // Stores each of $rows ({key, stage, a, b, sha_a, sha_b, verdict, run_id, round, comment}), replacing the verdict of the same key, and links it from its round when that exists; returns nothing.
+// defines: nothing (a round's verdicts)
 UNWIND $rows AS row
 MERGE (v:PairVerdict {key: row.key})
 SET v += row
@@ -43,6 +44,7 @@ FOREACH (_ IN CASE WHEN r IS NULL THEN [] ELSE [1] END | MERGE (r)-[:JUDGED]->(v
 
 // name: rewire_mentions
 // Moves every REQUIRES / UNLESS edge to belief $merged, of justifications of beliefs other than $kept, onto $kept (same type and position); one record, `rewired`: [belief id, justification seq, edge type, pos] of each.
+// defines: belief via mentions_of_merged
 MATCH (m:Belief {id: $merged}), (k:Belief {id: $kept})
 MATCH (owner:Belief)<-[:SUPPORTS]-(j:Justification)-[r:REQUIRES|UNLESS]->(m)
 WHERE owner <> k
@@ -53,6 +55,7 @@ RETURN collect([owner.id, j.seq, kind, pos]) AS rewired
 
 // name: record_merge
 // Creates the DUPLICATE_OF edge from $merged to $kept holding $props, and a MERGED edge from its round when that exists; returns nothing.
+// defines: belief $merged
 MATCH (m:Belief {id: $merged}), (k:Belief {id: $kept})
 CREATE (m)-[d:DUPLICATE_OF]->(k)
 SET d = $props
@@ -67,6 +70,7 @@ RETURN k.id AS kept, properties(d) AS props
 
 // name: move_back_edges
 // Moves each of $rows ({belief, seq, kind, pos}) from belief $kept back to belief $merged; one record, `moved`: how many edges were found and moved.
+// defines: belief $rows.belief
 MATCH (m:Belief {id: $merged}), (k:Belief {id: $kept})
 UNWIND $rows AS row
 MATCH (:Belief {id: row.belief})<-[:SUPPORTS]-(j:Justification {seq: row.seq})-[r]->(k)
@@ -77,6 +81,7 @@ RETURN count(r) AS moved
 
 // name: restore_merged
 // Restores belief $merged's pins and timestamp as they were before the merge ($pins; a null removes the property) and deletes its DUPLICATE_OF edge and MERGED links; returns nothing.
+// defines: belief $merged
 MATCH (m:Belief {id: $merged})-[d:DUPLICATE_OF]->(:Belief)
 SET m.retracted = $pins.retracted, m.asserted = $pins.asserted,
     m.retracted_at = $pins.retracted_at, m.retract_reason = $pins.retract_reason,
@@ -88,6 +93,7 @@ DELETE l
 
 // name: mark_nogood_found
 // Records on nogood $id the stage, run and round that found it ($stage, $run_id, $round), and a FOUND edge from the round when that exists; returns nothing.
+// defines: nothing (a round's FOUND edge)
 MATCH (n:Nogood {id: $id})
 SET n.found_by = $stage, n.run_id = $run_id, n.round = $round
 WITH n

@@ -35,6 +35,7 @@ RETURN b.id AS id, b.embedding_sha256 AS sha256, b.embedding_model AS model,
 
 // name: save_embeddings
 // Stores each of $rows ({id, sha256, model, vector}) on its belief; returns `written`, how many beliefs were found.
+// defines: nothing (embeddings follow the text)
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 CALL db.create.setNodeVectorProperty(b, 'embedding', row.vector)

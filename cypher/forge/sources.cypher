@@ -9,6 +9,7 @@ RETURN collect(s {.path, .sha256, .size, .forged_at, .chunks}) AS sources
 
 // name: forge_save_sources
 // Creates or updates each of $rows ({path, sha256, size, forged_at, chunks}) by path; returns `saved`.
+// defines: source $rows.path
 UNWIND $rows AS row
 MERGE (s:Source {path: row.path})
 SET s.sha256 = row.sha256, s.size = row.size, s.forged_at = row.forged_at,
@@ -17,6 +18,7 @@ RETURN count(s) AS saved
 
 // name: forge_pin_to_sources
 // Sets each of $rows ({id, source, source_hash, metadata, lines, at}) on its belief and replaces the belief's FROM edge by one to that source; returns `pinned`, the beliefs found with their source.
+// defines: belief $rows.id
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 MATCH (s:Source {path: row.source})

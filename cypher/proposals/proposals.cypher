@@ -8,6 +8,7 @@ RETURN coalesce(max(p.n), 0) + 1 AS n
 
 // name: create_proposal
 // Creates one pending proposal from $p (a map of its properties); returns nothing.
+// defines: nothing (proposals are outside the network)
 CREATE (p:Proposal)
 SET p = $p
 
@@ -25,6 +26,7 @@ RETURN p {.*} AS proposal
 
 // name: supersede_pending_proposals
 // Marks every pending proposal on $target other than $newer superseded by it; returns their ids, collected in one record.
+// defines: nothing (proposals are outside the network)
 OPTIONAL MATCH (p:Proposal {target: $target, status: 'pending'})
 WHERE p.id <> $newer
 SET p.status = 'superseded', p.superseded_by = $newer, p.decided_at = $at
@@ -32,6 +34,7 @@ RETURN collect(p.id) AS ids
 
 // name: decide_proposal
 // Writes a decision (status, who, when, why, forced, drift, the change-log seq) on the proposal $id; returns its id.
+// defines: nothing (proposals are outside the network)
 MATCH (p:Proposal {id: $id})
 SET p.status = $status, p.decided_by = $by, p.decided_at = $at,
     p.decision_reason = $reason, p.forced = $forced, p.drift = $drift,
@@ -40,5 +43,6 @@ RETURN p.id AS id
 
 // name: link_proposal_change
 // Links the accepted proposal $id to the change-log entry $seq its accept appended; returns nothing.
+// defines: nothing (proposals are outside the network)
 MATCH (p:Proposal {id: $id}), (c:Change {seq: $seq})
 CREATE (p)-[:APPLIED_AS]->(c)

@@ -153,6 +153,7 @@ RETURN root IS NOT NULL AS found, collect(DISTINCT bid) AS ids
 
 // name: mark_summary
 // Marks the belief $id a summary (:Summary); returns `found`.
+// defines: belief $id
 MATCH (b:Belief {id: $id})
 SET b:Summary
 RETURN count(b) > 0 AS found

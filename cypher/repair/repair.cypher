@@ -39,6 +39,7 @@ RETURN collect([row.belief, row.position, e.reason_type, e.missing_property, e.c
 
 // name: repair_record_on_justifications
 // Creates a REPAIRED edge from the round ($run_id, $n) to each justification of $rows ({belief, position, fields}) with its fields; returns the edges made.
+// defines: nothing (a round's REPAIRED edges)
 MATCH (r:Round {run_id: $run_id, n: $n})
 CALL (r) {
   UNWIND $rows AS row
@@ -55,6 +56,7 @@ RETURN edges
 
 // name: repair_record_on_beliefs
 // Creates a REPAIRED edge from the round ($run_id, $n) to each belief of $rows ({belief, fields}) with its fields; returns the edges made.
+// defines: nothing (a round's REPAIRED edges)
 MATCH (r:Round {run_id: $run_id, n: $n})
 CALL (r) {
   UNWIND $rows AS row
@@ -67,6 +69,7 @@ RETURN edges
 
 // name: repair_add_gaps
 // Creates a (:Gap {text, for, justification, at, run_id, round}) per row of $rows ({text, for, justification}): a premise the network lacks; returns how many were made.
+// defines: nothing (a round's gaps)
 UNWIND $rows AS row
 CREATE (g:Gap {text: row.text, for: row.for, justification: row.justification, at: $at,
                run_id: $run_id, round: $n})

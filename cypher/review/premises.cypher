@@ -17,6 +17,7 @@ RETURN collect([b.id, b.text, coalesce(s.path, b.source), coalesce(b.source_hash
 
 // name: premise_review_repin
 // Each of $rows ({id, source, source_hash, size, metadata, lines, at}): the belief's source, hash and metadata set, its FROM edge replaced by one with the new lines to the Source of that path (created, with no chunk forged, when there is none); returns `pinned`.
+// defines: belief $rows.id; source $rows.source
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 MERGE (s:Source {path: row.source})
@@ -33,6 +34,7 @@ RETURN count(b) AS pinned
 
 // name: premise_review_stamp
 // Records on each belief of $rows ({id, at, sha256, run_id, verified}) its premise review (and verified_at when confirmed); returns how many beliefs were found.
+// defines: nothing (review stamps)
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 SET b.premise_reviewed_at = row.at, b.premise_review_sha256 = row.sha256,
@@ -42,6 +44,7 @@ RETURN count(b) AS found
 
 // name: premise_review_record_verdicts
 // Creates a REVIEWED edge from the round to each judged premise of $rows ({belief_id, fields}) with the verdict's fields; returns the edges made (no row when the round does not exist).
+// defines: nothing (a round's verdicts)
 MATCH (r:Round {run_id: $run_id, n: $n})
 CALL (r) {
   UNWIND $rows AS row

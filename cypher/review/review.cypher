@@ -38,6 +38,7 @@ RETURN collect([b.id, b.text, b.depth,
 
 // name: review_add_defeater
 // Appends a defeater belief to the outlist of one justification (named by its belief and 1-based position) unless it is there, and labels it :Defeater; returns the justification's seq (no row when the justification or the defeater does not exist).
+// defines: belief $belief_id; belief $defeater_id
 MATCH (b:Belief {id: $belief_id})<-[:SUPPORTS]-(j:Justification)
 WITH j ORDER BY j.seq
 WITH collect(j) AS js
@@ -51,6 +52,7 @@ RETURN j.seq AS seq
 
 // name: review_stamp
 // Records on each belief when it was judged, the hash of what was judged and the run; returns how many beliefs were found.
+// defines: nothing (review stamps)
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 SET b.reviewed_at = row.at, b.review_sha256 = row.sha256, b.review_run = row.run_id
@@ -58,6 +60,7 @@ RETURN count(b) AS found
 
 // name: review_record_verdicts
 // Creates a REVIEWED edge from the round to each judged justification (belief id + 1-based position) with the verdict's fields; returns the edges made (no row when the round does not exist).
+// defines: nothing (a round's verdicts)
 MATCH (r:Round {run_id: $run_id, n: $n})
 CALL (r) {
   UNWIND $rows AS row

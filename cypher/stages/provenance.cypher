@@ -1,11 +1,13 @@
 // name: stage_create_run
 // Creates a Run node for a stage run unless one with this id exists (idempotent); returns its id.
+// defines: nothing (provenance)
 MERGE (r:Run {id: $id})
 ON CREATE SET r.stage = $stage, r.model = $model, r.started_at = $started_at, r.params = $params
 RETURN r.id AS id
 
 // name: stage_record_round
 // Creates one Round under its run; returns the round number (no row when the run does not exist).
+// defines: nothing (provenance)
 MATCH (run:Run {id: $run_id})
 CREATE (run)-[:HAS_ROUND]->(d:Round {
   run_id: $run_id, n: $n, stage: $stage, strategy: $strategy, cluster: $cluster,
@@ -16,6 +18,7 @@ RETURN d.n AS n
 
 // name: derive_link_proposed
 // Links a derive round to the beliefs it proposed and applied (PROPOSED {kind, mode, label}); returns the edges made (fewer than asked when a round or belief is missing).
+// defines: nothing (provenance)
 MATCH (d:Round {run_id: $run_id, n: $n})
 UNWIND $proposed AS p
 MATCH (b:Belief {id: p.id})

@@ -10,11 +10,13 @@ RETURN COLLECT { MATCH (b)<-[:SUPPORTS]-(j:Justification) RETURN j.seq ORDER BY 
 
 // name: create_gate_justification
 // Gives a premise its gate justification (flagged `gate`, an outlist only, at $seq); returns nothing.
+// defines: belief $id
 MATCH (b:Belief {id: $id})
 CREATE (:Justification {kind: 'SL', label: '', seq: $seq, gate: true})-[:SUPPORTS]->(b)
 
 // name: append_unless
 // Appends belief $gate to the outlist of the belief's justifications with the given seqs (where not there already), each edge marked `gate` so that removing the gate leaves an outlist member the justification had of its own; returns how many were gated.
+// defines: belief $id
 MATCH (b:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)
 WHERE j.seq IN $seqs
 MATCH (g:Belief {id: $gate})
@@ -25,6 +27,7 @@ RETURN count(*) AS gated
 
 // name: remove_unless
 // Removes the edges append_unless made from the belief's justifications to belief $gate (every edge to it when none is marked: a graph imported from a file, which keeps no marks), and deletes a gate justification left with no outlist; returns how many edges went.
+// defines: belief $id
 MATCH (:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)-[r:UNLESS]->(:Belief {id: $gate})
 WITH collect([j, r]) AS edges
 WITH edges, any(e IN edges WHERE e[1].gate) AS marked
@@ -41,6 +44,7 @@ RETURN sum(n) AS removed
 
 // name: remove_justification
 // Deletes the belief's justification at 1-based $position in its order; returns how many went.
+// defines: belief $id
 MATCH (:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)
 WITH j ORDER BY j.seq
 SKIP $position - 1 LIMIT 1
@@ -49,6 +53,7 @@ RETURN count(*) AS removed
 
 // name: record_supersede
 // The (OLD)-[:SUPERSEDED_BY]->(NEW) link holding what undo needs; returns nothing.
+// defines: supersession $old
 MATCH (o:Belief {id: $old}), (n:Belief {id: $new})
 CREATE (o)-[s:SUPERSEDED_BY]->(n)
 SET s = $props
@@ -66,6 +71,7 @@ ORDER BY old
 
 // name: delete_supersede
 // Deletes the SUPERSEDED_BY link leaving belief $old; returns nothing.
+// defines: supersession $old
 MATCH (:Belief {id: $old})-[s:SUPERSEDED_BY]->()
 DELETE s
 
@@ -76,6 +82,7 @@ RETURN [(b)-[:SUPERSEDED_BY]->(n) | n.id] AS by, [(b)<-[:SUPERSEDED_BY]-(o) | o.
 
 // name: set_metadata
 // Replaces a belief's metadata (JSON text) and its copy of the metadata's access tags (null: none), and stamps updated_at; returns its id.
+// defines: belief $id
 MATCH (b:Belief {id: $id})
 SET b.metadata = $metadata, b.access_tags = $access_tags, b.updated_at = $at
 RETURN b.id AS id
@@ -88,12 +95,14 @@ RETURN b.id AS id
 
 // name: copy_source_link
 // Gives belief $new the FROM edge (with its lines) belief $old has, if any; returns nothing.
+// defines: belief $new
 MATCH (:Belief {id: $old})-[f:FROM]->(s:Source)
 MATCH (n:Belief {id: $new})
 CREATE (n)-[:FROM {lines: f.lines}]->(s)
 
 // name: delete_belief
 // Deletes a belief and its justifications; returns how many beliefs went.
+// defines: belief $id
 MATCH (b:Belief {id: $id})
 OPTIONAL MATCH (b)<-[:SUPPORTS]-(j:Justification)
 WITH b, collect(j) AS js
@@ -103,5 +112,6 @@ RETURN count(*) AS deleted
 
 // name: mark_labels
 // Adds the given marker labels (a closed set, checked by the caller) to a belief; returns nothing.
+// defines: belief $id
 MATCH (b:Belief {id: $id})
 SET b:$($labels)

@@ -1,5 +1,6 @@
 // name: take_write_lock
 // Takes the exclusive write lock (a write on the one :WriteLock node, created if absent) that serializes every labelling write; returns how many writes it has serialized.
+// defines: nothing (the write lock)
 MERGE (l:WriteLock {key: 'labels'})
 SET l.writes = coalesce(l.writes, 0) + 1
 RETURN l.writes AS writes

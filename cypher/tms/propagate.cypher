@@ -55,6 +55,7 @@ RETURN collect([e,
 
 // name: label_in
 // Labels each given belief (element id) IN; returns their ids, collected in one record.
+// defines: nothing (labels)
 UNWIND $elements AS e
 MATCH (b) WHERE elementId(b) = e
 REMOVE b:Out:Undetermined
@@ -63,6 +64,7 @@ RETURN collect(b.id) AS ids
 
 // name: label_out
 // Labels each given belief (element id) OUT; returns their ids, collected in one record.
+// defines: nothing (labels)
 UNWIND $elements AS e
 MATCH (b) WHERE elementId(b) = e
 REMOVE b:In:Undetermined
@@ -71,6 +73,7 @@ RETURN collect(b.id) AS ids
 
 // name: label_undetermined
 // Labels each given belief (element id) OUT and undetermined; returns their ids, collected in one record.
+// defines: nothing (labels)
 UNWIND $elements AS e
 MATCH (b) WHERE elementId(b) = e
 REMOVE b:In
@@ -79,6 +82,7 @@ RETURN collect(b.id) AS ids
 
 // name: set_depths
 // Sets each given belief's depth (rows of [element id, depth or null]); returns nothing.
+// defines: nothing (labels)
 UNWIND $rows AS row
 MATCH (b) WHERE elementId(b) = row[0]
 SET b.depth = row[1]

@@ -19,6 +19,7 @@ RETURN collect([e, coalesce(c.access_tags, []), coalesce(c.effective_tags, []), 
 
 // name: set_effective_tags
 // Sets each given belief's effective tags (rows of [element id, tags or null]); returns nothing.
+// defines: nothing (labels)
 UNWIND $rows AS row
 MATCH (b) WHERE elementId(b) = row[0]
 SET b.effective_tags = row[1]

@@ -1,5 +1,6 @@
 // name: ensure_placeholders
 // Creates a :Missing placeholder for every given id that names no belief yet; returns nothing.
+// defines: nothing (placeholders of ids not added yet)
 UNWIND $ids AS ref
 WITH DISTINCT ref
 WHERE NOT EXISTS { MATCH (:Belief {id: ref}) }
@@ -7,6 +8,7 @@ MERGE (:Missing {id: ref})
 
 // name: promote_placeholders
 // Turns the :Missing placeholders of the given ids into beliefs, keeping their edges; returns their ids.
+// defines: belief $ids
 UNWIND $ids AS ref
 MATCH (m:Missing {id: ref})
 REMOVE m:Missing
@@ -15,12 +17,14 @@ RETURN m.id AS id
 
 // name: create_belief_nodes
 // Creates (or fills a promoted placeholder with) one belief per row; returns nothing.
+// defines: belief $rows.id
 UNWIND $rows AS row
 MERGE (b:Belief {id: row.id})
 SET b += row.props
 
 // name: create_justifications
 // Creates each justification with its SUPPORTS, REQUIRES and UNLESS edges; returns nothing.
+// defines: belief $rows.belief
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.belief})
 CREATE (j:Justification {kind: row.kind, label: row.label, seq: row.seq})-[:SUPPORTS]->(b)
@@ -52,6 +56,7 @@ RETURN bid AS id, coalesce(max(j.seq), -1) + 1 AS seq
 
 // name: set_pins
 // Records retract / assert decisions on the given beliefs; returns each one found, whether it was IN, whether it is a premise, and how many nogoods exist.
+// defines: belief $ids
 CALL () { MATCH (n:Nogood) RETURN count(n) AS nogoods }
 UNWIND $ids AS bid
 MATCH (b:Belief {id: bid})
@@ -66,6 +71,7 @@ RETURN b.id AS id, elementId(b) AS element, was_in,
 
 // name: create_nogood
 // Creates a nogood with MEMBER edges to its beliefs (or placeholders); returns nothing.
+// defines: nogood $id
 CREATE (n:Nogood {id: $id, discovered: $discovered, resolution: $resolution})
 WITH n
 UNWIND range(0, size($members) - 1) AS pos
@@ -76,16 +82,19 @@ CREATE (n)-[:MEMBER {pos: pos}]->(target)
 
 // name: set_nogood_resolution
 // Records how a nogood was last resolved; returns nothing.
+// defines: nogood $id
 MATCH (n:Nogood {id: $id})
 SET n.resolution = $resolution
 
 // name: save_network_info
 // Keeps the network file's meta and repos sections for export; returns nothing.
+// defines: network
 MERGE (n:NetworkInfo {key: 'network'})
 SET n.meta = $meta, n.repos = $repos
 
 // name: delete_everything
 // Deletes every node this project writes, in the current transaction; returns how many.
+// defines: everything
 MATCH (n)
 WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:Run OR n:Round
    OR n:DeriveRun OR n:DeriveRound OR n:NetworkInfo OR n:Source OR n:PairVerdict
@@ -95,6 +104,7 @@ RETURN count(*) AS deleted
 
 // name: create_labelled_beliefs
 // Creates beliefs that already carry their final truth labels and depth (bulk import); returns [id, element id] pairs, collected in one record.
+// defines: belief new $rows.props.id
 UNWIND $rows AS row
 CREATE (b:$(row.labels))
 SET b = row.props
@@ -102,12 +112,14 @@ RETURN collect([b.id, elementId(b)]) AS pairs
 
 // name: create_placeholders
 // Creates a :Missing placeholder for each given id (bulk import, ids known to be absent); returns [id, element id] pairs, collected in one record.
+// defines: nothing (placeholders of ids not added yet)
 UNWIND $ids AS ref
 CREATE (m:Missing {id: ref})
 RETURN collect([m.id, elementId(m)]) AS pairs
 
 // name: create_justifications_by_element
 // Creates justifications whose belief and named nodes are given by element id (bulk import); returns nothing.
+// defines: nothing (its beliefs are create_labelled_beliefs' of the same write)
 UNWIND $rows AS row
 MATCH (b) WHERE elementId(b) = row.belief
 CREATE (j:Justification {kind: row.kind, label: row.label, seq: row.seq})-[:SUPPORTS]->(b)
@@ -126,6 +138,7 @@ CALL (j, row) {
 
 // name: write_belief_labels
 // Sets each named belief's truth labels and depth exactly as given (verify --repair); returns `moved`: [id, was IN, is IN] of those whose IN-ness changed, in one record.
+// defines: nothing (labels)
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 WITH b, row, b:In AS was_in

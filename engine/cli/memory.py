@@ -8,10 +8,11 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.change_records import LogEntry, LogQuery, Touch
+from engine.cli import history as going_back
 from engine.cli.support import print_json, print_listing, split_ids, table
 from engine.errors import InvalidInput
 from engine.memory import changelog, defeat, dialectic, duplicates, editing, supersede
-from engine.model import Change, Kind
+from engine.model import Change, Kind, check_id
 from engine.tms import make_justifications
 
 DEFAULT_LOG_LIMIT = 50
@@ -29,24 +30,38 @@ def _args_text(e: LogEntry) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(e.args.items()) if k != "removed")[:60]
 
 
+def _log_row(e: LogEntry) -> tuple:
+    return (e.seq, e.at[:19], e.actor, e.op, _args_text(e), _counts(e), e.reason[:40])
+
+
 def cmd_log(store, args) -> int:
+    if args.force and not args.prune:
+        raise InvalidInput("--force goes with --prune", field="force")
     if args.prune:
         if not args.before:
             raise InvalidInput("log --prune needs --before TIME", field="before")
+        going_back.check_prune(store, args.before, args.force)
         pruned = changelog.prune(store, args.before)
         print_json({"pruned": pruned}) if args.json else print(f"pruned {pruned} entries")
         return 0
     if args.before:
         raise InvalidInput("--before goes with --prune", field="before")
+    ids = args.id or []
+    for bid in ids:
+        check_id(bid)
+    if args.follow:
+        if args.since or args.after is not None or args.op or args.actor:
+            raise InvalidInput("--follow prints the changes from now on; it takes --id and "
+                               "--json only", field="follow")
+        return going_back.follow(store, args, _log_row)
     at, seq = changelog.since_to_query(args.since)
     if args.after is not None and seq is not None:
         raise InvalidInput("give --since or --after, not both", field="after")
-    entries = changelog.log(store, LogQuery(
-        since=at, after=args.after if args.after is not None else seq, belief_id=args.id,
-        op=args.op, actor=args.actor, limit=args.limit))
-    print_listing(entries, as_json=args.json, empty="no entries",
-                  row=lambda e: (e.seq, e.at[:19], e.actor, e.op, _args_text(e), _counts(e),
-                                 e.reason[:40]),
+    entries = going_back.entries_for(store, LogQuery(
+        since=at, after=args.after if args.after is not None else seq,
+        belief_id=ids[0] if ids else None, op=args.op, actor=args.actor, limit=args.limit),
+        ids)
+    print_listing(entries, as_json=args.json, empty="no entries", row=_log_row,
                   headers=["seq", "at (UTC)", "actor", "op", "args", "cascade", "reason"])
     return 0
 
@@ -61,15 +76,6 @@ def print_history(store, belief_id: str, as_json: bool) -> int:
         return 0
     print(table([(e.seq, e.at[:19], e.actor, e.op, ", ".join(t.did), e.reason[:40])
                  for e, t in items], ["seq", "at (UTC)", "actor", "op", "did", "reason"]))
-    return 0
-
-
-def cmd_diff(store, args) -> int:
-    rows = changelog.diff(store, args.since)
-    print_listing(rows, as_json=args.json, empty=f"nothing differs since {args.since}",
-                  row=lambda r: (r.id, r.then.value if r.then else "-",
-                                 r.now.value if r.now else "-", r.definition or "-"),
-                  headers=["belief", "then", "now", "definition"])
     return 0
 
 
@@ -237,7 +243,8 @@ def _log_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--since", metavar="TIME|SEQ",
                    help="entries at or after this ISO time, or after this seq")
     p.add_argument("--after", type=whole, metavar="SEQ", help="entries after this seq")
-    p.add_argument("--id", help="entries that touched this belief")
+    p.add_argument("--id", action="append", metavar="ID",
+                   help="entries that touched this belief (repeat for several)")
     p.add_argument("--op", help="entries of this operation (retract, supersede, derive, ...)")
     p.add_argument("--actor", help="entries by this actor")
     p.add_argument("--limit", type=whole, default=DEFAULT_LOG_LIMIT,
@@ -245,11 +252,10 @@ def _log_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prune", action="store_true",
                    help="delete the entries older than --before (one transaction)")
     p.add_argument("--before", metavar="TIME", help="with --prune: the cut-off time")
-
-
-def _diff_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--since", required=True, metavar="TIME|SEQ",
-                   help="an ISO time, or a seq: the state right after that change")
+    p.add_argument("--force", action="store_true",
+                   help="with --prune: cut below a release too (it can no longer be read back)")
+    p.add_argument("--follow", action="store_true",
+                   help="print each change as it commits, from any writer, until interrupted")
 
 
 def replacement_flags(p: argparse.ArgumentParser) -> None:
@@ -397,8 +403,6 @@ def commands(command: Callable[..., Any], report: Callable[[Change, Any], int]) 
             "get-metadata auth-uses-jwt beliefs_type", _get_metadata_arguments),
         "log": command(
             cmd_log, "the change log, newest first: who changed what, why, and the cascade",
-            "log --since 2026-12-03 --op retract", _log_arguments),
-        "diff": command(
-            cmd_diff, "beliefs whose label, text or justifications changed since TIME|SEQ",
-            "diff --since 2026-12-03T09:00", _diff_arguments),
+            "log --since 2026-12-03 --op retract   (or: log --follow --json --id auth-uses-jwt)",
+            _log_arguments),
     }

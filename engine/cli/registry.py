@@ -84,8 +84,16 @@ def export(store, args: argparse.Namespace) -> int:
                            field="split")
     if args.split and output:
         raise InvalidInput("give -o FILE or --split DIR, not both", field="split")
-    store = seen_by(store, args)  # --visible-to: engine/agents/visible_export.py
-    network = interchange.export_network(store)
+    if getattr(args, "as_of", None) is not None:
+        if getattr(args, "visible_to", None) is not None:
+            raise InvalidInput("--as-of and --visible-to do not go together yet",
+                               field="as_of")
+        from engine.memory.history import network_as_of
+
+        network = network_as_of(store, args.as_of)
+    else:
+        store = seen_by(store, args)  # --visible-to: engine/agents/visible_export.py
+        network = interchange.export_network(store)
     if getattr(args, "namespace", None):
         from engine.agents import import_agent as agents
 
@@ -124,6 +132,8 @@ def export_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--namespace", metavar="NAME",
                    help="only the beliefs (and nogoods) of this imported agent's namespace")
     visible_to_flag(p)
+    p.add_argument("--as-of", metavar="POINT",
+                   help="the network as it was then: a seq, an ISO time, or a release name")
 
 
 def import_arguments(p: argparse.ArgumentParser) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine import interchange, results, tms
 from engine.cli import agents as agent_commands
+from engine.cli import history as going_back
 from engine.cli import memory, proposals, registry, sources
 from engine.cli.reading import reading_commands
 from engine.cli.support import (
@@ -147,7 +148,7 @@ def cmd_nogood(store, args) -> int:
 
 
 def cmd_status(store, args) -> int:
-    s = tms.status(store)
+    s = tms.status(going_back.seen_as_of(store, args))
     if args.json:
         print_json(s.as_dict())
         return 0
@@ -160,7 +161,7 @@ def cmd_status(store, args) -> int:
 
 
 def cmd_list(store, args) -> int:
-    store = seen_by(store, args)
+    store = going_back.seen_as_of(seen_by(store, args), args)
     truth = Truth.IN if args.in_ else Truth.OUT if args.out else None
     premises = True if args.premises else False if args.derived else None
     beliefs = tms.list_beliefs(store, BeliefFilter(
@@ -197,9 +198,13 @@ def cmd_show(store, args) -> int:
         raise InvalidInput("--history reads the change log, which --visible-to cannot filter",
                            field="visible_to")
     if args.history:
+        if args.as_of is not None:
+            raise InvalidInput("--history lists every change; it takes no --as-of",
+                               field="as_of")
         return memory.print_history(store, args.id, args.json)
     from engine.reading.impact import impacts
 
+    store = going_back.seen_as_of(store, args)
     seen = seen_by(store, args)
     b, dependents = tms.show(seen, args.id)
     impact = impacts(seen, [b.id]).get(b.id, 0)  # under --visible-to: visible beliefs only
@@ -236,7 +241,7 @@ def cmd_show(store, args) -> int:
 
 
 def cmd_explain(store, args) -> int:
-    store = seen_by(store, args)
+    store = going_back.seen_as_of(seen_by(store, args), args)
     step = explaining.explain(store, args.id)
     if args.json:
         print_json(step.as_dict())
@@ -246,7 +251,7 @@ def cmd_explain(store, args) -> int:
 
 
 def cmd_trace(store, args) -> int:
-    store = seen_by(store, args)
+    store = going_back.seen_as_of(seen_by(store, args), args)
     entries = explaining.trace(store, args.id)
     if args.json:
         print_json([e.__dict__ for e in entries])
@@ -256,7 +261,7 @@ def cmd_trace(store, args) -> int:
 
 
 def cmd_trace_tags(store, args) -> int:
-    store = seen_by(store, args)
+    store = going_back.seen_as_of(seen_by(store, args), args)
     found = explaining.trace_tags(store, args.id)
     if args.json:
         print_json(found)
@@ -269,6 +274,14 @@ def cmd_trace_tags(store, args) -> int:
 
 
 def cmd_what_if(store, args) -> int:
+    if args.operation == "rollback":
+        if args.id or args.new or args.text is not None:
+            raise InvalidInput("what-if rollback takes --to POINT only", field="operation")
+        return going_back.what_if_rollback(store, args)
+    if args.to:
+        raise InvalidInput("--to goes with what-if rollback", field="to")
+    if not args.id:
+        raise InvalidInput(f"what-if {args.operation} needs a belief id", field="id")
     if args.operation == "supersede":
         return memory.what_if_supersede(store, args, _report_change)
     if args.new or args.text is not None:
@@ -480,10 +493,16 @@ def _nogood_arguments(p: argparse.ArgumentParser) -> None:
 def _read_id(p: argparse.ArgumentParser) -> None:
     _id(p)
     visible_to_flag(p)
+    going_back.as_of_flag(p)
+
+
+def _status_arguments(p: argparse.ArgumentParser) -> None:
+    going_back.as_of_flag(p)
 
 
 def _list_arguments(p: argparse.ArgumentParser) -> None:
     visible_to_flag(p)
+    going_back.as_of_flag(p)
     group = p.add_mutually_exclusive_group()
     group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
     group.add_argument("--out", action="store_true", help="OUT beliefs only")
@@ -505,8 +524,9 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _what_if_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("operation", choices=["retract", "assert", "supersede"])
-    p.add_argument("id", help="the belief (OLD for supersede)")
+    p.add_argument("operation", choices=["retract", "assert", "supersede", "rollback"])
+    p.add_argument("id", nargs="?", help="the belief (OLD for supersede)")
+    p.add_argument("--to", metavar="POINT", help=f"rollback: {going_back.POINT_HELP}")
     p.add_argument("new", nargs="?", metavar="NEW", help="supersede: an existing belief")
     memory.replacement_flags(p)
 
@@ -514,6 +534,7 @@ def _what_if_arguments(p: argparse.ArgumentParser) -> None:
 def _show_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     visible_to_flag(p)
+    going_back.as_of_flag(p)
     p.add_argument("--history", action="store_true",
                    help="the change-log entries that touched the belief, oldest first")
 
@@ -597,10 +618,11 @@ COMMANDS: dict[str, Command] = {
                       "assert auth-uses-jwt", _id),
     "nogood": Command(cmd_nogood, "record beliefs that must not all be IN",
                       "nogood cache-is-coherent cache-serves-stale-reads", _nogood_arguments),
-    "status": Command(cmd_status, "counts of beliefs by label and kind", "status --json"),
+    "status": Command(cmd_status, "counts of beliefs by label and kind", "status --json",
+                      _status_arguments),
     "list": Command(cmd_list, "list beliefs", "list --in --derived", _list_arguments),
     "show": Command(cmd_show, "one belief with its justifications (--history: its changes)",
-                    "show auth-bottleneck", _show_arguments),
+                    "show auth-bottleneck --as-of v1.0", _show_arguments),
     "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck",
                        _read_id),
     "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
@@ -608,7 +630,7 @@ COMMANDS: dict[str, Command] = {
     "trace-tags": Command(cmd_trace_tags, "where each of a belief's access tags comes from",
                           "trace-tags payroll-summary --json", _read_id),
     "what-if": Command(cmd_what_if, "what a retract, assert or supersede would change (nothing"
-                       " written)",
+                       " written); what-if rollback --to POINT",
                        "what-if retract auth-uses-jwt", _what_if_arguments),
     "verify": Command(cmd_verify, "recompute every label from scratch and compare; --repair"
                       " writes the differences", "verify --repair", _verify_arguments),
@@ -637,6 +659,7 @@ COMMANDS.update(reading_commands(Command))  # compact, summarize: engine/cli/rea
 
 
 COMMANDS.update(memory.commands(Command, _report_change))
+COMMANDS.update(going_back.commands(Command))  # diff, release(s), rollback, revert
 COMMANDS.update(agent_commands.commands(Command))  # other agents' memories: engine/cli/agents.py
 
 

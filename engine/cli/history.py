@@ -1,0 +1,224 @@
+"""`python -m engine` commands for going back in the memory: diff between points, releases,
+rollback, revert, `what-if rollback`, `log --follow`, and the `--as-of POINT` flag of the
+read commands. A thin skin over engine/memory/history.py, like engine/cli/memory.py."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from engine.change_records import LogEntry, LogQuery
+from engine.cli.support import print_json, print_listing, shorten
+from engine.errors import InvalidInput
+from engine.memory import changelog, history
+from engine.memory.as_of import AsOfStore
+
+POINT_HELP = "a seq (the state right after that change), an ISO time, or a release name"
+FOLLOW_INTERVAL = 0.2  # seconds between two looks at the log
+
+
+def as_of_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--as-of", metavar="POINT", help=f"read the memory as it was then: {POINT_HELP}")
+
+
+def seen_as_of(store: Any, args: argparse.Namespace) -> Any:
+    """The store as of `--as-of` when given (its reads rebuilt from the log), else `store`."""
+    point = getattr(args, "as_of", None)
+    if point is None:
+        return store
+    if getattr(args, "visible_to", None) is not None:
+        raise InvalidInput("--as-of and --visible-to do not go together yet", field="as_of")
+    return AsOfStore(store, point)
+
+
+# --- diff --------------------------------------------------------------------------------
+def cmd_diff(store: Any, args: argparse.Namespace) -> int:
+    points = args.points or []
+    if args.since is not None:
+        if points:
+            raise InvalidInput("give POINT [POINT] or --since, not both", field="since")
+        rows = changelog.diff(store, args.since)
+        print_listing(rows, as_json=args.json, empty=f"nothing differs since {args.since}",
+                      row=lambda r: (r.id, r.then.value if r.then else "-",
+                                     r.now.value if r.now else "-", r.definition or "-"),
+                      headers=["belief", "then", "now", "definition"])
+        return 0
+    if not points:
+        raise InvalidInput("diff needs POINT [POINT] (or --since TIME|SEQ)", field="points")
+    if len(points) > 2:
+        raise InvalidInput("diff takes at most two points", field="points")
+    d = history.diff_points(store, points[0], points[1] if len(points) > 1 else None)
+    if args.json:
+        print_json(d.as_dict())
+        return 0
+    print_listing(d.beliefs, as_json=False,
+                  empty=f"no belief differs between seq {d.start} and seq {d.end}",
+                  row=lambda r: (r.id, ", ".join(r.what), r.then or "-", r.now or "-",
+                                 r.why if r.why is not None else "-",
+                                 shorten(r.text_now or r.text_then or "", 50)),
+                  headers=["belief", "what", "then", "now", "by change", "text"])
+    for label, ids in (("nogoods added", d.nogoods_added),
+                       ("nogoods removed", d.nogoods_removed), ("also changed", d.other)):
+        if ids:
+            print(f"{label}: {', '.join(ids)}")
+    return 0
+
+
+def diff_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("points", nargs="*", metavar="POINT",
+                   help=f"from POINT to the second POINT (default now): {POINT_HELP}")
+    p.add_argument("--since", metavar="TIME|SEQ",
+                   help="the older diff: beliefs whose label, text or justifications differ "
+                        "since then (an ISO time, or a seq)")
+
+
+# --- releases ----------------------------------------------------------------------------
+def cmd_release(store: Any, args: argparse.Namespace) -> int:
+    from engine.clock import now_iso_ms
+
+    r = history.make_release(store, args.name, args.at, args.note or "", now_iso_ms())
+    if args.json:
+        print_json(r.as_dict())
+    else:
+        print(f"release {r.name} names seq {r.seq}")
+    return 0
+
+
+def release_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", help="the release's name: a letter, then [a-z0-9._-]")
+    p.add_argument("--at", metavar="POINT", help=f"the point it names (default now): {POINT_HELP}")
+    p.add_argument("--note", help="what the release is")
+
+
+def cmd_releases(store: Any, args: argparse.Namespace) -> int:
+    print_listing(history.releases(store), as_json=args.json, empty="no releases",
+                  row=lambda r: (r.name, r.seq, r.at[:19], r.actor, shorten(r.note, 50)),
+                  headers=["release", "seq", "made (UTC)", "by", "note"])
+    return 0
+
+
+# --- rollback, revert ----------------------------------------------------------------------
+def _report_restored(r: history.Restored, args: argparse.Namespace, what: str) -> int:
+    if args.json:
+        print_json(r.as_dict())
+        return 0
+    counts = ", ".join(f"{len(keys)} {kind}{'s' if len(keys) != 1 else ''}"
+                       for kind, keys in r.units.items() if keys)
+    print(f"{what}: {counts or 'nothing differed'}")
+    for verb, ids in (("IN ", r.change.went_in), ("OUT", r.change.went_out)):
+        for bid in ids:
+            print(f"{verb} {bid}")
+    return 0
+
+
+def cmd_rollback(store: Any, args: argparse.Namespace) -> int:
+    r = history.rollback(store, args.to, args.reason or "")
+    return _report_restored(r, args, f"rolled back to seq {r.to}")
+
+
+def rollback_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--to", required=True, metavar="POINT", help=POINT_HELP)
+    p.add_argument("--reason", help="why (kept in the change log)")
+
+
+def what_if_rollback(store: Any, args: argparse.Namespace) -> int:
+    if not args.to:
+        raise InvalidInput("what-if rollback needs --to POINT", field="to")
+    r = history.rollback(store, args.to, dry_run=True)
+    return _report_restored(r, args, f"if rolled back to seq {r.to} (nothing written)")
+
+
+def cmd_revert(store: Any, args: argparse.Namespace) -> int:
+    r = history.revert(store, args.seq, args.reason or "")
+    return _report_restored(r, args, f"reverted change {r.to}")
+
+
+def revert_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("seq", type=int, help="the change to invert (its seq in `log`)")
+    p.add_argument("--reason", help="why (kept in the change log)")
+
+
+# --- the log: --follow, several --id, --prune below a release -------------------------
+def follow(store: Any, args: argparse.Namespace, row: Callable[[LogEntry], tuple],
+           *, interval: float = FOLLOW_INTERVAL, rounds: int | None = None) -> int:
+    """Print each entry as it commits, from any writer, until interrupted (`rounds`: how many
+    looks, for tests). Only entries touching one of `--id` when given."""
+    wanted = set(args.id or ())
+    last = store.read(lambda tx: tx.last_seq())
+    looked = 0
+    try:
+        while rounds is None or looked < rounds:
+            looked += 1
+            entries = changelog.changes_since(store, last)
+            images = {w.seq: w for w in store.read(lambda tx: tx.writes_after(last))
+                      } if wanted and entries else {}
+            for e in entries:
+                last = e.seq
+                if wanted and not wanted & _touched(e, images.get(e.seq)):
+                    continue
+                if args.json:
+                    print_json(e.as_dict())
+                else:
+                    print("  ".join(str(x) for x in row(e)))
+                sys.stdout.flush()
+            if not entries:
+                time.sleep(interval)
+    except KeyboardInterrupt:
+        return 0
+    return 0
+
+
+def _touched(e: LogEntry, write: history.LoggedWrite | None) -> set[str]:
+    """The beliefs an entry touched: its cascade's lists and the definitions it changed."""
+    ids = {i for ids in (e.went_in, e.went_out, e.retracted_by_nogood, e.created, e.defined,
+                         e.removed) for i in ids}
+    if write is not None and write.images:
+        ids.update(write.images.get("belief", {}))
+    return ids
+
+
+def entries_for(store: Any, query: LogQuery, ids: list[str]) -> list[LogEntry]:
+    """`log --id A --id B`: the entries that touched any of them, newest first."""
+    if len(ids) <= 1:
+        return changelog.log(store, query)
+    found: dict[int, LogEntry] = {}
+    for bid in ids:
+        for e in changelog.log(store, LogQuery(**{**query.__dict__, "belief_id": bid})):
+            found[e.seq] = e
+    ordered = sorted(found.values(), key=lambda e: e.seq, reverse=not query.oldest_first)
+    return ordered[:query.limit] if query.limit else ordered
+
+
+def check_prune(store: Any, before: str, force: bool) -> None:
+    """`log --prune` will not cut below a release (history could not reach it) unless forced."""
+    cut, lowest = store.read(lambda tx: tx.prune_reach(changelog.check_time(
+        before, what="--before")))
+    if lowest is not None and cut is not None and cut > lowest[1] and not force:
+        raise InvalidInput(
+            f"log --prune --before {before} would cut entries up to seq {cut}, below release "
+            f"{lowest[0]!r} (seq {lowest[1]}), which could then no longer be read back;"
+            " add --force to prune anyway", field="before", value=before)
+
+
+def commands(command: Callable[..., Any]) -> dict[str, Any]:
+    """These commands as engine/cli/tms.py's Command records."""
+    return {
+        "diff": command(
+            cmd_diff, "what differs between two points (or since TIME|SEQ): beliefs added, "
+            "removed, reworded, re-justified, relabelled, pins, nogoods",
+            "diff v1.0 --json   (or: diff 120 180; diff --since 2026-12-03T09:00)",
+            diff_arguments),
+        "release": command(
+            cmd_release, "name a point of the log (log --prune will not cut below it)",
+            "release v1.0 --note 'reviewed by the team'", release_arguments),
+        "releases": command(cmd_releases, "the releases, oldest point first", "releases"),
+        "rollback": command(
+            cmd_rollback, "ONE write setting every definition back to what it was at POINT "
+            "(reversible: roll back to the seq before it)",
+            "rollback --to v1.0 --reason 'bad import'", rollback_arguments),
+        "revert": command(
+            cmd_revert, "invert one change, when no later change touched what it changed",
+            "revert 1234 --reason 'wrong belief retracted'", revert_arguments),
+    }

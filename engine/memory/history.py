@@ -1,0 +1,493 @@
+"""A memory you can go back in: points, the network as of a point, diff, rollback, revert.
+
+Every write keeps, in its change-log entry, the before-image of each unit of the network's
+definitions it changed (engine/memory/images.py). So the definitions as of a point P are
+today's, with each unit a later write changed replaced by its image in the first entry after
+P that touched it; walking back costs the entries after P, not the size of the network.
+Labels are never stored per point: they are the kernel's whole-network labelling of the
+reconstructed definitions (engine/tms/labelling.py).
+
+A POINT is a seq (the state right after that change), an ISO time (the last change at or
+before it), or a release name. History begins after the last entry that kept no images (a
+write that predates before-images, or a reset) and after the entries `log --prune` cut.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
+
+from engine.change_records import ChangeEntry
+from engine.errors import EngineError, InvalidInput, NotFound
+from engine.memory.changelog import check_time
+from engine.memory.images import (
+    NETWORK_KEY,
+    Image,
+    Images,
+    belief_of,
+    justifications_of,
+    network_info_of,
+    nogood_of,
+    pins_of,
+    source_of,
+    supersession_of,
+    text_of,
+)
+from engine.model import Belief, Change, Network, Status, Truth, check_id
+from engine.store import Store
+from engine.tms.labelling import labels_from_scratch
+
+RELEASE_RE = re.compile(r"[a-z][a-z0-9._-]{0,99}")
+
+
+@dataclass(frozen=True)
+class LoggedWrite:
+    """One change-log entry as history reads it: its images (None: it kept none)."""
+
+    seq: int
+    at: str
+    op: str
+    actor: str
+    images: Images | None
+    went_in: tuple[str, ...] = ()
+    went_out: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    seq: int
+    at: str  # when the release was made
+    note: str = ""
+    actor: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "seq": self.seq, "at": self.at, "note": self.note,
+                "actor": self.actor}
+
+
+class HistoryTx(Protocol):
+    """What history needs of a transaction (adapters/neo4j/history_tx.py)."""
+
+    def last_seq(self) -> int: ...
+
+    def history_start(self) -> int:
+        """The earliest point the log can be read back to."""
+        ...
+
+    def seq_at_or_before(self, at: str) -> int:
+        """The seq of the last entry at or before `at` (0 when none is)."""
+        ...
+
+    def writes_after(self, seq: int) -> list[LoggedWrite]:
+        """Every entry after `seq`, oldest first, with its images."""
+        ...
+
+    def current_images(self, kind: str, keys: Sequence[str]) -> dict[str, Image | None]: ...
+
+    def read_network(self) -> Network: ...
+
+    def restore_images(self, images: Images) -> list[str]:
+        """Set each unit's definition to its image (None: remove it); returns the ids of the
+        beliefs that exist afterwards and changed (for propagation)."""
+        ...
+
+    def relabel(self, seeds: Iterable[str]) -> Change: ...
+
+    def release(self, name: str) -> Release | None: ...
+
+    def releases(self) -> list[Release]: ...
+
+    def create_release(self, release: Release) -> None: ...
+
+    def prune_reach(self, before: str) -> tuple[int | None, tuple[str, int] | None]:
+        """The highest seq `log --prune --before` would cut (None: none), and the release
+        naming the lowest point (None: no release)."""
+        ...
+
+
+class RevertConflict(EngineError):
+    """A change cannot be reverted alone: later changes touched the same definitions."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, *, seq: int, later: Sequence[int]):
+        super().__init__(message)
+        self.seq = seq
+        self.later = tuple(later)
+
+
+def _history(tx: Any) -> HistoryTx:
+    return cast(HistoryTx, tx)
+
+
+# --- points ------------------------------------------------------------------------------
+def resolve_point(tx: HistoryTx, point: str) -> int:
+    """The seq a POINT names; an unknown one or one before history begins is bad input."""
+    text = (point or "").strip()
+    last = tx.last_seq()
+    if re.fullmatch(r"\d+", text):
+        seq = int(text)
+        if seq > last:
+            raise InvalidInput(f"point {text}: no change has seq {seq} (the last is {last})",
+                               field="point", value=text)
+    elif text[:1].isdigit():
+        seq = tx.seq_at_or_before(check_time(text, what="point"))
+    elif RELEASE_RE.fullmatch(text):
+        found = tx.release(text)
+        if found is None:
+            raise InvalidInput(f"point {text!r} is not a seq, an ISO time or a release name"
+                               " (`releases` lists them)", field="point", value=text)
+        seq = found.seq
+    else:
+        raise InvalidInput(f"point {text!r} is not a seq, an ISO time or a release name",
+                           field="point", value=text)
+    start = tx.history_start()
+    if seq < start:
+        raise InvalidInput(
+            f"point {text} is seq {seq}, before history begins (seq {start}: earlier changes"
+            " were logged without before-images, cut by `log --prune`, or a reset)",
+            field="point", value=text)
+    return seq
+
+
+# --- reconstruction (pure) -------------------------------------------------------------
+def images_at(writes: Sequence[LoggedWrite], point: int) -> dict[str, dict[str, Image | None]]:
+    """The definitions as of `point` of every unit a write after it changed: each unit's
+    image in the first such write (`writes` oldest first, all after history began)."""
+    out: dict[str, dict[str, Image | None]] = {}
+    for w in writes:
+        if w.seq <= point or not w.images:
+            continue
+        for kind, units in w.images.items():
+            bucket = out.setdefault(kind, {})
+            for key, image in units.items():
+                if key not in bucket:
+                    bucket[key] = image
+    return out
+
+
+def network_at(now: Network, images: Mapping[str, Mapping[str, Image | None]]) -> Network:
+    """Today's network with the given units set to their images, labelled from scratch."""
+    beliefs: dict[str, Belief] = dict(now.beliefs)
+    for bid, image in images.get("belief", {}).items():
+        if image is None:
+            beliefs.pop(bid, None)
+        else:
+            beliefs[bid] = belief_of(bid, image)
+    nogoods = {n.id: n for n in now.nogoods}
+    for nid, image in images.get("nogood", {}).items():
+        if image is None:
+            nogoods.pop(nid, None)
+        else:
+            nogoods[nid] = nogood_of(nid, image)
+    supersessions = {r.old: r for r in now.supersessions}
+    for old, image in images.get("supersession", {}).items():
+        if image is None:
+            supersessions.pop(old, None)
+        else:
+            supersessions[old] = supersession_of(old, image)
+    sources = {s.path: s for s in now.sources}
+    for path, image in images.get("source", {}).items():
+        if image is None:
+            sources.pop(path, None)
+        else:
+            sources[path] = source_of(path, image)
+    meta, repos = dict(now.meta), dict(now.repos)
+    if NETWORK_KEY in images.get("network", {}):
+        meta, repos = network_info_of(images["network"][NETWORK_KEY])
+    labels = labels_from_scratch(beliefs)
+    labelled = {bid: dataclasses.replace(b, truth=labels[bid].truth, depth=labels[bid].depth)
+                for bid, b in sorted(beliefs.items())}
+    return Network(labelled, [nogoods[k] for k in sorted(nogoods)], repos, meta,
+                   [supersessions[k] for k in sorted(supersessions)],
+                   [sources[k] for k in sorted(sources)])
+
+
+def status_of(network: Network) -> Status:
+    beliefs = network.beliefs.values()
+    in_ = sum(1 for b in beliefs if b.truth == Truth.IN)
+    undetermined = sorted(b.id for b in beliefs if b.truth == Truth.UNDETERMINED)
+    derived = sum(1 for b in beliefs if not b.is_premise)
+    open_challenges = {b.id for b in beliefs if b.truth == Truth.IN
+                       and b.metadata.get("source_type") == "challenge"}
+    challenged = sum(1 for b in beliefs
+                     if any(o in open_challenges for j in b.justifications for o in j.outlist))
+    return Status(beliefs=len(network.beliefs), in_=in_, out=len(network.beliefs) - in_,
+                  undetermined=len(undetermined), premises=len(network.beliefs) - derived,
+                  derived=derived, nogoods=len(network.nogoods),
+                  max_depth=max((b.depth or 0 for b in beliefs), default=0),
+                  undetermined_ids=tuple(undetermined), challenged=challenged)
+
+
+# --- reads as of a point ---------------------------------------------------------------
+def network_as_of(store: Store, point: str) -> Network:
+    """The whole network as it was at `point` (one read: no writer interleaves)."""
+    def work(tx: Any) -> Network:
+        h = _history(tx)
+        seq = resolve_point(h, point)
+        return network_at(h.read_network(), images_at(h.writes_after(seq), seq))
+
+    return store.read(work)
+
+
+def belief_as_of(store: Store, belief_id: str, point: str) -> tuple[Belief, Network]:
+    check_id(belief_id)
+    network = network_as_of(store, point)
+    found = network.beliefs.get(belief_id)
+    if found is None:
+        raise NotFound("belief", f"{belief_id}' at point '{point}")
+    return found, network
+
+
+def status_as_of(store: Store, point: str) -> Status:
+    return status_of(network_as_of(store, point))
+
+
+# --- diff between two points -----------------------------------------------------------
+@dataclass(frozen=True)
+class BeliefDiff:
+    """How one belief differs between two points; `why`: the last change in between that
+    moved its label (relabelled) or changed its definition."""
+
+    id: str
+    what: tuple[str, ...]  # added, removed, reworded, re-justified, pinned, unpinned,
+    # metadata, relabelled
+    then: str | None  # truth then (None: absent)
+    now: str | None
+    why: int | None
+    text_then: str | None = None
+    text_now: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "what": list(self.what), "then": self.then, "now": self.now,
+                "why": self.why, "text_then": self.text_then, "text_now": self.text_now}
+
+
+@dataclass(frozen=True)
+class Diff:
+    start: int
+    end: int
+    beliefs: list[BeliefDiff] = field(default_factory=list)
+    nogoods_added: list[str] = field(default_factory=list)
+    nogoods_removed: list[str] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)  # supersessions, sources, meta changed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"from": self.start, "to": self.end,
+                "beliefs": [b.as_dict() for b in self.beliefs],
+                "nogoods_added": self.nogoods_added, "nogoods_removed": self.nogoods_removed,
+                "other": self.other}
+
+
+def diff_points(store: Store, first: str, second: str | None = None) -> Diff:
+    """What differs between two points (the second defaults to now), from the entries in
+    between: definitions compared image to image, labels by the moves the log recorded."""
+    def work(tx: Any) -> Diff:
+        h = _history(tx)
+        a = resolve_point(h, first)
+        b = resolve_point(h, second) if second is not None else h.last_seq()
+        if b < a:
+            a, b = b, a
+        writes = h.writes_after(a)
+        return diff_of(writes, a, b, lambda kind, keys: h.current_images(kind, keys))
+
+    return store.read(work)
+
+
+def diff_of(writes: Sequence[LoggedWrite], a: int, b: int, current) -> Diff:
+    """The diff between points a <= b, given the writes after a (pure but for `current`,
+    which reads today's images of the units no write after b touched)."""
+    between = [w for w in writes if a < w.seq <= b]
+    then = images_at(between, a)
+    later = images_at([w for w in writes if w.seq > b], b)
+    now: dict[str, dict[str, Image | None]] = {}
+    for kind, units in then.items():
+        have = {k: later[kind][k] for k in units if k in later.get(kind, {})}
+        missing = sorted(k for k in units if k not in have)
+        if missing:
+            have.update(current(kind, missing))
+        now[kind] = have
+    why_defined: dict[str, int] = {}
+    for w in between:
+        for bid in (w.images or {}).get("belief", {}):
+            why_defined[bid] = w.seq
+    moves: dict[str, list[tuple[int, bool]]] = {}
+    for w in between:
+        for bid in w.went_in:
+            moves.setdefault(bid, []).append((w.seq, True))
+        for bid in w.went_out:
+            moves.setdefault(bid, []).append((w.seq, False))
+    rows: list[BeliefDiff] = []
+    beliefs_then, beliefs_now = then.get("belief", {}), now.get("belief", {})
+    for bid in sorted(set(beliefs_then) | set(moves)):
+        was, is_ = beliefs_then.get(bid, "?"), beliefs_now.get(bid, "?")
+        what: list[str] = []
+        if was != "?" and is_ != "?":
+            if was is None and is_ is not None:
+                what.append("added")
+            elif was is not None and is_ is None:
+                what.append("removed")
+            elif was is not None and is_ is not None:
+                what.extend(_definition_changes(cast(Image, was), cast(Image, is_)))
+        seen = moves.get(bid, [])
+        truth_then = truth_now = None
+        why = why_defined.get(bid) if what else None
+        if seen:
+            in_then, in_now = not seen[0][1], seen[-1][1]
+            if in_then != in_now and "added" not in what and "removed" not in what:
+                what.append("relabelled")
+                why = seen[-1][0]
+            truth_then = "IN" if in_then else "OUT"
+            truth_now = "IN" if in_now else "OUT"
+        if not what:
+            continue
+        if was is None:
+            truth_then = None
+        if is_ is None:
+            truth_now = None
+        rows.append(BeliefDiff(bid, tuple(what), truth_then, truth_now, why,
+                               text_of(was) if isinstance(was, Mapping) else None,
+                               text_of(is_) if isinstance(is_, Mapping) else None))
+    nogoods_then, nogoods_now = then.get("nogood", {}), now.get("nogood", {})
+    other = [f"{kind} {key}" for kind in ("supersession", "source", "network", "namespace")
+             for key, image in sorted(then.get(kind, {}).items())
+             if image != now.get(kind, {}).get(key)]
+    return Diff(a, b, rows,
+                sorted(k for k, v in nogoods_then.items() if v is None and nogoods_now.get(k)),
+                sorted(k for k, v in nogoods_then.items() if v and nogoods_now.get(k) is None),
+                other)
+
+
+def _definition_changes(was: Image, is_: Image) -> list[str]:
+    out = []
+    if text_of(was) != text_of(is_):
+        out.append("reworded")
+    if justifications_of(was) != justifications_of(is_):
+        out.append("re-justified")
+    pins_then, pins_now = pins_of(was), pins_of(is_)
+    if pins_then != pins_now:
+        out.append("pinned" if pins_now[0] or pins_now[1] else "unpinned")
+    if (was.get("props") or {}).get("metadata") != (is_.get("props") or {}).get("metadata"):
+        out.append("metadata")
+    if not out and was != is_:
+        out.append("redefined")
+    return out
+
+
+# --- rollback, revert --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Restored:
+    """What a rollback or revert set back (or would: a what-if)."""
+
+    to: int  # the point restored (a revert: the change reverted)
+    units: dict[str, list[str]]  # kind -> keys restored
+    change: Change
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"to": self.to, "restored": {k: v for k, v in self.units.items() if v},
+                **self.change.as_dict()}
+
+
+def _restore(tx: Any, images: Mapping[str, Mapping[str, Image | None]]) -> tuple[
+        dict[str, list[str]], Change]:
+    h = _history(tx)
+    differing: dict[str, dict[str, Image | None]] = {}
+    for kind, units in images.items():
+        keys = sorted(units)
+        now = h.current_images(kind, keys) if keys else {}
+        changed = {k: units[k] for k in keys if now.get(k) != units[k]}
+        if changed:
+            differing[kind] = changed
+    seeds = h.restore_images(differing)
+    change = h.relabel(seeds) if seeds else Change()
+    return {k: sorted(v) for k, v in differing.items()}, change
+
+
+def rollback(store: Store, point: str, reason: str = "", *, dry_run: bool = False
+             ) -> Restored:
+    """ONE write setting every definition back to what it was at `point`, with propagation;
+    its own entry keeps the before-images, so rolling it back restores the present."""
+    def work(tx: Any) -> Restored:
+        h = _history(tx)
+        seq = resolve_point(h, point)
+        units, change = _restore(tx, images_at(h.writes_after(seq), seq))
+        return Restored(seq, units, change)
+
+    if dry_run:
+        return store.dry_run(work)
+    return store.write(work, ChangeEntry("rollback", {"to": point}, reason))
+
+
+def revert(store: Store, seq: int, reason: str = "", *, dry_run: bool = False) -> Restored:
+    """Invert change `seq` alone: refused (naming them) when later changes touched the same
+    definitions."""
+    if seq < 1:
+        raise InvalidInput("revert takes the seq of a change (1 or more)", field="seq",
+                           value=seq)
+
+    def work(tx: Any) -> Restored:
+        h = _history(tx)
+        if seq > h.last_seq():
+            raise InvalidInput(f"no change has seq {seq}", field="seq", value=seq)
+        writes = h.writes_after(seq - 1)
+        target = writes[0] if writes and writes[0].seq == seq else None
+        if target is None or target.images is None or seq <= h.history_start():
+            raise InvalidInput(f"change {seq} kept no before-images (history begins at seq "
+                               f"{h.history_start()})", field="seq", value=seq)
+        mine = {(k, key) for k, units in target.images.items() for key in units}
+        later = [w.seq for w in writes[1:]
+                 if w.images and any((k, key) in mine for k, units in w.images.items()
+                                     for key in units)]
+        if later:
+            raise RevertConflict(
+                f"change {seq} cannot be reverted alone: later changes touched the same "
+                f"definitions: {', '.join(map(str, later[:10]))}"
+                f"{' and more' if len(later) > 10 else ''}; `rollback --to {seq - 1}` undoes"
+                " them all", seq=seq, later=later)
+        units, change = _restore(tx, target.images)
+        return Restored(seq, units, change)
+
+    if dry_run:
+        return store.dry_run(work)
+    return store.write(work, ChangeEntry("revert", {"seq": seq}, reason))
+
+
+# --- releases --------------------------------------------------------------------------
+def check_release_name(name: str) -> str:
+    if not isinstance(name, str) or not RELEASE_RE.fullmatch(name):
+        raise InvalidInput(f"invalid release name {name!r}: 1-100 characters of [a-z0-9._-],"
+                           " starting with a letter", field="release", value=name)
+    return name
+
+
+def make_release(store: Store, name: str, at: str | None = None, note: str = "",
+                 now: str = "") -> Release:
+    """Name a point (default: the last change before this one)."""
+    check_release_name(name)
+
+    def work(tx: Any) -> Release:
+        h = _history(tx)
+        if h.release(name) is not None:
+            raise InvalidInput(f"release name {name!r} is taken", field="release", value=name)
+        seq = resolve_point(h, at) if at is not None else h.last_seq()
+        release = Release(name, seq, now, note, getattr(tx, "actor", lambda: "")())
+        h.create_release(release)
+        return release
+
+    return store.write(work, ChangeEntry("release", {"name": name, "at": at}, note))
+
+
+def releases(store: Store) -> list[Release]:
+    return store.read(lambda tx: _history(tx).releases())
+
+
+def find_release(store: Store, name: str) -> Release:
+    check_release_name(name)
+    found = store.read(lambda tx: _history(tx).release(name))
+    if found is None:
+        raise InvalidInput(f"no release named {name!r} (`releases` lists them)",
+                           field="release", value=name)
+    return found
