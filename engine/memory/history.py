@@ -96,6 +96,8 @@ class HistoryTx(Protocol):
 
     def relabel(self, seeds: Iterable[str]) -> Change: ...
 
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]: ...
+
     def release(self, name: str) -> Release | None: ...
 
     def releases(self) -> list[Release]: ...
@@ -292,9 +294,22 @@ def diff_points(store: Store, first: str, second: str | None = None) -> Diff:
         if b < a:
             a, b = b, a
         writes = h.writes_after(a)
-        return diff_of(writes, a, b, lambda kind, keys: h.current_images(kind, keys))
+        found = diff_of(writes, a, b, lambda kind, keys: h.current_images(kind, keys))
+        if b == h.last_seq():  # the labels now of the rows no move in between told
+            unknown = [r.id for r in found.beliefs if r.now is None and "removed" not in r.what]
+            truths = h.truths(unknown) if unknown else {}
+            found.beliefs[:] = [_with_truth_now(r, truths.get(r.id)) for r in found.beliefs]
+        return found
 
     return store.read(work)
+
+
+def _with_truth_now(row: BeliefDiff, truth: Truth | None) -> BeliefDiff:
+    if truth is None or row.now is not None:
+        return row
+    now = "IN" if truth == Truth.IN else "OUT"
+    then = row.then if row.then is not None or "added" in row.what else now
+    return dataclasses.replace(row, now=now, then=then)
 
 
 def diff_of(writes: Sequence[LoggedWrite], a: int, b: int, current) -> Diff:
