@@ -84,34 +84,45 @@ class AgentTools:
         self._embedder_lock = threading.Lock()
 
     # --- reading ---------------------------------------------------------------------
-    def status(self) -> dict[str, Any]:
+    def _at(self, as_of: str) -> Store:
+        """The store, or the store as of a point (a seq, an ISO time, a release name)."""
+        if not as_of:
+            return self._store
+        from engine.memory.as_of import AsOfStore
+
+        return AsOfStore(self._store, as_of)
+
+    def status(self, as_of: str = "") -> dict[str, Any]:
         """Counts of the network: beliefs, IN, OUT, undetermined, premises, derived, nogoods,
         max depth, and the ids of undetermined beliefs. Call it first to see how big the
-        network is and whether anything is undetermined. Example: status()."""
-        s = tms.status(self._store)
+        network is and whether anything is undetermined. as_of (here and in show, explain,
+        trace, list_beliefs): a seq, an ISO time or a release name, to read the memory as it
+        was then. Example: status()."""
+        s = tms.status(self._at(as_of))
         return {**s.as_dict(), "undetermined_ids": list(s.undetermined_ids)}
 
-    def show(self, id: str) -> dict[str, Any]:
+    def show(self, id: str, as_of: str = "") -> dict[str, Any]:
         """One belief in full: text, truth (IN/OUT/UNDETERMINED), depth, whether retracted or
         asserted, source, metadata, its justifications (antecedents that must be IN, outlist
         that must be OUT) and the ids of beliefs that name it (dependents). Use it before
         changing a belief. Example: show(id="auth-uses-jwt")."""
-        return results.belief_record(*tms.show(self._store, id))
+        return results.belief_record(*tms.show(self._at(as_of), id))
 
-    def explain(self, id: str) -> dict[str, Any]:
+    def explain(self, id: str, as_of: str = "") -> dict[str, Any]:
         """Why a belief is IN (the justification that holds, down to premises) or OUT (what
         fails in each justification). Use it to answer "why do we believe X?" or "why not?".
         Example: explain(id="auth-bottleneck")."""
-        return explaining.explain(self._store, id).as_dict()
+        return explaining.explain(self._at(as_of), id).as_dict()
 
-    def trace(self, id: str) -> dict[str, Any]:
+    def trace(self, id: str, as_of: str = "") -> dict[str, Any]:
         """The premises, user-asserted beliefs and not-yet-added ids a belief ultimately rests
         on, each with its truth. Use it to find which observations a conclusion depends on.
         Example: trace(id="auth-bottleneck")."""
-        return {"id": id, "rests_on": [e.__dict__ for e in explaining.trace(self._store, id)]}
+        return {"id": id, "rests_on": [e.__dict__ for e in
+                                       explaining.trace(self._at(as_of), id)]}
 
     def list_beliefs(self, truth: str = "any", kind: str = "any",
-                     limit: int = LIST_LIMIT) -> dict[str, Any]:
+                     limit: int = LIST_LIMIT, as_of: str = "") -> dict[str, Any]:
         """Beliefs in id order, without justifications. truth: "any", "in" or "out" (OUT
         includes undetermined); kind: "any", "premises" or "derived"; at most `limit` rows
         (`total` says how many matched). Prefer search() to find beliefs by topic.
@@ -127,7 +138,7 @@ class AgentTools:
         if limit < 1:
             raise InvalidInput(f"limit takes a positive number, not {limit}", field="limit",
                                value=limit)
-        beliefs = tms.list_beliefs(self._store, BeliefFilter(truths[truth], kinds[kind]))
+        beliefs = tms.list_beliefs(self._at(as_of), BeliefFilter(truths[truth], kinds[kind]))
         return {"beliefs": [results.belief_row(b) for b in beliefs[:limit]],
                 "total": len(beliefs), "truncated": len(beliefs) > limit}
 
@@ -343,6 +354,10 @@ class AgentTools:
         return editing.set_metadata(self._store, id, key, value).as_dict()
 
     # --- resources ---------------------------------------------------------------------
+    def belief_resource(self, id: str) -> str:
+        """eem://belief/{id}: the belief as `show` gives it (JSON)."""
+        return json.dumps(self.show(id), indent=2, ensure_ascii=False)
+
     def status_resource(self) -> str:
         return json.dumps(self.status(), indent=2)
 

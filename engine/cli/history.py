@@ -4,7 +4,7 @@ read commands. A thin skin over engine/memory/history.py, like engine/cli/memory
 from __future__ import annotations
 
 import argparse
-import sys
+import json
 import time
 from collections.abc import Callable
 from typing import Any
@@ -146,37 +146,25 @@ def follow(store: Any, args: argparse.Namespace, row: Callable[[LogEntry], tuple
     """Print each entry as it commits, from any writer, until interrupted (`rounds`: how many
     looks, for tests). Only entries touching one of `--id` when given."""
     wanted = set(args.id or ())
-    last = store.read(lambda tx: tx.last_seq())
+    last = history.last_seq(store)
     looked = 0
     try:
         while rounds is None or looked < rounds:
             looked += 1
-            entries = changelog.changes_since(store, last)
-            images = {w.seq: w for w in store.read(lambda tx: tx.writes_after(last))
-                      } if wanted and entries else {}
-            for e in entries:
+            found = history.changes_after(store, last)
+            for e, touched in found:
                 last = e.seq
-                if wanted and not wanted & _touched(e, images.get(e.seq)):
+                if wanted and not wanted & touched:
                     continue
                 if args.json:
-                    print_json(e.as_dict())
+                    print(json.dumps(e.as_dict(), ensure_ascii=False), flush=True)
                 else:
-                    print("  ".join(str(x) for x in row(e)))
-                sys.stdout.flush()
-            if not entries:
+                    print("  ".join(str(x) for x in row(e)), flush=True)
+            if not found:
                 time.sleep(interval)
     except KeyboardInterrupt:
         return 0
     return 0
-
-
-def _touched(e: LogEntry, write: history.LoggedWrite | None) -> set[str]:
-    """The beliefs an entry touched: its cascade's lists and the definitions it changed."""
-    ids = {i for ids in (e.went_in, e.went_out, e.retracted_by_nogood, e.created, e.defined,
-                         e.removed) for i in ids}
-    if write is not None and write.images:
-        ids.update(write.images.get("belief", {}))
-    return ids
 
 
 def entries_for(store: Any, query: LogQuery, ids: list[str]) -> list[LogEntry]:

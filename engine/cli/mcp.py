@@ -22,13 +22,16 @@ This module is the only one that imports the `mcp` SDK (the `mcp` extra).
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import functools
 import json
 import logging
 import os
 import secrets
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +53,8 @@ from engine.agents.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
 from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.cli.support import LazyStore
 from engine.errors import EngineError, StoreError
+from engine.memory import history
+from engine.memory.as_of import AsOfStore
 from engine.memory.changelog import CALLER, ActingStore
 
 PROG = "python -m engine.mcp"
@@ -58,6 +63,8 @@ TOKEN_FILE = "mcp-token"
 ACCESS_KEY = "eem.access"  # where RequireBearer leaves the client's Access in the ASGI scope
 NO_ACCESS = Access("", "none")  # an HTTP message that came past no token check: nothing
 HOST = "127.0.0.1"
+BELIEF_URI = "eem://belief/{id}"
+WATCH_SECONDS = 0.25  # how often the server looks at the change log for its subscribers
 # How long a transaction retries a lost connection: long enough to ride out a blip or a
 # deadlock between concurrent writers, short enough that a call answers soon while Neo4j is
 # down (the driver reconnects by itself on the next call once it is back).
@@ -202,15 +209,79 @@ def _context_type() -> Any:
     return Context
 
 
+class BeliefWatch:
+    """Pushes changes to subscribers: a thread looks at the change log every WATCH_SECONDS
+    and publishes the protocol's resource-updated event for eem://belief/{id} of every
+    belief a new entry touched (its label, text or justifications), whoever wrote it. The
+    events go to the server's subscription bus on its event loop."""
+
+    def __init__(self, store: Any, bus: Any, event: Callable[[str], Any],
+                 interval: float = WATCH_SECONDS) -> None:
+        self._store = store
+        self._bus = bus
+        self._event = event
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._guard = threading.Lock()
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._guard:  # once per process (an HTTP server runs a lifespan per session)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, args=(loop,),
+                                                name="eem-belief-watch", daemon=True)
+                self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self, loop: asyncio.AbstractEventLoop) -> None:
+        last: int | None = None
+        while not self._stop.is_set():
+            try:
+                if last is None:
+                    last = history.last_seq(self._store)
+                found = history.changes_after(self._store, last)
+            except Exception:  # Neo4j away: look again later, the log keeps what happened
+                self._stop.wait(self._interval)
+                continue
+            for entry, touched in found:
+                last = entry.seq
+                for bid in sorted(touched):
+                    uri = BELIEF_URI.format(id=bid)
+                    try:
+                        asyncio.run_coroutine_threadsafe(self._bus.publish(self._event(uri)),
+                                                         loop)
+                    except RuntimeError:  # the loop closed: the server is stopping
+                        return
+            if not found:
+                self._stop.wait(self._interval)
+
+
 def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = "",
                  base_actor: str = "mcp", reading: ReadingTools | None = None,
                  with_ask: bool = False, proposals: ProposalTools | None = None,
-                 default_access: Access = Access("", WRITE)):
+                 default_access: Access = Access("", WRITE), watch_store: Any = None):
     """`default_access`: the client's when a message came without an HTTP request (stdio);
-    over HTTP each message carries the Access of its token (RequireBearer)."""
+    over HTTP each message carries the Access of its token (RequireBearer). `watch_store`:
+    the store whose change log the belief resources' subscribers follow (None: no watch)."""
     MCPServer, types = _sdk()
+    from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+
+    bus = InMemorySubscriptionBus()
+    watch = (BeliefWatch(watch_store, bus, lambda u: ResourceUpdated(uri=u))
+             if watch_store is not None else None)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+        if watch is not None:
+            watch.start(asyncio.get_running_loop())
+        yield {}
+
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING",
-                       middleware=[tool_listing_filter(default_access)])
+                       middleware=[tool_listing_filter(default_access)], subscriptions=bus,
+                       lifespan=lifespan)
+    server.belief_watch = watch
     context_type = _context_type()
 
     def wrap(name: str, method: Callable[..., dict[str, Any]]) -> Any:
@@ -243,6 +314,12 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
                                  "query tool.")
     def query_pack() -> str:
         return json.dumps(pack_resource(pack_entries), indent=2)
+
+    @server.resource(BELIEF_URI, name="belief", mime_type="application/json",
+                     description="One belief as show gives it. Subscribe (subscriptions/"
+                                 "listen) to be told when a change touches it, by anyone.")
+    def belief(id: str) -> str:
+        return tools.belief_resource(id)
 
     @server.resource("eem://status", name="status", mime_type="application/json",
                      description="The network's counts, as the status tool returns them.")
@@ -331,6 +408,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--visible-to", metavar="TAGS",
                         help="the stdio client sees only beliefs whose access tags are all "
                              "among these (comma-separated; over HTTP, per token)")
+    parser.add_argument("--release", metavar="NAME",
+                        help="serve every read as of this release (`eem releases`) and "
+                             "refuse every write: a stable view for production agents")
     parser.add_argument("--report-dir", default="reports", metavar="DIR",
                         help="where the stages write their reports (default reports/)")
     parser.add_argument("--model", metavar="SPEC",
@@ -340,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
+def make_reading(store: Any, args: argparse.Namespace) -> ReadingTools:
     """The reading tools; with --model, ask through the CLI's own back-end (checked now)."""
     if not args.model:
         return ReadingTools(ActingStore(VisibleStore(store)))
@@ -362,7 +442,7 @@ def make_reading(store: LazyStore, args: argparse.Namespace) -> ReadingTools:
     return ReadingTools(ActingStore(VisibleStore(store)), ask=answer)
 
 
-def make_tools(store: LazyStore, report_dir: Path) -> tuple[AgentTools, list[PackEntry]]:
+def make_tools(store: Any, report_dir: Path) -> tuple[AgentTools, list[PackEntry]]:
     from adapters.cypher_files import cypher
     from adapters.query_pack import load_pack
 
@@ -403,16 +483,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
     store = LazyStore(retry_seconds=RETRY_SECONDS, actor=mcp_actor(os.environ, args.http))
     try:
-        tools, entries = make_tools(store, Path(args.report_dir))
+        served = released(store, args.release) if args.release else store
+        tools, entries = make_tools(served, Path(args.report_dir))
         from adapters.neo4j.connection import DEFAULT_URI
         from engine.cli.sources import source_files
 
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
                               base_actor=mcp_actor(os.environ, args.http),
-                              reading=make_reading(store, args), with_ask=bool(args.model),
-                              proposals=ProposalTools(ActingStore(store),
+                              reading=make_reading(served, args), with_ask=bool(args.model),
+                              proposals=ProposalTools(ActingStore(served),
                                                       source_files=source_files(None)),
-                              default_access=Access("", args.role, visible_to))
+                              default_access=Access("", args.role, visible_to),
+                              watch_store=None if args.release else store)
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")
@@ -424,6 +506,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     finally:
         store.close()
+
+
+def released(store: Any, name: str) -> AsOfStore:
+    """The store as of release `name`, rebuilt now (an unknown release is refused before the
+    server starts); every write through it is refused with one line."""
+    found = history.find_release(store, name)
+    served = AsOfStore(store, found.name, what=f"as of release {found.name} (seq {found.seq})")
+    served.view()
+    return served
 
 
 def _serve_http(server: Any, port: int) -> int:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from engine.change_records import ChangeEntry
+from engine.change_records import ChangeEntry, LogEntry, LogQuery
 from engine.errors import EngineError, InvalidInput, NotFound
 from engine.memory.changelog import check_time
 from engine.memory.images import (
@@ -468,6 +468,33 @@ def revert(store: Store, seq: int, reason: str = "", *, dry_run: bool = False) -
     if dry_run:
         return store.dry_run(work)
     return store.write(work, ChangeEntry("revert", {"seq": seq}, reason))
+
+
+# --- changes pushed --------------------------------------------------------------------
+def touched_beliefs(entry: LogEntry, write: LoggedWrite | None) -> set[str]:
+    """The beliefs an entry touched: its cascade's lists and the definitions it changed."""
+    ids = {i for ids in (entry.went_in, entry.went_out, entry.retracted_by_nogood,
+                         entry.created, entry.defined, entry.removed) for i in ids}
+    if write is not None and write.images:
+        ids.update(write.images.get("belief", {}))
+    return ids
+
+
+def changes_after(store: Store, seq: int, limit: int = 1000
+                  ) -> list[tuple[LogEntry, set[str]]]:
+    """The entries after `seq`, oldest first, each with the beliefs it touched (one read)."""
+    def work(tx: Any) -> list[tuple[LogEntry, set[str]]]:
+        entries = tx.change_entries(LogQuery(after=seq, limit=limit, oldest_first=True))
+        if not entries:
+            return []
+        writes = {w.seq: w for w in _history(tx).writes_after(seq) if w.seq <= entries[-1].seq}
+        return [(e, touched_beliefs(e, writes.get(e.seq))) for e in entries]
+
+    return store.read(work)
+
+
+def last_seq(store: Store) -> int:
+    return store.read(lambda tx: _history(tx).last_seq())
 
 
 # --- releases --------------------------------------------------------------------------
