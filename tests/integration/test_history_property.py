@@ -23,7 +23,7 @@ IDS = [f"b{i}" for i in range(8)]
 EXAMPLES = int(os.environ.get("HISTORY_PROPERTY_EXAMPLES", "12"))
 KINDS = ["add", "add", "justify", "retract", "assert", "nogood", "supersede", "reword",
          "supersede_undo", "challenge", "defend", "remove_justification", "convert",
-         "set_metadata", "merge", "merge_undo", "import_agent", "accept", "derive"]
+         "set_metadata", "merge", "merge_undo", "import_agent", "import", "accept", "derive"]
 
 
 def _export(store) -> str:
@@ -81,6 +81,8 @@ def write(draw, existing: list[str], challenges: list[str], merged: list[str], a
                                draw(st.sampled_from(["a", "b", 3]))))
     if kind == "import_agent":
         return (kind, f"agent{agents}", draw(st.lists(st.booleans(), min_size=2, max_size=3)))
+    if kind == "import":
+        return (kind, f"imp{agents}", (target, draw(st.booleans())))
     if kind == "accept":
         verb = draw(st.sampled_from(["retract", "assert", "add-justification"]))
         return (kind, verb, target)
@@ -146,6 +148,15 @@ def _apply(store, op) -> None:
     elif kind == "import_agent":
         network, stored = _agent_network(extra)
         import_agent(store, target, network, stored)
+    elif kind == "import":  # a file joining beliefs already here (created, then propagated)
+        from engine import interchange
+
+        first, second = f"{target}-a", f"{target}-b"
+        beliefs = {first: Belief(first, "Imported premise."),
+                   second: Belief(second, "Imported, from ours.",
+                                  (Justification((first, extra[0])),))}
+        stored = {first: Truth.OUT if extra[1] else Truth.IN, second: Truth.IN}
+        interchange.import_network(store, Network(beliefs, [], {}, {}, [], []), stored)
     elif kind == "accept":
         args = ({"id": extra, "reason": "proposed"} if target == "retract" else
                 {"id": extra} if target == "assert" else
@@ -198,7 +209,7 @@ def test_as_of_and_rollback_give_back_the_export_taken_then(store, data):
             event(f"refused {op[0]}")
             continue
         event(f"applied {op[0]}")
-        agents += op[0] == "import_agent"
+        agents += op[0] in ("import_agent", "import")
         taken[_last_seq(store)] = _export(store)
         existing, challenges, merged = _kept_going(store)
     assert tms.verify(store) == []
