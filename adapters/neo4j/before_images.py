@@ -162,13 +162,8 @@ def _plain(image: Any) -> Any:
     return image
 
 
-def _network(image: Any) -> dict[str, Any]:
-    meta, repos = image
-    return {"meta": meta, "repos": repos}
-
-
 _IMAGE_OF = {"belief": _belief, "nogood": _plain, "supersession": _plain, "source": _plain,
-             "namespace": _plain, "network": _network}
+             "namespace": _plain, "network": _plain}
 
 
 def images_json(images: Mapping[str, Mapping[str, Any]]) -> str:

@@ -110,8 +110,7 @@ class HistoryTxPart(TxBase):
                               members=list(image.get("members") or ()))
         if NETWORK_KEY in images.get("network", {}):
             image = images["network"][NETWORK_KEY]
-            self._run("history_put_network", present=image is not None,
-                      meta=(image or {}).get("meta"), repos=(image or {}).get("repos"))
+            self._run("history_put_network", props=dict(image) if image else None)
         rows = [{"name": k, "props": dict(v) if v else None}
                 for k, v in sorted(images.get("namespace", {}).items())]
         if rows:

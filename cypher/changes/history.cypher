@@ -136,11 +136,11 @@ MATCH (s:Source {path: path})
 DETACH DELETE s
 
 // name: history_put_network
-// Sets the NetworkInfo node's meta and repos (deletes it when $present is false); returns nothing.
+// Sets the NetworkInfo node's properties to $props (deletes it when $props is null); returns nothing.
 // defines: network
 MERGE (n:NetworkInfo {key: 'network'})
-SET n.meta = $meta, n.repos = $repos
-WITH n WHERE NOT $present
+SET n = coalesce($props, {key: 'network'})
+WITH n WHERE $props IS NULL
 DELETE n
 
 // name: history_put_namespaces

@@ -32,10 +32,10 @@ MATCH (s:Source {path: key})
 RETURN collect([key, properties(s)]) AS images
 
 // name: images_network
-// One record, `images`: [key, [meta, repos]] of the NetworkInfo node when it exists.
+// One record, `images`: [key, properties] of the NetworkInfo node (meta, repos, root) when it exists.
 UNWIND $keys AS key
 MATCH (n:NetworkInfo {key: key})
-RETURN collect([key, [n.meta, n.repos]]) AS images
+RETURN collect([key, properties(n)]) AS images
 
 // name: images_namespace
 // One record, `images`: [name, properties] of each Namespace of $keys that exists.

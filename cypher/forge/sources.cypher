@@ -53,6 +53,7 @@ RETURN collect(b.id) AS ids
 
 // name: sources_set_hashes
 // Sets source_hash and updated_at of each of $rows ({id, hash}) at $at; returns `found`.
+// defines: belief $rows.id
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 SET b.source_hash = row.hash, b.updated_at = $at
@@ -65,6 +66,7 @@ RETURN n.root AS root
 
 // name: save_project_root
 // Records $root as the memory's root folder; returns nothing.
+// defines: network
 MERGE (n:NetworkInfo {key: 'network'})
 SET n.root = $root
 

@@ -9,7 +9,8 @@ change log keeps (JSON in each entry's `before`, kind -> key -> image; null: abs
     nogood        {"members": [ids], "discovered", "resolution"}
     supersession  {"new": id, "props": {the SUPERSEDED_BY link's properties}}  (key: old id)
     source        {the Source node's properties}                            (key: path)
-    network       {"meta": JSON text, "repos": JSON text}                   (key: "network")
+    network       {the NetworkInfo node's properties: meta and repos (JSON text), root}
+                                                                            (key: "network")
     namespace     {the Namespace node's properties}                         (key: name)
 
 Labels are not kept: they are a function of the definitions (engine/tms/labelling.py).

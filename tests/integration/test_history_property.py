@@ -23,7 +23,8 @@ IDS = [f"b{i}" for i in range(8)]
 EXAMPLES = int(os.environ.get("HISTORY_PROPERTY_EXAMPLES", "12"))
 KINDS = ["add", "add", "justify", "retract", "assert", "nogood", "supersede", "reword",
          "supersede_undo", "challenge", "defend", "remove_justification", "convert",
-         "set_metadata", "merge", "merge_undo", "import_agent", "import", "accept", "derive"]
+         "set_metadata", "merge", "merge_undo", "import_agent", "import", "accept", "derive", "defeat",
+         "mark_duplicate"]
 
 
 def _export(store) -> str:
@@ -74,8 +75,10 @@ def write(draw, existing: list[str], challenges: list[str], merged: list[str], a
                                                                            None)
     if kind == "challenge":
         return (kind, target, draw(st.sampled_from([None, 1])))
-    if kind == "remove_justification":
+    if kind in ("remove_justification", "defeat"):
         return (kind, target, draw(st.integers(1, 2)))
+    if kind == "mark_duplicate":
+        return (kind, target, other)
     if kind == "set_metadata":
         return (kind, target, (draw(st.sampled_from(["topic", "owner"])),
                                draw(st.sampled_from(["a", "b", 3]))))
@@ -133,6 +136,14 @@ def _apply(store, op) -> None:
         dialectic.defend(store, target, "answer")
     elif kind == "remove_justification":
         editing.remove_justification(store, target, extra)
+    elif kind == "defeat":
+        from engine.memory import defeat
+
+        defeat.defeat(store, target, extra, "over-generalizes", "too broad")
+    elif kind == "mark_duplicate":
+        from engine.memory import duplicates
+
+        duplicates.mark_duplicate(store, target, extra)
     elif kind == "convert":
         editing.convert_to_premise(store, target)
     elif kind == "set_metadata":
