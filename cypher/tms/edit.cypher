@@ -89,6 +89,7 @@ RETURN b.id AS id
 
 // name: set_fields
 // Sets the given fields of a belief ($fields: a map of text, source, source_url, source_hash, date) and stamps updated_at; returns its id.
+// defines: belief $id
 MATCH (b:Belief {id: $id})
 SET b += $fields, b.updated_at = $at
 RETURN b.id AS id
