@@ -39,6 +39,8 @@ def cmd_diff(store: Any, args: argparse.Namespace) -> int:
     if args.since is not None:
         if points:
             raise InvalidInput("give POINT [POINT] or --since, not both", field="since")
+        if args.markdown:
+            raise InvalidInput("--markdown goes with POINT [POINT]", field="markdown")
         rows = changelog.diff(store, args.since)
         print_listing(rows, as_json=args.json, empty=f"nothing differs since {args.since}",
                       row=lambda r: (r.id, r.then.value if r.then else "-",
@@ -53,6 +55,9 @@ def cmd_diff(store: Any, args: argparse.Namespace) -> int:
     if args.json:
         print_json(d.as_dict())
         return 0
+    if args.markdown:
+        print(diff_markdown(d), end="")
+        return 0
     print_listing(d.beliefs, as_json=False,
                   empty=f"no belief differs between seq {d.start} and seq {d.end}",
                   row=lambda r: (r.id, ", ".join(r.what), r.then or "-", r.now or "-",
@@ -66,12 +71,50 @@ def cmd_diff(store: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+SECTIONS = (("added", "Added"), ("removed", "Removed"), ("reworded", "Reworded"),
+            ("re-justified", "Re-justified"), ("pinned", "Retracted or asserted"),
+            ("unpinned", "Restored"), ("metadata", "Metadata changed"),
+            ("relabelled", "Labels changed"), ("updated", "Touched (timestamps only)"),
+            ("redefined", "Otherwise redefined"))
+
+
+def diff_markdown(d: history.Diff) -> str:
+    """The diff in the markdown registry's words: a section per kind of change, each belief
+    as the registry names it (`id`, its label, its text)."""
+    lines = [f"## Changes from seq {d.start} to seq {d.end}", ""]
+    for what, title in SECTIONS:
+        rows = [r for r in d.beliefs if what in r.what]
+        if not rows:
+            continue
+        lines += [f"### {title}", ""]
+        for r in rows:
+            if what == "reworded":
+                lines.append(f"- `{r.id}`: \"{r.text_then}\" -> \"{r.text_now}\"")
+            elif what == "relabelled":
+                lines.append(f"- `{r.id}`: {r.then} -> {r.now} (change {r.why})")
+            elif what == "removed":
+                lines.append(f"- `{r.id}` (was {r.then or 'OUT'}): {r.text_then or ''}")
+            else:
+                lines.append(f"- `{r.id}` ({r.now or '-'}): {r.text_now or ''}")
+        lines.append("")
+    for title, ids in (("Nogoods added", d.nogoods_added), ("Nogoods removed", d.nogoods_removed),
+                       ("Also changed", d.other)):
+        if ids:
+            lines += [f"### {title}", "", *(f"- `{i}`" for i in ids), ""]
+    if len(lines) == 2:
+        lines += ["Nothing differs.", ""]
+    return "\n".join(lines)
+
+
 def diff_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("points", nargs="*", metavar="POINT",
                    help=f"from POINT to the second POINT (default now): {POINT_HELP}")
     p.add_argument("--since", metavar="TIME|SEQ",
                    help="the older diff: beliefs whose label, text or justifications differ "
                         "since then (an ISO time, or a seq)")
+    p.add_argument("--markdown", action="store_true",
+                   help="the same facts in the markdown registry's words (a section a "
+                        "registry's changelog can take)")
 
 
 # --- releases ----------------------------------------------------------------------------

@@ -91,3 +91,16 @@ def test_a_change_undone_in_between_leaves_no_row():
               LoggedWrite(3, "", "assert", "", {"belief": {"a": image("A", retracted=True)}})]
     d = history.diff_of(undone, 1, 3, lambda kind, keys: {"a": image("A")})
     assert d.beliefs == []
+
+
+def test_the_markdown_diff_says_the_same_facts_in_the_registry_words():
+    from engine.cli.history import diff_markdown
+
+    now = {"a": image("A2", retracted=True), "b": image("B", sl(0, "a"))}
+    d = history.diff_of(WRITES, 1, 4, lambda kind, keys: {k: now[k] for k in keys})
+    text = diff_markdown(d)
+    assert text.startswith("## Changes from seq 1 to seq 4\n")
+    assert "### Added\n\n- `b` (OUT): B\n" in text
+    assert '### Reworded\n\n- `a`: "A" -> "A2"\n' in text
+    assert "### Labels changed\n\n- `a`: IN -> OUT (change 3)\n" in text
+    assert "Nothing differs." in diff_markdown(history.Diff(4, 4))
