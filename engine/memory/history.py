@@ -201,8 +201,12 @@ def network_at(now: Network, images: Mapping[str, Mapping[str, Image | None]]) -
     if NETWORK_KEY in images.get("network", {}):
         meta, repos = network_info_of(images["network"][NETWORK_KEY])
     labels = labels_from_scratch(beliefs)
-    labelled = {bid: dataclasses.replace(b, truth=labels[bid].truth, depth=labels[bid].depth)
-                for bid, b in sorted(beliefs.items())}
+    labelled = {}
+    for bid in sorted(beliefs):
+        b, label = beliefs[bid], labels[bid]
+        # most beliefs are labelled then as now: a copy only for those that are not
+        labelled[bid] = b if (b.truth is label.truth and b.depth == label.depth) else (
+            dataclasses.replace(b, truth=label.truth, depth=label.depth))
     return Network(labelled, [nogoods[k] for k in sorted(nogoods)], repos, meta,
                    [supersessions[k] for k in sorted(supersessions)],
                    [sources[k] for k in sorted(sources)])
