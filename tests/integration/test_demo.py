@@ -56,30 +56,43 @@ def labelled(output: str, section: str, verb: str) -> set[str]:
     return {m.group(1) for m in re.finditer(rf"(?m)^{verb}\s+(\S+)$", after)}
 
 
-def test_make_demo_shows_the_cascade_and_leaves_the_example_whole(demo_env):
+def test_make_demo_shows_what_the_engine_is_for_and_applies_nothing_the_model_wrote(demo_env):
+    example = json.loads((ROOT / "scripts" / "example-network.json").read_text())["nodes"]
     output = run_demo(demo_env)
-    retract = re.search(r"\$ python -m engine retract (\S+)", output)
+    retract = re.search(r"\$ eem retract (\S+)", output)
     assert retract, output
     premise = retract.group(1)
-    went_out = labelled(output, f"$ python -m engine retract {premise}", "OUT")
-    came_back = labelled(output, f"$ python -m engine assert {premise}", "IN")
+    went_out = labelled(output, f"$ eem retract {premise}", "OUT")
+    came_back = labelled(output, f"$ eem assert {premise}", "IN")
     assert premise in went_out and len(went_out) >= 3
     assert came_back == went_out
-    assert "$ python -m engine explain " in output and "is OUT" in output
-    assert "applying them needs a model that can judge" in output
+    assert "$ eem explain " in output and "is OUT" in output
+    assert "$ eem what-if retract bug-jwks-timeout-open" in output
+    assert "IN  auth-ready-for-peak-traffic" in output.split("$ eem what-if", 1)[1]
+    supersede = output.split("$ eem supersede auth-jwks-cache-ttl-5-minutes --text", 1)[1]
+    assert "IN  auth-jwks-cache-ttl-5-minutes-v2" in supersede
+    assert "$ eem supersede --undo auth-jwks-cache-ttl-5-minutes" in output
+    assert "$ eem log --limit 8" in output and "$ eem compact --budget 400" in output
+    assert "# Question: why does request latency spike" in output  # ask --context-only
+    for label in ("derive proposed", "review gave"):
+        assert label in output
+    assert output.count("Worded by SmolLM2-135M") == 2
+    assert (ROOT / "reports" / "demo-derivations.md").exists()
+    assert (ROOT / "reports" / "demo-review.md").exists()
+    assert "The example network is as it began: 28 beliefs" in output
     nodes = network(demo_env)
-    assert_sound(nodes)
+    assert set(nodes) == set(example)  # no belief the model wrote, no -v2 left
+    assert {i: (n["text"], n["truth_value"]) for i, n in nodes.items()} == {
+        i: (n["text"], n["truth_value"]) for i, n in example.items()}
+
+
+def test_make_demo_from_sources_keeps_quoted_premises_and_shows_a_changed_source(demo_env):
     example = json.loads((ROOT / "scripts" / "example-network.json").read_text())["nodes"]
-    own = [i for i, n in example.items() if n.get("truth_value") == "IN"]
-    assert all(nodes[i]["truth_value"] == "IN" for i in own)
-
-
-def test_make_demo_from_sources_shows_a_changed_source_taking_its_premises_down(demo_env):
     output = run_demo(demo_env, "--from-sources")
     edited = re.search(r"\(the demo edits line \d+ of (\S+), which", output)
     assert edited, output
     path = edited.group(1)
-    status = output.split("$ python -m engine.forge status", 2)[1]
+    status = output.split("$ eem forge status", 2)[1]
     assert re.search(rf"changed\s+{re.escape(path)}", status)
     went_out = re.search(r"\nwent OUT \((\d+)\): (.*)", output)
     came_back = re.search(r"\nwent IN \((\d+)\): (.*)", output)
@@ -89,6 +102,13 @@ def test_make_demo_from_sources_shows_a_changed_source_taking_its_premises_down(
     assert output.index("went OUT") < output.index("went IN")
     nodes = network(demo_env)
     assert_sound(nodes)
-    forged = [n for n in nodes.values()
-              if (n.get("metadata") or {}).get("source_type") == "forge"]
-    assert forged and all(n["truth_value"] == "IN" for n in forged)
+    forged = {i: n for i, n in nodes.items()
+              if (n.get("metadata") or {}).get("source_type") == "forge"}
+    assert forged and all(n["truth_value"] == "IN" for n in forged.values())
+    for n in forged.values():  # each premise is the file's own words
+        source = " ".join((ROOT / "scripts" / "example-sources" / n["source"]).read_text(
+            encoding="utf-8").split())
+        assert " ".join(n["text"].split()) in source, n
+    by_hand = set(nodes) - set(forged)
+    assert by_hand <= {i for i, n in example.items() if n.get("justifications")}
+    assert all(nodes[i]["text"] == example[i]["text"] for i in by_hand)
