@@ -1,11 +1,18 @@
-"""Writing a file whole: readers see the old file or the new one, never half of either."""
+"""Writing a file whole: readers see the old file or the new one, never half of either.
+
+The new file gets the mode the file it replaces had; a file that did not exist gets what
+any new file gets, 0666 less the umask (the kernel applies it when the temporary file is
+created, so no thread ever has to change the process's umask to read it)."""
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
+
+NEW_FILE_MODE = 0o666  # less the umask, as open() and the shell make files
 
 
 def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> Path:
@@ -14,9 +21,12 @@ def write_atomically(path: str | os.PathLike[str], write: Callable[[BinaryIO], N
     old file, if any, is left as it was."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, temporary = _create_temporary(target)
     try:
         with os.fdopen(fd, "wb") as f:
+            kept = _mode_of(target)
+            if kept is not None:
+                os.fchmod(f.fileno(), kept)
             write(f)
             f.flush()
             os.fsync(f.fileno())
@@ -35,3 +45,22 @@ def write_text_atomically(path: str | os.PathLike[str], text: str) -> Path:
         f.write(text.encode("utf-8"))
 
     return write_atomically(path, write)
+
+
+def _create_temporary(target: Path) -> tuple[int, Path]:
+    """A new file beside `target`, opened for writing, mode 0666 less the umask."""
+    while True:
+        temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        try:
+            return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, NEW_FILE_MODE), \
+                temporary
+        except FileExistsError:
+            continue
+
+
+def _mode_of(target: Path) -> int | None:
+    """The permission bits of the file at `target`, or None when there is none."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        return None
