@@ -26,18 +26,18 @@ CREATE (j)-[:UNLESS {pos: pos, gate: true}]->(g)
 RETURN count(*) AS gated
 
 // name: remove_unless
-// Removes the edges append_unless made from the belief's justifications to belief $gate (every edge to it when none is marked: a graph imported from a file, which keeps no marks), and deletes a gate justification left with no outlist; returns how many edges went.
+// Removes the edges append_unless made from the belief's justifications to belief $gate (every edge to it when none is marked: a graph imported from a file, which keeps no marks; an absent mark is false, never null), and deletes a gate justification left with no outlist; returns how many edges went.
 // defines: belief $id
 MATCH (:Belief {id: $id})<-[:SUPPORTS]-(j:Justification)-[r:UNLESS]->(:Belief {id: $gate})
 WITH collect([j, r]) AS edges
-WITH edges, any(e IN edges WHERE e[1].gate) AS marked
+WITH edges, any(e IN edges WHERE coalesce(e[1].gate, false)) AS marked
 UNWIND edges AS e
 WITH e[0] AS j, e[1] AS r, marked
-WHERE r.gate OR NOT marked
+WHERE coalesce(r.gate, false) OR NOT marked
 DELETE r
 WITH j, count(*) AS n
 CALL (j) {
-  WITH j WHERE j.gate AND NOT EXISTS { (j)-[:UNLESS]->() }
+  WITH j WHERE coalesce(j.gate, false) AND NOT EXISTS { (j)-[:UNLESS]->() }
   DETACH DELETE j
 }
 RETURN sum(n) AS removed

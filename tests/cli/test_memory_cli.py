@@ -51,6 +51,33 @@ show b --history
     assert log[2]["reason"] == "doubt" and log[2]["went_out"] == ["b"]
 
 
+def test_supersede_undo_after_an_export_reset_import_leaves_no_gate(store, env, tmp_path):  # noqa: F811
+    """An imported graph's gate edges carry no mark: undo removes every mention of NEW, for a
+    derived belief (its outlist) and a premise (its gate justification)."""
+    network = tmp_path / "rt.json"
+    out = batch(env, tmp_path, f"""\
+add p "p"
+add d "d" --sl p
+add q "q"
+supersede d --text "d2"
+supersede q --text "q2"
+export -o {network}
+reset --yes
+import {network}
+supersede --undo d
+supersede --undo q
+show d --json
+show q --json
+verify
+""").stdout
+    d, q = (json.loads(out.split(f"$ show {i} --json\n", 1)[1].split("\n$ ", 1)[0])
+            for i in ("d", "q"))
+    assert [(j["antecedents"], j["outlist"]) for j in d["justifications"]] == [(["p"], [])]
+    assert d["truth"] == "IN" and q["truth"] == "IN"
+    assert q["justifications"] == []
+    assert "ok: all 3 labels and depths equal the from-scratch computation" in out, out
+
+
 BAD = [
     ("supersede a", "exactly one"),
     ("challenge nope --reason x", "nope"),
