@@ -625,10 +625,12 @@ class FakeTx:
         for b in sorted(self.s.beliefs.values(), key=lambda b: b.id):
             if b.truth != Truth.OUT or b.retracted:
                 continue
+            superseder = self.s.supersedes[b.id].new if b.id in self.s.supersedes else None
             for n, j in enumerate(b.justifications, start=1):
                 closers = tuple(o for o in j.outlist if truth.get(o) == Truth.IN)
                 if closers and all(truth.get(a) == Truth.IN for a in j.antecedents) and not any(
-                        truth.get(o) == Truth.UNDETERMINED for o in j.outlist):
+                        truth.get(o) == Truth.UNDETERMINED for o in j.outlist) and not any(
+                        o in self.s.defeaters or o == superseder for o in closers):
                     out.append(GatedConclusion(b.id, b.text, n, closers))
         return out
 

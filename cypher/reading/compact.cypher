@@ -57,11 +57,12 @@ WITH collect([b.id, b.text, 'OUT', b.depth,
 RETURN size(found) AS total, found[..$limit] AS rows
 
 // name: compact_gated
-// One record: `total` OUT beliefs in scope held back only by a closed gate (a justification whose antecedents are all IN, with an IN outlist member that is not a review defeater), `rows` [id, text, 'OUT', depth, the closing ids joined] of the first $limit, deepest first.
+// One record: `total` OUT beliefs in scope held back only by a closed gate (a justification whose antecedents are all IN, with IN outlist members none of which is a defeater or a belief that supersedes it), `rows` [id, text, 'OUT', depth, the closing ids joined] of the first $limit, deepest first.
 MATCH (b:Belief:Out)<-[:SUPPORTS]-(j:Justification)
 WHERE NOT coalesce(b.retracted, false) AND ($scope IS NULL OR b.id IN $scope)
   AND NOT EXISTS { (j)-[:REQUIRES]->(a) WHERE NOT a:In }
-  AND EXISTS { (j)-[:UNLESS]->(g:In) WHERE NOT g:Defeater }
+  AND EXISTS { (j)-[:UNLESS]->(:In) }
+  AND NOT EXISTS { (j)-[:UNLESS]->(g:In) WHERE g:Defeater OR EXISTS { (b)-[:SUPERSEDED_BY]->(g) } }
 WITH b, collect(DISTINCT j) AS js
 WITH b, COLLECT { UNWIND js AS j MATCH (j)-[:UNLESS]->(g:In) WHERE NOT g:Defeater
                   RETURN DISTINCT g.id AS g ORDER BY g } AS gates

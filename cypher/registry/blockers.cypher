@@ -1,10 +1,11 @@
 // name: closed_gates
-// OUT beliefs held OUT only by a closed gate: not retracted, not undetermined, with a justification whose antecedents are all IN and whose outlist holds IN beliefs and no undetermined one. Rows: id, text, seq (the justification's 1-based position), closers (the outlist's IN members, in written order), as one collected record.
+// OUT beliefs held OUT only by a closed gate: not retracted, not undetermined, with a justification whose antecedents are all IN and whose outlist holds IN beliefs and no undetermined one, none of them a belief that supersedes it or a defeater (a challenge, a defence, a review finding: those are answered with defend or retract, and a superseded belief is meant to stay OUT). Rows: id, text, seq (the justification's 1-based position), closers (the outlist's IN members, in written order), as one collected record.
 MATCH (b:Out)<-[:SUPPORTS]-(j:Justification)
 WHERE NOT b:Undetermined AND NOT coalesce(b.retracted, false)
   AND EXISTS { (j)-[:UNLESS]->(:In) }
   AND NOT EXISTS { (j)-[:UNLESS]->(:Undetermined) }
   AND NOT EXISTS { (j)-[:REQUIRES]->(a) WHERE NOT a:In }
+  AND NOT EXISTS { (j)-[:UNLESS]->(g:In) WHERE g:Defeater OR EXISTS { (b)-[:SUPERSEDED_BY]->(g) } }
 WITH b, j ORDER BY b.id, j.seq
 RETURN collect({id: b.id, text: b.text,
                 seq: COUNT { (b)<-[:SUPPORTS]-(k:Justification) WHERE k.seq < j.seq } + 1,

@@ -85,6 +85,27 @@ def test_blockers_groups_by_what_closes_the_gate(cli):  # noqa: F811
     assert "old-flag  1 resting  flag removed in 2.0" in out
 
 
+def test_a_superseded_belief_and_a_defended_challenge_are_not_blocked(cli, tmp_path):  # noqa: F811
+    """A supersession and a defence are decisions, not blockers: neither `blockers` nor the
+    wiki's blockers page advises taking the newer belief or the defence OUT."""
+    _small(cli)
+    cli("add", "p", "a premise")
+    cli("add", "d", "a conclusion", "--sl", "p")
+    cli("supersede", "d", "--text", "a better conclusion")
+    cli("add", "q", "another premise")
+    cli("add", "e", "another conclusion", "--sl", "q")
+    cli("challenge", "e", "--reason", "measured without the cache")
+    cli("defend", "challenge:e", "--reason", "measured again with it")
+    found = cli_json(cli, "blockers")
+    assert [g["closers"] for g in found["blockers"]] == [["bug-412-open"]]
+    out = cli("blockers").stdout
+    assert "d-v2" not in out and "defence:challenge:e" not in out
+    cli("wiki", "-o", str(tmp_path / "site"), "--topics", "prefix")
+    page = (tmp_path / "site" / "blockers.html").read_text(encoding="utf-8")
+    assert "bug-412-open" in page
+    assert "d-v2" not in page and "defence:challenge:e" not in page
+
+
 def test_wiki_writes_the_site_and_refuses_bad_flags(cli, tmp_path):  # noqa: F811
     _small(cli)
     site = tmp_path / "site"
