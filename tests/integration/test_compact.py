@@ -84,7 +84,7 @@ def test_the_budget_holds_and_the_footer_says_what_was_left_out(store):
         assert out.tokens <= budget
         assert ESTIMATE.count(out.text) == out.tokens
         left = out.text.splitlines()[-2]
-        assert left.startswith("-- left out: nogoods ")
+        assert left.startswith("-- left out: ")
     small = compact(store, CompactOptions(budget=200))
     assert any(s.left_out for s in small.sections)
 
@@ -220,3 +220,26 @@ def test_recent_changes_come_from_the_change_log_when_there_is_one(store):
     assert [line.id for line in changes.shown] == ["b", "c", "p3", "d"]
     assert re.search(r"p3 \[OUT[^\n]*\| retract \d{4}-\d\d-\d\d( by [^:]+)?: the gateway "
                      r"no longer waits", out.text)
+
+
+def test_a_small_budget_on_a_topic_goes_to_its_beliefs_not_to_empty_headings(store):
+    shop(store)
+    load(store, [
+        premise("enc-utf8", "The encoder writes every string as UTF-8 without a byte order mark."),
+        premise("enc-batch", "The encoder flushes its buffer every 64 records or every second."),
+        derived("enc-delay", ("enc-batch",),
+                text="An encoder flush can hold a record back for up to one second."),
+        derived("enc-portable", ("enc-utf8",),
+                text="Files the encoder writes read back the same on every platform."),
+    ])
+    small = compact(store, CompactOptions(budget=200, topic=("encoder",)))
+    assert len([line for s in small.sections for line in s.shown]) >= 2
+    assert small.tokens <= 200
+    assert "(none)" not in small.text
+    assert "## 1. Nogoods" not in small.text  # empty here: named once, not given a heading
+    assert "(none in scope: nogoods, changes, gated, defeated)" in small.text
+    assert small.text.count("\n## ") == sum(1 for s in small.sections if s.shown)
+    out = compact(store, CompactOptions(budget=300, topic=("encoder",)))
+    assert {line.id for s in out.sections for line in s.shown} == {
+        "enc-utf8", "enc-batch", "enc-delay", "enc-portable"}
+    assert "-- left out: nothing" in out.text and out.tokens <= 300

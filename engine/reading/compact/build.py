@@ -4,9 +4,11 @@ Everything is read in ONE read transaction, each section ordered and cut in Cyph
 (engine/reading/records.py), so the same graph always gives the same bytes. The budget is shared
 round-robin: the first line of every section, then the second of every section, and so on,
 so no section starves the others; a section stops at its first line that does not fit. A
-belief is listed once, in the first section that has it; a belief an IN summary covers is
-replaced by the summary (once). The footer says what counted the tokens and, per section,
-how many lines were left out.
+section's heading is written only with its first line, the empty sections are named on one
+line and the footer names only what it must, so a small budget goes to beliefs rather than
+to headings. A belief is listed once, in the first section that has it; a belief an IN
+summary covers is replaced by the summary (once). The footer says what counted the tokens
+and which sections left lines out, and how many.
 """
 from __future__ import annotations
 
@@ -41,6 +43,11 @@ TITLES = {
     Section.DEEPEST: "Deepest conclusions",
     Section.DEFEATED: "Defeated by review, or challenged",
 }
+
+
+def section_heading(section: Section) -> str:
+    """`## 4. Load-bearing premises`: numbered in the fixed order, whichever are shown."""
+    return f"## {list(Section).index(section) + 1}. {TITLES[section]}"
 
 
 @dataclass(frozen=True)
@@ -256,6 +263,8 @@ class _Packer:
                     continue
                 shown = self._line(s, s.candidates[turn])
                 cost = self.cost(shown.line)
+                if not s.shown:  # a section's heading is written with its first line
+                    cost += self.cost(section_heading(s.section))
                 if cost > room:
                     continue  # this section is full; the others may still have room
                 room -= cost
@@ -293,24 +302,31 @@ class _Packer:
     def _render(self, sections: list[SectionResult], heading: list[str], *, used: int,
                 pool: int, worst: bool = False) -> str:
         lines = list(heading)
-        for n, s in enumerate(sections, start=1):
-            lines.append(f"## {n}. {TITLES[s.section]}")
-            if s.total == 0:
-                lines.append("(none)")
-            elif not worst:
+        empty = [s.section.value for s in sections if s.total == 0]
+        if empty:
+            lines.append(f"(none in scope: {', '.join(empty)})")
+        for s in sections:
+            if s.shown and not worst:
+                lines.append(section_heading(s.section))
                 lines.extend(x.line for x in s.shown)
-        left = ", ".join(f"{s.section.value} {s.total if worst else s.left_out}"
-                         for s in sections)
-        changes = next(s for s in sections if s.section is Section.CHANGES)
+        # `worst`: the longest the footer can be, whatever is shown (the packer's reserve)
+        left = ", ".join(f"{s.section.value} {n}" for s in sections
+                         if (n := s.total if worst else s.left_out)) or "nothing"
         lines.append(f"-- {used}/{self.budget} tokens by {self.counter.name}")
         lines.append(f"-- left out: {left}")
-        notes = ["impact: beliefs resting on it, transitively",
-                 f"changes: {changes.source or 'retractions'}"]
-        if pool:
+        shown = {s.section for s in sections if s.shown or (worst and s.total)}
+        notes = []
+        if shown - {Section.NOGOODS}:
+            notes.append("impact: beliefs resting on it, transitively")
+        if Section.CHANGES in shown:
+            changes = next(s for s in sections if s.section is Section.CHANGES)
+            notes.append(f"changes: {changes.source or 'retractions'}")
+        if pool and Section.PREMISES in shown:
             notes.append(f"premises: top {pool} by direct dependents, ranked by impact")
         covered = sum(s.covered for s in sections)
         if covered:
             notes.append(f"{covered if not worst else sum(s.total for s in sections)} under "
                          "a summary or an earlier section")
-        lines.append("-- " + "; ".join(notes))
+        if notes:
+            lines.append("-- " + "; ".join(notes))
         return "\n".join(lines) + "\n"
