@@ -169,7 +169,7 @@ def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
     covers = cover_index(reading.summary_covers(sorted(beliefs)))
     _fetch(tx, beliefs, {c.id for c in covers.values()})
     truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
-    builder = _Builder(beliefs, truths, covers)
+    builder = _Builder(beliefs, truths, covers, _superseders(tx, beliefs))
     for hid in hit_ids:
         builder.add(hid, Role.MATCH)
     for sid, supported in support:
@@ -178,6 +178,19 @@ def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
         for did in dependents.get(hid, []):
             builder.add(did, Role.DEPENDENT, related=hid)
     return builder.entries
+
+
+def _superseders(tx: GraphTx, beliefs: Mapping[str, Belief]) -> dict[str, str]:
+    """For each OUT belief an IN belief gates, what supersedes it (when something does)."""
+    out: dict[str, str] = {}
+    for b in beliefs.values():
+        if b.truth == Truth.OUT and not b.retracted and any(
+                beliefs[o].truth == Truth.IN for j in b.justifications for o in j.outlist
+                if o in beliefs):
+            by, _ = tx.supersede_links(b.id)
+            if by:
+                out[b.id] = by[0]
+    return out
 
 
 def _fetch(tx: TmsTx, beliefs: dict[str, Belief], ids: set[str]) -> None:
@@ -219,8 +232,9 @@ def _support(tx: TmsTx, beliefs: dict[str, Belief], roots: Sequence[str]
 
 class _Builder:
     def __init__(self, beliefs: Mapping[str, Belief], truths: Mapping[str, Truth],
-                 covers: Mapping[str, SummaryCover]):
+                 covers: Mapping[str, SummaryCover], superseders: Mapping[str, str]):
         self.beliefs = beliefs
+        self.superseders = superseders
         self.truths = truths
         self.covers = covers
         self.seen: set[str] = set()
@@ -241,29 +255,39 @@ class _Builder:
         self.seen.add(bid)
         self.entries.append(Entry(
             b.id, b.text, b.truth.value, b.depth, role,
-            why_out=why_out(b, self.beliefs) if b.truth != Truth.IN else "",
+            why_out=why_out(b, self.beliefs, self.superseders.get(b.id))
+            if b.truth != Truth.IN else "",
             related=related, summary_of=summary_of))
 
 
-def why_out(b: Belief, beliefs: Mapping[str, Belief]) -> str:
-    """Why an OUT belief is OUT, in a line: retraction, defeat by review, a closed gate, or
-    the antecedents that are OUT."""
+def why_out(b: Belief, beliefs: Mapping[str, Belief], superseded_by: str | None = None) -> str:
+    """Why an OUT belief is OUT, in a line: retraction, a newer belief that supersedes it, a
+    challenge or a review finding, a closed gate, or the antecedents that are OUT. A premise
+    is gated the same way (supersede and challenge give it an outlist-only justification)."""
     if b.retracted:
         return "retracted" + (f": {b.retract_reason}" if b.retract_reason else "")
     if b.truth == Truth.UNDETERMINED:
         return "on, or resting on, a loop through outlists"
-    if b.is_premise:
-        return "OUT"
     reasons: list[str] = []
     for j in b.justifications:
         closing = [o for o in j.outlist if o in beliefs and beliefs[o].truth == Truth.IN]
         failing = [a for a in j.antecedents if a not in beliefs or beliefs[a].truth != Truth.IN]
-        for o in closing:
-            gate = beliefs[o]
-            if gate.metadata.get("source_type") == "review":
-                reasons.append(f"defeated by review: {gate.text}")
-            else:
-                reasons.append(f"held back by {o} (IN)")
+        reasons += [_closed_by(o, beliefs[o], superseded_by) for o in closing]
         if failing:
             reasons.append("rests on " + ", ".join(failing) + " (OUT)")
-    return "; ".join(dict.fromkeys(reasons)) or "no valid justification"
+    if reasons:
+        return "; ".join(dict.fromkeys(reasons))
+    return "OUT" if b.is_premise else "no valid justification"
+
+
+def _closed_by(gate_id: str, gate: Belief, superseded_by: str | None) -> str:
+    kind = gate.metadata.get("source_type")
+    if gate_id == superseded_by:
+        return f"superseded by {gate_id}"
+    if kind == "review":
+        return f"defeated by review: {gate.text}"
+    if kind == "challenge":
+        return f"challenged by {gate_id}: {gate.text}"
+    if kind == "defence":
+        return f"answered by {gate_id}: {gate.text}"
+    return f"held back by {gate_id} (IN)"

@@ -179,6 +179,22 @@ def test_context_only_calls_no_model(shop, capsys, tmp_path):
     assert not (tmp_path / "reports").exists()
 
 
+def test_context_only_says_why_a_superseded_or_challenged_belief_is_out(shop, capsys,
+                                                                      tmp_path):
+    from engine.memory import dialectic, supersede
+
+    supersede.supersede(shop, "p2", text="Auth signing keys are fetched on a timer.")
+    dialectic.challenge(shop, "p1", "the auth service skips validation for health checks")
+    code, out, _ = run(shop, ScriptedChatModel(script=[]),
+                       [QUESTION, "--context-only", "--budget", "1500"], capsys, tmp_path)
+    assert code == 0
+    assert "(OUT because: OUT)" not in out
+    assert "p2 [OUT, depth 0]: Auth signing keys are fetched synchronously. (OUT because: " \
+        "superseded by p2-v2)" in out
+    assert "p1 [OUT, depth 0]: The auth service validates a JWT on every request. (OUT " \
+        "because: challenged by challenge:p1: the auth service skips validation" in out
+
+
 def test_stale_lists_answers_whose_citations_changed(shop, capsys, tmp_path):
     chat = ScriptedChatModel(script=[answer()])
     assert run(shop, chat, [QUESTION, "--model", "fake"], capsys, tmp_path)[0] == 0
