@@ -30,6 +30,7 @@ from engine.cli.support import (
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
 from engine.model import Change, Kind, Truth
+from engine.proposals import lifecycle as proposal_lifecycle
 from engine.reading import queries, viz
 from engine.reading import search as searching
 from engine.sources.pinning import add_sourced
@@ -90,8 +91,10 @@ def cmd_init(store, args) -> int:
 def cmd_reset(store, args) -> int:
     if not args.yes:
         raise InvalidInput("reset deletes every belief; confirm with --yes", field="yes")
-    tms.reset(store)
+    rejected = proposal_lifecycle.reset(store)
     print("graph emptied")
+    if rejected:
+        print(f"pending proposals rejected (what they named is gone): {some_ids(rejected)}")
     return 0
 
 

@@ -106,6 +106,26 @@ def _measure(tx: GraphTx, action: str, args: Mapping[str, Any]) -> tuple[Snapsho
     return snap, impact_of(apply_in(tx, action, args))
 
 
+def _measure_proposed(tx: GraphTx, action: str, args: Mapping[str, Any]
+                      ) -> tuple[Snapshot, Impact]:
+    _refuse_what_changes_nothing(tx, action, args)
+    return _measure(tx, action, args)
+
+
+def _refuse_what_changes_nothing(tx: GraphTx, action: str, args: Mapping[str, Any]) -> None:
+    """A retraction of a belief already retracted would be accepted to no effect: refuse it
+    now, saying so, rather than queue it for a person."""
+    if action != "retract":
+        return
+    target = target_of(action, args)
+    found = tx.get_beliefs([target]).get(target)
+    if found is not None and found.retracted:
+        since = f" since {found.retracted_at}" if found.retracted_at else ""
+        why = f": {found.retract_reason}" if found.retract_reason else ""
+        raise InvalidInput(f"'{target}' is already retracted{since}{why}; accepting this "
+                           "proposal would change nothing", field="id", value=target)
+
+
 def _measure_now(tx: GraphTx, p: Proposal) -> tuple[tuple[str, ...], Impact]:
     snap = snapshot_in(tx, p.action, p.args)
     try:
@@ -129,7 +149,7 @@ def propose(store: Store, action: str, args: Mapping[str, Any], reason: str) -> 
     args = dict(args)
     target = target_of(action, args)
     for _ in range(MEASURE_TRIES):
-        snap, impact = store.dry_run(lambda tx: _measure(tx, action, args))
+        snap, impact = store.dry_run(lambda tx: _measure_proposed(tx, action, args))
 
         def work(tx: GraphTx) -> Proposed:
             if snapshot_in(tx, action, args) != snap:
@@ -236,3 +256,24 @@ def withdraw(store: Store, proposal_id: str) -> Proposal:
 def _decided(p: Proposal, d: Decision) -> Proposal:
     return dataclasses.replace(p, status=d.status, decided_by=d.by, decided_at=d.at,
                                decision_reason=d.reason, forced=d.forced, drift=tuple(d.drift))
+
+
+RESET_REASON = "the graph was reset: what it named is gone"
+
+
+def reset(store: Store) -> tuple[str, ...]:
+    """Empty the graph, as `tms.reset` does, and reject every pending proposal (the beliefs
+    it names are gone), in one write transaction; returns the ids rejected. Decided
+    proposals stay, as the change log does: they are history."""
+
+    def work(tx: GraphTx) -> tuple[str, ...]:
+        tx.reset()
+        ptx = cast(ProposalTx, tx)
+        pending = ptx.proposals(Status.PENDING)
+        for p in pending:
+            ptx.decide_proposal(p.id, Decision(Status.REJECTED, tx.actor(), now(),
+                                               reason=RESET_REASON))
+        return tuple(p.id for p in pending)
+
+    return store.write(work, ChangeEntry("reset"))
+

@@ -129,3 +129,33 @@ def test_two_processes_accepting_one_proposal_apply_it_once(store, env):  # noqa
     applied = [e for e in engine_json(env, "log", "--op", "retract")
                if e["args"].get("proposal") == "prop-1"]
     assert len(applied) == 1
+
+
+def test_a_retraction_of_a_belief_already_retracted_is_refused_saying_why(store, env):  # noqa: F811
+    network(env)
+    engine(env, "retract", "p", "--reason", "the premise no longer holds")
+    before = engine(env, "log", "--limit", "1").stdout
+    line = assert_one_error_line(engine(env, "propose", "retract", "p", "--reason", "stale",
+                                        code=2),
+                                 "'p' is already retracted", "the premise no longer holds",
+                                 "would change nothing")
+    assert line.startswith("Error: ")
+    assert engine(env, "proposals").stdout == "no proposals\n"
+    assert engine(env, "log", "--limit", "1").stdout == before
+    engine(env, "propose", "retract", "a", "--reason", "pin it OUT")  # OUT, not retracted: pins
+
+
+def test_reset_rejects_the_pending_proposals_and_keeps_the_decided(store, env):  # noqa: F811
+    network(env)
+    engine(env, "propose", "retract", "q", "--reason", "stale")
+    engine(env, "accept", "prop-1", actor="bob")
+    engine(env, "propose", "add", "b", "From a.", "--sl", "a", "--reason", "seen")
+    engine(env, "propose", "challenge", "p", "--reason", "measured cold")
+    out = engine(env, "reset", "--yes").stdout
+    assert out == ("graph emptied\npending proposals rejected (what they named is gone): "
+                   "prop-2, prop-3\n")
+    assert engine(env, "proposals", "--pending").stdout == "no proposals pending\n"
+    by_id = {p["id"]: p for p in engine_json(env, "proposals")}
+    assert by_id["prop-1"]["status"] == "accepted"
+    assert {by_id[i]["status"] for i in ("prop-2", "prop-3")} == {"rejected"}
+    assert by_id["prop-2"]["decision_reason"] == "the graph was reset: what it named is gone"
