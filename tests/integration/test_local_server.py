@@ -58,6 +58,15 @@ def test_start_prints_the_bolt_uri_and_browser_url(second_server):
     assert oct(password.stat().st_mode & 0o777) == "0o600"
 
 
+def test_the_first_start_is_quiet_and_names_its_own_password_file(second_server):
+    """No "No such file" for the logs a first start has not written yet, and the password
+    file named where it is (NEO4J_LOCAL_HOME), not at the default .neo4j/password."""
+    _, _, home, started = second_server
+    assert "No such file" not in started.stdout + started.stderr, started.stderr
+    assert f"password in {home / 'password'})" in started.stdout
+    assert ".neo4j/password" not in started.stdout + started.stderr
+
+
 def test_a_second_start_reuses_the_running_server(second_server):
     script, _, home, _ = second_server
     pid = (home / "run" / "neo4j.pid").read_text().strip()
