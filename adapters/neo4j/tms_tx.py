@@ -10,7 +10,7 @@ from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_created, note_pinned, note_redefined
 from adapters.neo4j.edit_tx import supersede_from_props
 from adapters.neo4j.forge_tx import source_from_map
-from adapters.neo4j.propagation import Propagation
+from adapters.neo4j.propagation import Neo4jRegionReader
 from adapters.neo4j.records import (
     TRUTH_LABELS,
     belief_from_map,
@@ -34,6 +34,7 @@ from engine.model import (
 )
 from engine.store import BeliefFilter, Pinned, TmsTx
 from engine.tms.access import TAGS_KEY, own_tags
+from engine.tms.propagate import propagate, retag
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
 
@@ -306,14 +307,14 @@ class TmsTxPart(TxBase):
         return pinned
 
     def relabel(self, seeds: Iterable[str]) -> Change:
-        change = Propagation(self).relabel(seeds)
+        change = propagate(Neo4jRegionReader(self), seeds)
         self.change_log.relabelled(change)  # the change log's one hook into propagation
         return change
 
     def _retag_everything(self) -> None:
         """After a write of labels computed elsewhere (import, repair): every belief's
         effective tags from its labels, as propagation would have left them."""
-        Propagation(self).retag(self._one("all_belief_elements")["elements"])
+        retag(Neo4jRegionReader(self), self._one("all_belief_elements")["elements"])
 
     def write_labels(self, labels: Mapping[str, Label]) -> None:
         rows = [{"id": bid, "truth": label.truth.value, "depth": label.depth}

@@ -1,11 +1,11 @@
-// Label propagation: reads a region's structure and writes the labels decided for it. Truth
-// values are the kernel's ranks (engine/tms/values.py): 2 = IN, 1 = UNDETERMINED, 0 = OUT (a
-// :Missing placeholder is 0 with depth 0); NULL for a belief not labelled yet (a new one).
-// Depth NULL means no finite derivation. Python
-// (adapters/neo4j/propagation.py) finds the region wave by wave, reads the structure of the
-// beliefs it cannot decide from the waves alone, decides with engine/tms/region.py and writes
-// what changed, one UNWIND per kind; beliefs are passed by element id, which the store
-// resolves without an index lookup.
+// Label propagation: the reads and writes of engine/tms/propagate.py's RegionReader
+// (adapters/neo4j/propagation.py runs one query a call). Cypher finds the region wave by wave,
+// reads the structure of the beliefs Python cannot decide from the waves alone, and writes
+// exactly the labels that changed, one UNWIND per kind; Python decides them. Truth values are
+// the kernel's ranks (engine/tms/values.py): 2 = IN, 1 = UNDETERMINED, 0 = OUT (a :Missing
+// placeholder is 0 with depth 0); NULL for a belief not labelled yet (a new one). Depth NULL
+// means no finite derivation. Beliefs are passed by element id, which the store resolves
+// without an index lookup.
 
 // name: element_ids_of
 // The element id of each given belief id that exists.
@@ -20,10 +20,10 @@ MATCH (a:Belief {id: aid})<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:
 RETURN aid AS id, collect(DISTINCT c.id) AS dependents
 
 // name: region_rows
-// Each given belief (element id) with what its justifications name, collected in one record: [element, id, retracted, asserted, value, depth, justifications], a justification being [[antecedent element, value, depth]..., [outlist element, value]..., gate].
+// Each given belief (element id) with what its justifications name, collected in one record: [element, retracted, asserted, value, depth, justifications], a justification being [[antecedent element, value, depth]..., [outlist element, value]..., gate].
 UNWIND $elements AS e
 MATCH (c:Belief) WHERE elementId(c) = e
-RETURN collect([e, c.id, coalesce(c.retracted, false), coalesce(c.asserted, false),
+RETURN collect([e, coalesce(c.retracted, false), coalesce(c.asserted, false),
   CASE WHEN c:In THEN 2 WHEN c:Undetermined THEN 1 WHEN c:Out THEN 0 END, c.depth,
   [(c)<-[:SUPPORTS]-(j:Justification) |
      [[(j)-[:REQUIRES]->(x) | [elementId(x),

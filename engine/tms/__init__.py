@@ -1,11 +1,12 @@
 """The kernel: truth maintenance, pure (no I/O but through the store protocol).
 
-semantics.py is the definition of truth (the well-founded model); values.py the one convention
-for truth values and depths (Truth, and its ranks in the tight loops); labelling.py computes it
-fast over whole networks; region.py decides a changed region given what it rests on;
-kernel.py holds the verbs inside a write transaction, nogoods.py their resolution,
-explain.py why a belief is IN or OUT, verify.py the graph held against the definition, and
-verbs.py the public verbs, re-exported here: `from engine import tms; tms.retract(...)`.
+semantics.py is the definition of truth (the well-founded model); values.py the one
+convention for truth values and depths (Truth, and its ranks in the tight loops);
+labelling.py computes the definition fast over whole networks; propagate.py decides a changed
+region, read and written through a store's RegionReader (region_reader.py); kernel.py holds
+the verbs inside a write transaction, nogoods.py their resolution, explain.py why a belief is
+IN or OUT, verify.py the graph held against the definition, and verbs.py the public verbs,
+re-exported here: `from engine import tms; tms.retract(...)`.
 """
 from engine.tms.kernel import (
     add_beliefs_in,

@@ -13,7 +13,7 @@ everything its current support rests on, so a conclusion drawn from an HR docume
 Effective tags are the least fixpoint of that union (a cycle of support shares its tags).
 Tags never change labels: engine/tms/semantics.py ignores them. The store keeps effective tags
 on each belief, recomputed by the same write transaction that changes the support
-(adapters/neo4j/propagation.py, over the region whose labels it decides); verify compares
+(engine/tms/propagate.retag, over the region whose labels propagation decides); verify compares
 them with `effective_tags` over the whole network.
 """
 from __future__ import annotations

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.model import Belief, Justification
-from engine.tms.region import RegionBelief, label_region
+from engine.tms.propagate import RegionBelief, label_region
 from engine.tms.values import IN, OUT, RANK, UNDETERMINED
 from engine.tms.semantics import compute_labels
 
