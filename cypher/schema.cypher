@@ -37,8 +37,9 @@ FOR (b:Belief) ON b.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
 
 // name: index_belief_text
-// Creates the belief_text full-text index on Belief.text and Belief.id, what `search` ranks by (idempotent).
+// Creates the belief_text full-text index on Belief.text and Belief.id, what `search` ranks by, with the english analyzer (stemming: "deactivation" finds "auto-deactivated"; idempotent).
 CREATE FULLTEXT INDEX belief_text IF NOT EXISTS FOR (b:Belief) ON EACH [b.text, b.id]
+OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}
 
 // name: constraint_write_lock_key
 // Creates the unique constraint on the write lock's key, so concurrent first writers MERGE one lock node (idempotent).

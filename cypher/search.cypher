@@ -28,3 +28,16 @@ RETURN collect([
   b.depth,
   COUNT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c }
 ]) AS hits
+
+// name: search_neighbour_step
+// One record, `ids`: the ids of the beliefs one justification step from any of $ids: what their justifications name (antecedents and outlists) and the beliefs whose justifications name them.
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})
+CALL (b) {
+  MATCH (b)<-[:SUPPORTS]-(:Justification)-[:REQUIRES|UNLESS]->(n:Belief)
+  RETURN n.id AS nid
+  UNION
+  MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(n:Belief)
+  RETURN n.id AS nid
+}
+RETURN collect(DISTINCT nid) AS ids

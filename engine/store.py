@@ -420,6 +420,11 @@ class SearchTx(Protocol):
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         """The named beliefs that exist, as search hits."""
 
+    def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
+        """The beliefs within `depth` justification steps of any of `ids` (what their
+        justifications name, antecedents and outlists, and what names them), `ids` left
+        out, each with its distance in steps (1 to `depth`)."""
+
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
         """(id, text) of every IN premise (no justification), sorted by id; with
         `topic_words`, only those whose id or text contains one of them (any case)."""

@@ -395,6 +395,21 @@ class FakeTx:
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         return {i: self._hit(self.s.beliefs[i]) for i in ids if i in self.s.beliefs}
 
+    def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
+        found: dict[str, int] = {}
+        seen = set(ids)
+        frontier = set(ids)
+        for distance in range(1, depth + 1):
+            step = {r for i in frontier if i in self.s.beliefs
+                    for j in self.s.beliefs[i].justifications for r in j.mentions()
+                    if r in self.s.beliefs}
+            step |= {b.id for b in self.s.beliefs.values()
+                     if any(frontier.intersection(j.mentions()) for j in b.justifications)}
+            frontier = step - seen
+            seen |= frontier
+            found.update((i, distance) for i in frontier)
+        return found
+
     def recent_stage_runs(self, limit: int) -> list[RunRecord]:
         runs = sorted(self.s.runs.values(), key=lambda r: (r.started_at, r.id), reverse=True)
         return runs[:limit]

@@ -57,6 +57,19 @@ class SearchTxPart(TxBase):
         hits = [hit_from_row(r) for r in record["hits"]] if record else []
         return {h.id: h for h in hits}
 
+    def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
+        found: dict[str, int] = {}
+        seen = set(ids)
+        frontier = sorted(seen)
+        for distance in range(1, int(depth) + 1):
+            if not frontier:
+                break
+            record = self._single("search_neighbour_step", ids=frontier)
+            frontier = sorted(set(record["ids"] if record else ()) - seen)
+            seen.update(frontier)
+            found.update((i, distance) for i in frontier)
+        return found
+
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
         words = sorted({w.lower() for w in topic_words if w.strip()})
         record = self._single("premise_pool", words=words)

@@ -15,7 +15,7 @@ from typing import TypeVar
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
-from adapters.cypher_files import load_all
+from adapters.cypher_files import cypher, load_all
 from adapters.neo4j.agent_tx import AgentTxPart
 from adapters.neo4j.ask_tx import AskTxPart
 from adapters.neo4j.change_tx import ChangeTxPart
@@ -41,6 +41,8 @@ from engine.memory.changelog import now_utc
 from engine.memory.history import HistoryTx
 
 T = TypeVar("T")
+SEARCH_ANALYZER = "english"  # belief_text's analyzer (cypher/schema.cypher): stemming
+INDEX_WAIT_SECONDS = 600  # how long init waits for a rebuilt belief_text to come online
 
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
@@ -69,10 +71,19 @@ class Neo4jStore:
     def init_schema(self) -> dict[str, int]:
         statements = [q for q in load_all().values() if q.path == "schema.cypher"]
         with self._session(neo4j.WRITE_ACCESS) as session:
+            # an older belief_text index has no stemming: drop it, the schema makes it anew
+            found = self._guard(lambda: session.run(cypher("belief_text_analyzer")).single())
+            rebuilt = found is not None and found["analyzer"] != SEARCH_ANALYZER
+            if rebuilt:
+                self._guard(lambda: session.run(cypher("drop_belief_text")).consume())
             for q in statements:
                 self._guard(lambda: session.run(q.text).consume())
+            if rebuilt:
+                self._guard(lambda: session.run(cypher("await_belief_text"),
+                                                {"seconds": INDEX_WAIT_SECONDS}).consume())
         # a write: it also creates the write lock's node (take_write_lock MERGEs it)
-        return self.write(lambda tx: tx.upgrade_provenance(), ChangeEntry("init"))
+        upgraded = self.write(lambda tx: tx.upgrade_provenance(), ChangeEntry("init"))
+        return {**upgraded, "belief_text_stemming": int(rebuilt)}
 
     def read(self, work: Callable[[Neo4jTx], T]) -> T:
         @neo4j.unit_of_work(metadata=self._metadata or None)

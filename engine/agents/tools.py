@@ -143,16 +143,24 @@ class AgentTools:
                 "total": len(beliefs), "truncated": len(beliefs) > limit}
 
     def search(self, words: str, include_out: bool = False, semantic: bool = False,
-               limit: int = searching.DEFAULT_LIMIT) -> dict[str, Any]:
-        """Find beliefs by words in their text or id (any word; prefixes match), best first,
-        each with truth, depth and how many beliefs rest on it directly. Only IN beliefs
-        unless include_out=true. semantic=true also ranks by meaning (sentence embeddings
-        stored on beliefs) and fuses both rankings. Use it before adding a belief, to find
-        what exists. Example: search(words="cache stale reads", limit=5)."""
+               limit: int = searching.DEFAULT_LIMIT, depth: int = 0) -> dict[str, Any]:
+        """Find beliefs by words in their text or id (any word, stemmed: "deactivation"
+        finds "auto-deactivated"; prefixes match), best first, each with truth, depth and
+        how many beliefs rest on it directly. Only IN beliefs unless include_out=true.
+        semantic=true also ranks by meaning (sentence embeddings stored on beliefs) and
+        fuses both rankings. depth=N adds `neighbours`: the beliefs within N justification
+        steps of the hits (what they rest on, what rests on them), with their distance. Use
+        it before adding a belief, to find what exists.
+        Example: search(words="cache stale reads", limit=5)."""
+        searching.check_depth(depth)
         embedder = self._embedder_or_none() if semantic else None
         hits = searching.search(self._store, words, limit=limit, include_out=include_out,
                                 embedder=embedder)
-        return {"hits": [h.as_dict() for h in hits]}
+        if not depth:
+            return {"hits": [h.as_dict() for h in hits]}
+        near = searching.neighbours(self._store, [h.belief.id for h in hits], depth,
+                                    include_out)
+        return {"hits": [h.as_dict() for h in hits], "neighbours": [n.as_dict() for n in near]}
 
     def query(self, name: str, params: dict[str, str | int | float | bool] | None = None
               ) -> dict[str, Any]:

@@ -132,6 +132,19 @@ class VisibleTx:
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         return self._tx.similar_beliefs(vector, limit)  # ids only: belief_hits filters them
 
+    def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
+        """Step by step through visible beliefs only: a hidden one is neither listed nor
+        walked through (it would say which visible beliefs it connects)."""
+        found: dict[str, int] = {}
+        seen = set(ids)
+        frontier = sorted(seen)
+        for distance in range(1, depth + 1):
+            step = set(self._tx.neighbours(frontier, 1)) - seen
+            frontier = sorted(self.existing_ids(step))
+            seen.update(step)
+            found.update((i, distance) for i in frontier)
+        return found
+
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         hits = self._tx.belief_hits(ids)
         seen = self.existing_ids(hits)

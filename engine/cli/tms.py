@@ -85,6 +85,9 @@ def cmd_init(store, args) -> int:
     if upgraded.get("migrate_derive_runs") or upgraded.get("migrate_derive_rounds"):
         print(f"upgraded {upgraded.get('migrate_derive_runs', 0)} DeriveRun and "
               f"{upgraded.get('migrate_derive_rounds', 0)} DeriveRound nodes to Run / Round")
+    if upgraded.get("belief_text_stemming"):
+        print("rebuilt the belief_text full-text index with stemming (search: 'deactivation' "
+              "finds 'auto-deactivated')")
     return 0
 
 
@@ -394,6 +397,7 @@ def cmd_query(store, args) -> int:
 
 def cmd_search(store, args) -> int:
     store = seen_by(store, args)
+    searching.check_depth(args.depth)
     embedder = None
     if args.semantic:
         from adapters.embeddings import SentenceTransformerEmbedder
@@ -407,14 +411,31 @@ def cmd_search(store, args) -> int:
     else:
         hits = searching.search(store, args.words, limit=args.limit, include_out=args.all,
                                 embedder=embedder)
-    print_listing(hits, as_json=args.json,
-                  empty="no belief matches" + ("" if args.all else
-                                               " (IN beliefs only; --all for OUT)"),
-                  row=lambda h: (h.belief.id, h.belief.truth.value,
-                                 h.belief.depth if h.belief.depth is not None else "-",
-                                 h.belief.dependents, shorten(h.belief.text, 60)),
-                  headers=["id", "truth", "depth", "dependents", "text"])
+    near = searching.neighbours(store, [h.belief.id for h in hits], args.depth, args.all)
+    if args.namespace:
+        near = agent_commands.only_namespace(store, args.namespace, near, lambda n: n.belief.id)
+    if args.json:  # with --depth: the hits and their neighbours; without: the hits
+        print_json({"hits": [h.as_dict() for h in hits],
+                    "neighbours": [n.as_dict() for n in near]} if args.depth
+                   else [h.as_dict() for h in hits])
+        return 0
+    _print_hits(hits, args, "id")
+    if near:
+        print(f"\nwithin {args.depth} justification step(s) of them:")
+        _print_hits(near, args, "neighbour", [n.distance for n in near])
     return 0
+
+
+def _print_hits(found: Sequence, args, first: str, steps: Sequence[int] = ()) -> None:
+    rows: list[tuple] = [(h.belief.id, h.belief.truth.value,
+                          h.belief.depth if h.belief.depth is not None else "-",
+                          h.belief.dependents, shorten(h.belief.text, 60)) for h in found]
+    if steps:
+        rows = [(r[0], s, *r[1:]) for r, s in zip(rows, steps)]
+    print_listing(rows, as_json=False, empty="no belief matches" + (
+                      "" if args.all else " (IN beliefs only; --all for OUT)"),
+                  row=lambda r: r, headers=[first, *(["steps"] if steps else []), "truth",
+                                            "depth", "dependents", "text"])
 
 
 def cmd_batch(store, args) -> int:
@@ -573,6 +594,10 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
                         "on beliefs (derive --cluster stores them), fused with the text ranking")
     p.add_argument("--limit", type=int, default=searching.DEFAULT_LIMIT,
                    help=f"at most this many hits (default {searching.DEFAULT_LIMIT})")
+    p.add_argument("--depth", type=memory.whole, default=0, metavar="N",
+                   help="also the beliefs within N justification steps of the hits (what they "
+                        "rest on, their outlists, what rests on them; --json: hits and "
+                        f"neighbours; at most {searching.MAX_DEPTH})")
     agent_commands.namespace_flag(p)
 
 

@@ -22,6 +22,7 @@ RRF_K = 60  # the usual constant: damps the weight of the very first ranks
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
 SEMANTIC_FETCH = 4  # the vector index is asked for this many times `limit` (OUT ones drop out)
+MAX_DEPTH = 5  # search --depth: justification steps from the hits
 
 
 class HybridSearchTx(SearchTx, VectorTx, Protocol):
@@ -49,6 +50,19 @@ class _Fused:
     ranks: dict[str, int] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Neighbour:
+    """A belief within `--depth` justification steps of a hit (not a hit itself)."""
+
+    belief: BeliefHit
+    distance: int
+
+    def as_dict(self) -> dict:
+        b = self.belief
+        return {"id": b.id, "text": b.text, "truth": b.truth.value, "depth": b.depth,
+                "dependents": b.dependents, "distance": self.distance}
+
+
 def search_words(text: str | Sequence[str]) -> list[str]:
     """The words of a query, checked: at least one that is not blank."""
     parts = text.split() if isinstance(text, str) else [w for t in text for w in t.split()]
@@ -64,6 +78,13 @@ def check_limit(limit: int) -> int:
     return limit
 
 
+def check_depth(depth: int) -> int:
+    if not 0 <= depth <= MAX_DEPTH:
+        raise InvalidInput(f"--depth takes a number from 0 to {MAX_DEPTH}, not {depth}",
+                           field="depth", value=depth)
+    return depth
+
+
 def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIMIT,
            include_out: bool = False, embedder=None) -> list[SearchHit]:
     """The `limit` best beliefs for `words`; by meaning as well when `embedder` (the
@@ -76,6 +97,26 @@ def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIM
 
     return store.read(lambda tx: search_in(tx, parts, limit=limit, include_out=include_out,
                                            vector=vector))
+
+
+def neighbours(store: Store, ids: Sequence[str], depth: int, include_out: bool = False
+               ) -> list[Neighbour]:
+    """The beliefs within `depth` justification steps of `ids` (search's hits; up: what they
+    rest on and their outlists; down: what rests on them), nearest first, then by id; OUT
+    ones only with `include_out`."""
+    check_depth(depth)
+    return store.read(lambda tx: neighbours_in(tx, ids, depth, include_out))
+
+
+def neighbours_in(tx: SearchTx, ids: Sequence[str], depth: int, include_out: bool
+                  ) -> list[Neighbour]:
+    if not depth or not ids:
+        return []
+    distances = tx.neighbours(ids, depth)
+    found = tx.belief_hits(distances)
+    near = [Neighbour(found[i], d) for i, d in distances.items() if i in found
+            and (include_out or found[i].truth == Truth.IN)]
+    return sorted(near, key=lambda n: (n.distance, n.belief.id))[:MAX_LIMIT]
 
 
 def search_in(tx: HybridSearchTx, words: Sequence[str], *, limit: int, include_out: bool = False,

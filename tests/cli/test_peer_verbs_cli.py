@@ -147,3 +147,17 @@ def test_list_label(cli, store):  # noqa: F811
     tms.add(store, "c", "from r", tms.make_justifications(["r"], label="Seen in prod"))
     assert [b["id"] for b in cli_json(cli, "list", "--label", "seen in")] == ["c"]
     assert "c " in cli("list", "--label", "prod").stdout
+
+
+def test_search_depth(cli, store):  # noqa: F811
+    tms.add(store, "p", "deploys are auto-deactivated at night")
+    tms.add(store, "a", "nothing runs late", tms.make_justifications(["p"]))
+    out = cli("search", "deactivation", "--depth", "1").stdout.splitlines()
+    assert out[2].startswith("p ") and "within 1 justification step(s) of them:" in out
+    assert out[-1].split()[:3] == ["a", "1", "IN"]
+    found = cli_json(cli, "search", "deactivation", "--depth", "2")
+    assert [h["id"] for h in found["hits"]] == ["p"]
+    assert [(n["id"], n["distance"]) for n in found["neighbours"]] == [("a", 1)]
+    assert [h["id"] for h in cli_json(cli, "search", "deactivation")] == ["p"]
+    assert "--depth takes a number from 0 to 5" in cli("search", "x", "--depth", "9",
+                                                        code=2).stderr

@@ -167,3 +167,16 @@ def test_list_beliefs_by_a_justification_label(either):
     assert listed("load") == ["d", "e"]
     assert listed("Seen") == ["d"]
     assert listed("absent") == []
+
+
+def test_neighbours_within_steps_up_and_down(either):
+    small_network(either)
+    tms.add(either, "e", "reads fail unless the cache is warm", J([], unless=["a"]))
+
+    def near(ids: list[str], depth: int) -> dict[str, int]:
+        return either.read(lambda tx: tx.neighbours(ids, depth))
+
+    assert near(["c"], 1) == {"a": 1, "d": 1}
+    assert near(["c"], 2) == {"a": 1, "d": 1, "b": 2, "e": 2}
+    assert near(["a", "b"], 1) == {"c": 1, "d": 1, "e": 1}
+    assert near(["c"], 0) == {}

@@ -465,3 +465,82 @@ def test_list_by_a_justification_label(store):
     assert listed("nothing like it") == []
     tms.retract(store, "p")
     assert listed("load test", truth=Truth.IN) == ["b"]
+
+
+# --- search: stemming, the index upgrade, --depth ----------------------------------------------
+def test_search_stems(store):
+    from engine.reading import search as searching
+
+    tms.add(store, "switch-off", "Deploys are auto-deactivated at night.")
+    tms.add(store, "caching", "The service caches tokens.")
+    tms.add(store, "other", "Nothing to do with it.")
+
+    def found(*words):
+        return [h.belief.id for h in searching.search(store, list(words))]
+
+    assert found("deactivation") == ["switch-off"]
+    assert found("deactivates") == ["switch-off"]
+    assert found("cached") == ["caching"]
+    assert found("switch") == ["switch-off"]  # the id is indexed too
+    assert found("deact") == ["switch-off"]  # a prefix still matches
+
+
+def test_init_rebuilds_an_index_without_stemming(store, driver, neo4j_settings):
+    from engine.reading import search as searching
+
+    with driver.session(database=neo4j_settings.database) as session:
+        session.run("DROP INDEX belief_text").consume()
+        session.run("CREATE FULLTEXT INDEX belief_text FOR (b:Belief) ON EACH [b.text, b.id] "
+                    "OPTIONS {indexConfig: {`fulltext.analyzer`: 'standard-no-stop-words'}}"
+                    ).consume()
+        session.run("CALL db.awaitIndex('belief_text', 60)").consume()
+    tms.add(store, "switch-off", "Deploys are auto-deactivated at night.")
+    assert searching.search(store, ["deactivation"]) == []  # an older graph's index
+    assert store.init_schema()["belief_text_stemming"] == 1
+    assert [h.belief.id for h in searching.search(store, ["deactivation"])] == ["switch-off"]
+    assert store.init_schema()["belief_text_stemming"] == 0
+
+
+def neighbourhood(store):
+    tms.add(store, "p", "The cache is warm.")
+    tms.add(store, "q", "Keys rotate hourly.")
+    tms.add(store, "x", "A known outage.")
+    tms.add(store, "a", "Reads are fast.", J(["p"]))
+    tms.add(store, "b", "Login is fast.", J(["a", "q"], unless=["x"]))
+    tms.add(store, "c", "Users are happy.", J(["b"]))
+    tms.add(store, "far", "Unrelated.", J(["q"]))
+
+
+def test_search_depth_adds_the_neighbours_of_the_hits(store):
+    from engine.errors import InvalidInput
+    from engine.reading import search as searching
+
+    neighbourhood(store)
+    hits = [h.belief.id for h in searching.search(store, ["reads"])]
+    assert hits == ["a"]
+
+    def near(depth, include_out=False):
+        return [(n.belief.id, n.distance)
+                for n in searching.neighbours(store, hits, depth, include_out)]
+
+    assert near(0) == []
+    assert near(1) == [("p", 1)]  # b is OUT (x is IN)
+    assert near(1, include_out=True) == [("b", 1), ("p", 1)]
+    assert near(2, include_out=True) == [("b", 1), ("p", 1), ("c", 2), ("q", 2), ("x", 2)]
+    with pytest.raises(InvalidInput, match="--depth"):
+        searching.neighbours(store, hits, 6)
+
+
+def test_search_depth_walks_through_visible_beliefs_only(store):
+    from engine.agents.visibility import VisibleStore
+    from engine.memory import editing
+    from engine.reading import search as searching
+
+    neighbourhood(store)
+    tms.retract(store, "x")
+    editing.set_metadata(store, "b", "access_tags", ["hr"])
+    seen = VisibleStore(store, frozenset())
+    assert [(n.belief.id, n.distance) for n in searching.neighbours(seen, ["a"], 3)] == [
+        ("p", 1)]  # b is hidden: neither listed nor walked through to c, q
+    assert [n.belief.id for n in searching.neighbours(store, ["a"], 3)] == [
+        "b", "p", "c", "q", "far"]
