@@ -512,7 +512,8 @@ def released(store: Any, name: str) -> AsOfStore:
     """The store as of release `name`, rebuilt now (an unknown release is refused before the
     server starts); every write through it is refused with one line."""
     found = history.find_release(store, name)
-    served = AsOfStore(store, found.name, what=f"as of release {found.name} (seq {found.seq})")
+    served = AsOfStore(store, found.name, what=f"as of release {found.name} (seq {found.seq})",
+                       keep=True)
     served.view()
     return served
 

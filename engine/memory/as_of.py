@@ -1,25 +1,32 @@
-"""A store seen as of a point: every read answered from the network as it was then
-(engine/memory/history.py rebuilds it once), every write refused with one clear line.
+"""A store seen as of a point: every read answered as the memory was then, every write
+refused with one clear line.
 
 `show`, `list`, `explain`, `trace`, `status` and the MCP read tools run unchanged on it: they
-call the same transaction verbs, answered here from the rebuilt network. A verb that needs
-what history does not keep (search's indexes, embeddings, stage records) is refused by name.
+call the same transaction verbs. What one belief needs (`show`, `explain`, `trace`) is read
+from its upstream as it was then (TargetedView: today's definitions with the images of the
+changes after the point, the cost growing with those changes and that upstream); what needs
+every belief (`status`, `list`, export) from the whole network rebuilt (NetworkView). A verb
+that needs what history does not keep (search's indexes, embeddings, stage records) is
+refused by name.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.memory import history
+from engine.memory.images import Image, belief_of
 from engine.model import Belief, Network, Nogood, Status, Truth
 from engine.store import BeliefFilter, Store
+from engine.tms.labelling import labels_from_scratch
 
 T = TypeVar("T")
 
 
-class AsOfView:
+class NetworkView:
     """The read verbs of a transaction, over one rebuilt network."""
 
     def __init__(self, network: Network, point: str):
@@ -127,26 +134,100 @@ class AsOfView:
         return found
 
 
-class AsOfStore:
-    """A store whose reads are as of `point` (the network rebuilt on the first read and kept:
-    the past does not change) and which refuses every write."""
+class TargetedView:
+    """The read verbs inside one read transaction, as of a point: a belief's own reads from
+    its upstream then, the rest from the whole network rebuilt (once, when first needed)."""
 
-    def __init__(self, store: Store, point: str, *, what: str = ""):
+    def __init__(self, tx: Any, point: str):
+        self._whole: NetworkView | None = None
+        self._tx = tx
+        self._point = point
+        seq = history.resolve_point(tx, point)
+        self._images = history.images_at(tx.writes_after(seq), seq)
+        self._beliefs: Mapping[str, Image | None] = self._images.get("belief", {})
+
+    def whole(self) -> NetworkView:
+        if self._whole is None:
+            self._whole = NetworkView(history.network_at(self._tx.read_network(),
+                                                         self._images), self._point)
+        return self._whole
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.whole(), name)
+
+    def _definitions(self, ids: Iterable[str]) -> dict[str, Belief]:
+        """Beliefs as defined then (no labels), those that existed."""
+        wanted = set(ids)
+        out = {i: belief_of(i, image) for i in wanted
+               if (image := self._beliefs.get(i)) is not None}
+        out.update(self._tx.get_beliefs(wanted - self._beliefs.keys()))
+        return out
+
+    def upstream(self, ids: Iterable[str]) -> dict[str, Belief]:
+        seen = self._definitions(ids)
+        frontier = set(seen)
+        while frontier:
+            named = {ref for i in frontier for j in seen[i].justifications
+                     for ref in j.mentions()} - seen.keys()
+            found = self._definitions(named)
+            seen.update(found)
+            frontier = set(found)
+        labels = labels_from_scratch(seen)  # an upstream holds all its labels depend on
+        return {i: dataclasses.replace(b, truth=labels[i].truth, depth=labels[i].depth)
+                for i, b in seen.items()}
+
+    def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
+        wanted = set(ids)
+        return {i: b for i, b in self.upstream(wanted).items() if i in wanted}
+
+    def existing_ids(self, ids: Iterable[str]) -> set[str]:
+        return set(self._definitions(ids))
+
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        return {i: b.truth or Truth.OUT for i, b in self.get_beliefs(ids).items()}
+
+    def direct_dependents(self, belief_id: str) -> set[str]:
+        kept = {d for d in self._tx.direct_dependents(belief_id) if d not in self._beliefs}
+        then = {bid for bid, image in self._beliefs.items() if image is not None
+                and any(belief_id in j.mentions() for j in belief_of(bid, image).justifications)}
+        return kept | then
+
+    def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
+        found = self.get_beliefs([belief_id]).get(belief_id)
+        return (found, self.direct_dependents(belief_id)) if found else None
+
+    def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
+        existing = self.existing_ids(ids)
+        return {i: len(self.direct_dependents(i)) for i in existing}
+
+    def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
+        return self.whole().supersede_links(belief_id)
+
+
+class AsOfStore:
+    """A store whose reads are as of `point`, and which refuses every write. `keep`: rebuild
+    the whole network on the first read and keep it (a release: the past does not change);
+    otherwise each read reads what it needs as of the point."""
+
+    def __init__(self, store: Store, point: str, *, what: str = "", keep: bool = False):
         self._store = store
         self.point = point
         self._what = what or f"as of {point}"
-        self._view: AsOfView | None = None
+        self._keep = keep
+        self._view: NetworkView | None = None
 
-    def view(self) -> AsOfView:
+    def view(self) -> NetworkView:
         if self._view is None:
-            self._view = AsOfView(history.network_as_of(self._store, self.point), self.point)
+            self._view = NetworkView(history.network_as_of(self._store, self.point), self.point)
         return self._view
 
     def init_schema(self) -> dict[str, int]:
         raise self._refused()
 
     def read(self, work: Callable[[Any], T]) -> T:
-        return work(self.view())
+        if self._keep:
+            return work(self.view())
+        return self._store.read(lambda tx: work(TargetedView(tx, self.point)))
 
     def write(self, work: Callable[[Any], T], entry: ChangeEntry | None = None) -> T:
         raise self._refused()

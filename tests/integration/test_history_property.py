@@ -202,6 +202,20 @@ def _kept_going(store) -> tuple[list[str], list[str], list[str]]:
     return existing, challenges, merged
 
 
+def _targeted_reads_agree(store, point: str) -> None:
+    """show / explain as of a point read one belief's upstream then; they agree with the
+    whole network rebuilt."""
+    from engine.memory.as_of import AsOfStore
+    from engine.tms import explain
+
+    targeted, whole = AsOfStore(store, point), AsOfStore(store, point, keep=True)
+    for bid in whole.view().read_network().beliefs:
+        b, dependents = tms.show(targeted, bid)
+        b2, dependents2 = tms.show(whole, bid)
+        assert (b, sorted(dependents)) == (b2, sorted(dependents2)), f"show {bid} as of {point}"
+        assert explain.explain(targeted, bid) == explain.explain(whole, bid)
+
+
 @settings(max_examples=EXAMPLES, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(data=st.data())
@@ -231,6 +245,7 @@ def test_as_of_and_rollback_give_back_the_export_taken_then(store, data):
 
         assert dump_network(history.network_as_of(store, str(point))) == taken[point], (
             f"export --as-of {point} differs from the export taken then")
+    _targeted_reads_agree(store, str(data.draw(st.sampled_from(points), label="read point")))
     point = data.draw(st.sampled_from(points), label="rollback point")
     before, seq_before = _export(store), _last_seq(store)
     history.rollback(store, str(point), "property test")
