@@ -24,8 +24,10 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InvalidInput
-from engine.model import ID_RE, Belief, Justification, Kind, Network, Nogood, Truth
-from engine.store import RewiredEdge, SourceRecord, SupersedeRecord
+from engine.memory.records import RewiredEdge, SupersedeRecord
+from engine.model import ID_RE, Belief, Justification, Kind, Nogood, Truth
+from engine.sources.records import SourceRecord
+from engine.tms.records import Network
 
 KNOWN_NODE_KEYS = {
     "text", "truth_value", "justifications", "source", "source_url", "source_hash", "date",

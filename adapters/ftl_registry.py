@@ -47,7 +47,8 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.errors import InvalidInput
-from engine.model import ID_RE, Belief, Justification, Kind, Network, Nogood, Truth
+from engine.model import ID_RE, Belief, Justification, Kind, Nogood, Truth
+from engine.tms.records import Network
 
 NOGOODS_FILE = "nogoods.md"
 _CLAIM = re.compile(r"### (\S+) \[(IN|OUT|STALE)\][ \t]*(.*)")

@@ -49,8 +49,10 @@ from engine.errors import InvalidInput
 from engine.files import write_text_atomically
 from adapters.formats import (source_from_json, source_json, supersession_from_json,
                               supersession_json)
-from engine.model import ID_RE, Belief, Justification, Kind, Network, Nogood, Truth
-from engine.store import SourceRecord, SupersedeRecord
+from engine.model import ID_RE, Belief, Justification, Kind, Nogood, Truth
+from engine.tms.records import Network
+from engine.memory.records import SupersedeRecord
+from engine.sources.records import SourceRecord
 
 MARKER = "<!-- eem-registry 1: `python -m engine import` reads this file back -->"
 TITLE = "# Belief registry"

@@ -1,14 +1,16 @@
-"""The change log's records: what a write says about itself, and entries read back.
-
-Plain frozen dataclasses shared by engine/store.py (the ChangeLog protocol) and
-engine/memory/changelog.py (the reads over the log).
+"""The change log's records: what a write says about itself, entries read back, and the
+ChangeLog protocol (the log seen from a transaction), shared by the kernel, engine/store.py
+and engine/memory/changelog.py (the reads over the log). adapters/neo4j/change_tx.py
+implements it in Cypher.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
+
+from engine.model import Truth
 
 # What a change did to one belief, kept on its TOUCHED edge.
 CREATED, DEFINED, PINNED = "created", "defined", "pinned"
@@ -73,3 +75,32 @@ class LogQuery:
     actor: str | None = None
     limit: int | None = None
     oldest_first: bool = False
+
+
+class ChangeLog(Protocol):
+    """The change log seen from a transaction (engine/memory/changelog.py). The store appends
+    the entry of each write itself, after `work`; these are what the engine adds and reads."""
+
+    def actor(self) -> str:
+        """Who this write is by (the entry point's actor, or the entry's)."""
+
+    def note_retracted_by_nogood(self, ids: Sequence[str]) -> None:
+        """Say, for this write's entry, that nogood resolution retracted these beliefs."""
+
+    def change_entries(self, query: LogQuery) -> list[LogEntry]: ...
+
+    def belief_history(self, belief_id: str) -> list[tuple[LogEntry, Touch]]:
+        """The entries that touched the belief, oldest first, with what each did to it."""
+
+    def seq_before(self, at: str | None) -> int:
+        """The seq of the last entry before time `at` (0: none)."""
+
+    def touches_after(self, seq: int) -> tuple[dict[str, list[Touch]], dict[str, bool]]:
+        """Every touch of a belief by an entry after `seq`, by belief id; and the ids the
+        entries after `seq` removed, each with whether one of them had created it."""
+
+    def prune_changes(self, before: str) -> int:
+        """Delete the entries older than `before`; how many."""
+
+    def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
+        """The current label of each named belief that exists (a light read for diff)."""

@@ -13,11 +13,13 @@ from collections.abc import Mapping, Sequence
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
-from engine.model import Belief, Change, Label, Network, Nogood, Truth
-from engine.store import GraphTx, SourcePin, Store
+from engine.model import Belief, Change, Label, Nogood, Truth
+from engine.sources.records import SourcePin
+from engine.store import GraphTx, Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
 from engine.tms.labelling import labels_from_scratch
+from engine.tms.records import Network
 from engine.tms.semantics import is_valid
 
 

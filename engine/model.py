@@ -8,12 +8,9 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from engine.errors import InvalidInput
-
-if TYPE_CHECKING:  # records of engine/store.py, which imports this module
-    from engine.store import SourceRecord, SupersedeRecord
 
 ID_RE = re.compile(r"[a-z0-9][a-z0-9._:-]{0,199}")
 _EMPTY: Mapping[str, Any] = MappingProxyType({})  # shared: beliefs without metadata are many
@@ -117,20 +114,6 @@ class Nogood:
 class Label:
     truth: Truth
     depth: int | None
-
-
-@dataclass
-class Network:
-    """A whole network, as read from a file or from the store."""
-
-    beliefs: dict[str, Belief]
-    nogoods: list[Nogood] = field(default_factory=list)
-    repos: dict[str, Any] = field(default_factory=dict)
-    meta: dict[str, Any] = field(default_factory=dict)
-    # supersede's (OLD)-[:SUPERSEDED_BY]->(NEW) links, by old id; the (:Source) files that
-    # pinned beliefs have FROM edges to (each belief's lines are in its metadata), by path
-    supersessions: list[SupersedeRecord] = field(default_factory=list)
-    sources: list[SourceRecord] = field(default_factory=list)
 
 
 @dataclass

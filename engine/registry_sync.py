@@ -29,11 +29,12 @@ from typing import Any
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.interchange import decide_pins
-from engine.model import Belief, Change, Justification, Network, Truth
+from engine.model import Belief, Change, Justification, Truth
 from engine.store import GraphTx, Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
 from engine.tms.kernel import add_beliefs_in, enforce_nogoods
+from engine.tms.records import Network
 
 SYNCED_REASON = "retracted in the registry"
 FIELDS = ("text", "source", "source_url", "source_hash", "date")

@@ -9,8 +9,8 @@ from collections.abc import Mapping, Sequence
 from engine.dedup.stage import CandidateSource, DedupOptions, DedupStage
 from engine.dedup.verdicts import ClusterVerdict
 from engine.embedding.cache import text_sha256
+from engine.embedding.records import StoredEmbedding
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.store import StoredEmbedding
 
 DIM = 384
 MODEL = "fixed-test-vectors"

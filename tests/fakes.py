@@ -13,31 +13,24 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
+from engine.embedding.records import StoredEmbedding
 from engine.errors import InvalidInput, StoreError
-from engine.model import Belief, Change, Justification, Label, Network, Nogood, Status, Truth
-from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
-from engine.store import (
-    EDITABLE_FIELDS,
+from engine.memory.records import EDITABLE_FIELDS, RewiredEdge, SupersedeRecord
+from engine.model import Belief, Change, Justification, Label, Nogood, Status, Truth
+from engine.pairs.records import MergeRecord, PairVerdict
+from engine.reading.records import BeliefHit, GatedConclusion, RetractedPremise
+from engine.review.records import (
     Argument,
     ArgumentJustification,
     ArgumentPart,
-    BeliefFilter,
-    BeliefHit,
-    GatedConclusion,
-    MergeRecord,
-    PairVerdict,
-    Pinned,
-    RetractedPremise,
     ReviewCandidate,
     ReviewStamp,
-    RewiredEdge,
-    SourcePin,
-    SourceRecord,
-    StoredEmbedding,
-    SupersedeRecord,
     VerdictEdge,
 )
+from engine.sources.records import SourcePin, SourceRecord
+from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
 from engine.tms.access import visible
+from engine.tms.records import BeliefFilter, Network, Pinned
 from engine.tms.semantics import compute_labels
 
 T = TypeVar("T")
@@ -49,7 +42,7 @@ class FakeTx:
         self._actor = actor
         self.by_nogood: list[str] = []
 
-    # --- the change log (engine.store.ChangeLog) -------------------------------------
+    # --- the change log (engine.change_records.ChangeLog) ----------------------------
     def actor(self) -> str:
         return self._actor
 
@@ -84,7 +77,7 @@ class FakeTx:
         self.s.changes = kept
         return pruned
 
-    # --- editing (engine.store.Editing) ------------------------------------------------
+    # --- editing (engine.memory.records.Editing) ---------------------------------------
     def _replace_justifications(self, belief_id: str, js: Sequence[Justification]) -> None:
         self.s.beliefs[belief_id] = dataclasses.replace(self.s.beliefs[belief_id],
                                                         justifications=tuple(js))

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from engine.model import Belief, Justification
-from engine.store import SourcePin, SourceRecord
+from engine.sources.records import SourcePin, SourceRecord
 from engine.tms import add_beliefs_in
 
 DOC = """\

@@ -1,4 +1,4 @@
-"""Neo4jTx part: the change log (engine.store.ChangeLog) and the append the store makes.
+"""Neo4jTx part: the change log (engine.change_records.ChangeLog) and the append the store makes.
 
 Entries are written from the transaction's ChangeTracker: one (:Change) node, numbered by the
 write lock's count, with (:Change)-[:TOUCHED {did, was}]->(:Belief) edges. Each entry's
@@ -12,9 +12,8 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.before_images import images_json
-from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
+from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery, Touch
 from engine.model import Truth
-from engine.store import ChangeLog
 
 LINK_BATCH = 10000
 # A write touching more beliefs than this (a large import) keeps their ids in the entry's
@@ -62,7 +61,7 @@ class ChangeTxPart(TxBase):
         for proposal_id in log.accepted_proposals:
             self._run("link_proposal_change", id=proposal_id, seq=seq)
 
-    # --- engine.store.ChangeLog ---------------------------------------------------------
+    # --- engine.change_records.ChangeLog -----------------------------------------------
     def actor(self) -> str:
         return self.change_log.actor
 

@@ -9,8 +9,9 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import InvalidInput
-from engine.store import MergeRecord, PairVerdict, RewiredEdge
-from engine.store import PairRecords
+from engine.memory.records import RewiredEdge
+from engine.pairs.records import MergeRecord, PairVerdict
+from engine.pairs.records import PairRecords
 
 
 # a pair verdict written, and read back, side by side

@@ -1,5 +1,6 @@
-"""Neo4jTx part: the editing verbs (engine.store.Editing): gates, SUPERSEDED_BY, removal of
-justifications, metadata. Each records what it redefines for the change log first."""
+"""Neo4jTx part: the editing verbs (engine.memory.records.Editing): gates, SUPERSEDED_BY
+records, moved edges, metadata and fields, deletion. Each records what it redefines for the
+change log first."""
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import InvalidInput, StoreError
-from engine.store import EDITABLE_FIELDS, Editing, RewiredEdge, SupersedeRecord
+from engine.memory.records import EDITABLE_FIELDS, Editing, RewiredEdge, SupersedeRecord
 from engine.tms.access import own_tags
 
 MARKER_LABELS = frozenset({"Defeater", "Challenge", "Defence"})
@@ -62,10 +63,6 @@ class EditTxPart(TxBase):
     def delete_supersede(self, old: str) -> None:
         self._run("delete_supersede", old=old)
 
-    def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
-        r = self._single("supersede_links", id=belief_id)
-        return (sorted(r["by"]), sorted(r["supersedes"])) if r else ([], [])
-
     def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
                            ) -> int:
         if not edges:
@@ -74,10 +71,6 @@ class EditTxPart(TxBase):
         rows = [{"belief": e.belief, "seq": e.seq, "kind": e.kind, "pos": e.pos} for e in edges]
         record = self._single("move_back_edges", merged=back_to, kept=moved_to, rows=rows)
         return int(record["moved"]) if record else 0
-
-    def remove_justification(self, belief_id: str, position: int) -> None:
-        note_redefined(self, [belief_id])
-        self._run("remove_justification", id=belief_id, position=int(position))
 
     def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None:
         note_redefined(self, [belief_id])

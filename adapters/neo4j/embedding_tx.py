@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
-from engine.store import StoredEmbedding
-from engine.store import VectorTx
+from engine.embedding.records import StoredEmbedding
+from engine.embedding.records import VectorTx
 
 ID_BATCH = 5000  # ids per key read
 SCAN_ABOVE = 20_000  # asked for more ids than this, one scan of all keys beats seeking each

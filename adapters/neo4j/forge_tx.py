@@ -12,8 +12,8 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from engine.model import Belief
-from engine.store import SourcePin, SourceRecord
-from engine.store import SourceRecords
+from engine.sources.records import SourcePin, SourceRecord
+from engine.sources.records import SourceRecords
 
 
 def _json(value: Mapping[str, Any]) -> str:

@@ -1,5 +1,5 @@
 """Neo4jTx part: running a query of the pack (cypher/queries/) and turning its values into
-plain Python: graph nodes and relationships become engine.reading.query_result.GraphNode / GraphEdge
+plain Python: graph nodes and relationships become engine.reading.records.GraphNode / GraphEdge
 (without the `embedding` vector), temporal and spatial values their ISO text."""
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from adapters.cypher_files import cypher
 from adapters.neo4j.base import TxBase
 from adapters.query_pack import is_pack_query
 from engine.errors import NotFound
-from engine.reading.query_result import GraphEdge, GraphNode, QueryResult
-from engine.store import PackTx
+from engine.reading.records import GraphEdge, GraphNode, PackTx, QueryResult
 
 HIDDEN_PROPERTIES = frozenset({"embedding"})
 

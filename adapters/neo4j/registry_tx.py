@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from adapters.neo4j.base import TxBase
-from engine.store import GatedConclusion, RetractedPremise
-from engine.store import RegistryTx
+from engine.reading.records import GatedConclusion, RetractedPremise
+from engine.reading.records import RegistryTx
 
 ALL = 2**62  # LIMIT takes an integer: "no limit" is a number no graph reaches
 

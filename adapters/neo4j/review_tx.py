@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import StoreError
-from engine.store import (
+from engine.review.records import (
     Argument,
     ArgumentJustification,
     ArgumentPart,
@@ -18,7 +18,7 @@ from engine.store import (
     ReviewStamp,
     VerdictEdge,
 )
-from engine.store import ReviewRecords
+from engine.review.records import ReviewRecords
 
 BATCH = 5000
 MISSING_TEXT = "(not in the network yet)"

@@ -11,8 +11,8 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from engine.model import Truth
-from engine.store import BeliefHit
-from engine.store import SearchTx
+from engine.reading.records import BeliefHit
+from engine.reading.records import SearchTx
 
 
 FETCH_FACTOR = 4

@@ -16,8 +16,7 @@ from adapters.neo4j.base import TxBase
 from adapters.neo4j.records import belief_from_map
 from engine.errors import StoreError
 from engine.model import Belief
-from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
-from engine.store import ProvenanceTx
+from engine.stages.provenance import ProposedBy, ProvenanceTx, RoundRecord, RunRecord
 
 ID_BATCH = 5000
 

@@ -21,20 +21,10 @@ from adapters.neo4j.records import (
     nogood_from_record,
 )
 from engine.bulk import cyclic_gc_paused
-from engine.model import (
-    Belief,
-    Change,
-    Justification,
-    Kind,
-    Label,
-    Network,
-    Nogood,
-    Status,
-    Truth,
-)
-from engine.store import BeliefFilter, Pinned, TmsTx
+from engine.model import Belief, Change, Justification, Kind, Label, Nogood, Status, Truth
 from engine.tms.access import TAGS_KEY, own_tags
 from engine.tms.propagate import propagate, retag
+from engine.tms.records import BeliefFilter, Network, Pinned, TmsTx
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
 
@@ -286,6 +276,14 @@ class TmsTxPart(TxBase):
         self._run("ensure_placeholders", ids=named)
         self._run("create_justifications",
                   rows=justification_rows(belief_id, justifications, first_seq=seq))
+
+    def remove_justification(self, belief_id: str, position: int) -> None:
+        note_redefined(self, [belief_id])
+        self._run("remove_justification", id=belief_id, position=int(position))
+
+    def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
+        r = self._single("supersede_links", id=belief_id)
+        return (sorted(r["by"]), sorted(r["supersedes"])) if r else ([], [])
 
     def set_pins(self, ids: Sequence[str], *, retracted: bool, asserted: bool, reason: str,
                  at: str) -> dict[str, Pinned]:

@@ -23,9 +23,10 @@ from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.interchange import label_differences, write_import_in
-from engine.model import Change, Network, Truth
+from engine.model import Change, Truth
 from engine.store import GraphTx, Store
 from engine.tms import now
+from engine.tms.records import Network
 
 
 @dataclasses.dataclass

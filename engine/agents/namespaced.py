@@ -11,7 +11,8 @@ from typing import Any
 from engine.agents.namespace import ID_METADATA_KEYS, check_name, prefix, switch_belief, switch_id
 from engine.errors import InvalidInput
 from engine.interchange import decide_pins
-from engine.model import Belief, Justification, Label, Network, Nogood, Truth, check_id
+from engine.model import Belief, Justification, Label, Nogood, Truth, check_id
+from engine.tms.records import Network
 
 MAX_ID = 200  # engine.model.ID_RE's length
 

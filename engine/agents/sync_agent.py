@@ -33,10 +33,11 @@ from engine.agents.records import AgentTx, Digest
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
-from engine.model import Belief, Change, Justification, Network, Nogood, Truth
+from engine.model import Belief, Change, Justification, Nogood, Truth
 from engine.store import GraphTx, Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
+from engine.tms.records import Network
 
 
 def gone_reason(name: str) -> str:

@@ -28,8 +28,9 @@ from engine.reading import queries
 from engine.reading import search as searching
 from engine.reading.queries import PackQuery
 from engine.sources.pinning import SourceFiles, add_sourced
-from engine.store import BeliefFilter, Store
+from engine.store import Store
 from engine.tms import explain as explaining
+from engine.tms.records import BeliefFilter
 
 LIST_LIMIT = 200
 RUNS_LIMIT = 20

@@ -19,14 +19,23 @@ from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from engine.errors import InvalidInput
 from engine.agents.visible_export import visible_network
 from engine.clock import now_iso
-from engine.model import Belief, Network
-from engine.reading.records import NetworkCounts, Section, SectionRows, SummaryCover, VisibleNetwork
+from engine.errors import InvalidInput
+from engine.model import Belief
+from engine.reading.records import (
+    BeliefHit,
+    GatedConclusion,
+    NetworkCounts,
+    RetractedPremise,
+    Section,
+    SectionRows,
+    SummaryCover,
+    VisibleNetwork,
+)
 from engine.repair.records import Gap
-from engine.store import BeliefFilter, BeliefHit, GatedConclusion, RetractedPremise
 from engine.tms.access import visible
+from engine.tms.records import BeliefFilter, Network
 
 T = TypeVar("T")
 

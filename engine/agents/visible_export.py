@@ -18,7 +18,8 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.agents.namespace import ID_METADATA_KEYS
-from engine.model import Belief, Network, Truth
+from engine.model import Belief, Truth
+from engine.tms.records import Network
 
 STUB_PREFIX = "hidden-"
 STUB_TEXT = "(hidden: not visible to this client)"

@@ -19,7 +19,8 @@ from engine.model import Belief, Truth
 from engine.reading.compact.lines import depth_text, shorten_words
 from engine.reading.records import ReadingTx, SummaryCover, cover_index
 from engine.reading.search import SearchHit, search
-from engine.store import GraphTx, Store, TmsTx
+from engine.store import GraphTx, Store
+from engine.tms.records import TmsTx
 from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
 

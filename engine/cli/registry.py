@@ -13,8 +13,9 @@ from engine.cli.support import print_json, shorten
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
-from engine.model import Network, Truth
+from engine.model import Truth
 from engine.reading import blockers as blocking
+from engine.tms.records import Network
 
 FORMATS = ("json", "markdown")
 MARKDOWN_SUFFIXES = (".md", ".markdown")

@@ -34,10 +34,10 @@ from engine.proposals import lifecycle as proposal_lifecycle
 from engine.reading import queries, viz
 from engine.reading import search as searching
 from engine.sources.pinning import add_sourced
-from engine.store import BeliefFilter
 from engine.tms import explain as explaining
 from engine.tms import fragility
 from engine.tms.access import TAGS_KEY, parse_tags
+from engine.tms.records import BeliefFilter
 
 PROG = "python -m engine"
 

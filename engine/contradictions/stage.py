@@ -21,11 +21,12 @@ from engine.errors import InvalidInput
 from engine.model import Change
 from engine.pairs.candidates import current_verdicts
 from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.records import PairVerdict
 from engine.pairs.stage import GroupStage
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry
-from engine.store import GraphTx, PairVerdict, Store
+from engine.store import GraphTx, Store
 
 DEFAULT_THRESHOLD = 0.6  # cosine: lower than dedup's, contradicting claims share a subject
 DEFAULT_BATCH = 20  # pairs per round

@@ -18,8 +18,10 @@ from engine.change_records import ChangeEntry
 from engine.errors import NotFound
 from engine.model import Belief, Change, check_id
 from engine.pairs.nogood_pairs import ContradictionTx
-from engine.store import MergeRecord, PairVerdict, Store, TmsTx
+from engine.pairs.records import MergeRecord, PairVerdict
+from engine.store import Store
 from engine.tms.kernel import enforce_nogoods
+from engine.tms.records import TmsTx
 
 UNDONE = "UNDONE"  # the verdict a merge's pair gets when the merge is undone
 

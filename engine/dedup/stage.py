@@ -35,10 +35,11 @@ from engine.pairs.candidates import (
     unjudged,
 )
 from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.records import PairVerdict
 from engine.pairs.stage import GroupStage
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry
-from engine.store import GraphTx, PairVerdict, Store
+from engine.store import GraphTx, Store
 
 # Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md).
 DEFAULT_THRESHOLD = 0.85

@@ -20,9 +20,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from engine.change_records import ChangeEntry
+from engine.embedding.records import StoredEmbedding
 from engine.errors import ModelError
 from engine.optional import numpy_module
-from engine.store import Store, StoredEmbedding
+from engine.store import Store
 
 EMBED_BATCH = 256  # texts per embed call, and per write transaction
 READ_BATCH = 2000  # stored vectors per read transaction

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.embedding.cache import Embedder, text_sha256
+from engine.embedding.records import StoredEmbedding
 from engine.forge.items import ProposedPremise
 from engine.forge.parser import parse_premises
 from engine.forge.prompt import (
@@ -30,6 +31,7 @@ from engine.forge.validate import ForgeRules, Ground, Vector, check_premises
 from engine.model import Belief
 from engine.sources.grounding import clean_quote
 from engine.sources.reader import Chunk, SkippedFile, SourceReader, SourceText
+from engine.sources.records import SourcePin, SourceRecord
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord
@@ -43,7 +45,7 @@ from engine.stages.stage import (
     Prompt,
     RoundInput,
 )
-from engine.store import GraphTx, SourcePin, SourceRecord, Store, StoredEmbedding
+from engine.store import GraphTx, Store
 from engine.tms.kernel import add_beliefs_in
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk

@@ -19,9 +19,10 @@ from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.memory import history
 from engine.memory.images import Image, belief_of
-from engine.model import Belief, Network, Nogood, Status, Truth
-from engine.store import BeliefFilter, Store
+from engine.model import Belief, Nogood, Status, Truth
+from engine.store import Store
 from engine.tms.labelling import labels_from_scratch
+from engine.tms.records import BeliefFilter, Network
 
 T = TypeVar("T")
 

@@ -38,8 +38,9 @@ from engine.memory.dialectic import (
     reason_text,
 )
 from engine.model import ID_RE, Belief, Change, Justification, Truth, check_id, check_text
-from engine.store import BeliefFilter, Store
+from engine.store import Store
 from engine.tms import add_beliefs_in, enforce_nogoods, now
+from engine.tms.records import BeliefFilter
 from engine.tms.semantics import is_valid
 
 DEFEATER_TYPES = ("invalid-inference", "over-generalizes", "duplicate-of", "superseded-by")

@@ -17,10 +17,12 @@ from typing import Protocol
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
+from engine.memory.records import Editing
 from engine.model import Belief, Change, check_id
-from engine.store import Editing, Store, TmsTx
+from engine.store import Store
 from engine.tms import add_beliefs_in, enforce_nogoods, now
-from engine.tms.nogoods import ResolutionTx
+from engine.tms.records import ResolutionTx
+from engine.tms.records import TmsTx
 
 
 class DialecticTx(ResolutionTx, Editing, Protocol):

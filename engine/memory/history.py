@@ -35,9 +35,10 @@ from engine.memory.images import (
     supersession_of,
     text_of,
 )
-from engine.model import Belief, Change, Network, Status, Truth, check_id
+from engine.model import Belief, Change, Status, Truth, check_id
 from engine.store import Store
 from engine.tms.labelling import labels_from_scratch
+from engine.tms.records import Network
 
 RELEASE_RE = re.compile(r"[a-z][a-z0-9._-]{0,99}")
 

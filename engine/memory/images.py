@@ -23,8 +23,9 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from engine.memory.records import RewiredEdge, SupersedeRecord
 from engine.model import Belief, Justification, Kind, Nogood
-from engine.store import RewiredEdge, SourceRecord, SupersedeRecord
+from engine.sources.records import SourceRecord
 
 KINDS = ("belief", "nogood", "supersession", "source", "network", "namespace")
 NETWORK_KEY = "network"

@@ -17,10 +17,12 @@ from typing import Protocol
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
+from engine.memory.records import Editing, SupersedeRecord
 from engine.model import Belief, Change, Justification, check_id, check_text
-from engine.store import Editing, PairRecords, Store, SupersedeRecord
+from engine.pairs.records import PairRecords
+from engine.store import Store
 from engine.tms import add_beliefs_in, enforce_nogoods, now
-from engine.tms.nogoods import ResolutionTx
+from engine.tms.records import ResolutionTx
 
 
 class SupersedeTx(ResolutionTx, Editing, PairRecords, Protocol):

@@ -23,7 +23,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.embedding.cache import Embedder, VectorCache, ensure_embeddings, text_sha256
-from engine.store import PairVerdict, Store
+from engine.pairs.records import PairVerdict
+from engine.store import Store
 
 KNN_BATCH = 500  # beliefs per nearest-neighbour statement
 _ID_TOKEN = re.compile(r"[._:-]+")

@@ -7,11 +7,12 @@ import hashlib
 from typing import Protocol
 
 from engine.model import ID_RE, Change, Nogood
-from engine.store import PairRecords, TmsTx
+from engine.pairs.records import PairRecords
 from engine.tms import nogoods as nogood_rules
+from engine.tms.records import ResolutionTx, TmsTx
 
 
-class ContradictionTx(nogood_rules.ResolutionTx, PairRecords, Protocol):
+class ContradictionTx(ResolutionTx, PairRecords, Protocol):
     """What a found contradiction writes: its nogood, its FOUND mark, then its resolution."""
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.errors import InvalidInput
-from engine.store import GatedConclusion, RetractedPremise, Store
+from engine.reading.records import GatedConclusion, RetractedPremise
+from engine.store import Store
 
 DEFAULT_LIMIT = 20
 

@@ -5,7 +5,7 @@ The engine sees a pack query as its name, description and documented parameters 
 type read off its Browser example, `:param id => 'x'` is a string, `:param steps => 2` an
 integer); it checks the user's `--param` values against them, runs the query through the
 store, and renders the rows. Values that are graph elements come back as GraphNode /
-GraphEdge (engine/reading/query_result.py), so nothing here depends on the driver.
+GraphEdge (engine/reading/records.py), so nothing here depends on the driver.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInput, NotFound
-from engine.reading.query_result import GraphEdge, GraphNode, QueryResult
+from engine.reading.records import GraphEdge, GraphNode, QueryResult
 from engine.store import Store
 
 PARAM_TYPES = ("string", "integer", "float", "boolean")

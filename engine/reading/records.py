@@ -1,16 +1,22 @@
-"""The store verbs that reading the memory needs (`compact`, `ask`, `summarize`, impact):
-a protocol of their own, beside engine/store.py's, so the TMS core stays small.
+"""The reading room's store verbs and records, one protocol per concern:
 
-adapters/neo4j/reading_tx.py implements it in Cypher (cypher/reading/compact.cypher): every
-section is ordered and cut in the database, so `compact` reads a few hundred rows whatever
-the size of the network.
+- ReadingTx: what `compact`, `ask`, `summarize` and impact read (adapters/neo4j/reading_tx.py,
+  cypher/reading/compact.cypher: every section is ordered and cut in the database, so
+  `compact` reads a few hundred rows whatever the size of the network);
+- SearchTx: beliefs by their words (search, ask, derive's sampling; search_tx.py);
+- PackTx: the query pack users run (query_tx.py), answering a QueryResult of plain values
+  (a graph element is a GraphNode or GraphEdge, so nothing here depends on the driver);
+- RegistryTx: the blockers export, the wiki and MCP read (registry_tx.py).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from types import MappingProxyType
+from typing import Any, Protocol
+
+from engine.model import Truth
 
 
 class Section(StrEnum):
@@ -98,6 +104,110 @@ class ReadingTx(Protocol):
 
     def mark_summary(self, belief_id: str) -> bool:
         """Label the belief a summary (:Summary); False when it does not exist."""
+
+
+@dataclass(frozen=True)
+class BeliefHit:
+    """A belief as search shows it: enough to judge it without another call."""
+
+    id: str
+    text: str
+    truth: Truth
+    depth: int | None
+    dependents: int  # beliefs with a justification naming it
+
+
+class SearchTx(Protocol):
+    """Finding beliefs by their words (search, ask, derive's sampling)."""
+
+    def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
+        """Up to `limit` beliefs whose text or id matches any of `words` (a word, or a
+        word's prefix), best first by relevance; OUT beliefs only with `include_out`."""
+
+    def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
+        """The named beliefs that exist, as search hits."""
+
+    def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
+        """The beliefs within `depth` justification steps of any of `ids` (what their
+        justifications name, antecedents and outlists, and what names them), `ids` left
+        out, each with its distance in steps (1 to `depth`)."""
+
+    def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
+        """(id, text) of every IN premise (no justification), sorted by id; with
+        `topic_words`, only those whose id or text contains one of them (any case)."""
+
+
+class PackTx(Protocol):
+    """The query pack users run (cypher/queries/)."""
+
+    def run_pack_query(self, name: str, params: Mapping[str, Any]) -> QueryResult:
+        """Run the named query of the pack (cypher/queries/, read-only) with `params`;
+        graph values come back as GraphNode / GraphEdge. An unknown name is NotFound."""
+
+
+@dataclass(frozen=True)
+class GatedConclusion:
+    """An OUT belief one of whose justifications holds but for IN beliefs in its outlist."""
+
+    id: str
+    text: str
+    seq: int  # which justification (1-based, in the belief's order)
+    closers: tuple[str, ...]  # its outlist's IN members, in written order
+
+
+@dataclass(frozen=True)
+class RetractedPremise:
+    id: str
+    text: str
+    reason: str
+    retracted_at: str
+    resting: int  # beliefs resting on it through antecedents, at any distance
+
+
+class RegistryTx(Protocol):
+    def closed_gates(self) -> list[GatedConclusion]:
+        """Every blocked conclusion: OUT (not retracted, not undetermined) with a
+        justification whose antecedents are all IN and whose outlist holds IN beliefs and no
+        undetermined one; one entry per such justification, by id and position."""
+
+    def retracted_premises(self, limit: int | None, visible_to: frozenset[str] | None = None
+                           ) -> list[RetractedPremise]:
+        """Retracted premises by how many beliefs rest on them, most first, then by id; at
+        most `limit` (None: all). With `visible_to`, only premises and resting beliefs a
+        client with that visibility set sees (engine/agents/visibility.py)."""
+
+
+@dataclass(frozen=True)
+class GraphNode:
+    """A node in a query result: `key` is the database's element id."""
+
+    key: str
+    labels: tuple[str, ...]
+    properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"labels": list(self.labels), "properties": dict(self.properties)}
+
+
+@dataclass(frozen=True)
+class GraphEdge:
+    key: str
+    type: str
+    source: str  # key of the start node
+    target: str  # key of the end node
+    properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "properties": dict(self.properties)}
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, row)) for row in self.rows]
 
 
 def cover_index(covers: Sequence[SummaryCover]) -> dict[str, SummaryCover]:

@@ -14,9 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from engine.embedding.records import VectorTx
 from engine.errors import InvalidInput
 from engine.model import Truth
-from engine.store import BeliefHit, SearchTx, Store, VectorTx
+from engine.reading.records import BeliefHit, SearchTx
+from engine.store import Store
 
 RRF_K = 60  # the usual constant: damps the weight of the very first ranks
 DEFAULT_LIMIT = 10

@@ -14,7 +14,7 @@ from pathlib import Path
 from engine.errors import InvalidInput, NotFound
 from engine.files import write_text_atomically
 from engine.model import check_id
-from engine.reading.query_result import GraphEdge, GraphNode
+from engine.reading.records import GraphEdge, GraphNode
 from engine.store import Store
 
 MAX_STEPS = 25  # the bound written in cypher/queries/neighbourhood.cypher

@@ -12,8 +12,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from engine.model import Belief, Network, Truth
+from engine.model import Belief, Truth
 from engine.reading.blockers import Blockers
+from engine.tms.records import Network
 
 DEFAULT_PAGE_SIZE = 500
 MIN_TOPIC = 3

@@ -26,8 +26,9 @@ from engine.repair.repairs import ABANDON, LINK, RESEARCH, SOFTEN, Repair
 from engine.repair.validate import check_repairs
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, Applied, AppliedEntry
-from engine.store import GraphTx, TmsTx
+from engine.store import GraphTx
 from engine.tms import enforce_nogoods, standing_gates
+from engine.tms.records import TmsTx
 
 ACTION_OF = {LINK: Action.LINKED, SOFTEN: Action.SOFTENED, ABANDON: Action.ABANDONED,
              RESEARCH: Action.RESEARCH}

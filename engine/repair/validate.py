@@ -17,7 +17,8 @@ from engine.repair.prompt import FORMAT
 from engine.repair.repairs import LINK, SOFTEN, Repair, same_claim
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
-from engine.store import GraphTx, TmsTx
+from engine.store import GraphTx
+from engine.tms.records import TmsTx
 
 ECHO = PromptEcho.of(FORMAT)
 

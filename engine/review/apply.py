@@ -23,14 +23,14 @@ from typing import Any, Protocol
 
 from engine.model import Belief, Change, Justification, Kind
 from engine.review.material import UnderReview, read_under_review
+from engine.review.records import ReviewRecords, ReviewStamp, VerdictEdge
 from engine.review.suggestions import Suggestion, suggestion_for
 from engine.review.validate import read_and_check
 from engine.review.verdicts import SUPERSEDED, Verdict, defeater_id, finding_text
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, Applied, AppliedEntry
-from engine.store import ReviewRecords, ReviewStamp, VerdictEdge
 from engine.tms import add_beliefs_in, enforce_nogoods
-from engine.tms.nogoods import ResolutionTx
+from engine.tms.records import ResolutionTx
 
 DEFEATED, VALID, SUGGESTED, SUGGESTION_APPLIED = (
     Action.DEFEATED, Action.VALID, Action.SUGGESTION_RECORDED, Action.SUGGESTION_APPLIED)

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.review.material import UnderReview, read_under_review
-from engine.store import ReviewCandidate, ReviewRecords
+from engine.review.records import ReviewCandidate, ReviewRecords
 from engine.tms.graphs import strongly_connected
 
 OK, DUE, WAITING = "ok", "due", "waiting"

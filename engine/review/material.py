@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.store import Argument, ArgumentJustification, ArgumentPart, ReviewRecords
+from engine.review.records import Argument, ArgumentJustification, ArgumentPart, ReviewRecords
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 
 from engine.review.material import UnderReview, read_under_review
 from engine.review.prompt import FORMAT
+from engine.review.records import ReviewRecords
 from engine.review.verdicts import Verdict
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
-from engine.store import ReviewRecords
 
 ECHO = PromptEcho.of(FORMAT)
 

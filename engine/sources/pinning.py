@@ -23,8 +23,9 @@ from engine.errors import InvalidInput
 from engine.model import Change, Justification
 from engine.sources.grounding import clean_quote, find_quote
 from engine.sources.reader import SkippedFile, SourceReader, SourceText, WholeFileHashes
+from engine.sources.records import SourcePin, SourceRecord, SourceRecords
 from engine.sources.staleness import LINES_SHA256, lines_sha256
-from engine.store import GraphTx, SourcePin, SourceRecord, SourceRecords, Store
+from engine.store import GraphTx, Store
 from engine.tms.kernel import add_beliefs_in
 from engine.tms.verbs import new_belief
 

@@ -27,9 +27,10 @@ from engine.change_records import ChangeEntry
 from engine.model import Belief, Change
 from engine.sources.grounding import find_quote
 from engine.sources.reader import Fingerprint, SkippedFile, SourceReader, SourceText
-from engine.store import SourcePin, SourceRecord, SourceRecords, Store
+from engine.sources.records import SourcePin, SourceRecord, SourceRecords
+from engine.store import Store
 from engine.tms.kernel import enforce_nogoods
-from engine.tms.nogoods import ResolutionTx
+from engine.tms.records import ResolutionTx
 
 NEW, CHANGED, UNCHANGED, MISSING = "new", "changed", "unchanged", "missing"
 # a pinned belief against its file: its words where they were, elsewhere, nowhere; or no file

@@ -14,8 +14,8 @@ from typing import Any
 
 from engine.errors import NotFound
 from engine.model import Belief, Justification, Truth
-from engine.store import Store
 from engine.tms.access import tag_sources
+from engine.tms.records import TmsStore
 from engine.tms.semantics import is_valid
 
 
@@ -62,7 +62,7 @@ def _truth(b: Belief) -> str:
     return b.truth.value if b.truth is not None else ""  # stored beliefs always have one
 
 
-def explain(store: Store, belief_id: str) -> Step:
+def explain(store: TmsStore, belief_id: str) -> Step:
     upstream = store.read(lambda tx: tx.upstream([belief_id]))
     if belief_id not in upstream:
         raise NotFound("belief", belief_id)
@@ -167,7 +167,7 @@ class TraceEntry:
     kind: str  # premise, asserted, missing
 
 
-def trace(store: Store, belief_id: str) -> list[TraceEntry]:
+def trace(store: TmsStore, belief_id: str) -> list[TraceEntry]:
     """The premises (and user-asserted beliefs) a belief rests on: for an IN belief, through
     its valid justifications; otherwise through all of them."""
     upstream = store.read(lambda tx: tx.upstream([belief_id]))
@@ -203,7 +203,7 @@ def trace_in(beliefs: Mapping[str, Belief], root: str) -> list[TraceEntry]:
     return [found[k] for k in sorted(found)]
 
 
-def trace_tags(store: Store, belief_id: str) -> dict[str, Any]:
+def trace_tags(store: TmsStore, belief_id: str) -> dict[str, Any]:
     """A belief's effective access tags as stored, and where each comes from: the nearest
     belief carrying it as its own and the support path down to it (engine/tms/access.py)."""
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.model import Justification, Kind, Truth
-from engine.store import TmsTx
+from engine.tms.records import TmsTx
 
 FRAGILE_AT = 3  # antecedents of one SL justification from which add warns
 

@@ -16,8 +16,8 @@ from typing import Any
 from engine.clock import now_iso
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, Kind, check_id, check_text
-from engine.store import GraphTx
 from engine.tms import nogoods as nogood_rules
+from engine.tms.records import ResolutionTx
 
 now = now_iso  # the engine's clock (engine/clock.py), under the name the stages import
 
@@ -60,7 +60,7 @@ def check_justifications(belief_id: str, justifications: Iterable[Justification]
 
 
 
-def add_beliefs_in(tx: nogood_rules.ResolutionTx, beliefs: Sequence[Belief]) -> Change:
+def add_beliefs_in(tx: ResolutionTx, beliefs: Sequence[Belief]) -> Change:
     """Inside a write transaction: create new beliefs, propagate, enforce nogoods.
 
     Used by `add` and by derive's apply, so both follow the same rules."""
@@ -89,7 +89,7 @@ def check_new_justifications(belief_id: str, justifications: Sequence[Justificat
     check_justifications(belief_id, justifications)
 
 
-def add_justification_in(tx: GraphTx, belief_id: str,
+def add_justification_in(tx: ResolutionTx, belief_id: str,
                          justifications: Sequence[Justification]) -> Change:
     """Inside a write transaction: add-justification with its propagation and nogoods."""
     require_ids(tx, [belief_id])
@@ -97,7 +97,7 @@ def add_justification_in(tx: GraphTx, belief_id: str,
     return enforce_nogoods(tx, tx.relabel([belief_id]))
 
 
-def add_justifications_in(tx: GraphTx, belief_id: str,
+def add_justifications_in(tx: ResolutionTx, belief_id: str,
                           justifications: Sequence[Justification]) -> None:
     """Add justifications, gated as the belief is gated whole (its supersessor, its
     challenges of every justification): a gated premise becomes derived and stays gated,
@@ -113,7 +113,7 @@ def add_justifications_in(tx: GraphTx, belief_id: str,
     tx.add_justifications(belief_id, list(justifications))
 
 
-def standing_gates(tx: GraphTx, b: Belief) -> list[str]:
+def standing_gates(tx: ResolutionTx, b: Belief) -> list[str]:
     """The outlist members that gate a belief whole: what supersedes it, the challenges of
     all its justifications, and whatever its gate justification holds."""
     named = sorted({o for j in b.justifications for o in j.outlist})
@@ -132,14 +132,14 @@ def justification_args(j: Justification) -> dict[str, Any]:
             **({"label": j.label} if j.label else {})}
 
 
-def retract_in(tx: GraphTx, belief_id: str, reason: str = "") -> Change:
+def retract_in(tx: ResolutionTx, belief_id: str, reason: str = "") -> Change:
     if belief_id not in tx.set_pins([belief_id], retracted=True, asserted=False, reason=reason,
                                     at=now()):
         raise NotFound("belief", belief_id)
     return enforce_nogoods(tx, tx.relabel([belief_id]))
 
 
-def assert_in(tx: GraphTx, belief_id: str) -> Change:
+def assert_in(tx: ResolutionTx, belief_id: str) -> Change:
     stamp = now()
     pinned = tx.set_pins([belief_id], retracted=False, asserted=False, reason="", at=stamp)
     if belief_id not in pinned:
@@ -153,7 +153,7 @@ def assert_in(tx: GraphTx, belief_id: str) -> Change:
     return enforce_nogoods(tx, change)
 
 
-def enforce_nogoods(tx: nogood_rules.ResolutionTx, change: Change) -> Change:
+def enforce_nogoods(tx: ResolutionTx, change: Change) -> Change:
     """Resolve every nogood that `change` made hold (all members IN)."""
     if not change.went_in:
         return change
@@ -163,7 +163,7 @@ def enforce_nogoods(tx: nogood_rules.ResolutionTx, change: Change) -> Change:
     return nogood_rules.resolve(tx, holding, change, at=now())
 
 
-def require_ids(tx: GraphTx, ids: Iterable[str]) -> None:
+def require_ids(tx: ResolutionTx, ids: Iterable[str]) -> None:
     ids = list(ids)
     found = tx.existing_ids(ids)
     for i in ids:

@@ -21,16 +21,11 @@ resolved by retraction: it is recorded as unresolved and left holding.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from engine.agents.namespace import is_agent_premise, is_switch, namespace_of
 from engine.model import Belief, Change, Nogood, Truth
-from engine.store import ChangeLog, TmsTx
+from engine.tms.records import ResolutionTx
 from engine.tms.semantics import is_valid
-
-
-class ResolutionTx(TmsTx, ChangeLog, Protocol):
-    """What nogood resolution reads and writes: beliefs, pins, labels (TmsTx), the change log."""
 
 
 TYPE_RANK = {

@@ -14,7 +14,6 @@ from typing import Any
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, Nogood, Status, check_id, check_text
-from engine.store import BeliefFilter, GraphTx, Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms.fragility import Restoration, restorations_in
 from engine.tms.kernel import (
@@ -28,6 +27,7 @@ from engine.tms.kernel import (
     require_ids,
     retract_in,
 )
+from engine.tms.records import BeliefFilter, ResolutionTx, TmsStore
 
 
 def new_belief(belief_id: str, text: str, justifications: Sequence[Justification] = (), *,
@@ -46,7 +46,7 @@ def new_belief(belief_id: str, text: str, justifications: Sequence[Justification
 
 
 def add(
-    store: Store,
+    store: TmsStore,
     belief_id: str,
     text: str,
     justifications: Sequence[Justification] = (),
@@ -63,7 +63,7 @@ def add(
                        ChangeEntry("add", {"id": belief_id}))
 
 
-def add_justification(store: Store, belief_id: str,
+def add_justification(store: TmsStore, belief_id: str,
                       justifications: Sequence[Justification]) -> Change:
     """Give an existing belief more justifications (a premise becomes derived)."""
     check_id(belief_id)
@@ -74,27 +74,27 @@ def add_justification(store: Store, belief_id: str,
                            "justifications": [justification_args(j) for j in justifications]}))
 
 
-def retract(store: Store, belief_id: str, reason: str = "") -> Change:
+def retract(store: TmsStore, belief_id: str, reason: str = "") -> Change:
     """Pin a belief OUT (premise or derived) until it is asserted again."""
     check_id(belief_id)
     return store.write(lambda tx: retract_in(tx, belief_id, reason),
                        ChangeEntry("retract", {"id": belief_id}, reason))
 
 
-def retract_with_restorations(store: Store, belief_id: str, reason: str = ""
+def retract_with_restorations(store: TmsStore, belief_id: str, reason: str = ""
                               ) -> tuple[Change, list[Restoration]]:
     """`retract`, and for each derived belief it took OUT, what each justification lacks
     now (engine/tms/fragility.py), read in the same transaction."""
     check_id(belief_id)
 
-    def work(tx: GraphTx) -> tuple[Change, list[Restoration]]:
+    def work(tx: ResolutionTx) -> tuple[Change, list[Restoration]]:
         change = retract_in(tx, belief_id, reason)
         return change, restorations_in(tx, change.went_out, belief_id)
 
     return store.write(work, ChangeEntry("retract", {"id": belief_id}, reason))
 
 
-def assert_belief(store: Store, belief_id: str) -> Change:
+def assert_belief(store: TmsStore, belief_id: str) -> Change:
     """Un-pin a retracted belief; a derived belief that still has no valid support then
     holds as a user-asserted fact until it is retracted."""
     check_id(belief_id)
@@ -102,7 +102,7 @@ def assert_belief(store: Store, belief_id: str) -> Change:
                        ChangeEntry("assert", {"id": belief_id}))
 
 
-def add_nogood(store: Store, member_ids: Sequence[str], nogood_id: str | None = None) -> Change:
+def add_nogood(store: TmsStore, member_ids: Sequence[str], nogood_id: str | None = None) -> Change:
     """Record that these beliefs must not all be IN; enforce it now and on later changes."""
     members = tuple(dict.fromkeys(member_ids))
     if len(members) < 2:
@@ -115,7 +115,7 @@ def add_nogood(store: Store, member_ids: Sequence[str], nogood_id: str | None = 
     ident = nogood_id or store.read(
         lambda tx: default_nogood_id(members, {n.id for n in tx.nogoods()}))
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: ResolutionTx) -> Change:
         require_ids(tx, members)
         if any(n.id == ident for n in tx.nogoods()):
             raise InvalidInput(f"nogood '{ident}' already exists", field="id", value=ident)
@@ -137,30 +137,30 @@ def default_nogood_id(members: Sequence[str], taken: set[str]) -> str:
     return next(f"{base}-{n}" for n in range(2, len(taken) + 3) if f"{base}-{n}" not in taken)
 
 
-def init(store: Store) -> dict[str, int]:
+def init(store: TmsStore) -> dict[str, int]:
     """Constraints and indexes, and the upgrades of what older versions wrote: how many
     nodes each upgrade changed."""
     return store.init_schema()
 
 
-def reset(store: Store) -> None:
+def reset(store: TmsStore) -> None:
     store.write(lambda tx: tx.reset(), ChangeEntry("reset"))
 
 
 # --- reads ---------------------------------------------------------------------------
-def status(store: Store) -> Status:
+def status(store: TmsStore) -> Status:
     return store.read(lambda tx: tx.status())
 
 
-def list_beliefs(store: Store, which: BeliefFilter = BeliefFilter()) -> list[Belief]:
+def list_beliefs(store: TmsStore, which: BeliefFilter = BeliefFilter()) -> list[Belief]:
     return store.read(lambda tx: tx.list_beliefs(which))
 
 
-def show(store: Store, belief_id: str) -> tuple[Belief, list[str]]:
+def show(store: TmsStore, belief_id: str) -> tuple[Belief, list[str]]:
     """A belief with its justifications, and the ids of its direct dependents."""
     check_id(belief_id)
 
-    def work(tx: GraphTx):
+    def work(tx: ResolutionTx):
         shown = tx.shown_belief(belief_id)
         if shown is None:
             raise NotFound("belief", belief_id)
@@ -170,17 +170,17 @@ def show(store: Store, belief_id: str) -> tuple[Belief, list[str]]:
     return store.read(work)
 
 
-def supersede_links(store: Store, belief_id: str) -> tuple[list[str], list[str]]:
+def supersede_links(store: TmsStore, belief_id: str) -> tuple[list[str], list[str]]:
     """(what supersedes the belief, what it supersedes)."""
     return store.read(lambda tx: tx.supersede_links(belief_id))
 
 
-def show_many(store: Store, ids: Sequence[str]) -> dict[str, Belief]:
+def show_many(store: TmsStore, ids: Sequence[str]) -> dict[str, Belief]:
     """The named beliefs that exist, keyed by id."""
     return store.read(lambda tx: tx.get_beliefs(ids))
 
 
-def what_if(store: Store, operation: str, belief_id: str) -> Change:
+def what_if(store: TmsStore, operation: str, belief_id: str) -> Change:
     """What `retract` or `assert` would change; nothing is written."""
     check_id(belief_id)
     if operation == "retract":

@@ -8,10 +8,10 @@ import dataclasses
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.model import Belief, Change, Label, Truth
-from engine.store import GraphTx, Store
 from engine.tms import access
 from engine.tms.kernel import enforce_nogoods
 from engine.tms.labelling import labels_from_scratch
+from engine.tms.records import ResolutionTx, TmsStore
 from engine.tms.semantics import compute_labels
 
 
@@ -22,7 +22,7 @@ class Mismatch:
     computed: str
 
 
-def verify(store: Store) -> list[Mismatch]:
+def verify(store: TmsStore) -> list[Mismatch]:
     """Recompute every label from scratch and list where the graph disagrees."""
 
     with cyclic_gc_paused():  # 200k beliefs read and labelled: no cycles among them
@@ -48,13 +48,13 @@ class Repair:
     change: Change  # what went IN and OUT, nogood retractions included
 
 
-def repair(store: Store) -> Repair:
+def repair(store: TmsStore) -> Repair:
     """Recompute every label and depth from scratch and write the differences, in one write
     transaction (under the write lock, so no writer changes the graph meanwhile); then
     resolve the nogoods the repair made hold. For graphs edited by hand, written by another
     tool or left by an older version."""
 
-    def work(tx: GraphTx) -> Repair:
+    def work(tx: ResolutionTx) -> Repair:
         beliefs, raw_labels = tx.read_labelling()
         computed = labels_from_scratch(beliefs)
         problems = compare_labels(beliefs, raw_labels, computed)

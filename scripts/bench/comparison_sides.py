@@ -20,7 +20,7 @@ from adapters.neo4j.connection import Neo4jSettings, connect
 from adapters.neo4j.store import Neo4jStore
 from engine import interchange, tms
 from engine.model import Truth
-from engine.store import BeliefFilter
+from engine.tms.records import BeliefFilter
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = Path(__file__).resolve().parent

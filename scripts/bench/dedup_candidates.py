@@ -83,7 +83,7 @@ def setup(size: int) -> None:
     from adapters.formats import parse_network
     from engine import interchange
     from engine.embedding.cache import text_sha256
-    from engine.store import StoredEmbedding
+    from engine.embedding.records import StoredEmbedding
 
     store, settings = open_store()
     try:

@@ -33,7 +33,7 @@ from engine.embedding.cache import embedding_source, text_sha256  # noqa: E402
 from engine.derive.prompt import build_prompt  # noqa: E402
 from engine.derive.sampling import make_sampler  # noqa: E402
 from engine.derive.view import read_view  # noqa: E402
-from engine.store import StoredEmbedding  # noqa: E402
+from engine.embedding.records import StoredEmbedding  # noqa: E402
 
 
 def main() -> None:

@@ -46,7 +46,7 @@ from engine.review_premises.due import read_premises  # noqa: E402
 from engine.review_premises.prompt import build_prompt, premise_block  # noqa: E402
 from engine.review_premises.stage import PremiseReviewStage, PremiseSettings  # noqa: E402
 from engine.sources.reader import SourceText  # noqa: E402
-from engine.store import SourcePin, SourceRecord  # noqa: E402
+from engine.sources.records import SourcePin, SourceRecord  # noqa: E402
 from engine.tokens import ESTIMATE  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "networks"

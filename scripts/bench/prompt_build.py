@@ -56,7 +56,7 @@ from engine.embedding.cache import (  # noqa: E402
     text_sha256,
 )
 from engine.derive.sampling import STRATEGIES, make_sampler  # noqa: E402
-from engine.store import StoredEmbedding  # noqa: E402
+from engine.embedding.records import StoredEmbedding  # noqa: E402
 
 DIM = 384
 MODEL = "bench-random-unit-384"
@@ -144,7 +144,7 @@ def with_neo4j(args) -> None:
     from adapters.neo4j.store import Neo4jStore
     from engine import interchange
     from engine.model import Truth
-    from engine.store import BeliefFilter
+    from engine.tms.records import BeliefFilter
 
     def view_premise_pool(tx):  # the pool as list_beliefs gives it (b {.*}: vectors too)
         return [(b.id, b.text) for b in tx.list_beliefs(BeliefFilter(Truth.IN, premises=True))]

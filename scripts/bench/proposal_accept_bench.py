@@ -29,7 +29,7 @@ from adapters.neo4j.store import Neo4jStore
 from engine import interchange, tms
 from engine.model import Truth
 from engine.proposals import lifecycle
-from engine.store import BeliefFilter
+from engine.tms.records import BeliefFilter
 
 NETWORKS = Path(os.environ.get("EEM_NETWORKS_DIR") or ROOT.parent / "shared" / "data" / "networks")
 TARGET_MS = 50.0

@@ -40,9 +40,9 @@ from engine import interchange  # noqa: E402
 from engine.review.due import DueOptions, read_due  # noqa: E402
 from engine.review.material import read_under_review  # noqa: E402
 from engine.review.prompt import build_prompt  # noqa: E402
+from engine.review.records import ReviewStamp  # noqa: E402
 from engine.review.schema import json_reply  # noqa: E402
 from engine.review.stage import ReviewSettings, ReviewStage  # noqa: E402
-from engine.store import ReviewStamp  # noqa: E402
 
 
 def emit(**fields) -> None:

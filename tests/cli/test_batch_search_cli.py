@@ -62,7 +62,7 @@ def test_search_bad_input(cli, store):
 def test_semantic_search_ranks_by_meaning_too(cli, store):
     pytest.importorskip("sentence_transformers", reason="the embeddings extra is not installed")
     from adapters.embeddings import SentenceTransformerEmbedder
-    from engine.store import StoredEmbedding
+    from engine.embedding.records import StoredEmbedding
 
     tms.add(store, "db-latency", "Database queries are slow under load")
     tms.add(store, "ui-colour", "The buttons are blue")

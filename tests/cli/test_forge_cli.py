@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.model import Truth
-from engine.store import BeliefFilter
+from engine.tms.records import BeliefFilter
 from tests.forge_fakes import write_tree
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,16 +9,12 @@ import math
 import pytest
 
 from engine import tms
+from engine.embedding.records import StoredEmbedding
 from engine.model import Truth
+from engine.pairs.records import MergeRecord, PairVerdict
+from engine.review.records import ReviewStamp
+from engine.sources.records import SourcePin, SourceRecord
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.store import (
-    MergeRecord,
-    PairVerdict,
-    ReviewStamp,
-    SourcePin,
-    SourceRecord,
-    StoredEmbedding,
-)
 from tests.fakes import FakeStore
 
 J = tms.make_justifications
@@ -155,7 +151,7 @@ def test_provenance_of_runs_rounds_and_proposals(either):
 
 
 def test_list_beliefs_by_a_justification_label(either):
-    from engine.store import BeliefFilter
+    from engine.tms.records import BeliefFilter
 
     small_network(either)
     tms.add_justification(either, "d", J(["a"], label="Seen under LOAD"))

@@ -6,8 +6,8 @@ import pytest
 
 from adapters.cypher_files import cypher
 from engine.embedding.cache import MemoryVectorCache, ensure_embeddings, text_sha256
+from engine.embedding.records import StoredEmbedding
 from engine.model import Belief, Justification
-from engine.store import StoredEmbedding
 
 pytestmark = pytest.mark.neo4j
 

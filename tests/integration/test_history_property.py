@@ -15,7 +15,8 @@ from engine import tms
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.memory import history
-from engine.model import Belief, Justification, Network, Nogood, Truth
+from engine.model import Belief, Justification, Nogood, Truth
+from engine.tms.records import Network
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 

@@ -9,7 +9,7 @@ from engine.change_records import LogQuery
 from engine.errors import InvalidInput, NotFound
 from engine.memory import changelog, dialectic, editing, supersede
 from engine.model import Belief, Truth
-from engine.store import BeliefFilter
+from engine.tms.records import BeliefFilter
 
 pytestmark = pytest.mark.neo4j
 
@@ -212,7 +212,7 @@ def test_the_log_is_outside_the_network(store):
 def test_a_rewired_dependent_is_due_for_review_again(store):
     from engine.review.due import read_due
     from engine.review.material import read_under_review
-    from engine.store import ReviewStamp
+    from engine.review.records import ReviewStamp
 
     chain(store)
     material = store.read(lambda tx: read_under_review(tx, ["b", "c"]))

@@ -13,12 +13,12 @@ from engine import tms
 from engine.model import Belief, Justification, Truth
 from engine.review.stage import ReviewSettings, ReviewStage
 from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
+from engine.sources.records import SourcePin, SourceRecord
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
 from engine.stages.report import Outcome, RunStatus
 from engine.stages.run import RunOptions, RunResult, run_stage
 from engine.stages.stage import Action
-from engine.store import SourcePin, SourceRecord
 from tests.conftest import empty_graph
 from tests.derive_fakes import load
 from tests.parallel_fakes import KeyedCritic, layered_network

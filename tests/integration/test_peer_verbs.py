@@ -261,7 +261,8 @@ def test_migrate_retractions_reads_a_peer_files_reason_and_skips_engine_retracti
     from engine import interchange
     from engine.errors import NotFound
     from engine.memory import defeat
-    from engine.model import Belief, Justification, Network
+    from engine.model import Belief, Justification
+    from engine.tms.records import Network
 
     network = Network({
         "p": Belief(id="p", text="Premise p."),
@@ -446,7 +447,7 @@ def test_a_defeater_from_a_peer_file_can_be_defended(store):
 
 # --- list --label ------------------------------------------------------------------------------
 def test_list_by_a_justification_label(store):
-    from engine.store import BeliefFilter
+    from engine.tms.records import BeliefFilter
 
     tms.add(store, "p", "Premise p.")
     tms.add(store, "q", "Premise q.")

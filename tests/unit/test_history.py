@@ -7,7 +7,8 @@ import pytest
 from engine.errors import InvalidInput
 from engine.memory import history
 from engine.memory.history import LoggedWrite, Release
-from engine.model import Belief, Justification, Network, Truth
+from engine.model import Belief, Justification, Truth
+from engine.tms.records import Network
 
 
 def image(text: str, *justifications: list, retracted: bool = False) -> dict:

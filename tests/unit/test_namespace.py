@@ -10,8 +10,9 @@ import pytest
 from engine.agents.namespace import is_agent_premise, namespace_of
 from engine.agents.namespaced import namespaced
 from engine.errors import InvalidInput
-from engine.model import Belief, Justification, Network, Nogood, Truth
+from engine.model import Belief, Justification, Nogood, Truth
 from engine.tms.nogoods import assumptions, entrenchment
+from engine.tms.records import Network
 from engine.tms.semantics import compute_labels
 
 AT = "2026-12-03T00:00:00+00:00"

@@ -6,7 +6,8 @@ import pytest
 
 from adapters.formats import network_to_json, parse_network
 from engine.errors import InvalidInput
-from engine.model import Belief, Justification, Network
+from engine.model import Belief, Justification
+from engine.tms.records import Network
 
 
 def _node(**justification):
@@ -37,7 +38,8 @@ def test_a_malformed_gate_is_refused_naming_it(justification, message):
 
 
 def test_supersessions_and_sources_round_trip_and_are_written_only_when_there_are_some():
-    from engine.store import RewiredEdge, SourceRecord, SupersedeRecord
+    from engine.memory.records import RewiredEdge, SupersedeRecord
+    from engine.sources.records import SourceRecord
 
     record = SupersedeRecord("p", "q", True, (RewiredEdge("r", 1, "REQUIRES", 0),), "why",
                              "2026-01-01T00:00:00+00:00")

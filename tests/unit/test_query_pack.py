@@ -22,7 +22,7 @@ from adapters.neo4j_browser import (
 from adapters.query_pack import literal_type, load_pack, pack_params
 from engine.errors import InvalidInput, NotFound
 from engine.reading.queries import PackParam, PackQuery, cell, find_query, json_rows, parse_params
-from engine.reading.query_result import GraphEdge, GraphNode, QueryResult
+from engine.reading.records import GraphEdge, GraphNode, QueryResult
 
 PACK = {"why_in", "premises", "out_if_retracted", "gated", "by_depth", "undetermined",
         "nogoods", "proposed_by", "run_added", "derive_runs", "stage_runs", "neighbourhood",

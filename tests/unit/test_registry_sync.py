@@ -7,8 +7,9 @@ import dataclasses
 import pytest
 
 from engine.errors import InvalidInput
-from engine.model import Belief, Justification, Network, Nogood, Truth
+from engine.model import Belief, Justification, Nogood, Truth
 from engine.registry_sync import plan_sync
+from engine.tms.records import Network
 
 
 def _graph() -> Network:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from engine import tms
+from engine.embedding.records import StoredEmbedding
 from engine.errors import InvalidInput
 from engine.model import Truth
 from engine.reading import search as searching
-from engine.store import BeliefHit, StoredEmbedding
+from engine.reading.records import BeliefHit
 from tests.fakes import FakeStore
 
 

@@ -13,7 +13,7 @@ from engine.dedup.candidates import (
     pair,
     unjudged,
 )
-from engine.store import PairVerdict
+from engine.pairs.records import PairVerdict
 
 
 def test_a_chain_is_not_one_cluster():

@@ -19,8 +19,8 @@ from engine.embedding.cache import (
     ensure_embeddings,
     text_sha256,
 )
+from engine.embedding.records import StoredEmbedding
 from engine.model import Belief, Justification
-from engine.store import StoredEmbedding
 from tests.fakes import FakeStore
 
 

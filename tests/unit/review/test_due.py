@@ -8,7 +8,7 @@ import dataclasses
 from engine import tms
 from engine.model import Justification
 from engine.review.due import DueOptions, read_due, states
-from engine.store import ReviewCandidate
+from engine.review.records import ReviewCandidate
 from tests.derive_fakes import derived, load, premise
 from tests.fakes import FakeStore
 from tests.review_fakes import loaded, reply, review_round, stage, verdict

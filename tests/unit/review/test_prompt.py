@@ -71,7 +71,7 @@ def test_any_derivations_show_as_any(store):
     text = shown_round(store).prompt.text
     block = text.split("### either (depth 1)\n", 1)[1].split("\n### ", 1)[0]
     assert block.count("(ANY; label: auth evidence):") == 2
-    from engine.store import ArgumentJustification, ArgumentPart
+    from engine.review.records import ArgumentJustification, ArgumentPart
     a, b = ArgumentPart("a", "A", "IN"), ArgumentPart("b", "B", "IN")
     assert modes([ArgumentJustification("SL", "", (a,)),
                   ArgumentJustification("SL", "x", (b,))]) == ["ALL", "ALL"]

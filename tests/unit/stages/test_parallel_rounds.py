@@ -35,8 +35,9 @@ from engine.stages.stage import (
     RoundInput,
     Skip,
 )
-from engine.store import BeliefFilter, GraphTx, Store
 from engine.review.stage import ReviewSettings, ReviewStage
+from engine.store import GraphTx, Store
+from engine.tms.records import BeliefFilter
 from tests.derive_fakes import load, premise
 from tests.fakes import FakeStore
 from tests.parallel_fakes import KeyedCritic, layered_network

@@ -29,7 +29,8 @@ from engine.stages.stage import (
     RoundInput,
     Skip,
 )
-from engine.store import BeliefFilter, GraphTx, Store
+from engine.store import GraphTx, Store
+from engine.tms.records import BeliefFilter
 from tests.derive_fakes import RecordingModelForRound, ScriptedChatModel, load, premise
 from tests.fakes import FakeStore
 

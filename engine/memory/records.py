@@ -1,0 +1,79 @@
+"""The memory room's store verbs and records: the editing verbs (gates, supersede links, moved
+edges, metadata) and what a supersede keeps for its undo. adapters/neo4j/edit_tx.py
+implements `Editing` in Cypher; the change log's protocol is engine/change_records.py's."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, order=True)
+class RewiredEdge:
+    """One antecedent (REQUIRES) or outlist (UNLESS) edge a merge moved from the merged belief
+    to the kept one: justification number `seq` of belief `belief`, at position `pos`."""
+
+    belief: str
+    seq: int
+    kind: str  # REQUIRES | UNLESS
+    pos: int
+
+
+@dataclass(frozen=True)
+class SupersedeRecord:
+    """A supersede, kept on its (OLD)-[:SUPERSEDED_BY]->(NEW) edge so undo restores it
+    exactly: whether NEW was created by the reword, and the dependents' edges moved to NEW."""
+
+    old: str
+    new: str
+    created_new: bool
+    rewired: tuple[RewiredEdge, ...]
+    reason: str
+    at: str
+
+
+EDITABLE_FIELDS = frozenset({"text", "source", "source_url", "source_hash", "date"})
+
+
+class Editing(Protocol):
+    """The editing verbs: gates (supersede, challenge, defend), supersede records, moved
+    edges, metadata, deletion. None of them computes labels: relabel the beliefs
+    afterwards."""
+
+    def gate_belief(self, belief_id: str, gate_id: str, positions: Sequence[int] | None) -> int:
+        """Append `gate_id` (which must exist) to the outlist of the belief's justifications
+        at `positions` (1-based; all when None; where not there already). A premise gets its
+        one gate justification (an outlist only, flagged `gate`) or has it extended.
+        Returns how many justifications were gated."""
+
+    def ungate_belief(self, belief_id: str, gate_id: str) -> int:
+        """Remove from the belief's outlists what gate_belief appended of `gate_id` (an
+        outlist that named it before keeps it; with nothing known of what was appended, as
+        after an import, every mention), and a gate justification it leaves empty; returns
+        how many edges went."""
+
+    def record_supersede(self, record: SupersedeRecord) -> None: ...
+
+    def supersede_record(self, old: str) -> SupersedeRecord | None: ...
+
+    def delete_supersede(self, old: str) -> None: ...
+
+    def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
+                           ) -> int:
+        """Move recorded edges from `moved_to` back to `back_to`; how many were found."""
+
+    def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None: ...
+
+    def set_fields(self, belief_id: str, fields: Mapping[str, str], at: str) -> None:
+        """Set some of a belief's own fields in place (EDITABLE_FIELDS: text, source,
+        source_url, source_hash, date) and stamp updated_at; an unknown field raises
+        InvalidInput."""
+
+    def copy_source_link(self, old: str, new: str) -> None:
+        """Give `new` the FROM edge (with its lines) `old` has, if any."""
+
+    def delete_belief(self, belief_id: str) -> None:
+        """Delete a belief nothing names, with its justifications."""
+
+    def mark_labels(self, belief_id: str, labels: Sequence[str]) -> None:
+        """Add marker labels (closed set: Defeater, Challenge, Defence) to a belief."""
