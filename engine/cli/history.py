@@ -119,9 +119,7 @@ def diff_arguments(p: argparse.ArgumentParser) -> None:
 
 # --- releases ----------------------------------------------------------------------------
 def cmd_release(store: Any, args: argparse.Namespace) -> int:
-    from engine.clock import now_iso_ms
-
-    r = history.make_release(store, args.name, args.at, args.note or "", now_iso_ms())
+    r = history.make_release(store, args.name, args.at, args.note or "")
     if args.json:
         print_json(r.as_dict())
     else:

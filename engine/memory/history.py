@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
 from engine.change_records import ChangeEntry, LogEntry, LogQuery
+from engine.clock import now_iso_ms
 from engine.errors import EngineError, InvalidInput, NotFound
 from engine.memory.changelog import check_time
 from engine.memory.images import (
@@ -393,7 +394,13 @@ def _definition_changes(was: Image, is_: Image) -> list[str]:
     if (was.get("props") or {}).get("metadata") != (is_.get("props") or {}).get("metadata"):
         out.append("metadata")
     if not out and was != is_:
-        out.append("redefined")
+        then_props, now_props = dict(was.get("props") or {}), dict(is_.get("props") or {})
+        stamps_only = {k for k in then_props.keys() | now_props.keys()
+                       if (then_props.get(k) or None) != (now_props.get(k) or None)
+                       } <= {"updated_at", "created_at"}
+        same_rest = {k: v for k, v in was.items() if k != "props" and v} == {
+            k: v for k, v in is_.items() if k != "props" and v}
+        out.append("updated" if stamps_only and same_rest else "redefined")
     return out
 
 
@@ -510,10 +517,10 @@ def check_release_name(name: str) -> str:
     return name
 
 
-def make_release(store: Store, name: str, at: str | None = None, note: str = "",
-                 now: str = "") -> Release:
+def make_release(store: Store, name: str, at: str | None = None, note: str = "") -> Release:
     """Name a point (default: the last change before this one)."""
     check_release_name(name)
+    now = now_iso_ms()
 
     def work(tx: Any) -> Release:
         h = _history(tx)

@@ -203,6 +203,13 @@ def _kept_going(store) -> tuple[list[str], list[str], list[str]]:
     return existing, challenges, merged
 
 
+def _marks(store) -> dict[str, list[str]]:
+    """Each belief's labels (the marker labels a challenge or a defeater carries, and the
+    truth labels)."""
+    return store.read(lambda tx: {r["id"]: sorted(r["labels"]) for r in tx._tx.run(
+        "MATCH (b:Belief) RETURN b.id AS id, labels(b) AS labels")})
+
+
 def _targeted_reads_agree(store, point: str) -> None:
     """show / explain as of a point read one belief's upstream then; they agree with the
     whole network rebuilt."""
@@ -248,10 +255,11 @@ def test_as_of_and_rollback_give_back_the_export_taken_then(store, data):
             f"export --as-of {point} differs from the export taken then")
     _targeted_reads_agree(store, str(data.draw(st.sampled_from(points), label="read point")))
     point = data.draw(st.sampled_from(points), label="rollback point")
-    before, seq_before = _export(store), _last_seq(store)
+    before, seq_before, marks = _export(store), _last_seq(store), _marks(store)
     history.rollback(store, str(point), "property test")
     assert _export(store) == taken[point], f"rollback --to {point}"
     assert tms.verify(store) == []
     history.rollback(store, str(seq_before), "the rollback rolled back")
     assert _export(store) == before, "rolling back the rollback did not restore the present"
+    assert _marks(store) == marks, "a marker label (Challenge, Defeater, ...) was not restored"
     assert tms.verify(store) == []

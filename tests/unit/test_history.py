@@ -105,3 +105,10 @@ def test_the_markdown_diff_says_the_same_facts_in_the_registry_words():
     assert '### Reworded\n\n- `a`: "A" -> "A2"\n' in text
     assert "### Labels changed\n\n- `a`: IN -> OUT (change 3)\n" in text
     assert "Nothing differs." in diff_markdown(history.Diff(4, 4))
+
+
+def test_a_belief_whose_timestamps_alone_changed_is_updated():
+    stamped = {"props": {"text": "A", "updated_at": "2026-12-06"}}
+    changed = [LoggedWrite(2, "", "assert", "", {"belief": {"a": image("A")}})]
+    d = history.diff_of(changed, 1, 2, lambda kind, keys: {"a": stamped})
+    assert [r.what for r in d.beliefs] == [("updated",)]
