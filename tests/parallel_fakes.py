@@ -1,6 +1,7 @@
 """Fakes for parallel rounds: a review critic (a langchain-core chat model) that answers from
 the prompt it is shown, whatever order the calls come in, optionally slowly or after a fake
-429; a 429 error as a provider raises it; a layered review network."""
+429, and that may pass over a fixed set of beliefs as a real model skips what it will not
+judge; a 429 error as a provider raises it; a layered review network."""
 from __future__ import annotations
 
 import json
@@ -36,24 +37,29 @@ class RateLimitError(Exception):
     """A provider's rate-limit class, known by its name only (no status attribute)."""
 
 
-def verdicts_for(prompt: str, invalid: frozenset[str]) -> str:
+def verdicts_for(prompt: str, invalid: frozenset[str], skip: frozenset[str] = frozenset()
+                 ) -> str:
     """One verdict per justification the review prompt shows: invalid for beliefs in
-    `invalid`, valid for the others."""
+    `invalid`, valid for the others, none for those in `skip` (passed over)."""
     out = []
     blocks = BELIEF.split(prompt)[1:]  # id, body, id, body...
     for bid, body in zip(blocks[::2], blocks[1::2]):
+        if bid in skip:
+            continue
         for n in JUSTIFICATION.findall(body):
             out.append(verdict(bid, int(n), bid not in invalid))
     return reply(*out)
 
 
-def premise_verdicts_for(prompt: str, invalid: frozenset[str]) -> str:
+def premise_verdicts_for(prompt: str, invalid: frozenset[str],
+                         skip: frozenset[str] = frozenset()) -> str:
     """One verdict per premise a premise review prompt shows, quoting its claim (the tests'
-    sources state each claim word for word): misread for premises in `invalid`."""
+    sources state each claim word for word): misread for premises in `invalid`, none for
+    those in `skip`."""
     return json.dumps({"verdicts": [
         {"id": pid, "verdict": "misread" if pid in invalid else "confirmed",
          "kind": "misread" if pid in invalid else "", "quote": claim, "narrower": "",
-         "comment": "keyed"} for pid, claim in PREMISE.findall(prompt)]})
+         "comment": "keyed"} for pid, claim in PREMISE.findall(prompt) if pid not in skip]})
 
 
 class KeyedCritic(BaseChatModel):
@@ -63,6 +69,7 @@ class KeyedCritic(BaseChatModel):
     were in flight at once."""
 
     invalid: frozenset[str] = frozenset()
+    skip: frozenset[str] = frozenset()  # passed over: shown, never answered
     seconds: float = 0.0
     rate_limit_on: str = ""
     rate_limit_kind: str = "status"  # "status" | "class"
@@ -104,8 +111,8 @@ class KeyedCritic(BaseChatModel):
                 raise RateLimitError("too many requests")
             if throttle:
                 raise FakeRateLimitError("Error code: 429 - rate limit reached")
-            text = (premise_verdicts_for if self.premises else verdicts_for)(prompt,
-                                                                              self.invalid)
+            text = (premise_verdicts_for if self.premises else verdicts_for)(
+                prompt, self.invalid, self.skip)
         finally:
             with self._lock:
                 self._in_flight -= 1
@@ -117,7 +124,8 @@ class KeyedCritic(BaseChatModel):
 def keyed_critic_from_env() -> KeyedCritic:
     """A `py:` plug-in for CLI tests: $PARALLEL_TEST_CRITIC is a JSON object of the fields."""
     fields = json.loads(os.environ.get(KEYED_ENV, "{}"))
-    return KeyedCritic(invalid=frozenset(fields.pop("invalid", ())), **fields)
+    return KeyedCritic(invalid=frozenset(fields.pop("invalid", ())),
+                       skip=frozenset(fields.pop("skip", ())), **fields)
 
 
 def layered_network(width: int, layers: int = 2) -> list[Belief]:
@@ -131,4 +139,18 @@ def layered_network(width: int, layers: int = 2) -> list[Belief]:
                             text=f"Derived claim {i} of layer {layer}.")
                     for i in range(width)]
         below = ids
+    return beliefs
+
+
+def skipping_network() -> list[Belief]:
+    """40 premises; layer 1, d1-00..d1-39, each resting on two premises; layer 2: d2-00..d2-07
+    each on two of d1-24..d1-39, and d2-10..d2-13 each on one of d1-20..d1-23 and one of
+    d1-24..d1-27 (a model that passes over d1-00..d1-23 holds those four back)."""
+    beliefs = [premise(f"p{i:02}", f"Premise number {i} holds.") for i in range(40)]
+    beliefs += [derived(f"d1-{i:02}", (f"p{i:02}", f"p{(i + 1) % 40:02}"),
+                        text=f"Derived claim {i} of layer 1.") for i in range(40)]
+    beliefs += [derived(f"d2-0{i}", (f"d1-{24 + 2 * i}", f"d1-{25 + 2 * i}"),
+                        text=f"Derived claim {i} of layer 2.") for i in range(8)]
+    beliefs += [derived(f"d2-1{j}", (f"d1-2{j}", f"d1-{24 + j}"),
+                        text=f"Derived claim 1{j} of layer 2.") for j in range(4)]
     return beliefs

@@ -77,6 +77,7 @@ def cmd_repair(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 COMMAND = sc.StageCommand(
     PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, run=cmd_repair,
+    dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     # No --parallel: a link or a soften changes what later rounds show (bridges that came IN,
     # justifications rewired to a reworded belief), so each round must see the last.
     parallel=False,

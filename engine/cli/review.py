@@ -91,6 +91,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="only beliefs at depth D or deeper")
     what.add_argument("--all", dest="review_all", action="store_true",
                       help="review again what already has a current review")
+    what.add_argument("--no-wait", dest="wait", action="store_false",
+                      help="review a belief whatever it rests on (by default a belief waits "
+                           "until the derived beliefs it rests on are reviewed)")
     sc.domain_flag(what)
     _suggestion_flag(what)
     _premises_flags(what)
@@ -102,7 +105,8 @@ def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
         return _premise_stage(args, wiring or sc.Wiring())
     from engine.review.stage import ReviewSettings, ReviewStage
 
-    return ReviewStage(ReviewSettings(min_depth=getattr(args, "min_depth", 0), **_scope(args)))
+    return ReviewStage(ReviewSettings(min_depth=getattr(args, "min_depth", 0),
+                                      wait=getattr(args, "wait", True), **_scope(args)))
 
 
 def _scope(args: argparse.Namespace) -> dict[str, Any]:
@@ -138,6 +142,12 @@ def _not_due(details: Mapping[str, Any]) -> str:
             f"source" + (f"; {counts}" if counts else "") + ")")
 
 
+def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    sc.check_mode_args(p, args)
+    if args.premises and not args.wait:
+        p.error("--no-wait is for derived beliefs: no premise waits for another")
+
+
 def cmd_review(args: argparse.Namespace, wiring: sc.Wiring) -> int:
     stage = make_stage(args, wiring)
     return sc.run_rounds(COMMAND, "review", args, wiring, lambda store: stage,
@@ -147,7 +157,7 @@ def cmd_review(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 COMMAND = sc.StageCommand(
     PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    run=cmd_review,
+    run=cmd_review, check=check_args, dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and apply them in one transaction, recorded as a review run.",

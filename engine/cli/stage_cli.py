@@ -51,13 +51,22 @@ from engine.cli.support import print_json, run_guarded, table
 from engine.clock import utc_now
 from engine.stages.accept import AcceptResult
 from engine.stages.calls import CallPolicy, default_is_transient
-from engine.stages.report import ReportFile, RoundResult, RunStatus, report_path, summary_table
+from engine.stages.report import (
+    ReportFile,
+    RoundResult,
+    RunStatus,
+    report_path,
+    round_notes,
+    summary_table,
+    unanswered_line,
+)
 from engine.stages.run import RunOptions, RunResult
 from engine.stages.stage import Stage
 from engine.store import Store
 
 __all__ = [
-    "FORGE_OUTPUT", "AskModel", "ModelBinding", "StageCommand", "Subcommand", "Wiring",
+    "FORGE_OUTPUT", "TURNS_DRY_ROUNDS_HELP", "AskModel", "ModelBinding", "StageCommand",
+    "Subcommand", "Wiring",
     "accept_parser", "accept_subcommand", "add_candidate_flags", "add_mode_flags",
     "add_model_flags", "add_output_flags", "ask_backend", "build_ask_model", "build_model",
     "add_parallel_flag", "candidate_source", "check_mode_args", "domain_flag",
@@ -93,6 +102,11 @@ def add_parallel_flag(group: argparse.ArgumentParser | argparse._ArgumentGroup) 
     group.add_argument("--parallel", type=positive_int, default=1, metavar="N",
                        help="up to N model calls in flight at once; each round is still "
                             "checked and applied on its own, in order (default 1)")
+
+
+# --dry-rounds of a stage that takes turns (review, premise review, repair)
+TURNS_DRY_ROUNDS_HELP = ("stop after K consecutive dry rounds that show nothing for the first "
+                         "time (default 2: as many as an item is shown without an answer)")
 
 
 def add_mode_flags(p: argparse.ArgumentParser, default_output: str, *,
@@ -223,8 +237,9 @@ def run_params(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 
 def run_options(args: argparse.Namespace, binding: ModelBinding | None, *, default_output: str,
-                accept_command: str, params: dict[str, Any], dry_rounds: int = 1
+                accept_command: str, params: dict[str, Any], dry_rounds: int | None = None
                 ) -> RunOptions:
+    """`dry_rounds` without --dry-rounds; None leaves it to the run (1, or a stage's turns)."""
     output = None
     if not (args.auto or args.exhaust):
         output = Path(args.output or default_output)
@@ -266,6 +281,8 @@ class StderrProgress:
               f"({r.applied_in} IN), {len(r.skipped)} skipped; {r.calls} call(s), "
               f"{r.tokens_in}+{r.tokens_out} tokens, {r.seconds:.1f} s",
               file=self.stream, flush=True)
+        for line in round_notes(r):
+            print(line, file=self.stream, flush=True)
 
 
 def progress_for(args: argparse.Namespace, wiring: ErrorStream) -> StderrProgress | None:
@@ -281,10 +298,14 @@ def print_run(result: RunResult, args: argparse.Namespace, wiring: ErrorStream, 
                     "status": report.status.value, "stopped": report.stopped,
                     "report": str(result.report_path) if result.report_path else None,
                     "proposals_file": str(report.proposals_file) if report.proposals_file
-                    else None, "totals": report.totals.to_json(), "error": report.error})
+                    else None, "totals": report.totals.to_json(), "error": report.error,
+                    **({} if report.unanswered is None else {"unanswered": report.unanswered})})
     else:
         print(summary_table(report))
         print(f"run {result.run_id}: {report.status.value}, stopped: {report.stopped}")
+        unanswered = unanswered_line(report)
+        if unanswered:
+            print(unanswered)
         if result.report_path:
             print(f"report: {result.report_path}")
         if report.proposals_file:

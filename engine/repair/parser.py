@@ -5,8 +5,10 @@ one retry: no repairs in the reply; an item that is not an object; no id, or a b
 justification the round did not show; an action that is not link, soften, abandon or
 research; a link with no bridges; a soften or research with no text; a soften whose text is
 the claim as it stands; a second repair of the same justification (the first is kept); every
-justification shown that no repair covers; and, when the round can reach the graph, what a
-bridge breaks (unknown, not IN, the belief itself, resting on the belief). No action is ever
+justification left without a repair of a belief the reply does repair; and, when the round
+can reach the graph, what a bridge breaks (unknown, not IN, the belief itself, resting on the
+belief). A belief shown that no repair names is passed over, not a problem
+(engine/stages/item_reader.py): the run shows it again after the others. No action is ever
 taken by default: a justification without a usable repair stays as it is.
 """
 from __future__ import annotations
@@ -89,13 +91,15 @@ class _Reader(JustificationReader[RepairParse]):
 
     def finish(self) -> RepairParse:
         if self.expected is not None:
-            for k, belief, position in unanswered(self.expected,
-                                                  {r.key for r in self.out.items}):
-                self.out.missing.append(k)
-                if not any(d.reason.startswith(f"{k}: ") for d in self.out.diagnostics):
-                    self.problem(f"no repair of {k} (belief '{belief}', justification "
-                                 f"{position})", 0)
+            left = unanswered(self.expected, {r.key for r in self.out.items})
+            self.unanswered(((k, belief) for k, belief, _ in left), self._no_repair)
         return self.out
+
+    def _no_repair(self, key: str, belief: str) -> str:
+        if any(d.reason.startswith(f"{key}: ") for d in self.out.diagnostics):
+            return ""  # its repair was read and diagnosed
+        return (f"no repair of {key} (belief '{belief}', justification "
+                f"{key.rsplit('#', 1)[1]})")
 
 
 def parse_reply(text: object, expected: Expected | None = None,
@@ -112,14 +116,16 @@ def parse_reply(text: object, expected: Expected | None = None,
 def combine(first: RepairParse, second: RepairParse) -> RepairParse:
     """After the retry: the second reply's repairs, plus the first's for justifications the
     second left out. What is still without a repair stays as it is (noted); the round is a
-    format failure only when no repair was read at all."""
+    format failure only when the second reply still has a problem and no repair was read at
+    all (a well-formed second reply that repairs nothing is dry)."""
     by_key = second_fills_gaps(first.items, second.items, lambda r: r.key)
     still = [k for k in second.missing if k not in by_key]
     merged = RepairParse(items=list(by_key.values()), notes=first.notes + second.notes,
-                         missing=still)
+                         missing=still,
+                         passed_over=[k for k in second.passed_over if k not in by_key])
     if merged.items:
         merged.notes = [Diagnostic("first reply: " + d.reason, d.line) for d in first.diagnostics] \
             + [Diagnostic("retry: " + d.reason, d.line) for d in second.diagnostics] + merged.notes
     else:
-        merged.diagnostics = second.diagnostics or [Diagnostic("no repair after the retry", 0)]
+        merged.diagnostics = list(second.diagnostics)
     return merged

@@ -1,7 +1,9 @@
 """RepairStage: repair of what review (or a person's challenge) defeated, as a stage of the
 shared machinery (engine/stages/).
 
-Each round reads the defeated justifications afresh (due.py), shows up to `budget` of them
+Each round reads the defeated justifications afresh (due.py), takes them in the run's turns
+(engine/stages/turns.py: what the model passed over goes behind the rest, at most k
+showings), shows up to `budget` of them
 with review's finding and candidate bridges (bridges.py, the hybrid search), asks for one
 JSON repair per justification (prompt.py), reads the reply (parser.py, which also checks
 the bridges and texts against the graph so the one retry can quote what is wrong), checks
@@ -27,6 +29,7 @@ from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.stages.turns import Turns
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -76,6 +79,7 @@ class RepairStage(RetriesItems[parser.RepairParse]):
     def __init__(self, settings: RepairSettings = RepairSettings(), *, embedder: Any = None):
         self.settings = settings
         self.embedder = embedder  # engine.embedding.cache.Embedder, or None: words only
+        self.turns = Turns()
 
     # --- a round ---------------------------------------------------------------------
     def read_round(self, store: Store, n: int) -> RoundInput:
@@ -83,11 +87,12 @@ class RepairStage(RetriesItems[parser.RepairParse]):
 
         def first(tx: GraphTx):
             due = read_due(tx)
-            chosen = with_findings(tx, list(due.due[:s.budget]))
+            queue = self.turns.order(due.due, _key)
+            chosen = with_findings(tx, queue[:s.budget])
             claims = {b.id: b.text for b in tx.get_beliefs({d.belief for d in chosen}).values()}
-            return due, chosen, claims
+            return due, queue, chosen, claims
 
-        due, chosen, claims = store.read(first)
+        due, queue, chosen, claims = store.read(first)
         texts = {d.key: query_text(d, claims.get(d.belief, "")) for d in chosen}
         words = {k: query_words(t) for k, t in texts.items()}
         vectors: dict[str, Sequence[float]] = {}
@@ -95,7 +100,7 @@ class RepairStage(RetriesItems[parser.RepairParse]):
             keys = [k for k in texts if words[k]]
             vectors = dict(zip(keys, self.embedder.embed([texts[k] for k in keys])))
         cases = tuple(store.read(lambda tx: cases_of(tx, chosen, words, vectors, s.bridges)))
-        prompt = build_prompt(cases, due_total=len(due.due), domain=s.domain)
+        prompt = build_prompt(cases, due_total=len(queue), domain=s.domain)
         expected: dict[str, dict[int, str]] = {}
         for c in cases:
             expected.setdefault(c.defeated.belief, {})[c.defeated.position] = c.claim
@@ -104,12 +109,16 @@ class RepairStage(RetriesItems[parser.RepairParse]):
                          | {a for c in cases for a in c.justification.antecedent_ids})
         details = {"strategy": STRATEGY, "due": len(due.due), "defeated": due.defeated,
                    "answered": due.answered,
-                   "bridges": sum(len(c.bridges) for c in cases)}
+                   "bridges": sum(len(c.bridges) for c in cases),
+                   **self.turns.details(d.key for d in due.due)}
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
             contract=RoundContract(tuple(allowed), json_reply(cases), stage=self.name),
             shown=prompt.keys, empty=not cases, details=details,
-            context=RepairRound(cases, expected, store))
+            context=RepairRound(cases, expected, store), first_shown=self.turns.show(prompt.keys))
+
+    def round_closed(self, shown: RoundInput, valid: Sequence[Repair]) -> None:
+        self.turns.closed(shown.shown, {r.key for r in valid})
 
     def parse(self, reply: str, shown: RoundInput | None) -> parser.RepairParse:
         ctx = _context(shown)
@@ -132,3 +141,7 @@ class RepairStage(RetriesItems[parser.RepairParse]):
     # --- reports and files -----------------------------------------------------------
     def render_file(self, items: Sequence[Repair], run: RunRecord, command: str) -> str:
         return render(items, run, command)
+
+
+def _key(d: Defeated) -> str:
+    return d.key

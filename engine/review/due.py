@@ -7,12 +7,19 @@ one stamped: the claim, a justification or the text of a named belief changed; w
 on, transitively, has a current review. So when review defeats a belief, what rested on it
 goes OUT before it could be shown. Beliefs on a loop of support are taken together. With
 `ids`, exactly those (IN, derived) beliefs are in scope and none waits for another; with
-`min_depth`, beliefs shallower than it are out of scope and hold nothing back.
+`min_depth`, beliefs shallower than it are out of scope and hold nothing back; without
+`wait` (--no-wait) none waits for another either.
+
+Holding back is bounded: a belief the run has given up on (passed over by the model as often
+as engine/stages/turns.py allows: `given_up`) holds nothing back, so what waited only on such
+beliefs is due again, `released` (the run shows it once). Each belief held back is listed with
+the unreviewed beliefs it waits on (`waiting_on`: those it rests on directly, each due or held
+back in turn; following them leads to the due ones that must be reviewed first).
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.review.material import UnderReview, read_under_review
 from engine.review.records import ReviewCandidate, ReviewRecords
@@ -27,6 +34,8 @@ class DueOptions:
     min_depth: int = 0
     review_all: bool = False  # review again what is reviewed (before `since`)
     since: str = ""  # the run's start: reviews from this run count as current with review_all
+    wait: bool = True  # a belief waits for what it rests on (False: --no-wait)
+    given_up: frozenset[str] = frozenset()  # beliefs the run will not show again
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,19 @@ class DueList:
     current: int  # of those, with a current review
     waiting: int  # not current, but resting on a belief whose review is not current
     material: Mapping[str, UnderReview]  # what was read to decide (the reviewed beliefs)
+    waiting_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # each held-back
+    # belief -> the unreviewed beliefs it rests on (and waits on)
+    released: frozenset[str] = frozenset()  # due only because what held them is given up
+
+
+@dataclass(frozen=True)
+class Holds:
+    """Each candidate's state (OK, DUE, WAITING), what each WAITING one waits on, and the
+    DUE ones released from waiting on given-up beliefs."""
+
+    state: dict[str, str]
+    waiting_on: dict[str, tuple[str, ...]]
+    released: frozenset[str]
 
 
 def is_current(c: ReviewCandidate, material: UnderReview | None, options: DueOptions) -> bool:
@@ -54,22 +76,36 @@ def states(candidates: Sequence[ReviewCandidate], current: set[str], *, independ
            ) -> dict[str, str]:
     """Each candidate's state: OK (current, and nothing it rests on is not), DUE, WAITING.
     A loop of support is one component: its members are due together."""
+    return holds(candidates, current, independent=independent).state
+
+
+def holds(candidates: Sequence[ReviewCandidate], current: set[str], *, independent: bool,
+          given_up: frozenset[str] = frozenset()) -> Holds:
+    """The states, with what holds each WAITING belief back: the not-current beliefs it rests
+    on directly (outside its loop, if it is on one), except those given up."""
     scope = {c.id: c for c in candidates}
     if independent:
-        return {i: OK if i in current else DUE for i in scope}
+        return Holds({i: OK if i in current else DUE for i in scope}, {}, frozenset())
     upstream = {c.id: [a for a in c.rests_on if a in scope and a != c.id] for c in candidates}
     state: dict[str, str] = {}
+    waiting_on: dict[str, tuple[str, ...]] = {}
+    released: set[str] = set()
     for component in upstream_first(upstream):
-        if len(component) == 1:  # the usual case: no loop
-            (i,) = component
-            held = any(state[a] != OK for a in upstream[i])
-            state[i] = WAITING if held else (OK if i in current else DUE)
+        members = component if len(component) == 1 else set(component)
+        unreviewed = {a for i in component for a in upstream[i]
+                      if a not in members and state[a] != OK}
+        holding = [a for a in unreviewed if a not in given_up]
+        if holding:
+            on = tuple(sorted(holding))
+            for i in component:
+                state[i], waiting_on[i] = WAITING, on
             continue
-        members = set(component)
-        held = any(state[a] != OK for i in component for a in upstream[i] if a not in members)
         for i in component:
-            state[i] = WAITING if held else (OK if i in current else DUE)
-    return state
+            state[i] = OK if i in current else DUE
+            if unreviewed and state[i] == DUE:
+                released.add(i)
+    return Holds(state, waiting_on, frozenset(released))
+
 
 
 def read_due(tx: ReviewRecords, options: DueOptions = DueOptions()) -> DueList:
@@ -79,13 +115,16 @@ def read_due(tx: ReviewRecords, options: DueOptions = DueOptions()) -> DueList:
     reviewed = [c.id for c in candidates if c.review_sha256]
     material = read_under_review(tx, reviewed) if reviewed else {}
     current = {c.id for c in candidates if is_current(c, material.get(c.id), options)}
-    state = states(candidates, current, independent=bool(wanted))
+    found = holds(candidates, current, independent=bool(wanted) or not options.wait,
+                  given_up=options.given_up)
     depth = {c.id: c.depth if c.depth is not None else 0 for c in candidates}
-    due = sorted((i for i, s in state.items() if s == DUE), key=lambda i: (depth[i], i))
+    due = sorted((i for i, s in found.state.items() if s == DUE), key=lambda i: (depth[i], i))
     return DueList(
         due=tuple(due),
         in_scope=len(candidates),
         current=len(current),
-        waiting=sum(s == WAITING for s in state.values()),
+        waiting=len(found.waiting_on),
         material=material,
+        waiting_on=found.waiting_on,
+        released=found.released,
     )

@@ -10,8 +10,10 @@ Diagnosed, each with its reason and line: a reply with no JSON array or verdict 
 an item that is not an object; an item with no id, or naming a belief the round did not show;
 no justification number, or one the belief was not shown with; no `valid`, or a `valid` that
 is not true or false; a second verdict on the same justification (the first is kept); and
-every justification shown that no verdict covers. Any of these asks for the one retry. Only
-noted (no retry): an optional field with a value outside its range, which is then ignored.
+every justification left without a verdict of a belief the reply does judge. Any of these
+asks for the one retry. A belief shown that no verdict names at all is passed over, not a
+problem (engine/stages/item_reader.py): the run shows it again after the others. Only noted
+(no retry): an optional field with a value outside its range, which is then ignored.
 Nothing is ever taken as valid by default: a justification without a readable verdict stays
 unreviewed.
 """
@@ -32,7 +34,7 @@ from engine.review.verdicts import (
 )
 from engine.stages.item_reader import ItemsParse, JustificationReader, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
-from engine.stages.replies import Diagnostic, ReplyShape, bare_id, find_items, second_fills_gaps
+from engine.stages.replies import ReplyShape, bare_id, find_items, second_fills_gaps
 
 SHAPE = ReplyShape("verdicts", ("id", "justification"))
 # What the round showed: belief id -> justification positions -> its antecedent ids.
@@ -131,12 +133,13 @@ class _Reader(JustificationReader[ReviewParse]):
 
     def finish(self) -> ReviewParse:
         if self.expected is not None:
-            for k, belief, position in unanswered(self.expected,
-                                                  {v.key for v in self.out.items}):
-                self.out.missing.append(k)
-                self.problem(f"no verdict on {k} (belief '{belief}', justification "
-                             f"{position})", 0)
+            left = unanswered(self.expected, {v.key for v in self.out.items})
+            self.unanswered(((k, belief) for k, belief, _ in left), _no_verdict)
         return self.out
+
+
+def _no_verdict(key: str, belief: str) -> str:
+    return f"no verdict on {key} (belief '{belief}', justification {key.rsplit('#', 1)[1]})"
 
 
 def parse_reply(text: object, expected: Expected | None = None) -> ReviewParse:
@@ -150,7 +153,8 @@ def parse_reply(text: object, expected: Expected | None = None) -> ReviewParse:
 def combine(first: ReviewParse, second: ReviewParse) -> ReviewParse:
     """After the retry: the second reply's verdicts, plus the first's on justifications the
     second left out. What is still missing stays diagnosed, and stays unreviewed; the round
-    counts as a format failure only when no verdict was read at all."""
+    counts as a format failure only when the second reply still has a problem and no verdict
+    was read at all (a well-formed second reply that judges nothing is a dry round)."""
     by_key = second_fills_gaps(first.items, second.items, lambda v: v.key)
     judged = set(by_key)
     still_missing = [k for k in second.missing if k not in judged]
@@ -158,11 +162,12 @@ def combine(first: ReviewParse, second: ReviewParse) -> ReviewParse:
     diagnostics = [d for d in second.diagnostics
                    if not any(d.reason.startswith(f"no verdict on {k} ") for k in covered)]
     merged = ReviewParse(items=list(by_key.values()), notes=first.notes + second.notes,
-                         missing=still_missing, expected=second.expected)
+                         missing=still_missing,
+                         passed_over=[k for k in second.passed_over if k not in judged],
+                         expected=second.expected)
     # The merged parse asks for no further retry; what is left unjudged is recorded as notes.
     if merged.items:
         merged.notes = diagnostics + merged.notes
     else:
-        merged.diagnostics = diagnostics or [Diagnostic(reason="no verdict after the retry",
-                                                        line=0)]
+        merged.diagnostics = diagnostics
     return merged

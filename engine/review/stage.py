@@ -1,10 +1,13 @@
 """ReviewStage: the review critic as a stage of the shared machinery (engine/stages/).
 
-Each round reads what is due afresh (engine.review.due), shows up to `budget` beliefs with
-every justification (prompt.py), asks for one JSON verdict per justification (schema.py
-restricts ids and numbers to those shown), reads the reply (parser.py; the one retry quotes
-its diagnostics), checks the verdicts against the graph (validate.py) and, with --auto or on
-accept, applies them in the round's write transaction (apply.py).
+Each round reads what is due afresh (engine.review.due), takes it in the run's turns
+(engine/stages/turns.py: what the model passed over goes behind the rest, at most k showings;
+what waited only on beliefs given up is shown once), shows up to `budget` beliefs with every
+justification (prompt.py), asks for one JSON verdict per justification (schema.py restricts
+ids and numbers to those shown), reads the reply (parser.py; the one retry quotes its
+diagnostics), checks the verdicts against the graph (validate.py) and, with --auto or on
+accept, applies them in the round's write transaction (apply.py). The round's details name
+the beliefs held back and the due beliefs each waits on.
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from dataclasses import dataclass, field
 
 from engine.review import parser
 from engine.review.apply import write_review
-from engine.review.due import DueOptions, read_due
+from engine.review.due import DueList, DueOptions, read_due
 from engine.review.material import UnderReview, read_under_review
 from engine.review.prompt import RETRY, build_prompt
 from engine.review.proposals_file import render
@@ -25,6 +28,7 @@ from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.stages.turns import HELD_BACK, RELEASED, WAITING_ON, Turns
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -46,6 +50,10 @@ class ReviewScope:
 @dataclass(frozen=True)
 class ReviewSettings(ReviewScope):
     min_depth: int = 0
+    wait: bool = True  # a belief waits for what it rests on to be reviewed (False: --no-wait)
+
+
+HELD_NAMED = 200  # held-back beliefs a round's details name (with what each waits on)
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,7 @@ class ReviewStage(RetriesItems[parser.ReviewParse]):
     def __init__(self, settings: ReviewSettings = ReviewSettings(), *, since: str | None = None):
         self.settings = settings
         self.since = since or now()  # with review_all: reviews older than this are redone
+        self.turns = Turns()
 
     # --- a round ---------------------------------------------------------------------
     def read_round(self, store: Store, n: int) -> RoundInput:
@@ -78,18 +87,19 @@ class ReviewStage(RetriesItems[parser.ReviewParse]):
         them is not due until they are reviewed, so the rounds never overlap."""
         s = self.settings
         options = DueOptions(ids=s.ids, min_depth=s.min_depth, review_all=s.review_all,
-                             since=self.since)
+                             since=self.since, wait=s.wait, given_up=self.turns.given_up())
 
         def work(tx: GraphTx):
             listed = read_due(tx, options)
             due = dataclasses.replace(listed, due=tuple(i for i in listed.due if i not in busy))
-            chosen = due.due[:s.budget]
+            queue = self.turns.order(due.due, str, once=due.released)
+            chosen = queue[:s.budget]
             unread = [i for i in chosen if i not in due.material]
             fresh = read_under_review(tx, unread) if unread else {}
-            return due, tuple((due.material.get(i) or fresh[i]) for i in chosen)
+            return due, queue, tuple((due.material.get(i) or fresh[i]) for i in chosen)
 
-        due, shown = store.read(work)
-        prompt = build_prompt(shown, due_total=len(due.due), domain=s.domain)
+        due, queue, shown = store.read(work)
+        prompt = build_prompt(shown, due_total=len(queue), domain=s.domain)
         allowed = sorted({b.id for b in shown}
                          | {a for b in shown for j in b.justifications for a in j.antecedent_ids})
         context = ReviewRound(
@@ -98,12 +108,25 @@ class ReviewStage(RetriesItems[parser.ReviewParse]):
             expected={b.id: {j.position: j.antecedent_ids for j in b.justifications}
                       for b in shown})
         details = {"strategy": STRATEGY, "due": len(due.due), "in_scope": due.in_scope,
-                   "current": due.current, "held_back": due.waiting,
+                   "current": due.current, HELD_BACK: due.waiting,
+                   WAITING_ON: held_back(due), RELEASED: sorted(due.released),
+                   **self.turns.details(due.due),
                    "justifications": len(prompt.justification_keys)}
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
             contract=RoundContract(tuple(allowed), json_reply(shown), stage=self.name),
-            shown=prompt.belief_ids, empty=not shown, details=details, context=context)
+            shown=prompt.belief_ids, empty=not shown, details=details, context=context,
+            first_shown=self.turns.show(prompt.belief_ids))
+
+    def round_closed(self, shown: RoundInput, valid: Sequence[Verdict]) -> None:
+        """A belief is judged when every justification shown of it has a valid verdict."""
+        ctx = _context(shown)
+        answered: dict[str, set[int]] = {}
+        for v in valid:
+            answered.setdefault(v.belief, set()).add(v.justification)
+        expected = ctx.expected if ctx else {}
+        self.turns.closed(shown.shown, {b for b, positions in answered.items()
+                                        if set(expected.get(b, ())) <= positions})
 
     def parse(self, reply: str, shown: RoundInput | None) -> parser.ReviewParse:
         ctx = _context(shown)
@@ -127,3 +150,10 @@ class ReviewStage(RetriesItems[parser.ReviewParse]):
     # --- reports and files -----------------------------------------------------------
     def render_file(self, items: Sequence[Verdict], run: RunRecord, command: str) -> str:
         return render(items, run, command)
+
+
+def held_back(due: DueList) -> dict[str, list[str]]:
+    """The held-back beliefs a round's details name (the first HELD_NAMED by id), each with
+    the unreviewed beliefs it waits on."""
+    named = sorted(due.waiting_on)[:HELD_NAMED]
+    return {b: list(due.waiting_on[b]) for b in named}

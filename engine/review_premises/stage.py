@@ -2,7 +2,9 @@
 claims against their sources, on the shared machinery (engine/stages/).
 
 Each round reads what is due afresh (premises_due.py: IN premises with a readable pinned
-source and no current premise review, most depended-on first), shows up to `budget` of them
+source and no current premise review, most depended-on first), takes it in the run's turns
+(engine/stages/turns.py: what the model passed over goes behind the rest, at most k
+showings), shows up to `budget` of them
 with the source lines around each pin (premises_window.py, premises_prompt.py), reads one
 verdict per premise (premises_verdicts.py: grounded quotes; the one retry quotes its
 diagnostics), checks them against the graph and the sources as they are now and, with --auto
@@ -26,6 +28,7 @@ from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.stages.turns import Turns
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -51,6 +54,7 @@ class PremiseReviewStage(RetriesItems[PremiseParse]):
         self.reader = reader
         self.settings = settings
         self.since = since or now()  # with review_all: reviews older than this are redone
+        self.turns = Turns()
 
     def read_round(self, store: Store, n: int) -> RoundInput:
         return self.read_round_besides(store, n, frozenset())
@@ -63,19 +67,24 @@ class PremiseReviewStage(RetriesItems[PremiseParse]):
         due = store.read(lambda tx: read_premises(
             tx, self.reader, ids=s.ids, budget=s.source_tokens, review_all=s.review_all,
             since=self.since))
-        waiting = tuple(p for p in due.due if p.id not in busy)
-        shown = waiting[:s.budget]
-        prompt = build_prompt(shown, due_total=len(waiting), budget=s.source_tokens,
+        queue = self.turns.order([p for p in due.due if p.id not in busy], _premise_id)
+        shown = tuple(queue[:s.budget])
+        prompt = build_prompt(shown, due_total=len(queue), budget=s.source_tokens,
                               domain=s.domain)
         details: dict[str, Any] = {"strategy": STRATEGY, "mode": "premises",
                                    "due": len(due.due), "with_source": due.with_source,
                                    **{k.replace(" ", "_"): v for k, v in due.counts.items()
-                                      if k != "due"}}
+                                      if k != "due"},
+                                   **self.turns.details(p.id for p in due.due)}
         details["split"] = sum(p.window.split for p in shown)
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
             contract=RoundContract(prompt.ids, json_reply(shown), stage=self.name),
-            shown=prompt.ids, empty=not shown, details=details, context=PremiseRound(shown))
+            shown=prompt.ids, empty=not shown, details=details, context=PremiseRound(shown),
+            first_shown=self.turns.show(prompt.ids))
+
+    def round_closed(self, shown: RoundInput, valid: Sequence[PremiseVerdict]) -> None:
+        self.turns.closed(shown.shown, {v.belief for v in valid})
 
     def parse(self, reply: str, shown: RoundInput | None) -> PremiseParse:
         ctx = shown.context if shown is not None else None
@@ -95,3 +104,7 @@ class PremiseReviewStage(RetriesItems[PremiseParse]):
 
     def render_file(self, items: Sequence[PremiseVerdict], run: RunRecord, command: str) -> str:
         return render(items, run, command)
+
+
+def _premise_id(p: PremiseUnderReview) -> str:
+    return p.id

@@ -10,8 +10,9 @@ those of engine/stages/replies.find_items.
 Diagnosed (each asks for the one retry): no verdicts at all; an item that is not an object;
 no id, or an id the round did not show; a missing or unknown verdict; a quote missing, or not
 found in the lines shown (forge's grounding: engine/sources/grounding.py); a partial without a
-narrower claim, or with the claim itself; a second verdict on the same premise; and every
-premise shown that no verdict covers. Only noted: a misread whose kind is missing or unknown
+narrower claim, or with the claim itself; a second verdict on the same premise. A premise
+shown that no verdict names is passed over, not a problem (engine/stages/item_reader.py): the
+run shows it again after the others. Only noted: a misread whose kind is missing or unknown
 (recorded as `misread`). Nothing is confirmed by default: a premise without a readable,
 grounded verdict stays unreviewed.
 """
@@ -128,12 +129,15 @@ class _Reader(ItemReader[PremiseParse]):
     def finish(self) -> PremiseParse:
         if self.expected is not None:
             judged = {v.belief for v in self.out.items}
-            for belief in self.expected:
-                if belief not in judged:
-                    self.out.missing.append(belief)
-                    if not any(f"({belief})" in d.reason for d in self.out.diagnostics):
-                        self.problem(f"no verdict on premise '{belief}'", 0)
+            self.unanswered(((b, b) for b in self.expected if b not in judged), self._no_verdict)
         return self.out
+
+    def _no_verdict(self, key: str, belief: str) -> str:
+        """A premise a verdict named without a usable one: said already, unless the verdict
+        was a second one (then the first stands, and this cannot happen)."""
+        if any(f"({belief})" in d.reason for d in self.out.diagnostics):
+            return ""
+        return f"no verdict on premise '{belief}'"
 
 
 def ground_verdict(v: PremiseVerdict, window: Window) -> PremiseVerdict:
@@ -152,17 +156,20 @@ def parse_reply(text: object, expected: Expected | None = None) -> PremiseParse:
 def combine(first: PremiseParse, second: PremiseParse) -> PremiseParse:
     """After the retry: the second reply's verdicts, plus the first's on premises the second
     left out. What is still without a usable verdict stays unreviewed (recorded as notes);
-    the round is a format failure only when no verdict was read at all."""
+    the round is a format failure only when the second reply still has a problem and no
+    verdict was read at all (a well-formed second reply that judges nothing is dry)."""
     by_key = second_fills_gaps(first.items, second.items, lambda v: v.key)
     still = [b for b in second.missing if b not in by_key]
     leftover = [d for d in second.diagnostics
                 if not any(f"'{b}'" in d.reason or f"({b})" in d.reason
                            for b in by_key if b not in {v.belief for v in second.items})]
     merged = PremiseParse(items=list(by_key.values()), notes=first.notes + second.notes,
-                          missing=still, expected=second.expected)
+                          missing=still,
+                          passed_over=[b for b in second.passed_over if b not in by_key],
+                          expected=second.expected)
     if merged.items:
         merged.notes = [Diagnostic("left unreviewed: " + d.reason, d.line) for d in leftover] \
             + merged.notes
     else:
-        merged.diagnostics = leftover or [Diagnostic("no verdict after the retry", 0)]
+        merged.diagnostics = leftover
     return merged

@@ -6,13 +6,17 @@ JustificationReader for review and repair). Each stage's reader adds only what i
 says. Never raises.
 
 A problem asks for the one retry (a Diagnostic in `diagnostics`); a note is recorded and
-changes nothing (`notes`).
+changes nothing (`notes`). An item shown that the reply says nothing about (no answer names
+it) is neither: the model passed it over, which is not a format failure. It is listed in
+`passed_over`, and the run shows it again once every other due item has had its turn
+(engine/stages/turns.py). A reply that is well-formed and passes over everything is a dry
+round, not a failure.
 """
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 import json
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -39,6 +43,8 @@ class ItemsParse(Generic[ItemT]):
     diagnostics: list[Diagnostic] = field(default_factory=list)  # each asks for the retry
     notes: list[Diagnostic] = field(default_factory=list)  # recorded; no retry
     missing: list[str] = field(default_factory=list)  # keys shown without a usable answer
+    passed_over: list[str] = field(default_factory=list)  # of those, the ones the reply
+    # never names: not a problem, no retry
     nothing_to_say: bool = False  # these stages have no "nothing": every item needs an answer
 
     @property
@@ -47,7 +53,7 @@ class ItemsParse(Generic[ItemT]):
 
     def as_dict(self) -> dict[str, Any]:
         return {"items": len(self.items), "needs_retry": self.needs_retry,
-                "missing": list(self.missing),
+                "missing": list(self.missing), "passed_over": list(self.passed_over),
                 "diagnostics": [d.as_dict() for d in self.diagnostics],
                 "notes": [d.as_dict() for d in self.notes]}
 
@@ -124,6 +130,7 @@ class ItemReader(Generic[ParseT]):
     def __init__(self, out: ParseT, expected: Mapping[str, Any] | None = None):
         self.out = out
         self.expected = expected
+        self.named: set[str] = set()  # the shown items some answer of the reply names
 
     def problem(self, reason: str, line: int) -> None:
         self.out.diagnostics.append(Diagnostic(reason=reason, line=line))
@@ -156,7 +163,21 @@ class ItemReader(Generic[ParseT]):
         if found is None:
             self.problem(f"{where} names {what}'{ident}', which this round did not show", line)
             return None
+        self.named.add(ident)
         return ident, where, found
+
+    def unanswered(self, keys: Iterable[tuple[str, str]], problem: Callable[[str, str], str]
+                   ) -> None:
+        """Each shown key (with its item's id) that has no usable answer: passed over when
+        no answer of the reply names its item; else the reply took the item up and left this
+        part of it out or unreadable: the problem `problem(key, item)` says (none when it
+        says "", as when the unreadable answer is diagnosed already)."""
+        for key, item in keys:
+            self.out.missing.append(key)
+            if item not in self.named:
+                self.out.passed_over.append(key)
+            elif reason := problem(key, item):
+                self.problem(reason, 0)
 
     def justification(self, obj: Mapping[str, Any], ident: str, where: str,
                       shown: Collection[int] | None, line: int) -> int | None:

@@ -12,9 +12,11 @@ and the parse of each round run on a thread of their own. So:
   next round to be applied (which may make more due) and reads again. Only a read with
   nothing in flight is an `empty` round, as in a sequential run;
 - the caller sees the closed rounds in order 1, 2, 3..., so the stop conditions (max
-  rounds, k dry rounds, an error) are decided exactly as in a sequential run. Rounds still
-  in flight when the run stops are discarded, not applied: their calls are waited for and
-  counted (`Discarded`), since they were paid for.
+  rounds, k dry rounds, an error) are decided exactly as in a sequential run, and a stage
+  that takes turns (stage.TakesTurns) hears of each round as it is closed, in that order:
+  what a round in flight shows is busy, and what it passed over waits behind the rest only
+  once it is closed. Rounds still in flight when the run stops are discarded, not applied:
+  their calls are waited for and counted (`Discarded`), since they were paid for.
 
 At N = 1 every call is made inline, one round after another: the sequential run.
 """
@@ -30,7 +32,7 @@ from engine.stages.contract import ModelForRound
 from engine.stages.provenance import RunRecord
 from engine.stages.report import Discarded, Outcome, RoundResult
 from engine.stages.rounds import OpenRound, RoundSettings, ask_round, close_round, open_round
-from engine.stages.stage import ReadsAroundInFlight, RoundInput, Stage
+from engine.stages.stage import ReadsAroundInFlight, RoundInput, Stage, TakesTurns
 from engine.store import Store
 
 
@@ -73,8 +75,11 @@ class ParallelRounds:
             del self._in_flight[head]
             if flight.failure is not None:
                 raise flight.failure
-            yield close_round(flight.opened, self.store, self.stage, self.settings,
-                              run=self.run, at=self.at, clock=self.clock)
+            result = close_round(flight.opened, self.store, self.stage, self.settings,
+                                 run=self.run, at=self.at, clock=self.clock)
+            if isinstance(self.stage, TakesTurns) and flight.opened.shown is not None:
+                self.stage.round_closed(flight.opened.shown, result.valid)
+            yield result
 
     def stop(self) -> None:
         """The run ends before the rounds in flight are closed: wait for their calls, count

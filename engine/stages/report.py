@@ -20,6 +20,7 @@ from engine.files import write_text_atomically
 from engine.model import Change, Truth
 from engine.stages.echo import ECHO_REASON
 from engine.stages.stage import Action, AppliedEntry, ParsedReply, Skip
+from engine.stages.turns import HELD_BACK, RELEASED, WAITING_ON
 
 REPORT_VERSION = 2
 
@@ -41,6 +42,7 @@ class RunStatus(StrEnum):
 class StopReason(StrEnum):
     ONE_ROUND = "one round"
     DRY_ROUNDS = "dry rounds"
+    NOTHING_LEFT = "nothing left"  # an exhaust run's round found nothing to show
     MAX_ROUNDS = "max rounds"
     ERROR = "error"
     CRASHED = "crashed"
@@ -51,6 +53,8 @@ def stop_description(reason: StopReason, *, dry_streak: int = 0, max_rounds: int
         return f"{dry_streak} consecutive dry round(s)"
     if reason is StopReason.MAX_ROUNDS:
         return f"max rounds ({max_rounds})"
+    if reason is StopReason.NOTHING_LEFT:
+        return "nothing left to show"
     return reason.value
 
 
@@ -63,6 +67,7 @@ class RoundResult:
     strategy: str = ""
     cluster: int | None = None
     shown: tuple[str, ...] = ()
+    first_shown: int | None = None  # of `shown`, first shown in this run (stages with turns)
     details: dict[str, Any] = field(default_factory=dict)  # the stage's own (JSON values)
     prompt: str = ""
     prompt_sha256: str = ""
@@ -120,6 +125,7 @@ class RoundResult:
             "strategy": self.strategy,
             "cluster": self.cluster,
             "shown": list(self.shown),
+            **({} if self.first_shown is None else {"first_shown": self.first_shown}),
             **self.details,
             "prompt": self.prompt,
             "prompt_sha256": self.prompt_sha256,
@@ -240,6 +246,8 @@ class RunReport:
     cost: Callable[[int, int], float | None] | None = None
     parallel: int = 1  # model calls in flight at once (--parallel)
     discarded: Discarded | None = None  # rounds asked in parallel, not applied (the run stopped)
+    # a stage with turns: the items shown and never judged in the run, with their showings
+    unanswered: dict[str, int] | None = None
 
     @property
     def totals(self) -> Totals:
@@ -257,6 +265,7 @@ class RunReport:
             "params": self.params,
             "parallel": self.parallel,
             "discarded": self.discarded.to_json() if self.discarded is not None else None,
+            **({} if self.unanswered is None else {"unanswered": dict(self.unanswered)}),
             "rounds": [r.to_json() for r in self.rounds],
             "totals": self.totals.to_json(),
             "stop_reason": self.stop_reason.value if self.stop_reason else None,
@@ -264,6 +273,51 @@ class RunReport:
             "error": self.error,
             "proposals_file": str(self.proposals_file) if self.proposals_file else None,
         }
+
+
+NAMED = 8  # ids a console line names before it says how many more
+GROUPS_NAMED = 5  # the beliefs held back, grouped by what they wait on: groups named per round
+
+
+def _some(ids: Sequence[str]) -> str:
+    more = len(ids) - NAMED
+    return ", ".join(ids[:NAMED]) + (f" (+{more} more)" if more > 0 else "")
+
+
+def round_notes(r: RoundResult) -> list[str]:
+    """What a round of a stage with turns (engine/stages/turns.py) says beside its counts:
+    what the model passed over, what was shown anyway, and what is held back and waits on
+    which unreviewed belief (grouped by that belief, marked when it is held back itself)."""
+    lines = []
+    passed = list(getattr(r.parse, "passed_over", ()) or ())
+    if passed:
+        lines.append(f"passed over (no answer; shown again after the rest): {_some(passed)}")
+    released = r.details.get(RELEASED) or []
+    if released:
+        lines.append("held back only by unanswered beliefs, shown once anyway: "
+                     f"{_some(released)}")
+    waiting_on: dict[str, list[str]] = r.details.get(WAITING_ON) or {}
+    if waiting_on:
+        by_target: dict[str, list[str]] = {}
+        for held, targets in waiting_on.items():
+            for target in targets:
+                by_target.setdefault(target, []).append(held)
+        groups = sorted(by_target.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        shown = "; ".join(f"on {target}{' (held back)' if target in waiting_on else ''}: "
+                          f"{_some(held)}" for target, held in groups[:GROUPS_NAMED])
+        rest = len(groups) - GROUPS_NAMED
+        lines.append(f"{r.details.get(HELD_BACK, len(waiting_on))} held back until what they "
+                     f"rest on is reviewed, waiting {shown}"
+                     + (f"; and on {rest} more (the report lists them)" if rest > 0 else ""))
+    return [f"round {r.n}: {line}" for line in lines]
+
+
+def unanswered_line(report: RunReport) -> str | None:
+    """The run's items shown and never judged, with their showings; None when there are none."""
+    if not report.unanswered:
+        return None
+    items = [f"{k} ({n}x)" for k, n in report.unanswered.items()]
+    return f"shown and never judged: {len(items)}: {_some(items)}"
 
 
 def report_path(report_dir: Path, started: datetime, stage: str = "derive") -> Path:

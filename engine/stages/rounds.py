@@ -179,6 +179,7 @@ def describe(result: RoundResult, shown: RoundInput) -> None:
     cluster = shown.details.get("cluster")
     result.cluster = cluster if isinstance(cluster, int) else None
     result.shown = shown.shown
+    result.first_shown = shown.first_shown
     result.details = {k: v for k, v in shown.details.items() if k not in ("strategy", "cluster")}
     result.prompt = shown.prompt.text
     result.prompt_sha256 = shown.prompt.sha256

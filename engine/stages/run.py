@@ -3,9 +3,15 @@
 Without `auto`, one round runs and its valid items go to a proposals file
 (`stage.render_file`; `accept` applies it later). `auto` applies each round in one write
 transaction. `exhaust` (implies `auto`) repeats rounds, re-reading the network each time, up
-to `max_rounds`, and stops after `dry_rounds` consecutive dry rounds. A format failure is not
-a dry round: it neither counts towards the stop nor resets the count. A round that ends in
-error ends the run with status `error`; nothing of that round is applied.
+to `max_rounds`, and stops after `dry_rounds` consecutive dry rounds, or at a round with
+nothing to show (`empty`: nothing is left). A format failure is not a dry round: it neither
+counts towards the stop nor resets the count. A stage that takes turns (review, premise
+review, repair; engine/stages/turns.py) counts only the dry rounds that show nothing for the
+first time, k of them by default (its turns' `showings`): its first showing of what is due
+is never cut short. At its k-th, what the model passed over is unanswered (`Turns.end`),
+and the run goes on only to show, once, what waited on that alone; it stops at the first
+round with nothing left to show, still for the dry rounds. A round that ends in error ends
+the run with status `error`; nothing of that round is applied.
 
 The report is rewritten after every round, so a run cut short still leaves a readable report.
 
@@ -38,7 +44,7 @@ from engine.stages.report import (
     stop_description,
 )
 from engine.stages.rounds import RoundSettings
-from engine.stages.stage import Stage
+from engine.stages.stage import Stage, TakesTurns
 from engine.store import Store
 
 CostFunction = Callable[[int, int], "float | None"]  # (tokens_in, tokens_out) -> dollars
@@ -51,7 +57,8 @@ class RunOptions:
     exhaust: bool = False
     max_rounds: int = 10
     # consecutive dry rounds that end an exhaust run; None: 1, unless the stage's run says
-    # otherwise (derive: k, the number of clusters, with a sampler rotating through them)
+    # otherwise (derive: k, the number of clusters, with a sampler rotating through them; a
+    # stage that takes turns: its turns' showings)
     dry_rounds: int | None = None
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
@@ -159,6 +166,12 @@ def run_stage(
 
     reason = StopReason.MAX_ROUNDS if options.planned_rounds is not None else StopReason.ONE_ROUND
     dry_streak = 0
+    turns = stage.turns if isinstance(stage, TakesTurns) else None
+    if turns is not None:
+        turns.clear()
+    dry_limit = max(1, options.dry_rounds or (turns.showings if turns is not None else 1))
+    exhausting = options.exhaust and options.planned_rounds is None
+    ending = 0  # the dry streak that ended the run, while it shows what that released
     rounds = ParallelRounds(store, stage, model_for_round, settings, parallel=options.parallel,
                             max_rounds=max_rounds, run=run, at=lambda: iso_utc(now()),
                             started=lambda n: progress.round_started(n, max_rounds))
@@ -166,20 +179,32 @@ def run_stage(
     try:
         for result in rounds:
             report.rounds.append(result)
+            if turns is not None:
+                report.unanswered = turns.unanswered()
             report_file.write(report)
             progress.round_finished(result)
             if result.outcome is Outcome.ERROR:
                 reason = StopReason.ERROR
                 report.status, report.error = RunStatus.ERROR, result.error
                 break
-            if result.is_dry:
-                dry_streak += 1
+            if result.is_dry:  # a first showing is coverage going on, not saturation
+                dry_streak = 0 if result.first_shown else dry_streak + 1
             elif result.outcome is not Outcome.FORMAT_FAILURE:
                 dry_streak = 0
-            if options.exhaust and options.planned_rounds is None:
-                if dry_streak >= max(1, options.dry_rounds or 1):
-                    reason = StopReason.DRY_ROUNDS
+            if exhausting and ending:
+                if result.outcome is Outcome.EMPTY:
                     break
+            elif exhausting:
+                if result.outcome is Outcome.EMPTY:
+                    reason = StopReason.NOTHING_LEFT
+                    break
+                if dry_streak >= dry_limit:
+                    reason = StopReason.DRY_ROUNDS
+                    if turns is None:
+                        break
+                    turns.end()
+                    ending = dry_streak
+                    continue
                 reason = StopReason.MAX_ROUNDS
         rounds.stop()
         report.discarded = rounds.discarded if rounds.parallel > 1 else None
@@ -203,7 +228,8 @@ def run_stage(
             report.error = (f"cannot write the proposals file {options.output}: "
                             f"{e.strerror or e}")
     report.stop_reason = reason
-    report.stopped = stop_description(reason, dry_streak=dry_streak, max_rounds=max_rounds)
+    report.stopped = stop_description(reason, dry_streak=ending or dry_streak,
+                                      max_rounds=max_rounds)
     report.finished_at = iso_utc(now())
     report_file.write(report)
     return RunResult(report, report_file.path)

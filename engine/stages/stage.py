@@ -29,6 +29,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 from engine.model import Change
 from engine.stages.contract import RoundContract
 from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.turns import Turns
 from engine.store import GraphTx, Store
 
 ItemT = TypeVar("ItemT")
@@ -59,6 +60,9 @@ class RoundInput:
     details: Mapping[str, Any] = field(default_factory=dict)  # the stage's own, for the
     # report and the Round node (scalars only there): strategy, cluster, network counts...
     context: Any = None  # anything the stage keeps for parse/check/apply of this round
+    # a stage that takes turns (TakesTurns): how many of `shown` the run shows for the first
+    # time; a dry round with none counts towards --exhaust's stop (engine/stages/turns.py)
+    first_shown: int | None = None
 
 
 @dataclass(frozen=True)
@@ -251,6 +255,20 @@ class ReadsAroundInFlight(Protocol):
 
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """Round `n`'s view, as `read_round`, without the ids in `busy`."""
+
+
+@runtime_checkable
+class TakesTurns(Protocol):
+    """A stage that judges one item at a time (review, premise review, repair) orders what
+    is due by its `turns` (engine/stages/turns.py), so that what the model passes over waits
+    behind the rest. The run clears the turns when it starts and, as each round is closed
+    (in round order, --parallel too), tells the stage what the round showed and which of
+    its items were valid."""
+
+    turns: Turns
+
+    def round_closed(self, shown: RoundInput, valid: Sequence[Any]) -> None:
+        """Round `shown` is closed with `valid` items: record who had a turn."""
 
 
 class KeyedItem(Protocol):

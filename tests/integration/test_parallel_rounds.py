@@ -70,7 +70,7 @@ def test_parallel_review_ends_as_the_sequential_run(store, driver, neo4j_setting
     # the invalid ones were defeated, and what rested on them went OUT before it was shown
     assert seq_labels["d1-0"] == Truth.OUT.value and seq_labels["d2-0"] == Truth.OUT.value
     assert "d2-0" not in comparable(parallel)["reviewed"]
-    assert parallel.stopped == "1 consecutive dry round(s)"
+    assert parallel.stopped == "nothing left to show"
     assert parallel.rounds[-1].outcome is Outcome.EMPTY
 
 

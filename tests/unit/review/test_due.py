@@ -1,13 +1,14 @@
 """What is due: IN derived beliefs without a current review, shallowest first, each only once
 every derived belief it rests on has a current review; stale when a text it was shown
-changes; --ids, --min-depth, --all."""
+changes; --ids, --min-depth, --all, --no-wait; what each held-back belief waits on, and what
+a belief the run gave up on releases."""
 from __future__ import annotations
 
 import dataclasses
 
 from engine import tms
 from engine.model import Justification
-from engine.review.due import DueOptions, read_due, states
+from engine.review.due import DueOptions, holds, read_due, states
 from engine.review.records import ReviewCandidate
 from tests.derive_fakes import derived, load, premise
 from tests.fakes import FakeStore
@@ -105,3 +106,31 @@ def test_a_current_belief_over_a_due_one_holds_back_what_rests_on_it():
              ReviewCandidate("c", 3, rests_on=("b",))]
     assert states(cands, {"b"}, independent=False) == {"a": "due", "b": "waiting",
                                                        "c": "waiting"}
+
+
+CHAIN = [ReviewCandidate("a", 1), ReviewCandidate("s", 1), ReviewCandidate("b", 2, rests_on=("a",)),
+         ReviewCandidate("c", 3, rests_on=("b", "s")), ReviewCandidate("d", 2, rests_on=("s",))]
+
+
+def test_each_held_back_belief_names_the_unreviewed_beliefs_it_rests_on():
+    found = holds(CHAIN, set(), independent=False)
+    assert found.waiting_on == {"b": ("a",), "c": ("b", "s"), "d": ("s",)}
+    assert found.released == frozenset()
+    # b reviewed: c still waits on s, and only on s
+    assert holds(CHAIN, {"a", "b"}, independent=False).waiting_on == {"c": ("s",), "d": ("s",)}
+
+
+def test_a_belief_given_up_holds_nothing_back_and_what_waited_only_on_it_is_released():
+    found = holds(CHAIN, {"a", "b"}, independent=False, given_up=frozenset({"s"}))
+    assert found.state == {"a": "ok", "b": "ok", "s": "due", "c": "due", "d": "due"}
+    assert found.released == {"c", "d"} and found.waiting_on == {}
+    # while b is not reviewed, c still waits on b (not released); d is released
+    found = holds(CHAIN, set(), independent=False, given_up=frozenset({"s"}))
+    assert found.waiting_on == {"b": ("a",), "c": ("b",)} and found.released == {"d"}
+
+
+def test_no_wait_makes_every_belief_without_a_current_review_due():
+    store = loaded(FakeStore())
+    assert due(store, wait=False) == ("either", "mixed", "solo", "chain", "top")
+    listed = store.read(lambda tx: read_due(tx, DueOptions()))
+    assert listed.waiting_on == {"chain": ("mixed",), "top": ("solo",)}

@@ -88,11 +88,18 @@ def test_the_first_of_two_verdicts_is_kept():
     assert [(v.key, v.valid) for v in parsed.items] == [("solo#1", True)]
 
 
-def test_a_justification_left_out_is_diagnosed_and_stays_unjudged():
+def test_a_belief_no_verdict_names_is_passed_over_without_a_retry():
     parsed = parse_reply(json.dumps(THREE[:2]), EXPECTED)
     assert keys(parsed) == GOOD[:2]
-    assert parsed.missing == ["solo#1"]
-    assert reasons(parsed) == ["no verdict on solo#1 (belief 'solo', justification 1)"]
+    assert parsed.missing == parsed.passed_over == ["solo#1"]
+    assert reasons(parsed) == [] and not parsed.needs_retry
+
+
+def test_a_justification_left_out_of_a_judged_belief_is_diagnosed_and_stays_unjudged():
+    parsed = parse_reply(json.dumps([THREE[0], THREE[2]]), EXPECTED)
+    assert keys(parsed) == [GOOD[0], GOOD[2]]
+    assert parsed.missing == ["mixed#2"] and parsed.passed_over == []
+    assert reasons(parsed) == ["no verdict on mixed#2 (belief 'mixed', justification 2)"]
     assert parsed.needs_retry
 
 
@@ -112,9 +119,11 @@ def test_a_reply_without_verdicts_is_diagnosed_and_nothing_is_valid(text, reason
     assert parsed.needs_retry
 
 
-def test_an_empty_list_judges_nothing():
-    parsed = parse_reply("[]", EXPECTED)
-    assert parsed.items == [] and len(parsed.missing) == 3 and parsed.needs_retry
+@pytest.mark.parametrize("text", ["[]", '{"verdicts": []}', "I judge none of these: []"])
+def test_a_well_formed_reply_without_verdicts_passes_everything_over_without_a_retry(text):
+    parsed = parse_reply(text, EXPECTED)
+    assert parsed.items == [] and parsed.diagnostics == [] and not parsed.needs_retry
+    assert parsed.passed_over == ["mixed#1", "mixed#2", "solo#1"]
 
 
 def test_out_of_range_optional_values_are_noted_and_ignored_without_retry():
@@ -155,13 +164,21 @@ def test_without_the_round_ids_are_left_to_the_graph_check():
 
 
 def test_combine_keeps_what_either_reply_judged_and_diagnoses_what_neither_did():
-    first = parse_reply(json.dumps([verdict("mixed", 1, False)]), EXPECTED)
-    second = parse_reply(json.dumps([verdict("mixed", 2)]), EXPECTED)
+    first = parse_reply(json.dumps([verdict("mixed", 1, False), verdict("solo", 1, "yes")]),
+                        EXPECTED)
+    second = parse_reply(json.dumps([verdict("mixed", 2), verdict("solo", 1, "maybe")]),
+                         EXPECTED)
     merged = combine(first, second)
     assert keys(merged) == GOOD[:2]
-    assert merged.missing == ["solo#1"]
+    assert merged.missing == ["solo#1"] and merged.passed_over == []
     assert not merged.needs_retry  # something was judged: applied; the rest stays unreviewed
     assert any("no verdict on solo#1" in d.reason for d in merged.notes)
+
+
+def test_combine_of_a_failure_and_a_well_formed_empty_reply_is_dry_not_a_failure():
+    merged = combine(parse_reply("no", EXPECTED), parse_reply('{"verdicts": []}', EXPECTED))
+    assert merged.items == [] and not merged.needs_retry
+    assert merged.passed_over == ["mixed#1", "mixed#2", "solo#1"]
 
 
 def test_combine_of_two_failures_is_a_format_failure():
@@ -188,3 +205,4 @@ def test_garbage_never_raises_and_is_diagnosed_with_nothing_judged(text):
 def test_nested_brackets_read_as_an_empty_array_judge_nothing():
     parsed = parse_reply("[" * 5000 + "]", EXPECTED)
     assert parsed.items == [] and parsed.missing == ["mixed#1", "mixed#2", "solo#1"]
+    assert parsed.passed_over == parsed.missing and not parsed.needs_retry

@@ -47,12 +47,30 @@ def test_after_a_failed_retry_nothing_is_valid_and_nothing_is_written():
 
 def test_a_left_out_justification_is_asked_for_again_then_left_unreviewed():
     store = loaded(FakeStore())
-    partial = reply(*[v for v in ROUND1 if v["id"] != "solo"])
+    partial = reply(*[v for v in ROUND1 if (v["id"], v["justification"]) != ("mixed", 2)])
     result, chat, _ = run(store, [partial, partial], auto=True)
     (r,) = result.rounds
-    assert r.calls == 2 and "no verdict on solo#1" in chat.received[1][-1].content
+    assert r.calls == 2 and "no verdict on mixed#2" in chat.received[1][-1].content
     assert r.outcome is Outcome.PROPOSED
-    assert sorted(store.state.reviews) == ["either", "mixed"]  # solo stays unreviewed
+    assert sorted(store.state.reviews) == ["either", "solo"]  # mixed stays unreviewed
+
+
+def test_a_belief_left_out_is_passed_over_without_a_retry_and_shown_after_the_rest():
+    store = loaded(FakeStore())
+    without_solo = reply(*[v for v in ROUND1 if v["id"] != "solo"])
+    result, chat, _ = run(store, [without_solo, reply(verdict("chain", 1), verdict("solo", 1)),
+                                  reply(verdict("top", 1))], auto=True, exhaust=True)
+    first = result.rounds[0]
+    assert first.calls == 1 and first.outcome is Outcome.PROPOSED
+    assert first.parse is not None and first.parse.passed_over == ["solo#1"]
+    # round 2: chain (due once mixed is reviewed) before solo, which had its turn; top waits
+    # on solo until it is judged
+    assert [r.shown for r in result.rounds] == [("either", "mixed", "solo"), ("chain", "solo"),
+                                                ("top",), ()]
+    assert result.rounds[1].details["passed_over"] == {"solo": 1}
+    assert result.rounds[1].details["waiting_on"] == {"top": ["solo"]}
+    assert result.stopped == "nothing left to show" and result.report.unanswered == {}
+    assert sorted(store.state.reviews) == ["chain", "either", "mixed", "solo", "top"]
 
 
 def test_exhaust_reviews_everything_in_dependency_order_and_stops_when_nothing_is_due():

@@ -106,7 +106,8 @@ def test_exhaust_runs_until_nothing_is_left(store):
     script = ['{"retract": ["a"]}', '{"retract": ["b"]}', '{"retract": ["c"]}']
     result, chat, mfr = run(store, script, exhaust=True)
     assert [r.outcome for r in result.rounds] == [Outcome.PROPOSED] * 3 + [Outcome.EMPTY]
-    assert result.report.stop_reason is StopReason.DRY_ROUNDS
+    assert result.report.stop_reason is StopReason.NOTHING_LEFT
+    assert result.stopped == "nothing left to show"
     assert {b: store.state.beliefs[b].truth for b in "abc"} == dict.fromkeys("abc", Truth.OUT)
     assert [c.stage for c in mfr.contracts] == ["toy"] * 3
     assert isinstance(mfr.contracts[0].reply, JsonReply)
