@@ -29,14 +29,112 @@ from engine.review.records import (
 )
 from engine.sources.records import SourcePin, SourceRecord
 from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
-from engine.tms.access import visible
+from engine.tms.access import own_tags, visible
+from engine.tms.propagate import propagate, retag
 from engine.tms.records import BeliefFilter, Network, Pinned
-from engine.tms.semantics import compute_labels
+from engine.tms.region_reader import ClassRow, RegionReader, StructureRow, TagRow, WaveRow
+from engine.tms.values import IN, OUT, RANK, TRUTH, UNDETERMINED
 
 T = TypeVar("T")
 
 
+class FakeRegionReader:
+    """Propagation's reader (engine/tms/region_reader.RegionReader) over a FakeState: the rows
+    the Neo4j queries give, computed from the beliefs in memory. Keys are ids; an id that
+    justifications name but no belief has is a placeholder (OUT, depth 0)."""
+
+    def __init__(self, state: "FakeState"):
+        self.beliefs = state.beliefs
+        self._dependents: dict[str, list[str]] | None = None
+
+    def _rank(self, ref: str) -> int:
+        """As a named node reads: a placeholder, or a belief not labelled yet, is OUT."""
+        b = self.beliefs.get(ref)
+        return OUT if b is None or b.truth is None else RANK[b.truth]
+
+    def _depth(self, ref: str) -> int | None:
+        b = self.beliefs.get(ref)
+        return 0 if b is None else b.depth
+
+    def keys_of(self, ids: Sequence[str]) -> list[str]:
+        return [i for i in ids if i in self.beliefs]
+
+    def wave(self, frontier: Sequence[str]) -> list[WaveRow]:
+        if self._dependents is None:  # one entry per edge: REQUIRES and UNLESS alike
+            self._dependents = {}
+            for c, b in self.beliefs.items():
+                for j in b.justifications:
+                    for ref in j.mentions():
+                        self._dependents.setdefault(ref, []).append(c)
+        named_by: dict[str, list[int]] = {}
+        for position, key in enumerate(frontier):
+            for c in self._dependents.get(key, ()):
+                named_by.setdefault(c, []).append(position)
+        rows: list[WaveRow] = []
+        for c, parents in named_by.items():
+            b = self.beliefs[c]
+            simple = (len(b.justifications) == 1 and not b.justifications[0].outlist
+                      and not b.retracted and not b.asserted)
+            rows.append((c, parents, None if b.truth is None else RANK[b.truth], b.depth,
+                         simple))
+        return rows
+
+    def structure(self, keys: Sequence[str]) -> list[StructureRow]:
+        rows: list[StructureRow] = []
+        for key in keys:
+            b = self.beliefs[key]
+            rows.append((key, b.retracted, b.asserted,
+                         None if b.truth is None else RANK[b.truth], b.depth,
+                         [([(a, self._rank(a), self._depth(a)) for a in j.antecedents],
+                           [(o, self._rank(o)) for o in j.outlist], j.gate)
+                          for j in b.justifications]))
+        return rows
+
+    def antecedent_classes(self, keys: Sequence[str]) -> list[ClassRow]:
+        rows: list[ClassRow] = []
+        for key in keys:
+            ranks = [self._rank(a) for j in self.beliefs[key].justifications
+                     for a in j.antecedents]
+            rows.append((key, sum(r == OUT for r in ranks), ranks.count(UNDETERMINED)))
+        return rows
+
+    def write_labels(self, rank: int, keys: Sequence[str]) -> list[str]:
+        for key in keys:
+            self.beliefs[key] = dataclasses.replace(self.beliefs[key], truth=TRUTH[rank])
+        return list(keys)
+
+    def write_depths(self, rows: Sequence[tuple[str, int | None]]) -> None:
+        for key, depth in rows:
+            self.beliefs[key] = dataclasses.replace(self.beliefs[key], depth=depth)
+
+    def tags_exist(self) -> bool:
+        return any(own_tags(b.metadata) or b.effective_tags for b in self.beliefs.values())
+
+    def tag_rows(self, keys: Sequence[str]) -> list[TagRow]:
+        def is_in(ref: str) -> bool:
+            return self._rank(ref) == IN
+
+        def effective(ref: str) -> tuple[str, ...]:
+            b = self.beliefs.get(ref)
+            return () if b is None else b.effective_tags
+
+        return [(key, sorted(own_tags(b.metadata)), b.effective_tags, is_in(key),
+                 [([(a, is_in(a), effective(a)) for a in j.antecedents],
+                   [(o, is_in(o)) for o in j.outlist]) for j in b.justifications])
+                for key, b in ((key, self.beliefs[key]) for key in keys)]
+
+    def write_tags(self, rows: Sequence[tuple[str, list[str] | None]]) -> None:
+        for key, tags in rows:
+            self.beliefs[key] = dataclasses.replace(self.beliefs[key],
+                                                    effective_tags=tuple(tags or ()))
+
+
+_IMPLEMENTS: type[RegionReader] = FakeRegionReader  # checked by mypy
+
+
 class FakeTx:
+    reader_type = FakeRegionReader  # propagation's reader
+
     def __init__(self, state: "FakeState", actor: str = "test"):
         self.s = state
         self._actor = actor
@@ -276,29 +374,15 @@ class FakeTx:
         return pinned
 
     def relabel(self, seeds: Iterable[str]) -> Change:
-        before = {i: b.truth for i, b in self.s.beliefs.items()}
-        labels = compute_labels(self.s.beliefs)
-        change = Change()
-        for i, label in labels.items():
-            b = self.s.beliefs[i]
-            self.s.beliefs[i] = dataclasses.replace(b, truth=label.truth, depth=label.depth)
-            was_in = before[i] == Truth.IN
-            now_in = label.truth == Truth.IN
-            if now_in and not was_in:
-                change.went_in.append(i)
-            elif was_in and not now_in:
-                change.went_out.append(i)
-            elif before[i] is None and not now_in:
-                pass  # a new belief that starts OUT did not "go" anywhere
-        change.went_in.sort()
-        change.went_out.sort()
-        return change
+        """The kernel's propagation (engine/tms/propagate.py), as the Neo4j store runs it."""
+        return propagate(self.reader_type(self.s), seeds)
 
     def write_labels(self, labels: Mapping[str, Label]) -> None:
         for i, label in labels.items():
             if i in self.s.beliefs:
                 self.s.beliefs[i] = dataclasses.replace(self.s.beliefs[i], truth=label.truth,
                                                         depth=label.depth)
+        retag(FakeRegionReader(self.s), sorted(self.s.beliefs))
 
     def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
         named = {r for b in self.s.beliefs.values() for j in b.justifications for r in j.mentions()}
@@ -308,6 +392,8 @@ class FakeTx:
         for b in beliefs:
             self.s.beliefs[b.id] = dataclasses.replace(b, truth=labels[b.id].truth,
                                                        depth=labels[b.id].depth)
+        if any(own_tags(b.metadata) for b in beliefs):
+            retag(FakeRegionReader(self.s), sorted(self.s.beliefs))
 
     def create_nogood(self, nogood: Nogood) -> None:
         self.s.nogoods.append(nogood)
@@ -708,6 +794,8 @@ class FakeState:
 class FakeStore:
     """A Store whose transactions are all-or-nothing copies of in-memory state."""
 
+    tx_type: type[FakeTx] = FakeTx
+
     def __init__(self) -> None:
         self.state = FakeState()
         self.writes = 0
@@ -716,11 +804,11 @@ class FakeStore:
         return {}
 
     def read(self, work: Callable[[FakeTx], T]) -> T:
-        return work(FakeTx(self.state.copy()))
+        return work(self.tx_type(self.state.copy()))
 
     def write(self, work: Callable[[FakeTx], T], entry: ChangeEntry | None = None) -> T:
         draft = self.state.copy()
-        tx = FakeTx(draft)
+        tx = self.tx_type(draft)
         result = work(tx)
         said = entry or ChangeEntry("write")
         draft.changes.append(LogEntry(
@@ -732,7 +820,7 @@ class FakeStore:
         return result
 
     def dry_run(self, work: Callable[[FakeTx], T]) -> T:
-        return work(FakeTx(self.state.copy()))
+        return work(self.tx_type(self.state.copy()))
 
     def close(self) -> None:
         pass

@@ -4,7 +4,8 @@ through a `RegionReader`; this module, pure Python, decides them.
 
 The reader (engine/tms/region_reader.py) names nodes by keys of its own (Neo4j: element ids;
 the fake store: belief ids) and carries values as ranks (engine/tms/values.py). Its Neo4j
-form is adapters/neo4j/propagation.py (one named Cypher query a call).
+form is adapters/neo4j/propagation.py (one named Cypher query a call); tests/fakes.py has
+one in memory, so the rules below are tested without Neo4j.
 
 1. Region. From the seeds (beliefs whose own definition changed), follow dependents wave by
    wave (`wave`, one read per wave). Each wave gives every dependent its parents in the
@@ -31,7 +32,8 @@ later) is evaluated once from the settled values of what it names (the best just
 weakest part, three-valued, pins first); a cyclic component (Tarjan, upstream first) is
 settled by the alternating fixpoint over its members with everything upstream fixed, and its
 depths by the shortest finite derivation (Knuth's generalisation of Dijkstra). Its results
-equal `engine/tms/semantics.compute_labels` on the whole network (tests/unit/test_region.py).
+equal `engine/tms/semantics.compute_labels` on the whole network (tests/unit/test_region.py);
+propagation's equal it after any sequence of edits (tests/unit/test_propagate.py).
 """
 from __future__ import annotations
 
@@ -45,6 +47,10 @@ from engine.tms.access import TagBelief, propagate_tags
 from engine.tms.graphs import strongly_connected
 from engine.tms.region_reader import RegionReader
 from engine.tms.values import IN, OUT, UNDETERMINED, Ranked
+
+# How a belief not labelled yet looked to what names it: a placeholder, OUT at depth 0 (a new
+# id nothing named has no dependents to mislead).
+NOT_LABELLED: Ranked = (OUT, 0)
 
 def propagate(reader: RegionReader, seeds: Iterable[str]) -> Change:
     """Relabel everything that depends on `seeds` (belief ids whose definition or pins
@@ -80,7 +86,10 @@ def retag(reader: RegionReader, region: Sequence[str]) -> None:
 class _Propagation:
     def __init__(self, reader: RegionReader):
         self.reader = reader
-        self.old: dict[str, tuple[int | None, int | None]] = {}  # member -> as stored
+        # member -> (rank, depth) as its dependents saw it before; for a belief not labelled
+        # yet (created in this transaction), NOT_LABELLED, and it is in `unlabelled`
+        self.old: dict[str, Ranked] = {}
+        self.unlabelled: set[str] = set()
         self.parents: dict[str, list[str]] = {}  # region member -> region members it names
         self.successors: dict[str, list[str]] = {}  # the reverse, one entry per edge
         self.simple: set[str] = set()
@@ -94,7 +103,7 @@ class _Propagation:
             self.parents[e] = []
             self.successors[e] = []
         self._find_region(seeds)
-        self._decide(set(seeds))
+        self._decide(set(seeds) | self.unlabelled)  # only a seed can be unlabelled
         change = self._write()
         retag(self.reader, list(self.parents))
         return change
@@ -109,7 +118,11 @@ class _Propagation:
                 if mine is None:
                     mine = parents[e] = []
                     successors[e] = []
-                    old[e] = (value, depth)
+                    if value is None:
+                        self.unlabelled.add(e)
+                        old[e] = NOT_LABELLED
+                    else:
+                        old[e] = (value, depth)
                     if is_simple:
                         simple.add(e)
                     new.append(e)
@@ -137,7 +150,11 @@ class _Propagation:
             # a premise gated by supersede or challenge: its only justifications are gates
             self.structure[e] = RegionBelief(retracted, asserted, tuple(justifications),
                                              premise=bool(js) and gates == len(js))
-            self.old[e] = (value, depth)
+            if value is None:
+                self.unlabelled.add(e)
+                self.old[e] = NOT_LABELLED
+            else:
+                self.old[e] = (value, depth)
 
     def _decide(self, seeds: set[str]) -> None:
         parents, successors, label, old, simple = (
@@ -147,8 +164,7 @@ class _Propagation:
         while ready:
             unsettled, by_classes = [], []
             for c in ready:
-                value, depth = old[c]
-                if c in seeds or value is None:  # only a seed can be unlabelled
+                if c in seeds:
                     unsettled.append(c)
                     continue
                 # Decided from its parents' new labels when that is enough: unchanged when
@@ -166,11 +182,11 @@ class _Propagation:
                     if now[1] != before[1]:
                         deeper = True
                 if not changed:
-                    label[c] = (value, depth)
+                    label[c] = old[c]
                 elif deeper or c not in simple:
                     unsettled.append(c)
                 elif went_out:
-                    label[c] = (OUT, depth)
+                    label[c] = (OUT, old[c][1])
                 else:
                     by_classes.append(c)
             if by_classes:
@@ -197,7 +213,7 @@ class _Propagation:
             weakest = IN
             for p in self.parents[c]:
                 before = old[p][0]
-                if before is None or before == OUT:  # counted as OUT by the reader
+                if before == OUT:  # as the reader counts it (a placeholder, unlabelled too)
                     outs -= 1
                 elif before == UNDETERMINED:
                     undetermined -= 1
@@ -221,7 +237,9 @@ class _Propagation:
         self.label.update(label_region(region, outside))
 
     def _write(self) -> Change:
-        old = self.old
+        old: Mapping[str, tuple[int | None, int | None]] = self.old
+        if self.unlabelled:  # as stored: no label, no depth
+            old = {**self.old, **dict.fromkeys(self.unlabelled, (None, None))}
         groups: dict[tuple[int, bool], list[str]] = {}
         depths = []
         for e, (value, depth) in self.label.items():

@@ -1,6 +1,6 @@
 """What propagation (engine/tms/propagate.py) reads and writes of a store: the row shapes
 and the RegionReader protocol. The Neo4j store implements it with named Cypher queries
-(adapters/neo4j/propagation.py).
+(adapters/neo4j/propagation.py), the fake store in memory (tests/fakes.py).
 
 Keys name nodes as the store does (Neo4j: element ids; the fake: belief ids). Values are
 ranks and depths as engine/tms/values.py defines them. Rows are any sequences of the shapes

@@ -302,6 +302,19 @@ def test_forward_reference_in_add_justification(store):
     step(store, tms.add(store, "later", "arrives"), went_in=["later", "p"])
 
 
+def test_a_forward_reference_added_with_no_finite_depth_takes_its_dependents_depth(store):
+    # m was a placeholder (depth 0) to c; added, it rests on a cycle with no finite
+    # derivation, so c has none either (found by the property test of propagation on the
+    # fake store: c kept its depth 1)
+    step(store, tms.add(store, "a", "needs b", J(["b"])))
+    step(store, tms.add(store, "c", "needs m", J(["m"])))
+    step(store, tms.add(store, "b", "needs a", J(["a"])))
+    assert labels(store) == {"a": (OUT, None), "b": (OUT, None), "c": (OUT, 1)}
+    step(store, tms.add(store, "m", "needs a", J(["a"])))
+    assert labels(store) == {"a": (OUT, None), "b": (OUT, None), "c": (OUT, None),
+                             "m": (OUT, None)}
+
+
 def test_export_gives_back_forward_reference_ids_as_written(store):
     tms.add(store, "c", "needs two", J(["not-yet.1", "not-yet:2"], unless=["gone_3"]))
     node = json.loads(exported(store))["nodes"]["c"]

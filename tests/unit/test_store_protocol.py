@@ -11,7 +11,7 @@ from adapters.neo4j.propagation import Neo4jRegionReader
 from adapters.neo4j.store import Neo4jStore, Neo4jTx
 from engine.store import GraphTx, Store
 from engine.tms.region_reader import RegionReader
-from tests.fakes import FakeStore, FakeTx
+from tests.fakes import FakeRegionReader, FakeStore, FakeTx
 
 
 # The pack queries are Cypher files users run (cypher/queries/); the fake has no Cypher to
@@ -45,7 +45,7 @@ def parameters(function: object) -> list[str]:
 
 @pytest.mark.parametrize("protocol, implementations", [
     (GraphTx, (FakeTx, Neo4jTx)), (Store, (FakeStore, Neo4jStore)),
-    (RegionReader, (Neo4jRegionReader,))])
+    (RegionReader, (FakeRegionReader, Neo4jRegionReader))])
 def test_every_protocol_member_is_on_both_stores_with_its_parameters(protocol, implementations):
     assert members(protocol)
     for implementation in implementations:
