@@ -7,6 +7,7 @@ dependency), and so does `importlib.import_module("adapters...")` with a literal
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,3 +117,92 @@ def test_no_stage_cli_imports_another_cli_module():
         if other:
             offenders[name] = sorted(other)
     assert not offenders, f"stage CLIs importing other CLI modules: {offenders}"
+
+
+# --- the kernel is the ground floor -----------------------------------------------------
+KERNEL = ENGINE / "tms"
+# What engine/tms/ may stand on, all it imports followed through (a package's __init__
+# runs when a module in it is imported, so it counts too). Network, a whole memory as
+# import and export move it, carries supersede's and sources' records: those two leaf
+# modules (data and protocols over the model) are the one exception in rooms above.
+FLOOR = {"engine", "engine.model", "engine.errors", "engine.clock", "engine.bulk",
+         "engine.change_records", "engine.memory", "engine.memory.records", "engine.sources",
+         "engine.sources.records"}
+
+
+def imported_modules(source: str, package: str) -> set[str]:
+    """Every module `source` (a module of `package`) imports, at the top or in a function:
+    `from a.b import c` names a.b, and a.b.c too (c may be a module); relative imports
+    resolved."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    return found
+
+
+def module_file(name: str) -> Path | None:
+    path = ROOT.joinpath(*name.split("."))
+    for candidate in (path.with_suffix(".py"), path / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def kernel_closure() -> dict[str, str]:
+    """Every module engine/tms/ reaches through imports -> the module that imports it first
+    (engine modules followed; `from a import name` of a name that is no module dropped)."""
+    start = [f"engine.tms.{p.stem}" if p.stem != "__init__" else "engine.tms"
+             for p in sorted(KERNEL.glob("*.py"))]
+    reached = dict.fromkeys(start, "")
+    work = list(start)
+    while work:
+        name = work.pop()
+        path = module_file(name)
+        if path is None:
+            continue
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for other in imported_modules(path.read_text(encoding="utf-8"), package):
+            parents = [".".join(other.split(".")[:n]) for n in range(1, other.count(".") + 2)]
+            for module in parents:
+                top = module.split(".")[0]
+                if module in reached or (top == "engine" and module_file(module) is None):
+                    continue
+                reached[module] = name
+                if top == "engine":
+                    work.append(module)
+    return reached
+
+
+def test_the_kernel_stands_on_nothing_above_it():
+    reached = kernel_closure()
+    assert "engine.tms.nogoods" in reached and "engine.model" in reached  # the walk worked
+    above = sorted(f"{module} (imported by {by})" for module, by in reached.items()
+                   if module.split(".")[0] == "engine" and module not in FLOOR
+                   and not module.startswith("engine.tms"))
+    assert not above, ("engine/tms/ is the ground floor: it imports no stage, no agents, "
+                       "no reading room, no memory or sources verbs, no CLI:\n"
+                       + "\n".join(above))
+    outside = sorted(f"{module} (imported by {by})" for module, by in reached.items()
+                     if module.split(".")[0] not in ("engine", "__future__")
+                     and module.split(".")[0] not in sys.stdlib_module_names)
+    assert not outside, ("engine/tms/ imports no adapter, driver or other package:\n"
+                         + "\n".join(outside))
+
+
+def test_the_kernel_check_follows_every_form_of_import():
+    source = ("import engine.model\n"
+              "from engine.tms import nogoods as n\n"
+              "from .values import IN\n"
+              "def later():\n"
+              "    from engine.agents.namespace import switch_id\n")
+    assert imported_modules(source, "engine.tms") == {
+        "engine.model", "engine.tms", "engine.tms.nogoods", "engine.tms.values",
+        "engine.tms.values.IN", "engine.agents.namespace", "engine.agents.namespace.switch_id"}

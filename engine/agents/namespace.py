@@ -1,6 +1,8 @@
 """Another agent's memory under a namespace: names, the switch, and what marks its beliefs.
 
-Pure, no I/O. engine/agents/namespaced.py turns a file into what we store;
+Pure, no I/O. The marks nogood resolution reads (the switch, `namespace_of`,
+`is_agent_premise`) are the kernel's, in engine/tms/agent_marks.py; this module builds with
+them. engine/agents/namespaced.py turns a file into what we store;
 engine/agents/import_agent.py writes it, engine/agents/sync_agent.py compares with it.
 For the namespace NAME:
 - every id the file gives gets the prefix `NAME:`: beliefs, the ids justifications and
@@ -30,6 +32,7 @@ from types import MappingProxyType
 
 from engine.errors import InvalidInput
 from engine.model import Belief, Justification
+from engine.tms.agent_marks import SWITCH_TYPE, switch_id
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,39}")
 # Prefixes this engine gives its own beliefs (review defeaters, challenges, defences,
@@ -38,7 +41,6 @@ RESERVED_NAMES = frozenset({"review", "challenge", "defence", "summary", "defeat
 ID_METADATA_KEYS = frozenset({"superseded_by", "supersedes", "challenge_target", "defends",
                               "duplicate_of", "summarizes", "summarized_by", "defeats_node",
                               "defeats", "scope_of", "for_defeater", "scopes"})
-SWITCH_TYPE = "namespace"  # metadata source_type of NAME:active
 
 
 def check_name(name: object) -> str:
@@ -53,27 +55,6 @@ def check_name(name: object) -> str:
 
 def prefix(name: str) -> str:
     return f"{name}:"
-
-
-def switch_id(name: str) -> str:
-    return f"{name}:active"
-
-
-def namespace_of(b: Belief) -> str | None:
-    """The namespace an imported belief (or a switch) belongs to; None for our own."""
-    value = b.metadata.get("namespace")
-    return value if isinstance(value, str) and value else None
-
-
-def is_switch(b: Belief) -> bool:
-    return b.metadata.get("source_type") == SWITCH_TYPE
-
-
-def is_agent_premise(b: Belief) -> bool:
-    """A premise of another agent's memory: derived here from its switch alone."""
-    ns = namespace_of(b)
-    return ns is not None and not is_switch(b) and any(
-        j.antecedents == (switch_id(ns),) for j in b.justifications)
 
 
 def is_agents(j: Justification, name: str) -> bool:

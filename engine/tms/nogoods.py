@@ -3,8 +3,9 @@ assumption the members rest on, and look again.
 
 Assumptions are the IN premises and user-asserted beliefs found by walking down from the
 members through valid justifications' antecedents, and the premises of another agent's
-memory (derived here from its switch `NAME:active` alone, engine/agents/namespace.py). A switch is
-never one: it stands for a whole memory, which a person turns off, not a nogood.
+memory (derived here from its switch `NAME:active` alone; the marks are
+engine/tms/agent_marks.py's). A switch is never one: it stands for a whole memory, which a
+person turns off, not a nogood.
 Entrenchment, least first (the first difference decides; ties go to the smallest id, never
 to hash order):
 1. a user-asserted belief is less entrenched than an observed premise (ours or an agent's);
@@ -22,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engine.agents.namespace import is_agent_premise, is_switch, namespace_of
 from engine.model import Belief, Change, Nogood, Truth
+from engine.tms.agent_marks import is_agent_premise, is_switch, namespace_of
 from engine.tms.records import ResolutionTx
 from engine.tms.semantics import is_valid
 

@@ -7,10 +7,10 @@ from types import MappingProxyType
 
 import pytest
 
-from engine.agents.namespace import is_agent_premise, namespace_of
 from engine.agents.namespaced import namespaced
 from engine.errors import InvalidInput
 from engine.model import Belief, Justification, Nogood, Truth
+from engine.tms.agent_marks import is_agent_premise, namespace_of
 from engine.tms.nogoods import assumptions, entrenchment
 from engine.tms.records import Network
 from engine.tms.semantics import compute_labels
