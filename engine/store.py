@@ -3,8 +3,9 @@
 The engine speaks only domain verbs; adapters/neo4j implements them in Cypher and
 tests/fakes.py implements them in memory. Each room declares the verbs it needs as a
 protocol of its own beside its records (engine/<room>/records.py); `GraphTx` composes every
-one of them, so a function can be given the whole transaction and take only the part, or
-the named intersection, it uses. A `GraphTx` is the store seen from inside one transaction:
+one of them, so the transaction a store hands out has every part, and a function takes only
+the part, or the named intersection of parts, it uses (a stage's `check` and `apply` take
+the whole GraphTx). A `GraphTx` is the store seen from inside one transaction:
 `Store.write(work)` runs `work(tx)` and commits everything it did, the propagation included,
 or nothing. `work` may be run more than once (a cluster retries transient failures), so it
 must not have side effects outside the transaction.
@@ -14,12 +15,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, TypeVar
 
+from engine.agents.records import AgentTx
+from engine.ask.records import AskTx
 from engine.change_records import ChangeEntry, ChangeLog
 from engine.embedding.records import VectorTx
-from engine.memory.records import Editing
+from engine.memory.records import Editing, HistoryRecords
 from engine.pairs.records import PairRecords
-from engine.reading.records import PackTx, RegistryTx, SearchTx
+from engine.proposals.records import ProposalTx
+from engine.reading.records import PackTx, ReadingTx, RegistryTx, SearchTx
+from engine.repair.records import RepairTx
 from engine.review.records import ReviewRecords
+from engine.review_premises.records import PremiseReviewTx
 from engine.sources.records import SourceRecords
 from engine.stages.provenance import ProvenanceTx
 from engine.tms.records import TmsTx
@@ -27,9 +33,12 @@ from engine.tms.records import TmsTx
 T = TypeVar("T")
 
 
-class GraphTx(TmsTx, SearchTx, PackTx, ProvenanceTx,
-              ReviewRecords, VectorTx, SourceRecords, PairRecords,
-              ChangeLog, Editing, RegistryTx, Protocol):
+class GraphTx(TmsTx, ChangeLog, Editing, HistoryRecords,  # the kernel, the memory room
+              SearchTx, ReadingTx, PackTx, RegistryTx,  # reading the memory
+              ProvenanceTx, ReviewRecords, PremiseReviewTx, RepairTx,  # the stages
+              PairRecords, AskTx, VectorTx, SourceRecords,
+              AgentTx, ProposalTx,  # other agents' memories, proposals
+              Protocol):
     """The store seen from inside one transaction: every part above, so a call site may
     take GraphTx, or only the part it uses."""
 

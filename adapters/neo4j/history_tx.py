@@ -1,4 +1,4 @@
-"""Neo4jTx part: history (engine.memory.history.HistoryTx): the log's before-images read
+"""Neo4jTx part: history (engine.memory.records.HistoryRecords): the log's before-images read
 back, releases, and the writes that set definitions back to images (rollback, revert).
 
 Every write here goes through a query whose `// defines:` line names what it changes, so the
@@ -13,8 +13,8 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.before_images import read_images
 from adapters.neo4j.records import DEFINITION_KEYS
-from engine.memory.history import LoggedWrite, Release
-from engine.memory.images import NETWORK_KEY, Image, Images
+from engine.memory.images import NETWORK_KEY
+from engine.memory.records import HistoryRecords, Image, Images, LoggedWrite, Release
 
 BATCH = 2000
 
@@ -165,3 +165,6 @@ class HistoryTxPart(TxBase):
         for chunk in _batches(links):
             self._run("history_set_links", rows=chunk)
 
+
+# The protocol this part implements, checked by mypy.
+_IMPLEMENTS: type[HistoryRecords] = HistoryTxPart

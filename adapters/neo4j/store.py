@@ -38,7 +38,7 @@ from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.change_records import ChangeEntry
 from engine.errors import EngineError, StoreError
 from engine.memory.changelog import now_utc
-from engine.memory.history import HistoryTx
+from engine.store import GraphTx, Store
 
 T = TypeVar("T")
 SEARCH_ANALYZER = "english"  # belief_text's analyzer (cypher/schema.cypher): stemming
@@ -52,8 +52,9 @@ class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 
-# history's protocol (engine/memory/history.py) needs parts of several: checked by mypy
-_HISTORY: type[HistoryTx] = Neo4jTx
+# The transaction's view has every part of engine.store.GraphTx, and the store is a Store:
+# both checked by mypy.
+_IMPLEMENTS: type[GraphTx] = Neo4jTx
 
 
 class Neo4jStore:
@@ -153,3 +154,6 @@ class Neo4jStore:
         except neo4j_errors.Neo4jError as e:
             message = " ".join(str(e.message).split())
             raise StoreError(f"Neo4j query failed: {e.code}: {message}", uri=self._uri) from e
+
+
+_STORE: type[Store] = Neo4jStore

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from engine.agents.namespace import check_name, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
@@ -68,12 +68,10 @@ def import_agent(store: Store, name: str, network: Network, stored: Mapping[str,
     switch = switch_id(name)
 
     def work(tx: GraphTx) -> Change:
-        agents = cast(AgentTx, tx)
-        if tx.existing_ids([switch]) or any(r.name == name for r in agents.namespace_records()):
+        if tx.existing_ids([switch]) or any(r.name == name for r in tx.namespace_records()):
             raise InvalidInput(exists_message(name), field="namespace", value=name)
         change = write_import_in(tx, agent.beliefs, agent.labels, agent.nogoods)
-        agents.save_namespace(NamespaceRecord(name, file, at, meta=agent.meta,
-                                              repos=agent.repos))
+        tx.save_namespace(NamespaceRecord(name, file, at, meta=agent.meta, repos=agent.repos))
         return change
 
     change = store.write(work, ChangeEntry("import-agent", {
@@ -106,12 +104,12 @@ def _report(agent: AgentNetwork, network: Network, stored: Mapping[str, Truth],
 
 
 def namespaces(store: Store) -> list[NamespaceRecord]:
-    return store.read(lambda tx: cast(AgentTx, tx).namespace_records())
+    return store.read(lambda tx: tx.namespace_records())
 
 
-def require_namespace(tx: GraphTx, name: str) -> NamespaceRecord:
+def require_namespace(tx: AgentTx, name: str) -> NamespaceRecord:
     check_name(name)
-    found = next((r for r in cast(AgentTx, tx).namespace_records() if r.name == name), None)
+    found = next((r for r in tx.namespace_records() if r.name == name), None)
     if found is None:
         raise InvalidInput(f"no namespace '{name}' (see `python -m engine namespaces`)",
                            field="namespace", value=name)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any, Protocol
 
 from engine.agents.namespace import check_name, is_agents, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
@@ -34,14 +34,19 @@ from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Nogood, Truth
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
-from engine.tms.records import Network
+from engine.tms.records import Network, ResolutionTx, TmsTx
 
 
 def gone_reason(name: str) -> str:
     return f"gone from {name}"
+
+
+class SyncTx(ResolutionTx, AgentTx, Protocol):
+    """What a sync writes: beliefs, pins, labels and nogood resolution (ResolutionTx), and
+    the namespace's records (AgentTx)."""
 
 
 @dataclasses.dataclass
@@ -83,17 +88,15 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
         network, stored, _ = held_in(network, stored)
     agent = namespaced(name, network, stored, at)
 
-    def work(tx: GraphTx) -> tuple[AgentDiff, Change]:
-        agents = cast(AgentTx, tx)
-        record = next((r for r in agents.namespace_records() if r.name == name), None)
+    def work(tx: SyncTx) -> tuple[AgentDiff, Change]:
+        record = next((r for r in tx.namespace_records() if r.name == name), None)
         if record is None:
             raise InvalidInput(f"no namespace '{name}': bring it in first with "
                                f"`python -m engine import-agent {name} FILE`",
                                field="namespace", value=name)
-        diff, change = _apply(tx, agents, agent, agents.namespace_digests(name), at)
-        agents.save_namespace(dataclasses.replace(record, file=file or record.file,
-                                                  synced_at=at, meta=agent.meta,
-                                                  repos=agent.repos))
+        diff, change = _apply(tx, agent, tx.namespace_digests(name), at)
+        tx.save_namespace(dataclasses.replace(record, file=file or record.file, synced_at=at,
+                                              meta=agent.meta, repos=agent.repos))
         return diff, change
 
     if dry_run:
@@ -105,8 +108,8 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
     return SyncReport(name, file, dry_run, diff, change)
 
 
-def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[str, Digest],
-           at: str) -> tuple[AgentDiff, Change]:
+def _apply(tx: SyncTx, agent: AgentNetwork, current: Mapping[str, Digest], at: str
+           ) -> tuple[AgentDiff, Change]:
     name = agent.name
     switch = switch_id(name)
     new = {i: b for i, b in agent.beliefs.items() if i != switch}
@@ -130,7 +133,7 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
     if diff.changed:
         was = tx.get_beliefs(diff.changed)
         merged = [_merged(new[i], was[i], name, at) for i in diff.changed]
-        agents.redefine_beliefs(merged, same_support=[
+        tx.redefine_beliefs(merged, same_support=[
             b.id for b in merged if b.justifications == was[b.id].justifications])
     if diff.gone:
         tx.set_pins(diff.gone, retracted=True, asserted=False, reason=gone_reason(name), at=at)
@@ -142,7 +145,7 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
     if diff.restored:
         tx.set_pins(diff.restored, retracted=False, asserted=False, reason="", at=at)
     if diff.nogoods_changed or diff.nogoods_removed:
-        agents.delete_nogoods(diff.nogoods_changed + diff.nogoods_removed)
+        tx.delete_nogoods(diff.nogoods_changed + diff.nogoods_removed)
     for nogood in fresh_nogoods:
         tx.create_nogood(nogood)
     seeds = sorted(set(diff.added + diff.changed + diff.gone + diff.retracted + diff.restored))
@@ -153,7 +156,7 @@ def _apply(tx: GraphTx, agents: AgentTx, agent: AgentNetwork, current: Mapping[s
     return diff, change
 
 
-def _nogood_diff(tx: GraphTx, agent: AgentNetwork, diff: AgentDiff) -> list[Nogood]:
+def _nogood_diff(tx: TmsTx, agent: AgentNetwork, diff: AgentDiff) -> list[Nogood]:
     """Fill the diff's nogood lists; the nogoods to create (new, and changed anew). Only the
     namespace's nogoods (ids under `NAME:`) are compared: ours are never touched."""
     ns = prefix(agent.name)

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol
 
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading.compact.lines import depth_text, shorten_words
 from engine.reading.records import ReadingTx, SummaryCover, cover_index
 from engine.reading.search import SearchHit, search
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms.records import TmsTx
 from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
@@ -154,8 +154,12 @@ def pack(question: str, candidates: Sequence[Entry], budget: int,
         kept.pop()
 
 
-def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
-    reading = cast(ReadingTx, tx)
+class AskReadTx(TmsTx, ReadingTx, Protocol):
+    """What the bundle reads around the hits: beliefs, dependents, supersede links (TmsTx)
+    and the summaries that stand for them (ReadingTx)."""
+
+
+def _candidates(tx: AskReadTx, hits: Sequence[SearchHit]) -> list[Entry]:
     hit_ids = [h.belief.id for h in hits]
     if not hit_ids:
         return []
@@ -167,7 +171,7 @@ def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
     out_named = {m for b in list(beliefs.values()) if b.truth != Truth.IN
                  for j in b.justifications for m in j.mentions()}
     _fetch(tx, beliefs, out_named)  # what an OUT belief's justifications name: why it is OUT
-    covers = cover_index(reading.summary_covers(sorted(beliefs)))
+    covers = cover_index(tx.summary_covers(sorted(beliefs)))
     _fetch(tx, beliefs, {c.id for c in covers.values()})
     truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
     builder = _Builder(beliefs, truths, covers, _superseders(tx, beliefs))
@@ -181,7 +185,7 @@ def _candidates(tx: GraphTx, hits: Sequence[SearchHit]) -> list[Entry]:
     return builder.entries
 
 
-def _superseders(tx: GraphTx, beliefs: Mapping[str, Belief]) -> dict[str, str]:
+def _superseders(tx: TmsTx, beliefs: Mapping[str, Belief]) -> dict[str, str]:
     """For each OUT belief an IN belief gates, what supersedes it (when something does)."""
     out: dict[str, str] = {}
     for b in beliefs.values():

@@ -13,7 +13,7 @@ from typing import Any, cast
 from engine.ask import answer as answers
 from engine.ask.answer import AskAnswer
 from engine.ask.prompt import ToolMode, build_prompt, reply_schema, retry_text
-from engine.ask.records import AskTx, CitedBelief
+from engine.ask.records import CitedBelief
 from engine.ask.retrieval import DEFAULT_BUDGET, Bundle, retrieve
 from engine.ask.tools import AskSession, AskTools
 from engine.model import Truth
@@ -117,9 +117,9 @@ class AskStage:
         cited = [CitedBelief(c.id, c.role, (beliefs[c.id].truth or Truth.OUT).value,
                              beliefs[c.id].text)
                  for c in answer.citations if c.id in beliefs]
-        cast(AskTx, tx).record_answer(run.id, record.round, question=self.settings.question,
-                                      status=answer.status, answer=answer.answer,
-                                      citations=cited, at=record.at)
+        tx.record_answer(run.id, record.round, question=self.settings.question,
+                         status=answer.status, answer=answer.answer, citations=cited,
+                         at=record.at)
         return Applied(checked, entries=[
             AppliedEntry(c.id, Action.CITED, c.truth, {"role": c.role}) for c in cited])
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from engine.cli import stage_cli as sc
 from engine.cli.stage_cli import AskModel, Wiring, build_ask_model
@@ -111,10 +111,8 @@ def cmd_context(args: argparse.Namespace, wiring: Wiring) -> int:
 
 
 def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
-    from engine.ask.records import AskTx
-
     with wiring.open_store() as store:
-        stale = store.read(lambda tx: cast(AskTx, tx).stale_citations())
+        stale = store.read(lambda tx: tx.stale_citations())
     if args.json:
         print_json({"stale": [s.as_dict() for s in stale]})
         return 0

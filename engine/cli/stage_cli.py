@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from engine.cli.stage_parts import (
     FORGE_OUTPUT,
@@ -472,10 +472,8 @@ def gaps_subcommand(prog: str) -> Subcommand:
                                      help="at most N gaps (default 50)"))
 
     def run(args: argparse.Namespace, wiring: Wiring) -> int:
-        from engine.repair.records import RepairTx
-
         with wiring.open_store() as store:
-            gaps, total = store.read(lambda tx: cast(RepairTx, tx).gaps(args.limit))
+            gaps, total = store.read(lambda tx: tx.gaps(args.limit))
         if args.json:
             print_json({"total": total, "gaps": [g.as_dict() for g in gaps]})
             return 0

@@ -18,7 +18,8 @@ from typing import Any, TypeVar
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.memory import history
-from engine.memory.images import Image, belief_of
+from engine.memory.images import belief_of
+from engine.memory.records import Image
 from engine.model import Belief, Nogood, Status, Truth
 from engine.store import Store
 from engine.tms.labelling import labels_from_scratch

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
-from engine.change_records import ChangeEntry, LogEntry, LogQuery
+from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery
 from engine.clock import now_iso_ms
 from engine.errors import EngineError, InvalidInput, NotFound
 from engine.memory.changelog import check_time
 from engine.memory.images import (
     NETWORK_KEY,
-    Image,
-    Images,
     belief_of,
     justifications_of,
     network_info_of,
@@ -36,80 +34,18 @@ from engine.memory.images import (
     supersession_of,
     text_of,
 )
+from engine.memory.records import HistoryRecords, Image, LoggedWrite, Release
 from engine.model import Belief, Change, Status, Truth, check_id
 from engine.store import Store
 from engine.tms.labelling import labels_from_scratch
-from engine.tms.records import Network
+from engine.tms.records import Network, TmsTx
 
 RELEASE_RE = re.compile(r"[a-z][a-z0-9._-]{0,99}")
 
 
-@dataclass(frozen=True)
-class LoggedWrite:
-    """One change-log entry as history reads it: its images (None: it kept none)."""
-
-    seq: int
-    at: str
-    op: str
-    actor: str
-    images: Images | None
-    went_in: tuple[str, ...] = ()
-    went_out: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Release:
-    name: str
-    seq: int
-    at: str  # when the release was made
-    note: str = ""
-    actor: str = ""
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "seq": self.seq, "at": self.at, "note": self.note,
-                "actor": self.actor}
-
-
-class HistoryTx(Protocol):
-    """What history needs of a transaction (adapters/neo4j/history_tx.py)."""
-
-    def last_seq(self) -> int: ...
-
-    def history_start(self) -> int:
-        """The earliest point the log can be read back to."""
-        ...
-
-    def seq_at_or_before(self, at: str) -> int:
-        """The seq of the last entry at or before `at` (0 when none is)."""
-        ...
-
-    def writes_after(self, seq: int) -> list[LoggedWrite]:
-        """Every entry after `seq`, oldest first, with its images."""
-        ...
-
-    def current_images(self, kind: str, keys: Sequence[str]) -> dict[str, Image | None]: ...
-
-    def read_network(self) -> Network: ...
-
-    def restore_images(self, images: Images) -> list[str]:
-        """Set each unit's definition to its image (None: remove it); returns the ids of the
-        beliefs that exist afterwards and changed (for propagation)."""
-        ...
-
-    def relabel(self, seeds: Iterable[str]) -> Change: ...
-
-    def truths(self, ids: Iterable[str]) -> dict[str, Truth]: ...
-
-    def release(self, name: str) -> Release | None: ...
-
-    def releases(self) -> list[Release]: ...
-
-    def create_release(self, release: Release) -> None: ...
-
-    def prune_reach(self, before: str) -> tuple[int | None, tuple[str, int] | None]:
-        """The highest seq `log --prune --before` would cut (None: none), and the release
-        naming the lowest point (None: no release)."""
-        ...
+class HistoryTx(HistoryRecords, TmsTx, ChangeLog, Protocol):
+    """What history needs of a transaction: its own records, the network and its labels
+    (TmsTx), the labels now (ChangeLog.truths)."""
 
 
 class RevertConflict(EngineError):
@@ -121,10 +57,6 @@ class RevertConflict(EngineError):
         super().__init__(message)
         self.seq = seq
         self.later = tuple(later)
-
-
-def _history(tx: Any) -> HistoryTx:
-    return cast(HistoryTx, tx)
 
 
 # --- points ------------------------------------------------------------------------------
@@ -233,8 +165,7 @@ def status_of(network: Network) -> Status:
 # --- reads as of a point ---------------------------------------------------------------
 def network_as_of(store: Store, point: str) -> Network:
     """The whole network as it was at `point` (one read: no writer interleaves)."""
-    def work(tx: Any) -> Network:
-        h = _history(tx)
+    def work(h: HistoryTx) -> Network:
         seq = resolve_point(h, point)
         return network_at(h.read_network(), images_at(h.writes_after(seq), seq))
 
@@ -293,8 +224,7 @@ class Diff:
 def diff_points(store: Store, first: str, second: str | None = None) -> Diff:
     """What differs between two points (the second defaults to now), from the entries in
     between: definitions compared image to image, labels by the moves the log recorded."""
-    def work(tx: Any) -> Diff:
-        h = _history(tx)
+    def work(h: HistoryTx) -> Diff:
         a = resolve_point(h, first)
         b = resolve_point(h, second) if second is not None else h.last_seq()
         if b < a:
@@ -351,8 +281,8 @@ def diff_of(writes: Sequence[LoggedWrite], a: int, b: int, current) -> Diff:
                 what.append("added")
             elif was is not None and is_ is None:
                 what.append("removed")
-            elif was is not None and is_ is not None:
-                what.extend(_definition_changes(cast(Image, was), cast(Image, is_)))
+            elif isinstance(was, Mapping) and isinstance(is_, Mapping):
+                what.extend(_definition_changes(was, is_))
         seen = moves.get(bid, [])
         truth_then = truth_now = None
         why = why_defined.get(bid) if what else None
@@ -418,9 +348,8 @@ class Restored:
                 **self.change.as_dict()}
 
 
-def _restore(tx: Any, images: Mapping[str, Mapping[str, Image | None]]) -> tuple[
+def _restore(h: HistoryTx, images: Mapping[str, Mapping[str, Image | None]]) -> tuple[
         dict[str, list[str]], Change]:
-    h = _history(tx)
     differing: dict[str, dict[str, Image | None]] = {}
     for kind, units in images.items():
         keys = sorted(units)
@@ -437,10 +366,9 @@ def rollback(store: Store, point: str, reason: str = "", *, dry_run: bool = Fals
              ) -> Restored:
     """ONE write setting every definition back to what it was at `point`, with propagation;
     its own entry keeps the before-images, so rolling it back restores the present."""
-    def work(tx: Any) -> Restored:
-        h = _history(tx)
+    def work(h: HistoryTx) -> Restored:
         seq = resolve_point(h, point)
-        units, change = _restore(tx, images_at(h.writes_after(seq), seq))
+        units, change = _restore(h, images_at(h.writes_after(seq), seq))
         return Restored(seq, units, change)
 
     if dry_run:
@@ -455,8 +383,7 @@ def revert(store: Store, seq: int, reason: str = "", *, dry_run: bool = False) -
         raise InvalidInput("revert takes the seq of a change (1 or more)", field="seq",
                            value=seq)
 
-    def work(tx: Any) -> Restored:
-        h = _history(tx)
+    def work(h: HistoryTx) -> Restored:
         if seq > h.last_seq():
             raise InvalidInput(f"no change has seq {seq}", field="seq", value=seq)
         writes = h.writes_after(seq - 1)
@@ -474,7 +401,7 @@ def revert(store: Store, seq: int, reason: str = "", *, dry_run: bool = False) -
                 f"definitions: {', '.join(map(str, later[:10]))}"
                 f"{' and more' if len(later) > 10 else ''}; `rollback --to {seq - 1}` undoes"
                 " them all", seq=seq, later=later)
-        units, change = _restore(tx, target.images)
+        units, change = _restore(h, target.images)
         return Restored(seq, units, change)
 
     if dry_run:
@@ -495,18 +422,18 @@ def touched_beliefs(entry: LogEntry, write: LoggedWrite | None) -> set[str]:
 def changes_after(store: Store, seq: int, limit: int = 1000
                   ) -> list[tuple[LogEntry, set[str]]]:
     """The entries after `seq`, oldest first, each with the beliefs it touched (one read)."""
-    def work(tx: Any) -> list[tuple[LogEntry, set[str]]]:
+    def work(tx: HistoryTx) -> list[tuple[LogEntry, set[str]]]:
         entries = tx.change_entries(LogQuery(after=seq, limit=limit, oldest_first=True))
         if not entries:
             return []
-        writes = {w.seq: w for w in _history(tx).writes_after(seq) if w.seq <= entries[-1].seq}
+        writes = {w.seq: w for w in tx.writes_after(seq) if w.seq <= entries[-1].seq}
         return [(e, touched_beliefs(e, writes.get(e.seq))) for e in entries]
 
     return store.read(work)
 
 
 def last_seq(store: Store) -> int:
-    return store.read(lambda tx: _history(tx).last_seq())
+    return store.read(lambda tx: tx.last_seq())
 
 
 # --- releases --------------------------------------------------------------------------
@@ -522,12 +449,11 @@ def make_release(store: Store, name: str, at: str | None = None, note: str = "")
     check_release_name(name)
     now = now_iso_ms()
 
-    def work(tx: Any) -> Release:
-        h = _history(tx)
+    def work(h: HistoryTx) -> Release:
         if h.release(name) is not None:
             raise InvalidInput(f"release name {name!r} is taken", field="release", value=name)
         seq = resolve_point(h, at) if at is not None else h.last_seq()
-        release = Release(name, seq, now, note, getattr(tx, "actor", lambda: "")())
+        release = Release(name, seq, now, note, h.actor())
         h.create_release(release)
         return release
 
@@ -535,12 +461,12 @@ def make_release(store: Store, name: str, at: str | None = None, note: str = "")
 
 
 def releases(store: Store) -> list[Release]:
-    return store.read(lambda tx: _history(tx).releases())
+    return store.read(lambda tx: tx.releases())
 
 
 def find_release(store: Store, name: str) -> Release:
     check_release_name(name)
-    found = store.read(lambda tx: _history(tx).release(name))
+    found = store.read(lambda tx: tx.release(name))
     if found is None:
         raise InvalidInput(f"no release named {name!r} (`releases` lists them)",
                            field="release", value=name)

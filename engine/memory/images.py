@@ -23,16 +23,13 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from engine.memory.records import RewiredEdge, SupersedeRecord
+from engine.memory.records import Image, RewiredEdge, SupersedeRecord
 from engine.model import Belief, Justification, Kind, Nogood
 from engine.sources.records import SourceRecord
 
 KINDS = ("belief", "nogood", "supersession", "source", "network", "namespace")
 NETWORK_KEY = "network"
 TRUTH_MARKS = frozenset({"Belief", "In", "Out", "Undetermined"})
-
-Image = Mapping[str, Any]
-Images = Mapping[str, Mapping[str, Image | None]]  # kind -> key -> image (None: absent)
 
 _NO_MAP: Mapping[str, Any] = MappingProxyType({})
 

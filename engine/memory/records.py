@@ -77,3 +77,71 @@ class Editing(Protocol):
 
     def mark_labels(self, belief_id: str, labels: Sequence[str]) -> None:
         """Add marker labels (closed set: Defeater, Challenge, Defence) to a belief."""
+
+
+# --- history: before-images and releases (engine/memory/history.py, images.py) ---------
+Image = Mapping[str, Any]
+Images = Mapping[str, Mapping[str, Image | None]]  # kind -> key -> image (None: absent)
+
+
+@dataclass(frozen=True)
+class LoggedWrite:
+    """One change-log entry as history reads it: its images (None: it kept none)."""
+
+    seq: int
+    at: str
+    op: str
+    actor: str
+    images: Images | None
+    went_in: tuple[str, ...] = ()
+    went_out: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Release:
+    name: str
+    seq: int
+    at: str  # when the release was made
+    note: str = ""
+    actor: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "seq": self.seq, "at": self.at, "note": self.note,
+                "actor": self.actor}
+
+
+class HistoryRecords(Protocol):
+    """What history reads and writes of the change log's before-images and releases
+    (engine/memory/history.py; adapters/neo4j/history_tx.py)."""
+
+    def last_seq(self) -> int: ...
+
+    def history_start(self) -> int:
+        """The earliest point the log can be read back to."""
+        ...
+
+    def seq_at_or_before(self, at: str) -> int:
+        """The seq of the last entry at or before `at` (0 when none is)."""
+        ...
+
+    def writes_after(self, seq: int) -> list[LoggedWrite]:
+        """Every entry after `seq`, oldest first, with its images."""
+        ...
+
+    def current_images(self, kind: str, keys: Sequence[str]) -> dict[str, Image | None]: ...
+
+    def restore_images(self, images: Images) -> list[str]:
+        """Set each unit's definition to its image (None: remove it); returns the ids of the
+        beliefs that exist afterwards and changed (for propagation)."""
+        ...
+
+    def release(self, name: str) -> Release | None: ...
+
+    def releases(self) -> list[Release]: ...
+
+    def create_release(self, release: Release) -> None: ...
+
+    def prune_reach(self, before: str) -> tuple[int | None, tuple[str, int] | None]:
+        """The highest seq `log --prune --before` would cut (None: none), and the release
+        naming the lowest point (None: no release)."""
+        ...

@@ -9,16 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import cast
+from typing import Protocol
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, check_id, check_text
 from engine.reading.records import ReadingTx
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import add_beliefs_in, now
+from engine.tms.records import ResolutionTx
 
 SUMMARY_LABEL = "summary"
+
+
+class SummaryTx(ResolutionTx, ReadingTx, Protocol):
+    """What a summary writes: the belief with its propagation (ResolutionTx) and its
+    :Summary mark (ReadingTx)."""
 
 
 def summarize(store: Store, summary_id: str, text: str, over: Sequence[str]) -> Change:
@@ -40,13 +46,13 @@ def summarize(store: Store, summary_id: str, text: str, over: Sequence[str]) -> 
         metadata=MappingProxyType({"summarizes": list(members), "source_type": "summary"}),
         created_at=stamp, updated_at=stamp)
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: SummaryTx) -> Change:
         found = tx.existing_ids(members)
         for m in members:
             if m not in found:
                 raise NotFound("belief", m)
         change = add_beliefs_in(tx, [belief])
-        cast(ReadingTx, tx).mark_summary(summary_id)
+        tx.mark_summary(summary_id)
         return change
 
     return store.write(work, ChangeEntry("summarize", {"id": summary_id,

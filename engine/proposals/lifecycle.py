@@ -19,9 +19,9 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol
 
-from engine.change_records import ChangeEntry
+from engine.change_records import ChangeEntry, ChangeLog
 from engine.errors import EngineError, InvalidInput, NotFound, ProposalDrift, StoreError
 from engine.model import Change, check_id
 from engine.proposals.actions import apply_in, check_action, named_of, target_of
@@ -36,8 +36,13 @@ from engine.proposals.records import (
 )
 from engine.store import GraphTx, Store
 from engine.tms import now
+from engine.tms.records import TmsTx
 
 MEASURE_TRIES = 3
+
+
+class DecisionTx(ProposalTx, ChangeLog, Protocol):
+    """What a reject or withdraw writes: the decision (ProposalTx) by the write's actor."""
 
 
 class _Moved(EngineError):
@@ -85,7 +90,7 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def snapshot_in(tx: GraphTx, action: str, args: Mapping[str, Any]) -> Snapshot:
+def snapshot_in(tx: TmsTx, action: str, args: Mapping[str, Any]) -> Snapshot:
     target = target_of(action, args)
     named = named_of(action, args)
     found = tx.get_beliefs([target]).get(target)
@@ -112,7 +117,7 @@ def _measure_proposed(tx: GraphTx, action: str, args: Mapping[str, Any]
     return _measure(tx, action, args)
 
 
-def _refuse_what_changes_nothing(tx: GraphTx, action: str, args: Mapping[str, Any]) -> None:
+def _refuse_what_changes_nothing(tx: TmsTx, action: str, args: Mapping[str, Any]) -> None:
     """A retraction of a belief already retracted would be accepted to no effect: refuse it
     now, saying so, rather than queue it for a person."""
     if action != "retract":
@@ -154,13 +159,12 @@ def propose(store: Store, action: str, args: Mapping[str, Any], reason: str) -> 
         def work(tx: GraphTx) -> Proposed:
             if snapshot_in(tx, action, args) != snap:
                 raise _Moved("moved")
-            ptx = cast(ProposalTx, tx)
-            n = ptx.next_proposal_number()
+            n = tx.next_proposal_number()
             at = now()
             p = Proposal(f"prop-{n}", n, action, args, target, tx.actor(), why, at,
                          Status.PENDING, snap, impact)
-            ptx.save_proposal(p)
-            return Proposed(p, tuple(ptx.supersede_pending(target, p.id, at)))
+            tx.save_proposal(p)
+            return Proposed(p, tuple(tx.supersede_pending(target, p.id, at)))
 
         try:
             return store.write(work, ChangeEntry("propose", {"action": action,
@@ -172,11 +176,11 @@ def propose(store: Store, action: str, args: Mapping[str, Any], reason: str) -> 
 
 def list_proposals(store: Store, pending: bool = False) -> list[Proposal]:
     status = Status.PENDING if pending else None
-    return store.read(lambda tx: cast(ProposalTx, tx).proposals(status))
+    return store.read(lambda tx: tx.proposals(status))
 
 
-def _get(tx: GraphTx, proposal_id: str) -> Proposal:
-    found = cast(ProposalTx, tx).proposal(proposal_id)
+def _get(tx: ProposalTx, proposal_id: str) -> Proposal:
+    found = tx.proposal(proposal_id)
     if found is None:
         raise NotFound("proposal", proposal_id)
     return found
@@ -213,10 +217,9 @@ def accept(store: Store, proposal_id: str, force: bool = False) -> Accepted:
         if found and not force:
             raise ProposalDrift(p.id, found)
         change = apply_in(tx, p.action, p.args)
-        ptx = cast(ProposalTx, tx)
         decision = Decision(Status.ACCEPTED, tx.actor(), now(), forced=bool(found), drift=found)
-        ptx.decide_proposal(p.id, decision)
-        seq = ptx.this_change_seq()
+        tx.decide_proposal(p.id, decision)
+        seq = tx.this_change_seq()
         return Accepted(dataclasses.replace(_decided(p, decision), change_seq=seq), change, seq)
 
     args = {**said.args, "proposal": said.id, "proposer": said.proposer,
@@ -228,10 +231,10 @@ def reject(store: Store, proposal_id: str, reason: str) -> Proposal:
     check_id(proposal_id, what="proposal id")
     why = _reason(reason, "reject")
 
-    def work(tx: GraphTx) -> Proposal:
+    def work(tx: DecisionTx) -> Proposal:
         p = _pending(_get(tx, proposal_id), "reject")
         decision = Decision(Status.REJECTED, tx.actor(), now(), reason=why)
-        cast(ProposalTx, tx).decide_proposal(p.id, decision)
+        tx.decide_proposal(p.id, decision)
         return _decided(p, decision)
 
     return store.write(work, ChangeEntry("proposal-reject", {"proposal": proposal_id}, why))
@@ -241,13 +244,13 @@ def withdraw(store: Store, proposal_id: str) -> Proposal:
     """Withdraw a pending proposal: only its proposer may (anyone else rejects it)."""
     check_id(proposal_id, what="proposal id")
 
-    def work(tx: GraphTx) -> Proposal:
+    def work(tx: DecisionTx) -> Proposal:
         p = _pending(_get(tx, proposal_id), "withdraw")
         if tx.actor() != p.proposer:
             raise InvalidInput(f"only its proposer ({p.proposer}) may withdraw '{p.id}'; you "
                                f"are {tx.actor()}: reject it instead", field="id", value=p.id)
         decision = Decision(Status.WITHDRAWN, tx.actor(), now())
-        cast(ProposalTx, tx).decide_proposal(p.id, decision)
+        tx.decide_proposal(p.id, decision)
         return _decided(p, decision)
 
     return store.write(work, ChangeEntry("proposal-withdraw", {"proposal": proposal_id}))
@@ -268,11 +271,10 @@ def reset(store: Store) -> tuple[str, ...]:
 
     def work(tx: GraphTx) -> tuple[str, ...]:
         tx.reset()
-        ptx = cast(ProposalTx, tx)
-        pending = ptx.proposals(Status.PENDING)
+        pending = tx.proposals(Status.PENDING)
         for p in pending:
-            ptx.decide_proposal(p.id, Decision(Status.REJECTED, tx.actor(), now(),
-                                               reason=RESET_REASON))
+            tx.decide_proposal(p.id, Decision(Status.REJECTED, tx.actor(), now(),
+                                              reason=RESET_REASON))
         return tuple(p.id for p in pending)
 
     return store.write(work, ChangeEntry("reset"))

@@ -4,7 +4,6 @@ orders by it, `compact` ranks premises by it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import cast
 
 from engine.reading.records import ReadingTx
 from engine.store import Store
@@ -16,10 +15,10 @@ def impacts(store: Store, ids: Iterable[str]) -> dict[str, int]:
     """Impact of each id that exists, in one read transaction."""
     wanted = sorted(set(ids))
 
-    def work(tx: object) -> dict[str, int]:
+    def work(tx: ReadingTx) -> dict[str, int]:
         found: dict[str, int] = {}
         for start in range(0, len(wanted), BATCH):
-            found.update(cast(ReadingTx, tx).impacts(wanted[start:start + BATCH]))
+            found.update(tx.impacts(wanted[start:start + BATCH]))
         return found
 
     return store.read(work)

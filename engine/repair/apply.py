@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Protocol
 
-from engine.memory.supersede import supersede_in
+from engine.memory.supersede import SupersedeTx, supersede_in
 from engine.model import Change, Justification
 from engine.repair.due import Defeated
 from engine.repair.records import Gap, RepairEdge, RepairTx
@@ -26,7 +26,6 @@ from engine.repair.repairs import ABANDON, LINK, RESEARCH, SOFTEN, Repair
 from engine.repair.validate import check_repairs
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, Applied, AppliedEntry
-from engine.store import GraphTx
 from engine.tms import enforce_nogoods, standing_gates
 from engine.tms.records import TmsTx
 
@@ -35,13 +34,18 @@ ACTION_OF = {LINK: Action.LINKED, SOFTEN: Action.SOFTENED, ABANDON: Action.ABAND
 ORDER = {LINK: 0, ABANDON: 1, RESEARCH: 2, SOFTEN: 3}  # a soften copies the links before it
 
 
+class RepairApplyTx(SupersedeTx, RepairTx, Protocol):
+    """What applying repairs writes: links and gates (TmsTx), softening by supersede
+    (SupersedeTx), the REPAIRED edges and gaps (RepairTx)."""
+
+
 def _fields(r: Repair, d: Defeated, run: RunRecord, at: str, **extra: Any) -> dict[str, Any]:
     return {"action": r.action, "belief": r.belief, "justification": r.justification,
             "defeaters": list(d.defeater_ids), "bridges": list(r.bridges), "text": r.text,
             "comment": r.comment, "run_id": run.id, "at": at, **extra}
 
 
-def linked(tx: GraphTx, r: Repair, d: Defeated) -> tuple[Justification, int]:
+def linked(tx: TmsTx, r: Repair, d: Defeated) -> tuple[Justification, int]:
     """The new justification of a link, and the position it will have."""
     b = tx.get_beliefs([r.belief])[r.belief]
     old = b.justifications[r.justification - 1]
@@ -62,7 +66,7 @@ def softened_justifications(tx: TmsTx, r: Repair, d: Defeated) -> list[Justifica
             for k, j in enumerate(b.justifications, start=1) if not j.gate]
 
 
-def write_repairs(tx: GraphTx, repairs: Sequence[Repair], run: RunRecord, record: RoundRecord,
+def write_repairs(tx: RepairApplyTx, repairs: Sequence[Repair], run: RunRecord, record: RoundRecord,
                   *, at: str) -> Applied:
     checked, answered = check_repairs(tx, repairs)
     ordered = sorted(checked.valid, key=lambda r: ORDER[r.action])
@@ -95,9 +99,8 @@ def write_repairs(tx: GraphTx, repairs: Sequence[Repair], run: RunRecord, record
         new_of[r.key] = done.new
         change = change.merge(done.change)
         edges.append(RepairEdge(done.new, None, _fields(r, d, run, at, replaces=r.belief)))
-    repair = cast(RepairTx, tx)
-    repair.record_repairs(run.id, record.round, edges)
-    repair.add_gaps(run.id, record.round, gaps, at)
+    tx.record_repairs(run.id, record.round, edges)
+    tx.add_gaps(run.id, record.round, gaps, at)
     truths = tx.truths({new_of.get(r.key, r.belief) for r in ordered})
     entries = []
     for r in checked.valid:

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import cast
 
 from engine.repair.records import DefeatedRow, Finding, RepairTx
-from engine.store import GraphTx
 
 REVIEW, CHALLENGE = "review", "challenge"
 
@@ -93,10 +91,10 @@ def group(rows: list[DefeatedRow], answered: set[str]) -> tuple[list[Defeated], 
     return due, len(by_key), len(by_key) - len(due)
 
 
-def with_findings(tx: GraphTx, items: list[Defeated]) -> list[Defeated]:
+def with_findings(tx: RepairTx, items: list[Defeated]) -> list[Defeated]:
     """The items with review's findings filled in (one read)."""
     keys = [(d.belief, d.position) for d in items if any(x.kind == REVIEW for x in d.defeats)]
-    findings: Mapping[tuple[str, int], Finding] = cast(RepairTx, tx).review_findings(keys)
+    findings: Mapping[tuple[str, int], Finding] = tx.review_findings(keys)
     out = []
     for d in items:
         f = findings.get((d.belief, d.position))
@@ -106,7 +104,6 @@ def with_findings(tx: GraphTx, items: list[Defeated]) -> list[Defeated]:
     return out
 
 
-def read_due(tx: GraphTx) -> DueList:
-    repair = cast(RepairTx, tx)
-    due, found, answered = group(repair.defeated_rows(), repair.repaired_defeaters())
+def read_due(tx: RepairTx) -> DueList:
+    due, found, answered = group(tx.defeated_rows(), tx.repaired_defeaters())
     return DueList(tuple(due), found, answered)

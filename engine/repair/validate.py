@@ -10,17 +10,24 @@ as it stands, or the belief is superseded already, or softened twice in one roun
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from engine.model import Truth
 from engine.repair.due import Defeated, read_due
+from engine.memory.records import Editing
 from engine.repair.prompt import FORMAT
+from engine.repair.records import RepairTx
 from engine.repair.repairs import LINK, SOFTEN, Repair, same_claim
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
-from engine.store import GraphTx
 from engine.tms.records import TmsTx
 
 ECHO = PromptEcho.of(FORMAT)
+
+
+class RepairCheckTx(TmsTx, Editing, RepairTx, Protocol):
+    """What checking repairs reads: the beliefs and what they rest on (TmsTx), supersede
+    records (Editing), what is due (RepairTx)."""
 
 
 def bridge_problems(tx: TmsTx, repairs: Sequence[Repair]) -> dict[str, list[str]]:
@@ -50,7 +57,7 @@ def bridge_problems(tx: TmsTx, repairs: Sequence[Repair]) -> dict[str, list[str]
     return out
 
 
-def check_repairs(tx: GraphTx, repairs: Sequence[Repair]
+def check_repairs(tx: RepairCheckTx, repairs: Sequence[Repair]
                   ) -> tuple[Checked[Repair], dict[str, Defeated]]:
     """The valid repairs, and the defeated justification each answers (by key)."""
     due = {d.key: d for d in read_due(tx).due}
@@ -84,7 +91,7 @@ def check_repairs(tx: GraphTx, repairs: Sequence[Repair]
     return out, {r.key: due[r.key] for r in out.valid}
 
 
-def graph_problems(tx: GraphTx, repairs: Sequence[Repair]) -> Mapping[str, Sequence[str]]:
+def graph_problems(tx: RepairCheckTx, repairs: Sequence[Repair]) -> Mapping[str, Sequence[str]]:
     """For the parse: every refusal, by key, as the diagnosis to quote in the retry."""
     checked, _ = check_repairs(tx, repairs)
     out: dict[str, list[str]] = {}

@@ -17,10 +17,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Protocol
 
 from engine.errors import InvalidInput
-from engine.memory.supersede import supersede_in
+from engine.memory.supersede import SupersedeTx, supersede_in
 from engine.model import Change
 from engine.review_premises.due import CURRENT, DUE, PremiseUnderReview, SourceCache, judge
 from engine.review_premises.prompt import ECHO
@@ -43,12 +43,16 @@ from engine.sources.reader import SourceReader, SourceText
 from engine.stages.echo import ECHO_REASON
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, Applied, AppliedEntry, Checked, Skip
-from engine.store import GraphTx
 from engine.tms import enforce_nogoods
 
 MODE = "premise"
 RETRACT_REASON = "premise review: misread"
 SUPERSEDE_REASON = "premise review: partial"
+
+
+class PremiseApplyTx(SupersedeTx, PremiseReviewTx, Protocol):
+    """What premise review writes: pins, stamps and verdicts (PremiseReviewTx), retractions
+    with their propagation and nogoods, and a narrower claim by supersede (SupersedeTx)."""
 
 
 @dataclass
@@ -58,14 +62,13 @@ class PremiseCheck:
     sources: SourceCache
 
 
-def check_verdicts(tx: GraphTx, verdicts: Sequence[PremiseVerdict], reader: SourceReader, *,
+def check_verdicts(tx: PremiseReviewTx, verdicts: Sequence[PremiseVerdict], reader: SourceReader, *,
                    budget: int) -> PremiseCheck:
     """Each verdict against its premise now: an IN premise with a readable, unchanged
     source; the claim and lines the verdict was given on (its `shown_sha256`, when it has
     one); its quote grounded in those lines; nothing echoing the prompt."""
     ids = sorted({v.belief for v in verdicts})
-    candidates = {c.id: c for c in
-                  cast(PremiseReviewTx, tx).premise_review_candidates(ids)} if ids else {}
+    candidates = {c.id: c for c in tx.premise_review_candidates(ids)} if ids else {}
     sources = SourceCache(reader)
     out = PremiseCheck(Checked(), {}, sources)
     for v in verdicts:
@@ -124,11 +127,10 @@ def retract_reason(v: PremiseVerdict) -> str:
     return f"{RETRACT_REASON} ({v.kind})" + (f": {v.comment}" if v.comment else "")
 
 
-def write_premise_review(tx: GraphTx, verdicts: Sequence[PremiseVerdict],
+def write_premise_review(tx: PremiseApplyTx, verdicts: Sequence[PremiseVerdict],
                          reader: SourceReader, run: RunRecord, record: RoundRecord, *,
                          budget: int, apply_suggestions: bool, at: str) -> Applied:
     checked = check_verdicts(tx, verdicts, reader, budget=budget)
-    records = cast(PremiseReviewTx, tx)
     pins: list[PremisePin] = []
     stamps: list[PremiseStamp] = []
     retract: list[str] = []
@@ -153,12 +155,12 @@ def write_premise_review(tx: GraphTx, verdicts: Sequence[PremiseVerdict],
             actions[p.id] = (Action.SUGGESTION_APPLIED, "", "")
         else:
             actions[p.id] = (Action.SUGGESTION_RECORDED, "", "")
-    records.repin_premises(pins)
+    tx.repin_premises(pins)
     for bid in retract:
         tx.set_pins([bid], retracted=True, asserted=False, reason=actions[bid][2], at=at)
     if retract:
         change = enforce_nogoods(tx, change.merge(tx.relabel(retract)))
-    records.stamp_premise_reviews(stamps)
+    tx.stamp_premise_reviews(stamps)
     for v in checked.checked.valid:
         if actions[v.belief][0] is not Action.SUGGESTION_APPLIED:
             continue
@@ -171,7 +173,7 @@ def write_premise_review(tx: GraphTx, verdicts: Sequence[PremiseVerdict],
             continue
         actions[v.belief] = (Action.SUGGESTION_APPLIED, done.new, "")
         change = change.merge(done.change)
-    records.record_premise_verdicts(run.id, record.round, [
+    tx.record_premise_verdicts(run.id, record.round, [
         PremiseVerdictEdge(v.belief, edge_fields(v, actions[v.belief][0], at,
                                                  successor=actions[v.belief][1],
                                                  retract_reason=actions[v.belief][2]))

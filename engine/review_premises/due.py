@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Protocol
 
 from engine.reading.records import ReadingTx
 from engine.review_premises.records import PremiseCandidate, PremiseReviewTx
@@ -97,13 +97,17 @@ def judge(c: PremiseCandidate, sources: SourceCache, *, budget: int
     return (CURRENT if c.review_sha256 == shown.sha256 else DUE), shown
 
 
-def read_premises(tx: object, reader: SourceReader, *, ids: Sequence[str] = (),
+class PremiseDueTx(PremiseReviewTx, ReadingTx, Protocol):
+    """What is due reads: the premises with their pins and stamps (PremiseReviewTx) and
+    what rests on each (ReadingTx.impacts)."""
+
+
+def read_premises(tx: PremiseDueTx, reader: SourceReader, *, ids: Sequence[str] = (),
                   budget: int, review_all: bool = False, since: str = "",
                   with_impact: bool = True) -> PremiseDue:
     """What is due, in one read transaction `tx` (with `ids`: only those premises; with
     `review_all`: a review older than `since` counts as not current)."""
-    records = cast(PremiseReviewTx, tx)
-    candidates = records.premise_review_candidates(list(ids) if ids else None)
+    candidates = tx.premise_review_candidates(list(ids) if ids else None)
     sources = SourceCache(reader)
     counts: Counter[str] = Counter()
     due: list[PremiseUnderReview] = []
@@ -118,7 +122,7 @@ def read_premises(tx: object, reader: SourceReader, *, ids: Sequence[str] = (),
     if with_impact and due:
         wanted = [p.id for p in due]
         for start in range(0, len(wanted), IMPACT_BATCH):
-            impact.update(cast(ReadingTx, tx).impacts(wanted[start:start + IMPACT_BATCH]))
+            impact.update(tx.impacts(wanted[start:start + IMPACT_BATCH]))
     ordered = sorted((PremiseUnderReview(p.id, p.text, p.window, p.sha256, p.source_sha256,
                                          p.source_size, impact.get(p.id, 0), p.metadata)
                       for p in due), key=lambda p: (-p.impact, p.id))

@@ -17,7 +17,7 @@ from engine.clock import now_iso
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, Kind, check_id, check_text
 from engine.tms import nogoods as nogood_rules
-from engine.tms.records import ResolutionTx
+from engine.tms.records import ResolutionTx, TmsTx
 
 now = now_iso  # the engine's clock (engine/clock.py), under the name the stages import
 
@@ -113,7 +113,7 @@ def add_justifications_in(tx: ResolutionTx, belief_id: str,
     tx.add_justifications(belief_id, list(justifications))
 
 
-def standing_gates(tx: ResolutionTx, b: Belief) -> list[str]:
+def standing_gates(tx: TmsTx, b: Belief) -> list[str]:
     """The outlist members that gate a belief whole: what supersedes it, the challenges of
     all its justifications, and whatever its gate justification holds."""
     named = sorted({o for j in b.justifications for o in j.outlist})

@@ -6,7 +6,7 @@ import pytest
 
 from engine.errors import InvalidInput
 from engine.memory import history
-from engine.memory.history import LoggedWrite, Release
+from engine.memory.records import LoggedWrite, Release
 from engine.model import Belief, Justification, Truth
 from engine.tms.records import Network
 

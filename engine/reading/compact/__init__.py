@@ -1,10 +1,7 @@
 """`python -m engine compact`: a token-budgeted summary of the network for an agent."""
 from __future__ import annotations
 
-from typing import cast
-
 from engine.reading.compact.build import Compact, CompactOptions, compact_in
-from engine.reading.records import ReadingTx
 from engine.store import Store
 from engine.tokens import ESTIMATE, TokenCounter
 
@@ -15,4 +12,4 @@ def compact(store: Store, options: CompactOptions | None = None,
             counter: TokenCounter = ESTIMATE) -> Compact:
     """The summary, read in one transaction (so it is one consistent state)."""
     chosen = options or CompactOptions()
-    return store.read(lambda tx: compact_in(cast(ReadingTx, tx), chosen, counter))
+    return store.read(lambda tx: compact_in(tx, chosen, counter))

@@ -13,14 +13,14 @@ and which sections left lines out, and how many.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol
 
+from engine.agents.records import AgentTx
 from engine.errors import InvalidInput, NotFound
 from engine.model import check_id
 from engine.reading.compact.lines import belief_line, nogood_line
 from engine.reading.records import NetworkCounts, ReadingTx, Row, Section, SummaryCover, cover_index
 from engine.repair.records import Gap, RepairTx
-from engine.store import GraphTx
 from engine.tokens import ESTIMATE, TokenCounter
 
 DEFAULT_BUDGET = 800
@@ -43,6 +43,11 @@ TITLES = {
     Section.DEEPEST: "Deepest conclusions",
     Section.DEFEATED: "Defeated by review, or challenged",
 }
+
+
+class CompactTx(ReadingTx, RepairTx, AgentTx, Protocol):
+    """What compact reads: the sections and scopes (ReadingTx), repair's gaps, a
+    namespace's beliefs (AgentTx)."""
 
 
 def section_heading(section: Section) -> str:
@@ -130,7 +135,7 @@ def check_options(options: CompactOptions) -> None:
         raise InvalidInput("--topic needs at least one word", field="topic")
 
 
-def compact_in(tx: ReadingTx, options: CompactOptions,
+def compact_in(tx: CompactTx, options: CompactOptions,
                counter: TokenCounter = ESTIMATE) -> Compact:
     """The summary, read through one transaction's view."""
     check_options(options)
@@ -149,10 +154,10 @@ def compact_in(tx: ReadingTx, options: CompactOptions,
     return packer.pack(sections, heading, scope_text, premise_pool=len(premises.candidates))
 
 
-def _gap_lines(tx: ReadingTx, scope: list[str] | None) -> list[str]:
+def _gap_lines(tx: RepairTx, scope: list[str] | None) -> list[str]:
     """The premises the network lacks (repair's research), newest first: for the scope's
     beliefs only when a scope is given."""
-    gaps, total = cast(RepairTx, tx).gaps(GAPS_READ)
+    gaps, total = tx.gaps(GAPS_READ)
     if scope is not None:
         wanted = set(scope)
         gaps = [g for g in gaps if g.for_belief in wanted]
@@ -171,13 +176,12 @@ def _gap_line(g: Gap) -> str:
     return f"- gap for {g.for_belief} [{g.truth}]: {text}"
 
 
-def _scope(tx: ReadingTx, options: CompactOptions) -> tuple[list[str] | None, str]:
+def _scope(tx: CompactTx, options: CompactOptions) -> tuple[list[str] | None, str]:
     if options.namespace:
         from engine.agents.import_agent import require_namespace
-        from engine.agents.records import AgentTx
 
-        require_namespace(cast(GraphTx, tx), options.namespace)
-        ids = cast(AgentTx, tx).namespace_ids(options.namespace)
+        require_namespace(tx, options.namespace)
+        ids = tx.namespace_ids(options.namespace)
         return ids, f"namespace {options.namespace} ({len(ids)} beliefs)"
     if options.topic:
         words = [w for t in options.topic for w in t.split()]
