@@ -10,7 +10,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
 from engine.embedding.records import StoredEmbedding
@@ -34,6 +34,9 @@ from engine.tms.propagate import propagate, retag
 from engine.tms.records import BeliefFilter, Network, Pinned
 from engine.tms.region_reader import ClassRow, RegionReader, StructureRow, TagRow, WaveRow
 from engine.tms.values import IN, OUT, RANK, TRUTH, UNDETERMINED
+
+if TYPE_CHECKING:
+    from engine.negatives.records import NegativeCandidate, NegativeStamp
 
 T = TypeVar("T")
 
@@ -488,6 +491,35 @@ class FakeTx:
             seen |= frontier
             found.update((i, distance) for i in frontier)
         return found
+
+    # --- the negatives stage (engine/negatives/records.NegativeTx) ---------------------
+    def _negative(self, b: Belief) -> "NegativeCandidate":
+        from engine.negatives.records import NegativeCandidate
+
+        kind, sha, at, run = self.s.extra.get("negatives", {}).get(b.id, ("", "", "", ""))
+        return NegativeCandidate(b.id, b.text, kind, sha, at, run)
+
+    def negative_candidates(self, ids: Sequence[str] | None = None) -> list["NegativeCandidate"]:
+        wanted = None if ids is None else set(ids)
+        return [self._negative(b) for i, b in sorted(self.s.beliefs.items())
+                if b.truth == Truth.IN and i not in self.s.defeaters
+                and b.metadata.get("source_type") not in ("challenge", "defence", "defeat")
+                and (wanted is None or i in wanted)]
+
+    def classified_negatives(self) -> list["NegativeCandidate"]:
+        return [c for c in self.negative_candidates() if c.kind]
+
+    def stamp_negatives(self, stamps: Sequence["NegativeStamp"]) -> int:
+        for st in stamps:
+            if not any(r.run_id == st.run_id and r.round == st.round for r in self.s.rounds):
+                raise StoreError(f"no round {st.round} of run '{st.run_id}'")
+            if st.id not in self.s.beliefs:
+                raise StoreError(f"negatives verdicts name a belief that does not exist: {st.id}")
+        kept = self.s.extra.setdefault("negatives", {})
+        for st in stamps:
+            kept[st.id] = (st.kind, st.sha256, st.at, st.run_id)
+            self.s.extra.setdefault("classified", []).append(dataclasses.asdict(st))
+        return len(stamps)
 
     def recent_stage_runs(self, limit: int) -> list[RunRecord]:
         runs = sorted(self.s.runs.values(), key=lambda r: (r.started_at, r.id), reverse=True)

@@ -60,7 +60,7 @@ def test_command_appears_in_the_reference(name):
 
 
 # --- the programs: one StageCommand each (engine/cli/stage_cli.py), and the others --------
-STAGE_CLIS = ["derive", "review", "dedup", "contradictions", "forge", "repair"]
+STAGE_CLIS = ["derive", "review", "dedup", "contradictions", "forge", "repair", "negatives"]
 
 
 def _stage_command(name: str):

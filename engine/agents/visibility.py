@@ -154,6 +154,12 @@ class VisibleTx:
             found.update((i, distance) for i in frontier)
         return found
 
+    def classified_negatives(self) -> list[Any]:
+        """`list --negative`: the negatives stage's verdicts on visible beliefs only."""
+        found = self._tx.classified_negatives()
+        seen = self.existing_ids(c.id for c in found)
+        return [c for c in found if c.id in seen]
+
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         hits = self._tx.belief_hits(ids)
         seen = self.existing_ids(hits)

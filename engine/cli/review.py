@@ -15,8 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli import stage_cli as sc
-from engine.errors import InvalidInput
-from engine.model import check_id
 
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
@@ -42,18 +40,6 @@ examples:
 
 """ + sc.RUN_EXIT_CODES
 ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT, "--apply-suggestions --json")
-
-
-def id_list(text: str) -> tuple[str, ...]:
-    ids = tuple(dict.fromkeys(i.strip() for i in text.split(",") if i.strip()))
-    if not ids:
-        raise argparse.ArgumentTypeError("give belief ids separated by commas")
-    try:
-        for i in ids:
-            check_id(i)
-    except InvalidInput as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return ids
 
 
 def _suggestion_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
@@ -84,7 +70,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to review")
     what.add_argument("--budget", type=sc.positive_int, default=20, metavar="N",
                       help="beliefs per round (default 20)")
-    what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
+    what.add_argument("--ids", type=sc.id_list, default=(), metavar="A,B",
                       help="review only these IN derived beliefs (those without a current "
                            "review; with --all, each of them), none waiting for another")
     what.add_argument("--min-depth", type=sc.non_negative_int, default=0, metavar="D",

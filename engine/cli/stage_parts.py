@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.support import open_store
-from engine.errors import ModelError
+from engine.errors import InvalidInput, ModelError
+from engine.model import check_id
 from engine.stages.calls import default_is_transient
 from engine.stages.contract import ModelForRound
 from engine.store import Store
@@ -44,6 +45,19 @@ def positive_int(text: str) -> int:
 
 def non_negative_int(text: str) -> int:
     return _whole_number(text, 0, "0 or more")
+
+
+def id_list(text: str) -> tuple[str, ...]:
+    """`--ids A,B`: belief ids separated by commas, each checked, repeats dropped."""
+    ids = tuple(dict.fromkeys(i.strip() for i in text.split(",") if i.strip()))
+    if not ids:
+        raise argparse.ArgumentTypeError("give belief ids separated by commas")
+    try:
+        for i in ids:
+            check_id(i)
+    except InvalidInput as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return ids
 
 
 def positive_float(text: str) -> float:

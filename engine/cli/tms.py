@@ -177,6 +177,8 @@ def cmd_list(store, args) -> int:
     if args.namespace:
         beliefs = agent_commands.only_namespace(store, args.namespace, beliefs,
                                                  lambda b: b.id)
+    if args.negative:
+        return _list_negative(store, beliefs, args)
     if args.sort == "impact":  # transitive dependents, counted in Cypher
         from engine.reading.impact import impacts
 
@@ -196,6 +198,24 @@ def cmd_list(store, args) -> int:
         return 0
     print(table([(b.id, b.truth.value if b.truth else "-", b.depth if b.depth is not None else "-",
                   shorten(b.text, 70)) for b in beliefs], ["id", "truth", "depth", "text"]))
+    return 0
+
+
+def _list_negative(store, beliefs: Sequence, args) -> int:
+    """`list --negative`: those the negatives stage found to state a problem, with the kind."""
+    from engine.negatives.due import negative_kinds
+
+    kinds = negative_kinds(store)
+    found = [b for b in beliefs if b.id in kinds]
+    if args.json:
+        print_json([{**results.belief_row(b), "negative": kinds[b.id]} for b in found])
+        return 0
+    if not found and not kinds:
+        print("no belief is known to state a problem: classify them with "
+              "python -m engine.negatives --model SPEC --auto")
+        return 0
+    print(table([(b.id, kinds[b.id], b.depth if b.depth is not None else "-",
+                  shorten(b.text, 70)) for b in found], ["id", "problem", "depth", "text"]))
     return 0
 
 
@@ -541,6 +561,9 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
                    help="beliefs some justification names")
     p.add_argument("--label", metavar="TEXT",
                    help="beliefs with a justification whose label contains TEXT (any case)")
+    p.add_argument("--negative", action="store_true",
+                   help="IN beliefs that state a problem (bug, risk, limitation, ...), as "
+                        "python -m engine.negatives classified them, with the kind")
     p.add_argument("--sort", choices=["id", "depth", "impact", "updated"], default="id",
                    help="id (default), depth (deepest first), impact (transitive dependents, "
                         "most first), updated (newest first)")

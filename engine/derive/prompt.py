@@ -1,7 +1,8 @@
 """The derive prompt: four fixed sections (Background, Task, Rules, Output Format), then the
 network as the round sees it: `## Existing Beliefs` (the sample, grouped by id prefix),
 `## Existing Derived Conclusions` (filtered to the sample, deepest first, every justification),
-and `## Statistics`. Pure text building; the round's material comes from view.read_view.
+`## Known Problems` (when the negatives stage found some near the sample: Unless ids for a
+GATE) and `## Statistics`. Pure text building; the round's material comes from view.read_view.
 """
 from __future__ import annotations
 
@@ -88,10 +89,11 @@ class Prompt(StagePrompt):
 
     sample_ids: tuple[str, ...]
     derived_ids: tuple[str, ...]
+    problem_ids: tuple[str, ...] = ()
 
     @property
     def allowed_ids(self) -> tuple[str, ...]:
-        return self.sample_ids + self.derived_ids
+        return self.sample_ids + self.derived_ids + self.problem_ids
 
 
 def one_line(text: str) -> str:
@@ -121,6 +123,7 @@ def build_prompt(view: RoundView, options: PromptOptions = PromptOptions()) -> P
         "## Output Format\n\n" + FORMAT,
         "## Existing Beliefs\n\n" + beliefs_section(view),
         "## Existing Derived Conclusions\n\n" + derived_section(view.derived),
+        *(["## Known Problems\n\n" + problems_section(view)] if view.problems else []),
         "## Statistics\n\n" + statistics_section(view),
     ]
     text = "\n\n".join(parts) + "\n"
@@ -129,6 +132,7 @@ def build_prompt(view: RoundView, options: PromptOptions = PromptOptions()) -> P
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
         sample_ids=view.sample_ids,
         derived_ids=tuple(b.id for b in view.derived),
+        problem_ids=tuple(i for i, _, _ in view.problems),
     )
 
 
@@ -166,6 +170,15 @@ def derived_section(derived: tuple[Belief, ...]) -> str:
                 lines.append(f"- Unless: {', '.join(j.outlist)}")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def problems_section(view: RoundView) -> str:
+    """The known problems near the sample (engine/negatives/): a GATE may name them."""
+    lines = ["Beliefs that state a problem, near the beliefs above; a GATE's Unless may name "
+             "them (the conclusion then holds only while the problem is OUT):"]
+    lines += [f"- `{i}` ({kind}): {cut(text, BELIEF_TEXT_LIMIT)}"
+              for i, kind, text in view.problems]
+    return "\n".join(lines)
 
 
 def statistics_section(view: RoundView) -> str:

@@ -6,16 +6,21 @@ filtered to match the sample: a derived belief is shown only when, for one of it
 justifications, every antecedent is in the sample or is itself a shown derived belief (a
 fixpoint, found in waves through `GraphTx.derived_citing`, so its cost follows the sample, not
 the network). A justification with no antecedents never qualifies, or outlist-only beliefs
-would be shown whatever the sample.
+would be shown whatever the sample. The beliefs the negatives stage found to state a problem
+(engine/negatives/) that share an id prefix or a word with the sample are shown as known
+problems, ids a GATE's Unless may name.
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import Belief, Status
+from engine.negatives.due import current_negatives
+from engine.negatives.records import NegativeCandidate
 from engine.store import GraphTx, Store
 
 if TYPE_CHECKING:
@@ -35,6 +40,9 @@ class RoundView:
     derived: tuple[Belief, ...]  # shown derived beliefs, deepest first, at most `budget`
     derived_related: int  # derived beliefs that qualified, before the cap
     status: Status
+    # beliefs the negatives stage found to state a problem, near the sample: (id, kind, text),
+    # offered to GATE proposals as Unless ids
+    problems: tuple[tuple[str, str, str], ...] = ()
 
 
 def id_prefix(belief_id: str) -> str:
@@ -75,24 +83,52 @@ def deepest_first(beliefs: Iterable[Belief]) -> list[Belief]:
     return sorted(beliefs, key=lambda b: (-(b.depth if b.depth is not None else -1), b.id))
 
 
+PROBLEMS_SHOWN = 8  # known problems offered to a round's GATE proposals
+_WORD = re.compile(r"[a-z0-9]{4,}")
+
+
+def near_problems(problems: Iterable[NegativeCandidate], texts: Mapping[str, str],
+                  shown: Iterable[str] = (), limit: int = PROBLEMS_SHOWN
+                  ) -> tuple[tuple[str, str, str], ...]:
+    """The known problems that share an id prefix or a word (4 letters or more) with the
+    sample (`texts`), most words shared first, then by id; none the prompt shows already
+    (the sample, or `shown`: the derived conclusions)."""
+    groups = {id_prefix(i) for i in texts}
+    words = {w for t in (*texts, *texts.values()) for w in _WORD.findall(t.lower())}
+    skip = set(texts) | set(shown)
+    scored = []
+    for p in problems:
+        if p.id in skip:
+            continue
+        shared = len(words & set(_WORD.findall(f"{p.id} {p.text}".lower())))
+        if shared or id_prefix(p.id) in groups:
+            scored.append((-shared, p.id, p))
+    return tuple((p.id, p.kind, p.text) for _, _, p in sorted(scored)[:limit])
+
+
 def read_view(
     store: Store, sampler: "Sampler", index: int, *, budget: int, topic: str | None = None
 ) -> RoundView:
-    """Read the pool, sample it, and read the derived beliefs that match the sample."""
+    """Read the pool, sample it, and read the derived beliefs that match the sample and the
+    known problems near it."""
     status, pool = store.read(lambda tx: (tx.status(), premise_pool(tx, topic)))
     sample = sampler.sample(index, pool)
     texts_all = dict(pool)
     sample_ids = tuple(dict.fromkeys(i for i in sample.ids if i in texts_all))[:budget]
     related = store.read(lambda tx: shown_derived(tx, sample_ids)) if sample_ids else []
     derived = tuple(deepest_first(related)[:budget])
+    sampled = {i: texts_all[i] for i in sample_ids}
+    problems = near_problems(store.read(current_negatives), sampled,
+                             [b.id for b in derived]) if sample_ids else ()
     return RoundView(
         index=index,
         sample=sample,
         sample_ids=sample_ids,
-        texts={i: texts_all[i] for i in sample_ids},
+        texts=sampled,
         group_totals=Counter(id_prefix(i) for i, _ in pool),
         pool_size=len(pool),
         derived=derived,
         derived_related=len(related),
         status=status,
+        problems=problems,
     )

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.review_premises.due import PremiseUnderReview
 from engine.review_premises.verdicts import KINDS, VERDICTS, combine
-from engine.stages.contract import JsonReply
+from engine.stages.contract import JsonReply, verdict_per_item
 from engine.stages.echo import PromptEcho
 from engine.stages.item_reader import ItemsRetry
 
@@ -88,7 +88,7 @@ def build_prompt(shown: Sequence[PremiseUnderReview], *, due_total: int, budget:
                          tuple(p.id for p in shown))
 
 
-def _verdict_schema(ids: Sequence[str], *, bounded: bool) -> dict[str, Any]:
+def _verdict_schema(ids: Sequence[str], bounded: bool) -> dict[str, Any]:
     def text(limit: int) -> dict[str, Any]:
         return {"type": "string", "maxLength": limit} if bounded else {"type": "string"}
 
@@ -105,14 +105,4 @@ def _verdict_schema(ids: Sequence[str], *, bounded: bool) -> dict[str, Any]:
 def json_reply(shown: Sequence[PremiseUnderReview]) -> JsonReply:
     """A tuple of one verdict per premise shown, in order, for grammars; an array of
     verdicts on the ids shown for strict structured output."""
-    ids = [p.id for p in shown]
-    bounded = {"type": "array",
-               "prefixItems": [_verdict_schema([i], bounded=True) for i in ids],
-               "items": False, "minItems": len(ids), "maxItems": len(ids)}
-    strict = {"type": "array", "items": _verdict_schema(ids, bounded=False)}
-
-    def top(verdicts: dict[str, Any]) -> dict[str, Any]:
-        return {"type": "object", "properties": {"verdicts": verdicts},
-                "required": ["verdicts"], "additionalProperties": False}
-
-    return JsonReply(schema=top(bounded), strict_schema=top(strict))
+    return verdict_per_item([p.id for p in shown], _verdict_schema)

@@ -26,9 +26,9 @@ from typing import Any
 from engine.review_premises.due import PremiseUnderReview
 from engine.review_premises.window import Window
 from engine.sources.grounding import clean_quote, find_quote, normalize
-from engine.stages.item_reader import ItemReader, ItemsParse, read_items
+from engine.stages.item_reader import ItemReader, ItemsParse, combine_answers, read_items
 from engine.stages.item_reader import flat_text as _text
-from engine.stages.replies import Diagnostic, ReplyShape, bare_id, second_fills_gaps
+from engine.stages.replies import ReplyShape, bare_id
 
 CONFIRMED, PARTIAL, MISREAD = "confirmed", "partial", "misread"
 VERDICTS = (CONFIRMED, PARTIAL, MISREAD)
@@ -158,18 +158,5 @@ def combine(first: PremiseParse, second: PremiseParse) -> PremiseParse:
     left out. What is still without a usable verdict stays unreviewed (recorded as notes);
     the round is a format failure only when the second reply still has a problem and no
     verdict was read at all (a well-formed second reply that judges nothing is dry)."""
-    by_key = second_fills_gaps(first.items, second.items, lambda v: v.key)
-    still = [b for b in second.missing if b not in by_key]
-    leftover = [d for d in second.diagnostics
-                if not any(f"'{b}'" in d.reason or f"({b})" in d.reason
-                           for b in by_key if b not in {v.belief for v in second.items})]
-    merged = PremiseParse(items=list(by_key.values()), notes=first.notes + second.notes,
-                          missing=still,
-                          passed_over=[b for b in second.passed_over if b not in by_key],
-                          expected=second.expected)
-    if merged.items:
-        merged.notes = [Diagnostic("left unreviewed: " + d.reason, d.line) for d in leftover] \
-            + merged.notes
-    else:
-        merged.diagnostics = leftover
-    return merged
+    return combine_answers(first, second, lambda: PremiseParse(expected=second.expected),
+                           "left unreviewed")

@@ -18,7 +18,7 @@ A contract's `reply` is one of two formats:
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,3 +96,21 @@ ModelForRound = Callable[[RoundContract], Runnable[list[BaseMessage], BaseMessag
 def unconstrained(chat: BaseChatModel) -> ModelForRound:
     """The contract is only in the prompt: any chat model as it is."""
     return lambda contract: chat
+
+
+def verdict_per_item(ids: Sequence[str],
+                     item_schema: Callable[[Sequence[str], bool], Mapping[str, Any]]
+                     ) -> JsonReply:
+    """The reply of a stage that gives one verdict per item shown (premise review,
+    negatives): `{"verdicts": [...]}`, a tuple of one verdict per id, in order, for grammars
+    (`item_schema([id], True)`: with length bounds), an array of verdicts on the ids shown for
+    strict structured output (`item_schema(ids, False)`)."""
+    bounded = {"type": "array", "prefixItems": [item_schema([i], True) for i in ids],
+               "items": False, "minItems": len(ids), "maxItems": len(ids)}
+    strict = {"type": "array", "items": item_schema(ids, False)}
+
+    def top(verdicts: Mapping[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "properties": {"verdicts": verdicts},
+                "required": ["verdicts"], "additionalProperties": False}
+
+    return JsonReply(schema=top(bounded), strict_schema=top(strict))

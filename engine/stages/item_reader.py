@@ -28,6 +28,7 @@ from engine.stages.replies import (
     line_of,
     number,
     retry_message,
+    second_fills_gaps,
 )
 from engine.stages.stage import KeyedItems, RoundInput
 
@@ -92,6 +93,31 @@ class RetriesItems(KeyedItems, Generic[ParseT]):
 
     def combine(self, first: ParseT, second: ParseT) -> ParseT:
         return self.retry.combine(first, second)
+
+
+def combine_answers(first: ParseT, second: ParseT, fresh: Callable[[], ParseT],
+                    unanswered: str) -> ParseT:
+    """After the retry of a stage that answers per item (premise review, negatives): the
+    second reply's items, plus the first's on keys the second left out. What is still
+    without a usable answer stays so, its diagnostic kept as a note prefixed `unanswered`;
+    the round is a format failure only when the second reply still has a problem and no
+    item was read at all (a well-formed second reply that answers nothing is dry).
+    `fresh()`: an empty parse of the stage's kind (carrying what the second one expected)."""
+    by_key = second_fills_gaps(first.items, second.items, lambda item: item.key)
+    answered_late = set(by_key) - {item.key for item in second.items}
+    leftover = [d for d in second.diagnostics
+                if not any(f"'{k}'" in d.reason or f"({k})" in d.reason for k in answered_late)]
+    merged = fresh()
+    merged.items = list(by_key.values())
+    merged.notes = first.notes + second.notes
+    merged.missing = [k for k in second.missing if k not in by_key]
+    merged.passed_over = [k for k in second.passed_over if k not in by_key]
+    if merged.items:
+        merged.notes = [Diagnostic(f"{unanswered}: " + d.reason, d.line) for d in leftover] \
+            + merged.notes
+    else:
+        merged.diagnostics = leftover
+    return merged
 
 
 def justification_key(belief: str, position: int) -> str:

@@ -158,6 +158,8 @@ class Action(StrEnum):
     SOFTENED = "softened"  # repair: the belief reworded to a narrower claim
     ABANDONED = "abandoned"  # repair: left defeated, not shown again
     RESEARCH = "research recorded"  # repair: the missing premise recorded as a gap
+    NEGATIVE = "negative"  # negatives: the belief states a problem (its kind)
+    NOT_NEGATIVE = "not negative"  # negatives: it states none
 
 
 @dataclass(frozen=True, eq=False)

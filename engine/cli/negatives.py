@@ -1,0 +1,88 @@
+"""`python -m engine.negatives`: ask a chat model which beliefs state a problem (a bug, a
+risk, a limitation, a gap, debt, an open issue), so `python -m engine list --negative` lists
+them and derive's GATE proposals find them (ftl-reasons' `list-negative`); and
+`python -m engine.negatives accept FILE` to apply a verdicts file later.
+
+A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
+StageCommand below, its flags and the stage they configure (engine/negatives/). Exit codes:
+0 ok, 1 a run that ended in error, 2 bad input or usage.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.cli import stage_cli as sc
+
+PROG = "python -m engine.negatives"
+DEFAULT_OUTPUT = "proposed-negatives.md"
+
+USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]", "accept FILE [options]")
+DESCRIPTION = ("Ask a chat model which IN beliefs state a problem (bug, risk, limitation, gap, "
+               "debt, open issue); write the verdicts to a file, or keep them (--auto): "
+               "`list --negative` lists the negative ones and derive offers them to GATE "
+               "proposals.")
+
+RUN_EXAMPLES = f"""\
+examples:
+  {PROG} --dry-run
+      print the prompt round 1 would send; no model is called
+  {PROG} --model ollama:qwen3:8b
+      one round; the verdicts go to {DEFAULT_OUTPUT}; nothing is written to the network
+  {PROG} accept {DEFAULT_OUTPUT}
+      keep the verdicts of a file (see: {PROG} accept --help)
+  {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust --every
+      judge every IN belief without a verdict, not only those with a problem word
+
+""" + sc.RUN_EXIT_CODES
+ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    what = p.add_argument_group("what to classify")
+    what.add_argument("--budget", type=sc.positive_int, default=40, metavar="N",
+                      help="beliefs per round (default 40)")
+    what.add_argument("--ids", type=sc.id_list, default=(), metavar="A,B",
+                      help="only these IN beliefs")
+    what.add_argument("--every", action="store_true",
+                      help="send every IN belief without a verdict, not only those whose text "
+                           "has a word that often marks a problem (fail, risk, missing, ...)")
+    what.add_argument("--all", dest="redo", action="store_true",
+                      help="judge again what has a verdict on its text as it is")
+    sc.domain_flag(what)
+
+
+def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
+    from engine.negatives.stage import NegativeSettings, NegativesStage
+
+    return NegativesStage(NegativeSettings(
+        budget=getattr(args, "budget", 40), ids=tuple(getattr(args, "ids", ())),
+        every=getattr(args, "every", False), redo=getattr(args, "redo", False),
+        domain=getattr(args, "domain", None)))
+
+
+def _not_due(details: Mapping[str, Any]) -> str:
+    return (f"nothing is due ({details.get('in', 0)} IN beliefs: {details.get('current', 0)} "
+            f"with a verdict on their text, {details.get('no_problem_word', 0)} without a "
+            "problem word; --every sends those too)")
+
+
+def cmd_negatives(args: argparse.Namespace, wiring: sc.Wiring) -> int:
+    stage = make_stage(args, wiring)
+    return sc.run_rounds(COMMAND, "negatives", args, wiring, lambda store: stage,
+                         nothing_due=_not_due)
+
+
+COMMAND = sc.StageCommand(
+    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    run=cmd_negatives,
+    subcommands={"accept": sc.accept_subcommand(
+        PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
+              "network and keep them in one transaction, recorded as a negatives run.",
+        ACCEPT_EXAMPLES, make_stage, file_help="a verdicts file")})
+
+
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())

@@ -1,0 +1,5 @@
+import sys
+
+from engine.cli.negatives import main
+
+sys.exit(main())

@@ -1,0 +1,53 @@
+"""What the negatives stage reads and writes, as a store protocol of its own (`NegativeTx`),
+implemented by adapters/neo4j/negative_tx.py and tests/fakes.py; the engine casts the
+transaction view to it, as ask and premise review do with theirs.
+
+A judged belief carries its last verdict: `negative_kind` (the kind of problem it states, or
+"" for none), `negative_sha256` (the sha256 of the text judged: a verdict on another text is
+stale), `negative_at` and `negative_run`; each verdict is also a CLASSIFIED edge from the
+round that gave it.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class NegativeCandidate:
+    """An IN belief with its last verdict ("" sha256: never judged)."""
+
+    id: str
+    text: str
+    kind: str = ""  # the kind of problem the last verdict found; "" for none
+    sha256: str = ""  # of the text that verdict judged
+    at: str = ""  # when
+    run: str = ""  # by which run
+
+
+@dataclass(frozen=True)
+class NegativeStamp:
+    """One verdict, kept on its belief and as an edge from its round."""
+
+    id: str
+    kind: str  # "" when the belief states no problem
+    sha256: str
+    comment: str
+    at: str
+    run_id: str
+    round: int
+
+
+class NegativeTx(Protocol):
+    def negative_candidates(self, ids: Sequence[str] | None = None
+                            ) -> list[NegativeCandidate]:
+        """Every IN belief (only those of `ids` when given) with its last verdict, by id."""
+
+    def classified_negatives(self) -> list[NegativeCandidate]:
+        """The IN beliefs whose last verdict found a problem, by id (their text may have
+        changed since: compare the sha256)."""
+
+    def stamp_negatives(self, stamps: Sequence[NegativeStamp]) -> int:
+        """Keep each verdict on its belief and as a CLASSIFIED edge from its round (which
+        must exist); returns how many beliefs were found."""
