@@ -20,6 +20,7 @@ from engine.ask.records import AskTx
 from engine.change_records import ChangeEntry, ChangeLog
 from engine.embedding.records import VectorTx
 from engine.memory.records import Editing, HistoryRecords
+from engine.negatives.records import NegativeTx
 from engine.pairs.records import PairRecords
 from engine.proposals.records import ProposalTx
 from engine.reading.records import PackTx, ReadingTx, RegistryTx, SearchTx
@@ -36,7 +37,7 @@ T = TypeVar("T")
 class GraphTx(TmsTx, ChangeLog, Editing, HistoryRecords,  # the kernel, the memory room
               SearchTx, ReadingTx, PackTx, RegistryTx,  # reading the memory
               ProvenanceTx, ReviewRecords, PremiseReviewTx, RepairTx,  # the stages
-              PairRecords, AskTx, VectorTx, SourceRecords,
+              PairRecords, AskTx, NegativeTx, VectorTx, SourceRecords,
               AgentTx, ProposalTx,  # other agents' memories, proposals
               Protocol):
     """The store seen from inside one transaction: every part above, so a call site may

@@ -9,7 +9,6 @@ a CLASSIFIED edge from the round. No label changes: a verdict is a reading, not 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
 
 from engine.embedding.cache import text_sha256
 from engine.negatives.prompt import ECHO
@@ -18,16 +17,15 @@ from engine.negatives.verdicts import NegativeVerdict
 from engine.stages.echo import ECHO_REASON
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, Applied, AppliedEntry, Checked, Skip
-from engine.tms.records import TmsTx
 
 NEGATIVE, NOT_NEGATIVE = Action.NEGATIVE, Action.NOT_NEGATIVE
 
 
-def check_verdicts(tx: TmsTx, verdicts: Sequence[NegativeVerdict]) -> tuple[
+def check_verdicts(tx: NegativeTx, verdicts: Sequence[NegativeVerdict]) -> tuple[
         Checked[NegativeVerdict], dict[str, str]]:
     """The verdicts that hold now, and the sha256 of each one's text as it is now."""
     ids = sorted({v.belief for v in verdicts})
-    found = {c.id: c for c in cast(NegativeTx, tx).negative_candidates(ids)} if ids else {}
+    found = {c.id: c for c in tx.negative_candidates(ids)} if ids else {}
     checked: Checked[NegativeVerdict] = Checked()
     shas: dict[str, str] = {}
     for v in verdicts:
@@ -45,13 +43,13 @@ def check_verdicts(tx: TmsTx, verdicts: Sequence[NegativeVerdict]) -> tuple[
     return checked, shas
 
 
-def write_verdicts(tx: TmsTx, verdicts: Sequence[NegativeVerdict], run: RunRecord,
+def write_verdicts(tx: NegativeTx, verdicts: Sequence[NegativeVerdict], run: RunRecord,
                    record: RoundRecord, *, at: str) -> Applied:
     checked, shas = check_verdicts(tx, verdicts)
     stamps = [NegativeStamp(v.belief, v.kind if v.negative else "", shas[v.belief], v.comment,
                             at, run.id, record.round) for v in checked.valid]
     if stamps:
-        cast(NegativeTx, tx).stamp_negatives(stamps)
+        tx.stamp_negatives(stamps)
     entries = [AppliedEntry(v.belief, NEGATIVE if v.negative else NOT_NEGATIVE,
                             fields={"kind": v.kind} if v.negative else {})
                for v in checked.valid]

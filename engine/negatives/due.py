@@ -12,12 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
 
 from engine.embedding.cache import text_sha256
 from engine.negatives.records import NegativeCandidate, NegativeTx
 from engine.store import Store
-from engine.tms.records import TmsTx
 
 PROBLEM_WORDS = frozenset({
     "bug", "bugs", "defect", "defects", "fail", "fails", "failed", "failing", "failure",
@@ -55,11 +53,11 @@ def is_current(c: NegativeCandidate) -> bool:
     return bool(c.sha256) and c.sha256 == text_sha256(c.text)
 
 
-def read_due(tx: TmsTx, *, ids: Sequence[str] = (), every: bool = False, redo: bool = False,
+def read_due(tx: NegativeTx, *, ids: Sequence[str] = (), every: bool = False, redo: bool = False,
              this_run: str = "") -> Due:
     """`redo`: a verdict is judged again unless `this_run` gave it (so a run that redoes
     everything judges each belief once)."""
-    candidates = cast(NegativeTx, tx).negative_candidates(list(ids) or None)
+    candidates = tx.negative_candidates(list(ids) or None)
     due: list[NegativeCandidate] = []
     current = no_cue = 0
     for c in candidates:
@@ -72,9 +70,9 @@ def read_due(tx: TmsTx, *, ids: Sequence[str] = (), every: bool = False, redo: b
     return Due(tuple(due), len(candidates), current, no_cue)
 
 
-def current_negatives(tx: TmsTx) -> list[NegativeCandidate]:
+def current_negatives(tx: NegativeTx) -> list[NegativeCandidate]:
     """The IN beliefs whose verdict on their text as it is now found a problem, by id."""
-    return [c for c in cast(NegativeTx, tx).classified_negatives() if is_current(c)]
+    return [c for c in tx.classified_negatives() if is_current(c)]
 
 
 def negative_kinds(store: Store) -> dict[str, str]:

@@ -3,7 +3,11 @@ parameters: the in-memory FakeStore the unit tests use and the Neo4j store, so a
 to one side only, or renamed on one, fails here rather than in a stage at run time."""
 from __future__ import annotations
 
+import importlib
 import inspect
+import re
+from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -40,6 +44,44 @@ def test_graph_tx_is_composed_of_parts_that_share_no_verb():
             assert verb not in seen, f"{verb} is in {seen.get(verb)} and {part.__name__}"
             seen[verb] = part.__name__
     assert sorted(seen) == members(GraphTx)
+
+
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
+# where a room declares its store part beside its records
+RECORDS_MODULES = sorted({*ENGINE.glob("**/records.py"), ENGINE / "change_records.py",
+                          ENGINE / "stages" / "provenance.py"})
+NOT_PARTS = {"TmsStore"}  # the store as the kernel's verbs see it, not a transaction's part
+
+
+def declared_parts() -> dict[str, type]:
+    """Every protocol a records module declares of its own (not an intersection of others)."""
+    found = {}
+    for path in RECORDS_MODULES:
+        module = importlib.import_module(
+            ".".join(path.relative_to(ENGINE.parent).with_suffix("").parts))
+        for name, value in vars(module).items():
+            if (isinstance(value, type) and value.__module__ == module.__name__
+                    and value.__bases__ == (Protocol,) and name not in NOT_PARTS):
+                found[name] = value
+    return found
+
+
+def test_every_part_a_room_declares_is_in_the_transaction_the_store_hands_out():
+    parts = declared_parts()
+    assert {"TmsTx", "ReviewRecords", "RepairTx", "ChangeLog"} <= parts.keys()
+    left_out = sorted(name for name, part in parts.items() if part not in GraphTx.__mro__)
+    assert left_out == [], f"not composed into engine.store.GraphTx: {left_out}"
+
+
+def test_no_cast_reaches_a_store_part():
+    """A part is reached by typing `tx` with it, or with a named intersection, never by
+    cast; and engine/ keeps at most three casts of any kind."""
+    casts = [(path, m.group(1)) for path in ENGINE.rglob("*.py")
+             for m in re.finditer(r"\bcast\(\s*([\w.\[\]]+)", path.read_text(encoding="utf-8"))]
+    to_parts = [f"{path.relative_to(ENGINE.parent)}: cast({name}, ...)" for path, name in casts
+                if name.split(".")[-1].endswith(("Tx", "Records", "ChangeLog", "Editing"))]
+    assert to_parts == []
+    assert len(casts) <= 3, casts
 
 
 def _later() -> set[str]:
