@@ -321,9 +321,9 @@ class AgentTools:
                                    challenge_id or None).as_dict()
 
     def defend(self, id: str, reason: str) -> dict[str, Any]:
-        """Defend against a challenge or a review defeater (review:<belief>:j<n>): a premise
-        defence:<id> gates it, so it goes OUT and its target comes back; retract the
-        defence to reopen it.
+        """Defend against a challenge, a review defeater (review:<belief>:j<n>) or a defeat's
+        defeater (defeat:<belief>:j<n>): a premise defence:<id> gates it, so it goes OUT
+        and its target comes back; retract the defence to reopen it.
         Example: defend(id="challenge:auth-bottleneck", reason="rerun with the cache")."""
         return dialectic.defend(self._store, id, reason).as_dict()
 

@@ -167,6 +167,9 @@ def cmd_status(store, args) -> int:
 
 
 def cmd_list(store, args) -> int:
+    if args.negative and getattr(args, "as_of", None) is not None:
+        raise InvalidInput("--negative reads the verdicts as they are now; it takes no --as-of",
+                           field="as_of")
     store = going_back.seen_as_of(seen_by(store, args), args)
     truth = Truth.IN if args.in_ else Truth.OUT if args.out else None
     premises = True if args.premises else False if args.derived else None

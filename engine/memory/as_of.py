@@ -123,7 +123,9 @@ class NetworkView:
                                                      and b.depth >= which.min_depth))
                     and (which.max_depth is None or (b.depth is not None
                                                      and b.depth <= which.max_depth))
-                    and (not which.has_dependents or b.id in self._dependents))
+                    and (not which.has_dependents or b.id in self._dependents)
+                    and (which.label is None or any(which.label.lower() in j.label.lower()
+                                                    for j in b.justifications)))
 
         found = [b for _, b in sorted(self._beliefs.items()) if keep(b)]
         if which.sort == "depth":

@@ -161,3 +161,16 @@ def test_search_depth(cli, store):  # noqa: F811
     assert [h["id"] for h in cli_json(cli, "search", "deactivation")] == ["p"]
     assert "--depth takes a number from 0 to 5" in cli("search", "x", "--depth", "9",
                                                         code=2).stderr
+
+
+def test_list_label_as_of_a_release_and_negative_refuses_as_of(cli, store):  # noqa: F811
+    from tests.cli.test_tms_cli import assert_one_error_line
+
+    reasons(store)
+    tms.add(store, "c", "from r", tms.make_justifications(["r"], label="seen in prod"))
+    tms.add(store, "e", "from p", tms.make_justifications(["p"], label="read in a doc"))
+    cli("release", "v1")
+    tms.add(store, "d", "from q", tms.make_justifications(["q"], label="seen in prod too"))
+    assert [b["id"] for b in cli_json(cli, "list", "--label", "prod", "--as-of", "v1")] == ["c"]
+    assert [b["id"] for b in cli_json(cli, "list", "--label", "prod")] == ["c", "d"]
+    assert_one_error_line(cli("list", "--negative", "--as-of", "v1", code=2), "--negative")
