@@ -5,38 +5,63 @@ truth), so a unit test sees exactly what the Neo4j store must produce.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from engine.change_records import ChangeEntry, LogEntry, LogQuery, Touch
-from engine.embedding.records import StoredEmbedding
+from engine.agents.records import AgentTx
+from engine.ask.records import AskTx
+from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery, Touch
+from engine.embedding.records import StoredEmbedding, VectorTx
 from engine.errors import InvalidInput, StoreError
-from engine.memory.records import EDITABLE_FIELDS, RewiredEdge, SupersedeRecord
+from engine.memory.records import (
+    EDITABLE_FIELDS,
+    MARKER_LABELS,
+    Editing,
+    RewiredEdge,
+    SupersedeRecord,
+)
 from engine.model import Belief, Change, Justification, Label, Nogood, Status, Truth
-from engine.pairs.records import MergeRecord, PairVerdict
-from engine.reading.records import BeliefHit, GatedConclusion, RetractedPremise
+from engine.negatives.records import NegativeCandidate, NegativeStamp, NegativeTx
+from engine.pairs.records import MergeRecord, PairRecords, PairVerdict
+from engine.proposals.records import ProposalTx
+from engine.reading.records import (
+    BeliefHit,
+    GatedConclusion,
+    ReadingTx,
+    RegistryTx,
+    RetractedPremise,
+    SearchTx,
+)
+from engine.repair.records import RepairTx
 from engine.review.records import (
     Argument,
     ArgumentJustification,
     ArgumentPart,
     ReviewCandidate,
+    ReviewRecords,
     ReviewStamp,
     VerdictEdge,
 )
-from engine.sources.records import SourcePin, SourceRecord
-from engine.stages.provenance import ProposedBy, RoundRecord, RunRecord
+from engine.review_premises.records import PremiseReviewTx
+from engine.sources.records import SourcePin, SourceRecord, SourceRecords
+from engine.stages.provenance import ProposedBy, ProvenanceTx, RoundRecord, RunRecord
 from engine.tms.access import own_tags, visible
 from engine.tms.propagate import propagate, retag
-from engine.tms.records import BeliefFilter, Network, Pinned
+from engine.tms.records import BeliefFilter, Network, Pinned, TmsTx
 from engine.tms.region_reader import ClassRow, RegionReader, StructureRow, TagRow, WaveRow
 from engine.tms.values import IN, OUT, RANK, TRUTH, UNDETERMINED
-
-if TYPE_CHECKING:
-    from engine.negatives.records import NegativeCandidate, NegativeStamp
+from tests.fake_parts import (
+    FakeAgents,
+    FakeAsk,
+    FakePremiseReview,
+    FakeProposals,
+    FakeReading,
+    FakeRepair,
+    by_words,
+)
+from tests.fake_state import FakeState
 
 T = TypeVar("T")
 
@@ -46,7 +71,7 @@ class FakeRegionReader:
     the Neo4j queries give, computed from the beliefs in memory. Keys are ids; an id that
     justifications name but no belief has is a placeholder (OUT, depth 0)."""
 
-    def __init__(self, state: "FakeState"):
+    def __init__(self, state: FakeState):
         self.beliefs = state.beliefs
         self._dependents: dict[str, list[str]] | None = None
 
@@ -132,16 +157,21 @@ class FakeRegionReader:
                                                     effective_tags=tuple(tags or ()))
 
 
-_IMPLEMENTS: type[RegionReader] = FakeRegionReader  # checked by mypy
+_READER: type[RegionReader] = FakeRegionReader  # checked by mypy
 
 
-class FakeTx:
+class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, FakeProposals):
+    """The store seen from inside one transaction, in memory: every part of
+    engine.store.GraphTx but the query pack (FakeGraphTx below; mypy checks it)."""
+
     reader_type = FakeRegionReader  # propagation's reader
 
-    def __init__(self, state: "FakeState", actor: str = "test"):
+    def __init__(self, state: FakeState, actor: str = "test", change_seq: int = 0):
         self.s = state
         self._actor = actor
         self.by_nogood: list[str] = []
+        self.change_seq = change_seq  # the seq of this write's entry (0: not a write)
+        self.relabelled = Change()  # what this transaction's propagation did, for its entry
 
     # --- the change log (engine.change_records.ChangeLog) ----------------------------
     def actor(self) -> str:
@@ -169,8 +199,8 @@ class FakeTx:
         return {}, {}
 
     def truths(self, ids: Iterable[str]) -> dict[str, Truth]:
-        return {i: self.s.beliefs[i].truth for i in ids
-                if i in self.s.beliefs and self.s.beliefs[i].truth is not None}
+        return {i: truth for i in ids if i in self.s.beliefs
+                for truth in (self.s.beliefs[i].truth,) if truth is not None}
 
     def prune_changes(self, before: str) -> int:
         kept = [e for e in self.s.changes if e.at >= before]
@@ -190,13 +220,14 @@ class FakeTx:
             positions, js = [1], [gate]
         else:
             js = list(b.justifications)
-        appended = self.s.gated.setdefault((belief_id, gate_id), set())
+        appended = set(self.s.gated.get((belief_id, gate_id), ()))
         gated = 0
         for k, j in enumerate(js, start=1):
             if (positions is None or k in positions) and gate_id not in j.outlist:
                 js[k - 1] = dataclasses.replace(j, outlist=j.outlist + (gate_id,))
                 appended.add(k)  # what the store marks `gate` on its edges
                 gated += 1
+        self.s.gated[(belief_id, gate_id)] = frozenset(appended)
         self._replace_justifications(belief_id, js)
         return gated
 
@@ -254,7 +285,8 @@ class FakeTx:
         unknown = set(fields) - EDITABLE_FIELDS
         if unknown:
             raise InvalidInput(f"not an editable field: {min(unknown)}", field="fields")
-        self.s.beliefs[belief_id] = dataclasses.replace(self.s.beliefs[belief_id], **fields,
+        changed: dict[str, Any] = dict(fields)
+        self.s.beliefs[belief_id] = dataclasses.replace(self.s.beliefs[belief_id], **changed,
                                                         updated_at=at)
 
     def copy_source_link(self, old: str, new: str) -> None:
@@ -263,10 +295,13 @@ class FakeTx:
 
     def delete_belief(self, belief_id: str) -> None:
         del self.s.beliefs[belief_id]
+        self.s.marks.pop(belief_id, None)
 
     def mark_labels(self, belief_id: str, labels: Sequence[str]) -> None:
-        if "Defeater" in labels:
-            self.s.defeaters.add(belief_id)
+        unknown = set(labels) - MARKER_LABELS
+        if unknown:
+            raise InvalidInput(f"not a marker label: {min(unknown)}", field="labels")
+        self._mark(belief_id, labels)
 
     # --- reads ---------------------------------------------------------------------
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
@@ -336,7 +371,8 @@ class FakeTx:
     def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
         names = {Truth.IN: ["Belief", "In"], Truth.OUT: ["Belief", "Out"],
                  Truth.UNDETERMINED: ["Belief", "Out", "Undetermined"]}
-        return dict(self.s.beliefs), {i: names[b.truth] for i, b in self.s.beliefs.items()}
+        return dict(self.s.beliefs), {i: names[b.truth] if b.truth is not None else ["Belief"]
+                                      for i, b in self.s.beliefs.items()}
 
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         ids = set(member_ids)
@@ -378,7 +414,9 @@ class FakeTx:
 
     def relabel(self, seeds: Iterable[str]) -> Change:
         """The kernel's propagation (engine/tms/propagate.py), as the Neo4j store runs it."""
-        return propagate(self.reader_type(self.s), seeds)
+        change = propagate(self.reader_type(self.s), seeds)
+        self.relabelled = self.relabelled.merge(change)
+        return change
 
     def write_labels(self, labels: Mapping[str, Label]) -> None:
         for i, label in labels.items():
@@ -421,7 +459,16 @@ class FakeTx:
         self.s.extra.pop("project_root", None)
         self.s.reviews.clear()
         self.s.verdicts.clear()
-        self.s.defeaters.clear()
+        self.s.marks.clear()
+        self.s.supersedes.clear()
+        self.s.gated.clear()
+        # what hangs on beliefs and rounds goes with them; proposals and gaps stay
+        self.s.answers.clear()
+        self.s.citations.clear()
+        self.s.repairs.clear()
+        self.s.premise_stamps.clear()
+        self.s.premise_verdicts.clear()
+        self.s.namespaces.clear()
         self.s.pair_verdicts.clear()
         self.s.merges.clear()
         self.s.found.clear()
@@ -459,20 +506,13 @@ class FakeTx:
 
     # --- search and stage runs ------------------------------------------------------
     def _hit(self, b: Belief) -> BeliefHit:
-        return BeliefHit(b.id, b.text, b.truth, b.depth, len(self.direct_dependents(b.id)))
+        return BeliefHit(b.id, b.text, b.truth or Truth.OUT, b.depth,
+                         len(self.direct_dependents(b.id)))
 
     def search_text(self, words: Sequence[str], limit: int, include_out: bool) -> list[BeliefHit]:
         """Relevance here: how many words occur in the id or text (as a word's prefix)."""
-        wanted = [w.lower() for w in words if w.strip()]
-        scored = []
-        for b in self.s.beliefs.values():
-            if not include_out and b.truth != Truth.IN:
-                continue
-            tokens = re.findall(r"[a-z0-9]+", f"{b.id} {b.text}".lower())
-            score = sum(any(t.startswith(w) for t in tokens) for w in wanted)
-            if score:
-                scored.append((-score, b.id, b))
-        return [self._hit(b) for _, _, b in sorted(scored)[:limit]]
+        return [self._hit(b) for b in by_words(self.s.beliefs.values(), words, include_out)
+                [:limit]]
 
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         return {i: self._hit(self.s.beliefs[i]) for i in ids if i in self.s.beliefs}
@@ -493,23 +533,21 @@ class FakeTx:
         return found
 
     # --- the negatives stage (engine/negatives/records.NegativeTx) ---------------------
-    def _negative(self, b: Belief) -> "NegativeCandidate":
-        from engine.negatives.records import NegativeCandidate
-
+    def _negative(self, b: Belief) -> NegativeCandidate:
         kind, sha, at, run = self.s.extra.get("negatives", {}).get(b.id, ("", "", "", ""))
         return NegativeCandidate(b.id, b.text, kind, sha, at, run)
 
-    def negative_candidates(self, ids: Sequence[str] | None = None) -> list["NegativeCandidate"]:
+    def negative_candidates(self, ids: Sequence[str] | None = None) -> list[NegativeCandidate]:
         wanted = None if ids is None else set(ids)
         return [self._negative(b) for i, b in sorted(self.s.beliefs.items())
-                if b.truth == Truth.IN and i not in self.s.defeaters
+                if b.truth == Truth.IN and not self._marked(i, "Defeater")
                 and b.metadata.get("source_type") not in ("challenge", "defence", "defeat")
                 and (wanted is None or i in wanted)]
 
-    def classified_negatives(self) -> list["NegativeCandidate"]:
+    def classified_negatives(self) -> list[NegativeCandidate]:
         return [c for c in self.negative_candidates() if c.kind]
 
-    def stamp_negatives(self, stamps: Sequence["NegativeStamp"]) -> int:
+    def stamp_negatives(self, stamps: Sequence[NegativeStamp]) -> int:
         for st in stamps:
             if not any(r.run_id == st.run_id and r.round == st.round for r in self.s.rounds):
                 raise StoreError(f"no round {st.round} of run '{st.run_id}'")
@@ -549,7 +587,7 @@ class FakeTx:
             if b is None:
                 return ArgumentPart(ref, "(not in the network yet)", "MISSING")
             return ArgumentPart(ref, b.text, (b.truth or Truth.OUT).value,
-                                ref in self.s.defeaters)
+                                self._marked(ref, "Defeater"))
 
         return {i: Argument(i, b.text, b.depth, (b.truth or Truth.OUT).value, tuple(
             ArgumentJustification(j.kind.value, j.label, tuple(part(a) for a in j.antecedents),
@@ -568,7 +606,7 @@ class FakeTx:
         if defeater_id not in j.outlist:
             js[position - 1] = dataclasses.replace(j, outlist=j.outlist + (defeater_id,))
         self.s.beliefs[belief_id] = dataclasses.replace(b, justifications=tuple(js))
-        self.s.defeaters.add(defeater_id)
+        self._mark(defeater_id, ["Defeater"])
 
     def stamp_reviews(self, stamps: Sequence[ReviewStamp]) -> None:
         missing = [s.id for s in stamps if s.id not in self.s.beliefs]
@@ -590,7 +628,7 @@ class FakeTx:
     def premise_pool(self, topic_words: Sequence[str] = ()) -> list[tuple[str, str]]:
         words = [w.lower() for w in topic_words if w.strip()]
         return [(b.id, b.text) for _, b in sorted(self.s.beliefs.items())
-                if b.truth == Truth.IN and b.is_premise and b.id not in self.s.defeaters
+                if b.truth == Truth.IN and b.is_premise and not self._marked(b.id, "Defeater")
                 and (not words or any(w in b.id.lower() or w in b.text.lower() for w in words))]
 
     def embedding_keys(self, ids: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -634,7 +672,7 @@ class FakeTx:
             self.s.beliefs[p.id] = dataclasses.replace(
                 b, source=p.source, source_hash=p.source_hash, metadata=dict(p.metadata),
                 updated_at=p.at)
-            self.s.from_edges[p.id] = (p.source, tuple(p.lines))
+            self.s.from_edges[p.id] = (p.source, (p.lines[0], p.lines[1]))
             found += 1
         return found
 
@@ -756,7 +794,7 @@ class FakeTx:
                 closers = tuple(o for o in j.outlist if truth.get(o) == Truth.IN)
                 if closers and all(truth.get(a) == Truth.IN for a in j.antecedents) and not any(
                         truth.get(o) == Truth.UNDETERMINED for o in j.outlist) and not any(
-                        o in self.s.defeaters or o == superseder for o in closers):
+                        self._marked(o, "Defeater") or o == superseder for o in closers):
                     out.append(GatedConclusion(b.id, b.text, n, closers))
         return out
 
@@ -787,42 +825,6 @@ class FakeTx:
         return rows if limit is None else rows[:limit]
 
 
-@dataclasses.dataclass
-class FakeState:
-    beliefs: dict[str, Belief] = dataclasses.field(default_factory=dict)
-    nogoods: list[Nogood] = dataclasses.field(default_factory=list)
-    runs: dict[str, RunRecord] = dataclasses.field(default_factory=dict)
-    rounds: list[RoundRecord] = dataclasses.field(default_factory=list)
-    proposed: list[tuple[str, int, dict[str, str]]] = dataclasses.field(default_factory=list)
-    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
-    embeddings: dict[str, StoredEmbedding] = dataclasses.field(default_factory=dict)
-    sources: dict[str, SourceRecord] = dataclasses.field(default_factory=dict)
-    from_edges: dict[str, tuple[str, tuple[int, int]]] = dataclasses.field(default_factory=dict)
-    reviews: dict[str, ReviewStamp] = dataclasses.field(default_factory=dict)
-    verdicts: list[tuple[str, int, VerdictEdge]] = dataclasses.field(default_factory=list)
-    defeaters: set[str] = dataclasses.field(default_factory=set)
-    pair_verdicts: dict[tuple[str, str, str], PairVerdict] = dataclasses.field(
-        default_factory=dict)
-    merges: dict[str, MergeRecord] = dataclasses.field(default_factory=dict)
-    found: dict[str, tuple[str, str, int]] = dataclasses.field(default_factory=dict)
-    supersedes: dict[str, SupersedeRecord] = dataclasses.field(default_factory=dict)
-    changes: list[LogEntry] = dataclasses.field(default_factory=list)
-    # (belief, gate) -> the justifications gate_belief appended the gate to (1-based)
-    gated: dict[tuple[str, str], set[int]] = dataclasses.field(default_factory=dict)
-
-    def copy(self) -> "FakeState":
-        """A transaction's draft. Records are frozen dataclasses, replaced and never changed
-        in place, so copying the containers is enough (and deepcopy cannot copy the
-        MappingProxyType a Belief's metadata is)."""
-        return FakeState(dict(self.beliefs), list(self.nogoods), dict(self.runs),
-                         list(self.rounds), list(self.proposed), copy.deepcopy(self.extra),
-                         dict(self.embeddings), dict(self.sources), dict(self.from_edges),
-                         dict(self.reviews), list(self.verdicts), set(self.defeaters),
-                         dict(self.pair_verdicts), dict(self.merges), dict(self.found),
-                         dict(self.supersedes), list(self.changes),
-                         {k: set(v) for k, v in self.gated.items()})
-
-
 class FakeStore:
     """A Store whose transactions are all-or-nothing copies of in-memory state."""
 
@@ -840,13 +842,17 @@ class FakeStore:
 
     def write(self, work: Callable[[FakeTx], T], entry: ChangeEntry | None = None) -> T:
         draft = self.state.copy()
-        tx = self.tx_type(draft)
+        seq = draft.seq + 1  # numbered as the write lock numbers them: no gaps, no repeats
+        tx = self.tx_type(draft, change_seq=seq)
         result = work(tx)
         said = entry or ChangeEntry("write")
+        draft.seq = seq
         draft.changes.append(LogEntry(
-            seq=len(draft.changes) + 1, at=f"{len(draft.changes) + 1:06d}",
-            actor=said.actor or tx.actor(), op=said.op, args=dict(said.args),
-            reason=said.reason, retracted_by_nogood=tuple(tx.by_nogood)))
+            seq=seq, at=f"{seq:06d}", actor=said.actor or tx.actor(), op=said.op,
+            args=dict(said.args), reason=said.reason,
+            went_in=tuple(sorted(tx.relabelled.went_in)),
+            went_out=tuple(sorted(tx.relabelled.went_out)),
+            retracted_by_nogood=tuple(tx.by_nogood)))
         self.state = draft  # only reached when work did not raise
         self.writes += 1
         return result
@@ -856,3 +862,16 @@ class FakeStore:
 
     def close(self) -> None:
         pass
+
+
+class FakeGraphTx(TmsTx, ChangeLog, Editing, SearchTx, ReadingTx, RegistryTx, ProvenanceTx,
+                  ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
+                  VectorTx, SourceRecords, AgentTx, ProposalTx, Protocol):
+    """engine.store.GraphTx but for the query pack (PackTx: Cypher files users run, tested
+    on Neo4j, tests/integration/test_query_pack.py) and history's before-images
+    (HistoryRecords, tests/integration/test_history_property.py); tests/unit/
+    test_store_protocol.py checks that no other part is left out."""
+
+
+# mypy checks that the fake implements every part it claims (tests/fakes.py is in its files)
+_TX: type[FakeGraphTx] = FakeTx

@@ -10,10 +10,14 @@ from typing import Any
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import InvalidInput, StoreError
-from engine.memory.records import EDITABLE_FIELDS, Editing, RewiredEdge, SupersedeRecord
+from engine.memory.records import (
+    EDITABLE_FIELDS,
+    MARKER_LABELS,
+    Editing,
+    RewiredEdge,
+    SupersedeRecord,
+)
 from engine.tms.access import own_tags
-
-MARKER_LABELS = frozenset({"Defeater", "Challenge", "Defence"})
 
 
 def supersede_to_props(r: SupersedeRecord) -> dict[str, Any]:

@@ -14,15 +14,8 @@ from engine.review_premises.records import (
     PremiseReviewTx,
     PremiseStamp,
     PremiseVerdictEdge,
+    lines_of,
 )
-
-
-def _lines(value: Any) -> tuple[int, int] | None:
-    if isinstance(value, (list, tuple)) and len(value) == 2 and all(
-            isinstance(x, int) and not isinstance(x, bool) for x in value):
-        first, last = int(value[0]), int(value[1])
-        return (first, last) if 1 <= first <= last else None
-    return None
 
 
 def _metadata(text: Any) -> dict[str, Any]:
@@ -38,7 +31,7 @@ def candidate_from_row(row: Sequence[Any]) -> PremiseCandidate:
     bid, text, source, source_hash, from_lines, metadata, sha, at = row
     meta = _metadata(metadata)
     return PremiseCandidate(bid, text or "", source or "", source_hash or "",
-                            _lines(from_lines) or _lines(meta.get("lines")), meta, sha or "",
+                            lines_of(from_lines) or lines_of(meta.get("lines")), meta, sha or "",
                             at or "")
 
 

@@ -3,16 +3,18 @@
 // the belief had when it was cited, so a later change to either shows the answer is stale.
 
 // name: ask_record_answer
-// Sets the question, status and answer on the ask round ($run_id, $n) and a CITED {role, truth, text, at} edge to each cited belief of $citations; returns how many edges were made.
+// Sets the question, status and answer on the ask round ($run_id, $n) and a CITED {role, truth, text, at} edge to each cited belief of $citations; returns how many edges were made (no row when the round does not exist).
 // defines: nothing (a round's record and its CITED edges)
 MATCH (r:Round {run_id: $run_id, n: $n})
 SET r.question = $question, r.status = $status, r.answer = $answer
 WITH r
-UNWIND (CASE WHEN $citations = [] THEN [null] ELSE $citations END) AS c
-OPTIONAL MATCH (b:Belief {id: c.id})
-FOREACH (_ IN CASE WHEN b IS NULL THEN [] ELSE [1] END |
-  CREATE (r)-[:CITED {role: c.role, truth: c.truth, text: c.text, at: $at}]->(b))
-RETURN count(b) AS cited
+CALL (r) {
+  UNWIND $citations AS c
+  MATCH (b:Belief {id: c.id})
+  CREATE (r)-[:CITED {role: c.role, truth: c.truth, text: c.text, at: $at}]->(b)
+  RETURN count(b) AS cited
+}
+RETURN cited
 
 // name: ask_stale_answers
 // One record, `rows`: [run id, started_at, question, belief id, role, truth then, truth now, text changed] for every cited belief of an ask round whose label or text changed since it was cited, newest run first.

@@ -33,6 +33,7 @@ class SupersedeRecord:
 
 
 EDITABLE_FIELDS = frozenset({"text", "source", "source_url", "source_hash", "date"})
+MARKER_LABELS = frozenset({"Defeater", "Challenge", "Defence"})  # what mark_labels may add
 
 
 class Editing(Protocol):

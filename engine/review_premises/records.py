@@ -13,6 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 
+def lines_of(value: Any) -> tuple[int, int] | None:
+    """A pinned line range as stored (a FROM edge's `lines`, metadata `lines`): two integers,
+    1 <= first <= last; None for anything else."""
+    if isinstance(value, (list, tuple)) and len(value) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) for x in value):
+        first, last = int(value[0]), int(value[1])
+        return (first, last) if 1 <= first <= last else None
+    return None
+
+
 @dataclass(frozen=True)
 class PremiseCandidate:
     """An IN premise that names a source, with its pin and its last premise review."""

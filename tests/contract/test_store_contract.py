@@ -15,18 +15,9 @@ from engine.pairs.records import MergeRecord, PairVerdict
 from engine.review.records import ReviewStamp
 from engine.sources.records import SourcePin, SourceRecord
 from engine.stages.provenance import RoundRecord, RunRecord
-from tests.fakes import FakeStore
 
 J = tms.make_justifications
 DIMENSIONS = 384  # the belief_embedding vector index's
-
-
-@pytest.fixture(params=["fake", pytest.param("neo4j", marks=pytest.mark.neo4j)])
-def either(request):
-    """A FakeStore, then the real Neo4j store (emptied)."""
-    if request.param == "fake":
-        return FakeStore()
-    return request.getfixturevalue("store")
 
 
 def small_network(store) -> None:
