@@ -154,6 +154,12 @@ class VisibleTx:
             found.update((i, distance) for i in frontier)
         return found
 
+    def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
+        """(what supersedes it, what it supersedes), visible beliefs only (ask's why-OUT)."""
+        by, of = self._tx.supersede_links(belief_id)
+        seen = self.existing_ids([*by, *of])
+        return [i for i in by if i in seen], [i for i in of if i in seen]
+
     def classified_negatives(self) -> list[Any]:
         """`list --negative`: the negatives stage's verdicts on visible beliefs only."""
         found = self._tx.classified_negatives()
