@@ -137,12 +137,17 @@ def cmd_add_justification(store, args) -> int:
 
 
 def cmd_retract(store, args) -> int:
-    change, restorations = tms.retract_with_restorations(store, args.id, args.reason or "")
-    hinted = [r for r in restorations if any(j.still_in for j in r.justifications)]
+    change, restore = tms.retract_with_restorations(store, args.id, args.reason or "")
+    hinted = [r for r in restore.found if any(j.still_in for j in r.justifications)]
     notes = ["what would bring them back (antecedents still IN, and what each needs):"
              ] if hinted else []
-    return _report_change(change, args, {"restore": [r.as_dict() for r in restorations]},
-                          notes + [line for r in hinted for line in r.lines()])
+    notes += [line for r in hinted for line in r.lines()]
+    if restore.unexamined:
+        notes.append(f"({restore.unexamined} more went OUT, not examined for what would "
+                     "bring them back)")
+    return _report_change(change, args, {"restore": [r.as_dict() for r in restore.found],
+                                         **({"restore_unexamined": restore.unexamined}
+                                            if restore.unexamined else {})}, notes)
 
 
 def cmd_assert(store, args) -> int:

@@ -5,7 +5,8 @@ An SL justification holds only while every antecedent is IN, so one over many an
 goes OUT with any of them. `add` says how many a new belief rests on when one justification
 needs three or more (if any one of them is enough, `--any` gives one justification each).
 After a retraction, each derived belief that went OUT is shown with, per justification, the
-antecedents still IN and those that are not: bringing back the latter restores it.
+antecedents still IN and those that are not: bringing back the latter restores it (the first
+RESTORE_LIMIT beliefs of a large cascade, by id; how many more is said).
 """
 from __future__ import annotations
 
@@ -76,10 +77,23 @@ class Restoration:
         return out
 
 
-def restorations_in(tx: TmsTx, went_out: Iterable[str], retracted: str) -> list[Restoration]:
-    """For each derived belief of `went_out` (not `retracted`, not pinned), what each of its
-    justifications lacks now, read in the transaction that took them OUT."""
-    ids = sorted(set(went_out) - {retracted})
+RESTORE_LIMIT = 500  # beliefs that went OUT examined by retract's report (a hub's cascade
+# can be large; reading every justification of it would double the retract's cost)
+
+
+@dataclass(frozen=True)
+class Restorations:
+    found: tuple[Restoration, ...]
+    unexamined: int = 0  # beliefs that went OUT beyond RESTORE_LIMIT, not examined
+
+
+def restorations_in(tx: TmsTx, went_out: Iterable[str], retracted: str,
+                    limit: int = RESTORE_LIMIT) -> Restorations:
+    """For each derived belief of `went_out` (not `retracted`, not pinned; the first `limit`
+    by id), what each of its justifications lacks now, read in the transaction that took
+    them OUT."""
+    every = sorted(set(went_out) - {retracted})
+    ids = every[:limit]
     beliefs = tx.get_beliefs(ids)
     derived = [beliefs[i] for i in ids if i in beliefs and not beliefs[i].is_premise
                and not beliefs[i].retracted]
@@ -89,8 +103,9 @@ def restorations_in(tx: TmsTx, went_out: Iterable[str], retracted: str) -> list[
     def is_in(ref: str) -> bool:
         return truth.get(ref) is Truth.IN
 
-    return [Restoration(b.id, tuple(
+    return Restorations(tuple(Restoration(b.id, tuple(
         Restorer(k, tuple(a for a in j.antecedents if is_in(a)),
                  tuple(a for a in j.antecedents if not is_in(a)),
                  tuple(o for o in j.outlist if is_in(o)))
-        for k, j in enumerate(b.justifications, start=1) if not j.gate)) for b in derived]
+        for k, j in enumerate(b.justifications, start=1) if not j.gate)) for b in derived),
+        len(every) - len(ids))

@@ -15,7 +15,7 @@ from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, Justification, Nogood, Status, check_id, check_text
 from engine.tms import nogoods as nogood_rules
-from engine.tms.fragility import Restoration, restorations_in
+from engine.tms.fragility import Restorations, restorations_in
 from engine.tms.kernel import (
     add_beliefs_in,
     add_justification_in,
@@ -82,12 +82,12 @@ def retract(store: TmsStore, belief_id: str, reason: str = "") -> Change:
 
 
 def retract_with_restorations(store: TmsStore, belief_id: str, reason: str = ""
-                              ) -> tuple[Change, list[Restoration]]:
+                              ) -> tuple[Change, Restorations]:
     """`retract`, and for each derived belief it took OUT, what each justification lacks
     now (engine/tms/fragility.py), read in the same transaction."""
     check_id(belief_id)
 
-    def work(tx: ResolutionTx) -> tuple[Change, list[Restoration]]:
+    def work(tx: ResolutionTx) -> tuple[Change, Restorations]:
         change = retract_in(tx, belief_id, reason)
         return change, restorations_in(tx, change.went_out, belief_id)
 

@@ -72,7 +72,7 @@ def test_retract_reports_for_each_derived_belief_what_is_still_in(store):
     tms.add(store, "c", "From q unless g.", J(["q"], unless=["g"]))
     change, restorations = tms.retract_with_restorations(store, "p", "wrong")
     assert (change.went_in, change.went_out) == (["g"], ["a", "b", "c", "p"])
-    shown = {r.id: [j.as_dict() for j in r.justifications] for r in restorations}
+    shown = {r.id: [j.as_dict() for j in r.justifications] for r in restorations.found}
     assert shown == {
         "a": [{"justification": 1, "still_in": [], "not_in": ["p"], "unless_in": []}],
         "b": [{"justification": 1, "still_in": ["q", "r"], "not_in": ["a"], "unless_in": []},
@@ -91,9 +91,21 @@ def test_retract_leaves_out_pinned_and_premise_beliefs(store):
     tms.add(store, "d", "From a or p.", J(["p"]))
     change, restorations = tms.retract_with_restorations(store, "p")
     assert "d" in change.went_out
-    assert [r.id for r in restorations] == ["d"]  # a is pinned OUT; p is the one retracted
+    assert [r.id for r in restorations.found] == ["d"]  # a is pinned OUT; p is the one retracted
     again, none = tms.retract_with_restorations(store, "p")
-    assert (again.went_out, none) == ([], [])
+    assert (again.went_out, none.found) == ([], ())
+
+
+def test_retract_examines_a_large_cascade_up_to_a_limit(store):
+    from engine.tms.fragility import restorations_in
+
+    tms.add(store, "hub", "The hub.")
+    tms.add(store, "side", "Beside it.")
+    for i in range(5):
+        tms.add(store, f"d{i}", f"Dependent {i}.", J(["hub", "side"]))
+    change = tms.retract(store, "hub")
+    found = store.read(lambda tx: restorations_in(tx, change.went_out, "hub", limit=3))
+    assert [r.id for r in found.found] == ["d0", "d1", "d2"] and found.unexamined == 2
 
 
 
