@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from typing import Protocol
 
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
+from engine.memory.records import Editing
 from engine.model import Belief, Change, Label, Nogood, Truth
-from engine.sources.records import SourcePin
+from engine.sources.records import SourcePin, SourceRecords
 from engine.store import GraphTx, Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
 from engine.tms.labelling import labels_from_scratch
-from engine.tms.records import Network
+from engine.tms.records import Network, ResolutionTx
 from engine.tms.semantics import is_valid
+
+
+class LinksTx(SourceRecords, Editing, Protocol):
+    """What an import restores beside the beliefs: the Source nodes and their pins
+    (SourceRecords) and supersede's links (Editing)."""
 
 
 @dataclasses.dataclass
@@ -104,7 +111,7 @@ def label_differences(beliefs: Mapping[str, Belief], labels: Mapping[str, Label]
     return found
 
 
-def write_import_in(tx: GraphTx, beliefs: Mapping[str, Belief], labels: Mapping[str, Label],
+def write_import_in(tx: ResolutionTx, beliefs: Mapping[str, Belief], labels: Mapping[str, Label],
                     nogoods: Sequence[Nogood]) -> Change:
     """Create the beliefs and nogoods of a file inside a write transaction, refusing ids that
     exist; resolve the nogoods that hold afterwards."""
@@ -175,7 +182,7 @@ def _import_network(store: Store, network: Network, stored: Mapping[str, Truth]
     )
 
 
-def _restore_links(tx: GraphTx, network: Network, beliefs: Mapping[str, Belief]) -> None:
+def _restore_links(tx: LinksTx, network: Network, beliefs: Mapping[str, Belief]) -> None:
     """The Source nodes, the FROM edge of each belief pinned to one (its hash and lines are
     in the file), and supersede's links, as the exported graph had them."""
     tx.save_sources(network.sources)

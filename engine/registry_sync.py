@@ -29,6 +29,7 @@ from typing import Any
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.interchange import decide_pins
+from engine.memory.dialectic import DialecticTx
 from engine.model import Belief, Change, Justification, Truth
 from engine.store import GraphTx, Store
 from engine.tms import nogoods as nogood_rules
@@ -124,7 +125,7 @@ def plan_sync(graph: Network, file: Network, stored: Mapping[str, Truth]) -> tup
     return plan, wanted
 
 
-def _apply(tx: GraphTx, plan: SyncPlan, wanted: Mapping[str, Belief], file: Network,
+def _apply(tx: DialecticTx, plan: SyncPlan, wanted: Mapping[str, Belief], file: Network,
            at: str) -> Change:
     seeds: set[str] = set()
     for bid, changed in sorted(plan.fields.items()):

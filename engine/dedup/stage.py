@@ -40,6 +40,7 @@ from engine.pairs.stage import GroupStage
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry
 from engine.store import GraphTx, Store
+from engine.tms.records import TmsTx
 
 # Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md).
 DEFAULT_THRESHOLD = 0.85
@@ -203,12 +204,12 @@ class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, Cluster
         return render(items, run, command)
 
 
-def _keep(tx: GraphTx, v: ClusterVerdict) -> str:
+def _keep(tx: TmsTx, v: ClusterVerdict) -> str:
     beliefs = tx.get_beliefs(v.same)
     return choose_keep(v.same, v.keep, beliefs, tx.dependent_counts(v.same))
 
 
-def stale_member(tx: GraphTx, members: Sequence[str], shas: Sequence[str]) -> str:
+def stale_member(tx: TmsTx, members: Sequence[str], shas: Sequence[str]) -> str:
     """Why beliefs judged with these text hashes are no longer what was judged ("" if none)."""
     beliefs = tx.get_beliefs(members)
     for i, sha in zip(members, shas):

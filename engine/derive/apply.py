@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
+from typing import Protocol
 
 from engine.derive.proposals import Mode, Proposal
 from engine.derive.validate import Validation
 from engine.model import Belief, Change, Justification, Kind
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.stage import Applied, AppliedEntry
-from engine.store import GraphTx
 from engine.tms.kernel import add_beliefs_in, now
+from engine.tms.records import ResolutionTx
 
 
 def justifications_for(p: Proposal) -> tuple[Justification, ...]:
@@ -46,7 +47,12 @@ def proposed_entries(proposals: Sequence[Proposal]) -> list[dict[str, str]]:
             for p in proposals]
 
 
-def apply_proposals(tx: GraphTx, validation: Validation, run: RunRecord, record: RoundRecord
+class DeriveApplyTx(ResolutionTx, ProvenanceTx, Protocol):
+    """What a derive round writes: the beliefs with their propagation (ResolutionTx) and
+    the PROPOSED edges from its round (ProvenanceTx)."""
+
+
+def apply_proposals(tx: DeriveApplyTx, validation: Validation, run: RunRecord, record: RoundRecord
                     ) -> Applied:
     """Inside the round's write transaction (whose Run and Round nodes exist): create the
     valid beliefs, propagate, and link the round to them. Raises (and so writes nothing)

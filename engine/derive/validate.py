@@ -26,7 +26,7 @@ from engine.derive.proposals import EXAMPLE_ID, FORMAT, Mode, Proposal
 from engine.model import ID_RE
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
-from engine.store import GraphTx
+from engine.tms.records import TmsTx
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def mentioned_ids(proposals: Iterable[Proposal]) -> set[str]:
     return {i for p in proposals for i in (p.id, *p.antecedents, *p.unless)}
 
 
-def read_facts(tx: GraphTx, proposals: Sequence[Proposal]) -> NetworkFacts:
+def read_facts(tx: TmsTx, proposals: Sequence[Proposal]) -> NetworkFacts:
     named = {i for i in mentioned_ids(proposals) if ID_RE.fullmatch(i)}
     found = tx.get_beliefs(named) if named else {}
     return NetworkFacts(

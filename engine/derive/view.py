@@ -4,7 +4,7 @@ The pool is the IN premises (optionally filtered by `--topic`), sorted by id (th
 `premise_pool`); the sampler picks the round's sample from it; the derived section is then
 filtered to match the sample: a derived belief is shown only when, for one of its
 justifications, every antecedent is in the sample or is itself a shown derived belief (a
-fixpoint, found in waves through `GraphTx.derived_citing`, so its cost follows the sample, not
+fixpoint, found in waves through `ProvenanceTx.derived_citing`, so its cost follows the sample, not
 the network). A justification with no antecedents never qualifies, or outlist-only beliefs
 would be shown whatever the sample. The beliefs the negatives stage found to state a problem
 (engine/negatives/) that share an id prefix or a word with the sample are shown as known
@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING
 from engine.model import Belief, Status
 from engine.negatives.due import current_negatives
 from engine.negatives.records import NegativeCandidate
-from engine.store import GraphTx, Store
+from engine.reading.records import SearchTx
+from engine.stages.provenance import ProvenanceTx
+from engine.store import Store
 
 if TYPE_CHECKING:
     from engine.derive.sampling import Sample, Sampler
@@ -54,13 +56,13 @@ def topic_words(topic: str | None) -> tuple[str, ...]:
     return tuple(w for w in (topic or "").lower().split() if w)
 
 
-def premise_pool(tx: GraphTx, topic: str | None = None) -> list[PoolItem]:
+def premise_pool(tx: SearchTx, topic: str | None = None) -> list[PoolItem]:
     """The IN premises, sorted by id, filtered to `--topic` when given: those whose id or
     text contains one of its words, in any case."""
     return tx.premise_pool(topic_words(topic))
 
 
-def shown_derived(tx: GraphTx, sample_ids: Iterable[str]) -> list[Belief]:
+def shown_derived(tx: ProvenanceTx, sample_ids: Iterable[str]) -> list[Belief]:
     """The derived beliefs the prompt shows for this sample (the fixpoint; unordered)."""
     known = set(sample_ids)
     shown: dict[str, Belief] = {}

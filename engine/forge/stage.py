@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from engine.embedding.cache import Embedder, text_sha256
 from engine.embedding.records import StoredEmbedding
@@ -31,7 +31,8 @@ from engine.forge.validate import ForgeRules, Ground, Vector, check_premises
 from engine.model import Belief
 from engine.sources.grounding import clean_quote
 from engine.sources.reader import Chunk, SkippedFile, SourceReader, SourceText
-from engine.sources.records import SourcePin, SourceRecord
+from engine.embedding.records import VectorTx
+from engine.sources.records import SourcePin, SourceRecord, SourceRecords
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord
@@ -47,8 +48,14 @@ from engine.stages.stage import (
 )
 from engine.store import GraphTx, Store
 from engine.tms.kernel import add_beliefs_in
+from engine.tms.records import TmsTx
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk
+
+
+class ChunkViewTx(TmsTx, SourceRecords, VectorTx, Protocol):
+    """What a chunk's view reads: the premises already drawn from its file (SourceRecords,
+    TmsTx) and the beliefs nearest each quote (VectorTx)."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +121,7 @@ class ForgeStage(KeyedItems):
                                    "kind": c.kind},
                           context=planned)
 
-    def _view(self, tx: GraphTx, planned: PlannedChunk) -> ChunkView:
+    def _view(self, tx: ChunkViewTx, planned: PlannedChunk) -> ChunkView:
         drawn = [(b.id, b.text) for b in tx.beliefs_from_sources([planned.chunk.path])]
         nearest: list[tuple[str, str, float]] = []
         if self.embedder is not None:
@@ -133,7 +140,7 @@ class ForgeStage(KeyedItems):
         return [self._vectors[t] for t in texts]
 
     @staticmethod
-    def _nearest_in(tx: GraphTx, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
+    def _nearest_in(tx: VectorTx, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         return tx.similar_beliefs(vector, limit)
 
     # --- the reply ---------------------------------------------------------------------
@@ -236,7 +243,7 @@ class ForgeStage(KeyedItems):
         return Belief(id=p.id, text=p.claim, source=p.source, source_hash=p.source_hash,
                       metadata=metadata, created_at=at, updated_at=at)
 
-    def _save_sources(self, tx: GraphTx, valid: Sequence[ProposedPremise],
+    def _save_sources(self, tx: SourceRecords, valid: Sequence[ProposedPremise],
                       shown: RoundInput | None, at: str) -> None:
         """The round's source (or each source a proposals file names) with its current hash,
         and the chunks now forged: those already forged that are still in the text, and this

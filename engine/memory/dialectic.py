@@ -26,7 +26,8 @@ from engine.tms.records import TmsTx
 
 
 class DialecticTx(ResolutionTx, Editing, Protocol):
-    """What challenge and defend write: a premise, gates on the target, labels, nogoods."""
+    """What the daily verbs write in place (challenge, defend, defeat, mark-duplicate, the
+    registry's sync): premises, gates, fields, labels, nogoods."""
 
 
 # metadata source_type a defence may answer (a defeat's defeater: engine/memory/defeat.py)

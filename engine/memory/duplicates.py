@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
+from engine.memory.dialectic import DialecticTx
 from engine.model import Change, check_id
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import enforce_nogoods, now
 
 DUPLICATE_OF = "duplicate_of"
@@ -33,7 +34,7 @@ def mark_duplicate(store: Store, duplicate: str, canonical: str) -> Change:
                                    duplicate_reason(canonical)))
 
 
-def mark_duplicate_in(tx: GraphTx, duplicate: str, canonical: str) -> Change:
+def mark_duplicate_in(tx: DialecticTx, duplicate: str, canonical: str) -> Change:
     found = tx.get_beliefs([duplicate, canonical])
     for i in (duplicate, canonical):
         if i not in found:

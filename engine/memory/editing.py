@@ -17,11 +17,12 @@ from engine.model import Belief, Change, check_id
 from engine.store import GraphTx, Store
 from engine.tms.access import TAGS_KEY, parse_tags
 from engine.tms.kernel import enforce_nogoods, justification_args, now, standing_gates
+from engine.tms.records import ResolutionTx, TmsTx
 
 KEY_MAX = 100
 
 
-def _belief(tx: GraphTx, belief_id: str) -> Belief:
+def _belief(tx: TmsTx, belief_id: str) -> Belief:
     found = tx.get_beliefs([belief_id])
     if belief_id not in found:
         raise NotFound("belief", belief_id)
@@ -126,7 +127,7 @@ def unset_metadata(store: Store, belief_id: str, key: str) -> Change:
     return store.write(work, ChangeEntry("unset-metadata", {"id": belief_id, "key": key}))
 
 
-def _after_metadata(tx: GraphTx, belief_id: str, key: str) -> Change:
+def _after_metadata(tx: ResolutionTx, belief_id: str, key: str) -> Change:
     """What a metadata key changes beyond itself: entrenchment re-resolves nogoods; access
     tags are recomputed over what rests on the belief (labels cannot move: tags are not
     in the semantics)."""
@@ -147,7 +148,7 @@ def get_metadata(store: Store, belief_id: str, key: str | None = None) -> Any:
     return meta[key]
 
 
-def reresolve_in(tx: GraphTx, belief_id: str) -> Change:
+def reresolve_in(tx: ResolutionTx, belief_id: str) -> Change:
     """Entrenchment of `belief_id` changed: each nogood resolved by retracting a belief, whose
     members rest on `belief_id`, gets its victim back and is resolved again."""
     change = Change()

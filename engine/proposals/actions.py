@@ -7,16 +7,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Protocol
 
 from engine import tms
 from engine.agents.import_agent import require_namespace
+from engine.agents.records import AgentTx
 from engine.errors import InvalidInput
 from engine.memory import dialectic, supersede
 from engine.model import Belief, Change, Justification, Kind, check_id, check_text
+from engine.memory.dialectic import DialecticTx
+from engine.memory.supersede import SupersedeTx
 from engine.sources.pinning import SourcedClaim, pin_in
-from engine.store import GraphTx
+from engine.sources.records import SourceRecords
 from engine.tms.access import TAGS_KEY
+from engine.tms.records import ResolutionTx
 
 Args = Mapping[str, Any]
 
@@ -75,7 +79,16 @@ def _pin_of(a: Args) -> SourcedClaim | None:
                         int(p["lines"][1])), p.get("quote") or "")
 
 
-def _apply_add(tx: GraphTx, a: Args) -> Change:
+class AddTx(ResolutionTx, SourceRecords, AgentTx, Protocol):
+    """What a proposed add writes: the belief (ResolutionTx), its pin (SourceRecords), in a
+    namespace that must exist (AgentTx)."""
+
+
+class ActionTx(AddTx, SupersedeTx, Protocol):
+    """What any verb a proposal names writes (each takes its own part of it)."""
+
+
+def _apply_add(tx: AddTx, a: Args) -> Change:
     """As `add` does, pin included: the file as it was read when the proposal was made (a
     change since then shows in `sources stale`, as for any pinned belief)."""
     stamp = tms.now()
@@ -120,7 +133,7 @@ def _check_supersede(a: Args) -> None:
     _check_refs(a)
 
 
-def _apply_supersede(tx: GraphTx, a: Args) -> Change:
+def _apply_supersede(tx: SupersedeTx, a: Args) -> Change:
     return supersede.supersede_in(tx, a["old"], a.get("new"), reason=a.get("reason") or "",
                                   **_supersede_parts(a)).change
 
@@ -130,7 +143,7 @@ def _check_challenge(a: Args) -> None:
                               a.get("challenge_id"))
 
 
-def _apply_challenge(tx: GraphTx, a: Args) -> Change:
+def _apply_challenge(tx: DialecticTx, a: Args) -> Change:
     text = dialectic.check_challenge(a["id"], a.get("reason") or "", a.get("justification"),
                                      a.get("challenge_id"))
     return dialectic.challenge_in(tx, a["id"], text, a.get("justification"),
@@ -141,7 +154,7 @@ def _apply_challenge(tx: GraphTx, a: Args) -> Change:
 class Verb:
     target_key: str  # the argument naming the belief the proposal is about
     check: Callable[[Args], None]
-    apply: Callable[[GraphTx, Args], Change]
+    apply: Callable[[ActionTx, Args], Change]
     named: Callable[[Args], list[str]]  # the other ids it names
 
 
@@ -188,6 +201,6 @@ def named_of(action: str, args: Args) -> list[str]:
     return sorted({i for i in verb(action).named(args) if i != target})
 
 
-def apply_in(tx: GraphTx, action: str, args: Args) -> Change:
+def apply_in(tx: ActionTx, action: str, args: Args) -> Change:
     """Inside a write transaction: what the verb does, its propagation and nogoods."""
     return verb(action).apply(tx, args)

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from engine.change_records import ChangeEntry, ChangeLog
 from engine.errors import EngineError, InvalidInput, NotFound, ProposalDrift, StoreError
 from engine.model import Change, check_id
-from engine.proposals.actions import apply_in, check_action, named_of, target_of
+from engine.proposals.actions import ActionTx, apply_in, check_action, named_of, target_of
 from engine.proposals.records import (
     Decision,
     Impact,
@@ -106,12 +106,12 @@ def impact_of(change: Change) -> Impact:
                   tuple(change.retracted_by_nogood))
 
 
-def _measure(tx: GraphTx, action: str, args: Mapping[str, Any]) -> tuple[Snapshot, Impact]:
+def _measure(tx: ActionTx, action: str, args: Mapping[str, Any]) -> tuple[Snapshot, Impact]:
     snap = snapshot_in(tx, action, args)  # before the verb's work changes what it reads
     return snap, impact_of(apply_in(tx, action, args))
 
 
-def _measure_proposed(tx: GraphTx, action: str, args: Mapping[str, Any]
+def _measure_proposed(tx: ActionTx, action: str, args: Mapping[str, Any]
                       ) -> tuple[Snapshot, Impact]:
     _refuse_what_changes_nothing(tx, action, args)
     return _measure(tx, action, args)
@@ -131,7 +131,7 @@ def _refuse_what_changes_nothing(tx: TmsTx, action: str, args: Mapping[str, Any]
                            "proposal would change nothing", field="id", value=target)
 
 
-def _measure_now(tx: GraphTx, p: Proposal) -> tuple[tuple[str, ...], Impact]:
+def _measure_now(tx: ActionTx, p: Proposal) -> tuple[tuple[str, ...], Impact]:
     snap = snapshot_in(tx, p.action, p.args)
     try:
         return tuple(drift(p.snapshot, snap)), impact_of(apply_in(tx, p.action, p.args))

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from engine.repair import parser
 from engine.repair.apply import write_repairs
+from engine.reading.search import HybridSearchTx
 from engine.repair.bridges import candidates_for, query_text, query_words
 from engine.repair.due import Defeated, read_due, with_findings
 from engine.repair.prompt import RETRY, RepairCase, build_prompt, json_reply
@@ -25,6 +26,7 @@ from engine.repair.proposals_file import render
 from engine.repair.repairs import Repair
 from engine.repair.validate import check_repairs, graph_problems
 from engine.review.material import read_under_review
+from engine.review.records import ReviewRecords
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
@@ -56,7 +58,12 @@ def _context(shown: RoundInput | None) -> RepairRound | None:
     return shown.context if shown is not None and isinstance(shown.context, RepairRound) else None
 
 
-def cases_of(tx: GraphTx, chosen: Sequence[Defeated], words: Mapping[str, Sequence[str]],
+class RepairCaseTx(ReviewRecords, HybridSearchTx, Protocol):
+    """What a repair case reads: the argument as review shows it (ReviewRecords) and the
+    beliefs that could bridge it (HybridSearchTx)."""
+
+
+def cases_of(tx: RepairCaseTx, chosen: Sequence[Defeated], words: Mapping[str, Sequence[str]],
              vectors: Mapping[str, Sequence[float]], limit: int) -> list[RepairCase]:
     material = read_under_review(tx, {d.belief for d in chosen})
     named = {d.key: (material[d.belief].justifications[d.position - 1].antecedent_ids
