@@ -1,5 +1,5 @@
 import sys
 
-from engine.cli.forwarding import main
+from engine.cli.resident.forwarding import main
 
 sys.exit(main())

@@ -21,7 +21,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.cli.command_scope import captured
+from engine.cli.resident.scope import captured
 from engine.cli.support import run_guarded
 from engine.errors import InvalidInput
 

@@ -483,10 +483,10 @@ def cmd_viz(store, args) -> int:
 
 
 def cmd_serve(store, args) -> int:
-    from engine.cli import serve_control
+    from engine.cli.resident import control
 
-    return {"start": serve_control.start, "stop": serve_control.stop,
-            "status": serve_control.status}[args.action]()
+    return {"start": control.start, "stop": control.stop,
+            "status": control.status}[args.action]()
 
 
 # --- the parser ----------------------------------------------------------------------
@@ -767,7 +767,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None, *, borrowed: BorrowedDriver | None = None,
          parser: argparse.ArgumentParser | None = None) -> int:
-    """Run one command line. The resident engine (engine/cli/resident.py) passes its driver
+    """Run one command line. The resident engine (engine/cli/resident/server.py) passes its driver
     and a parser it built before (building one takes longer than most commands)."""
     args = (parser or build_parser()).parse_args(argv)
     handler = COMMANDS[args.command].handler

@@ -133,8 +133,8 @@ def test_the_forwarding_path_imports_only_the_standard_library(resident):
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
                 if line.startswith("import time:")}
     ours = {m for m in imported if m.split(".")[0] in ("engine", "adapters")}
-    assert ours == {"engine", "engine.cli", "engine.cli.forwarding",
-                    "engine.cli.resident_address", "engine.cli.resident_wire"}
+    assert ours == {"engine", "engine.cli", "engine.cli.resident", "engine.cli.resident.forwarding",
+                    "engine.cli.resident.address", "engine.cli.resident.wire"}
     assert not {m for m in imported if m.split(".")[0] in ("neo4j", "json", "typing", "socket")}
     assert resident.served() == 1
 
@@ -268,7 +268,7 @@ def test_an_engine_from_other_code_is_not_used(resident_env, serve_dir, store, t
     old = tmp_path / "old-checkout"
     for part in ("engine", "adapters", "cypher"):
         shutil.copytree(ROOT / part, old / part, ignore=shutil.ignore_patterns("__pycache__"))
-    from engine.cli.resident_address import socket_path
+    from engine.cli.resident.address import socket_path
 
     path = socket_path(resident_env)
     server = subprocess.Popen([sys.executable, "-m", "engine.cli.resident", "--socket", path],

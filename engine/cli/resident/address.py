@@ -1,7 +1,7 @@
 """Where a resident engine listens, and what makes one usable by a caller.
 
 Standard library only, and only what Python has loaded at start-up: the forwarding path
-(engine/cli/forwarding.py) reads this on every command, before it knows whether it will
+(forwarding.py) reads this on every command, before it knows whether it will
 import anything heavier.
 
 - The folder: EEM_SERVE_DIR, else `resident/` beside the Neo4j password file (NEO4J_LOCAL_HOME,
@@ -22,7 +22,8 @@ TYPE_CHECKING = False  # typing itself costs more than this module's whole work
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
 CODE_FOLDERS = ("engine", "adapters", "cypher")
 # the defaults of adapters/neo4j/connection.Neo4jSettings (a unit test holds them equal)
 DEFAULT_URI = "bolt://127.0.0.1:7687"

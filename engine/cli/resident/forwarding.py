@@ -13,8 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
-from engine.cli import resident_address as address
-from engine.cli import resident_wire as wire
+from engine.cli.resident import address, wire
 
 TYPE_CHECKING = False  # typing itself costs more than forwarding a command
 if TYPE_CHECKING:

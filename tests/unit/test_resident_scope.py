@@ -1,4 +1,4 @@
-"""What a command of the resident engine sees as its own (engine/cli/command_scope.py): its
+"""What a command of the resident engine sees as its own (engine/cli/resident/scope.py): its
 environment overlay (EEM_ACTOR, EEM_LOCK_TIMEOUT, ...) and its output, while other commands
 run at the same time on other threads."""
 from __future__ import annotations
@@ -7,8 +7,8 @@ import io
 import threading
 
 from adapters.neo4j.connection import DEFAULT_URI, Neo4jSettings
-from engine.cli import resident_address
-from engine.cli.command_scope import RoutedEnviron, RoutedStream, captured
+from engine.cli.resident import address as resident_address
+from engine.cli.resident.scope import RoutedEnviron, RoutedStream, captured
 
 
 def test_each_command_sees_its_own_environment_at_the_same_time():

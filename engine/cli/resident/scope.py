@@ -6,7 +6,7 @@ its standard streams and its environment.
 command's own object (a context variable, set per connection), else to the process's own. So
 a handler's `print`, argparse's usage errors, a traceback under --debug, `batch -` reading
 stdin and an entry point reading `EEM_LOCK_TIMEOUT` or `EEM_ACTOR` all act on the caller's,
-with no handler knowing. The current folder and umask are the thread's own (see resident.py).
+with no handler knowing. The current folder and umask are the thread's own (folder.py).
 
 `captured()` is `batch`'s way to collect one line's output: routed in the resident engine,
 contextlib's redirect elsewhere (which swaps the process-wide object: fine in a process that

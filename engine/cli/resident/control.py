@@ -1,4 +1,4 @@
-"""`python -m engine serve start|stop|status`: the resident engine's life (engine/cli/resident.py).
+"""`python -m engine serve start|stop|status`: the resident engine's life (server.py).
 
 start: a resident engine for the connection settings of the environment, in its own session
 (a terminal's Ctrl-C never reaches it), its log beside its socket; a running one from other
@@ -13,9 +13,8 @@ import subprocess
 import sys
 import time
 
-from engine.cli import resident_address as address
-from engine.cli import resident_wire as wire
-from engine.cli.forwarding import connect, request_fields
+from engine.cli.resident import address, wire
+from engine.cli.resident.forwarding import connect, request_fields
 from engine.errors import InvalidInput, StoreError
 
 START_SECONDS = 60.0

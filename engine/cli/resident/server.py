@@ -1,20 +1,20 @@
 """The resident engine: one long-lived process that keeps the Neo4j driver open and runs the
-commands `python -m engine` forwards to it (engine/cli/forwarding.py), so a command costs
-Python's start-up and a local round trip instead of importing the driver and connecting.
+commands `python -m engine` forwards to it (forwarding.py), so a command costs Python's
+start-up and a local round trip instead of importing the driver and connecting.
 
-    python -m engine serve start      (engine/cli/serve_control.py starts this module)
+    python -m engine serve start      (control.py starts this module)
     python -m engine.cli.resident --socket PATH
 
-It listens on a Unix socket in a user-only folder (resident_address.py). Each connection is one
+It listens on a Unix socket in a user-only folder (address.py). Each connection is one
 command on its own thread: the request is checked (the same code version, the same connection
 settings, else it is declined and the caller runs the command itself), then the command runs
 through the CLI's own parser and handlers (`engine.cli.tms.main`, so every command of its table,
 `batch` included), each transaction through the store's read / write path on the shared
 driver. What the command would take from its process is its caller's instead:
-- the current folder and umask: the thread unshares its file-system attributes (Linux
-  unshare(CLONE_FS)) and enters the caller's folder, so relative paths resolve as they would
+- the current folder and umask: the thread unshares its file-system attributes (folder.py:
+  Linux unshare(CLONE_FS)) and enters the caller's folder, so relative paths resolve as they would
   there; where that is impossible, commands run one at a time around a process-wide chdir;
-- stdout, stderr, stdin, and the EEM_* / NEO4J_* environment: command_scope.py;
+- stdout, stderr, stdin (streams.py), and the EEM_* / NEO4J_* environment: scope.py;
 - Ctrl-C: the caller sends CANCEL (or just goes away); the command's transactions (tagged
   `eem_command` in their metadata) are terminated until it ends, its next transaction, output
   or stdin read raises KeyboardInterrupt, and nothing of it commits. The engine lives on.
@@ -34,19 +34,16 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any
 
-from engine.cli import command_scope
-from engine.cli import resident_address as address
-from engine.cli import resident_wire as wire
+from engine.cli.resident import address, wire
+from engine.cli.resident import scope
+from engine.cli.resident.folder import own_folder_for_this_thread
+from engine.cli.resident.streams import CANCELLED, CommandOutput, Sender, StdinBytes
 
 REQUEST_SECONDS = 10.0  # a caller that connects and says nothing is dropped
-FLUSH_BYTES = 1 << 16
 SWEEP_SECONDS = 0.5  # how often a cancelled command's new transactions are terminated
 STOP_GRACE_SECONDS = 30.0
-_CLONE_FS = 0x00000200
-_CANCELLED = object()
 
 
 @dataclass
@@ -76,140 +73,6 @@ def parse_request(payload: bytes) -> Request:
             setattr(request, name, value)
     return request
 
-
-# --- the command's streams -----------------------------------------------------------------
-class _Sender:
-    """The connection's outgoing side: frames in the order written, sent at each flush (or
-    when FLUSH_BYTES are pending), from any thread."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self._sock = sock
-        self._lock = threading.Lock()
-        self._pending = bytearray()
-
-    def add(self, kind: bytes, data: bytes, *, flush: bool = False) -> None:
-        with self._lock:
-            self._pending += wire.frame(kind, data)
-            if flush or len(self._pending) >= FLUSH_BYTES:
-                self._send()
-
-    def flush(self) -> None:
-        with self._lock:
-            self._send()
-
-    def _send(self) -> None:
-        if not self._pending:
-            return
-        data = bytes(self._pending)
-        self._pending.clear()
-        try:
-            self._sock.sendall(data)
-        except OSError as e:  # the caller went away: to the handler, a closed pipe
-            raise BrokenPipeError(str(e)) from e
-
-
-class CommandOutput(io.TextIOBase):
-    """A command's stdout or stderr: text encoded as the caller's stream encodes it."""
-
-    def __init__(self, sender: _Sender, kind: bytes, stream: tuple[str, str, bool], *,
-                 line_buffering: bool, cancelled: threading.Event) -> None:
-        super().__init__()
-        self._sender = sender
-        self._kind = kind
-        self._encoding, self._errors, self._tty = stream
-        self._line_buffering = line_buffering
-        self._cancelled = cancelled
-
-    @property
-    def encoding(self) -> str:  # type: ignore[override]
-        return self._encoding
-
-    @property
-    def errors(self) -> str:  # type: ignore[override]
-        return self._errors
-
-    def write(self, text: str) -> int:
-        if self._cancelled.is_set():
-            raise KeyboardInterrupt
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self._sender.add(self._kind, text.encode(self._encoding, self._errors),
-                         flush=self._line_buffering and "\n" in text)
-        return len(text)
-
-    def flush(self) -> None:
-        if not self._cancelled.is_set():
-            self._sender.flush()
-
-    def isatty(self) -> bool:
-        return self._tty
-
-    def writable(self) -> bool:
-        return True
-
-    def fileno(self) -> int:
-        raise io.UnsupportedOperation("a resident command's stream has no file descriptor")
-
-
-class _StdinBytes(io.RawIOBase):
-    """The caller's stdin, asked for on the first read (a command that never reads it never
-    makes the caller read its terminal), fed by the connection's receiving thread."""
-
-    def __init__(self, ask: Callable[[], None], tty: bool) -> None:
-        super().__init__()
-        self._ask = ask
-        self._tty = tty
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._pending = b""
-        self._asked = False
-        self._ended = False
-
-    def feed(self, data: Any) -> None:
-        """Bytes, None at the end of input, or _CANCELLED."""
-        self._queue.put(data)
-
-    def readable(self) -> bool:
-        return True
-
-    def isatty(self) -> bool:
-        return self._tty
-
-    def readinto(self, buffer: Any) -> int:
-        if not self._asked:
-            self._asked = True
-            self._ask()
-        while not self._pending:
-            if self._ended:
-                return 0
-            item = self._queue.get()
-            if item is _CANCELLED:
-                raise KeyboardInterrupt
-            if item is None:
-                self._ended = True
-                return 0
-            self._pending = item
-        size = min(len(buffer), len(self._pending))
-        buffer[:size] = self._pending[:size]
-        self._pending = self._pending[size:]
-        return size
-
-
-# --- the engine ----------------------------------------------------------------------------
-@cache
-def _libc() -> Any:
-    import ctypes
-
-    return ctypes.CDLL(None, use_errno=True)
-
-
-def _own_folder_for_this_thread() -> bool:
-    """Give this thread its own current folder and umask; False where the system cannot."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        return _libc().unshare(_CLONE_FS) == 0
-    except (OSError, AttributeError):
-        return False
 
 
 def exit_status(code: object) -> int:
@@ -283,7 +146,7 @@ class ResidentEngine:
         if reason is not None:
             sock.sendall(wire.frame(wire.DECLINED, reason.encode()))
             return
-        own_folder = _own_folder_for_this_thread()
+        own_folder = own_folder_for_this_thread()
         if not own_folder:
             self._shared_folder.acquire()
         try:
@@ -309,7 +172,7 @@ class ResidentEngine:
         command_id = uuid.uuid4().hex
         cancelled = threading.Event()
         done = threading.Event()
-        sender = _Sender(sock)
+        sender = Sender(sock)
         default = ("utf-8", "strict", False)
         out = CommandOutput(sender, wire.OUT, request.streams.get("stdout", default),
                             line_buffering=request.streams.get("stdout", default)[2],
@@ -317,7 +180,7 @@ class ResidentEngine:
         err = CommandOutput(sender, wire.ERR, request.streams.get("stderr", default),
                             line_buffering=True, cancelled=cancelled)
         in_encoding, in_errors, in_tty = request.streams.get("stdin", default)
-        stdin_bytes = _StdinBytes(lambda: sender.add(wire.NEED_STDIN, b"", flush=True), in_tty)
+        stdin_bytes = StdinBytes(lambda: sender.add(wire.NEED_STDIN, b"", flush=True), in_tty)
         stdin = io.TextIOWrapper(io.BufferedReader(stdin_bytes), encoding=in_encoding,
                                  errors=in_errors)
 
@@ -327,7 +190,7 @@ class ResidentEngine:
 
         def cancel() -> None:
             cancelled.set()
-            stdin_bytes.feed(_CANCELLED)
+            stdin_bytes.feed(CANCELLED)
             self._end_transactions(command_id, done)
 
         from engine.cli.support import BorrowedDriver
@@ -337,7 +200,7 @@ class ResidentEngine:
                                     name=f"resident-receive-{command_id[:8]}", daemon=True)
         sender.add(wire.ACCEPTED, str(os.getpid()).encode(), flush=True)
         receiver.start()
-        stdout, stderr, stdin_routed, environ = command_scope.install()
+        stdout, stderr, stdin_routed, environ = scope.install()
         overlay: dict[str, str | None] = {
             name: None for name in environ.base
             if name.startswith(("EEM_", "NEO4J_")) or name in ("COLUMNS", "LINES")}
@@ -365,7 +228,7 @@ class ResidentEngine:
             done.wait(SWEEP_SECONDS)
 
 
-def _receive(sock: socket.socket, stdin: _StdinBytes, cancel: Callable[[], None],
+def _receive(sock: socket.socket, stdin: StdinBytes, cancel: Callable[[], None],
              done: threading.Event) -> None:
     """The connection's incoming side while its command runs: stdin, then the end (the
     caller cancelled or went away)."""
@@ -467,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--socket", required=True, help="the Unix socket to listen on")
     args = parser.parse_args(argv)
     version = address.code_version()
-    command_scope.install()
+    scope.install()
     from adapters.neo4j.connection import Neo4jSettings, connect
     from engine.errors import EngineError
 
