@@ -1,5 +1,5 @@
 """The commands of `python -m engine` for other agents' memories: import-agent, sync-agent,
-namespaces. Handlers only (engine/cli/tms.py adds them to its command table); the work is in
+namespaces (engine/cli/tms.py's table takes these COMMANDS); the work is in
 engine/agents/import_agent.py and engine/agents/sync_agent.py, the file formats in
 engine/cli/registry.py."""
 from __future__ import annotations
@@ -12,6 +12,7 @@ from engine.agents import import_agent as agents
 from engine.agents import sync_agent as agent_sync
 from engine.agents.namespace import check_name, prefix
 from engine.cli import registry
+from engine.cli.command import Command
 from engine.cli.support import print_json, some_ids, table
 
 T = TypeVar("T")
@@ -124,18 +125,16 @@ def only_namespace(store: Any, name: str, items: Sequence[T], key: Callable[[T],
     return [x for x in items if key(x).startswith(ns)]
 
 
-def commands(command: Callable[..., Any]) -> dict[str, Any]:
-    """The entries for tms.py's COMMANDS, built with its Command class."""
-    return {
-        "import-agent": command(
-            cmd_import_agent, "bring in another agent's memory under NAME: (ids prefixed, "
-            "behind the premise NAME:active)", "import-agent billing billing-network.json",
-            _file_arguments),
-        "sync-agent": command(
-            cmd_sync_agent, "bring an imported agent's namespace up to date with a newer "
-            "file (--dry-run: the diff only)", "sync-agent billing billing-network.json "
-            "--dry-run", _sync_arguments),
-        "namespaces": command(
-            cmd_namespaces, "the imported agents' namespaces: IN/total and whether each is "
-            "active", "namespaces --json"),
-    }
+COMMANDS: dict[str, Command] = {
+    "import-agent": Command(
+        cmd_import_agent, "bring in another agent's memory under NAME: (ids prefixed, "
+        "behind the premise NAME:active)", "import-agent billing billing-network.json",
+        _file_arguments),
+    "sync-agent": Command(
+        cmd_sync_agent, "bring an imported agent's namespace up to date with a newer "
+        "file (--dry-run: the diff only)", "sync-agent billing billing-network.json "
+        "--dry-run", _sync_arguments),
+    "namespaces": Command(
+        cmd_namespaces, "the imported agents' namespaces: IN/total and whether each is "
+        "active", "namespaces --json"),
+}

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.change_records import LogEntry, LogQuery
+from engine.cli.command import Command
 from engine.cli.support import print_json, print_listing, shorten
 from engine.errors import InvalidInput
 from engine.memory import changelog, history
@@ -231,23 +232,21 @@ def check_prune(store: Any, before: str, force: bool) -> None:
             " add --force to prune anyway", field="before", value=before)
 
 
-def commands(command: Callable[..., Any]) -> dict[str, Any]:
-    """These commands as engine/cli/tms.py's Command records."""
-    return {
-        "diff": command(
-            cmd_diff, "what differs between two points (or since TIME|SEQ): beliefs added, "
-            "removed, reworded, re-justified, relabelled, pins, nogoods",
-            "diff v1.0 --json   (or: diff 120 180; diff --since 2026-12-03T09:00)",
-            diff_arguments),
-        "release": command(
-            cmd_release, "name a point of the log (log --prune will not cut below it)",
-            "release v1.0 --note 'reviewed by the team'", release_arguments),
-        "releases": command(cmd_releases, "the releases, oldest point first", "releases"),
-        "rollback": command(
-            cmd_rollback, "ONE write setting every definition back to what it was at POINT "
-            "(reversible: roll back to the seq before it)",
-            "rollback --to v1.0 --reason 'bad import'", rollback_arguments),
-        "revert": command(
-            cmd_revert, "invert one change, when no later change touched what it changed",
-            "revert 1234 --reason 'wrong belief retracted'", revert_arguments),
-    }
+COMMANDS: dict[str, Command] = {
+    "diff": Command(
+        cmd_diff, "what differs between two points (or since TIME|SEQ): beliefs added, "
+        "removed, reworded, re-justified, relabelled, pins, nogoods",
+        "diff v1.0 --json   (or: diff 120 180; diff --since 2026-12-03T09:00)",
+        diff_arguments),
+    "release": Command(
+        cmd_release, "name a point of the log (log --prune will not cut below it)",
+        "release v1.0 --note 'reviewed by the team'", release_arguments),
+    "releases": Command(cmd_releases, "the releases, oldest point first", "releases"),
+    "rollback": Command(
+        cmd_rollback, "ONE write setting every definition back to what it was at POINT "
+        "(reversible: roll back to the seq before it)",
+        "rollback --to v1.0 --reason 'bad import'", rollback_arguments),
+    "revert": Command(
+        cmd_revert, "invert one change, when no later change touched what it changed",
+        "revert 1234 --reason 'wrong belief retracted'", revert_arguments),
+}

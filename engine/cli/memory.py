@@ -1,19 +1,17 @@
 """`python -m engine` commands for keeping a memory: supersede, challenge and defend, editing,
-and the change log (log, diff). A thin skin like engine/cli/tms.py, which adds these to its
+and the change log (log). A thin skin like engine/cli/tms.py, whose table takes these
 COMMANDS; each handler calls one library function and renders the result."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import Any
 
 from engine.change_records import LogEntry, LogQuery, Touch
 from engine.cli import history as going_back
-from engine.cli.support import print_json, print_listing, split_ids, table
+from engine.cli.command import Command, id_argument, justifications_of, report_change
+from engine.cli.support import print_json, print_listing, table
 from engine.errors import InvalidInput
 from engine.memory import changelog, defeat, dialectic, duplicates, editing, supersede
-from engine.model import Change, Kind, check_id
-from engine.tms import make_justifications
+from engine.model import check_id
 
 DEFAULT_LOG_LIMIT = 50
 
@@ -85,22 +83,18 @@ def supersede_justifications(args) -> tuple | None:
     given = args.sl or args.cp or args.unless
     if args.premise and given:
         raise InvalidInput("give --premise or --sl/--cp/--unless, not both", field="premise")
-    if args.sl and args.cp:
-        raise InvalidInput("give --sl or --cp, not both", field="justification")
     if args.premise:
         return ()
     if not given:
         return None
-    return make_justifications(split_ids(args.sl or args.cp), unless=split_ids(args.unless),
-                               kind=Kind.CP if args.cp else Kind.SL, any_mode=args.any,
-                               label=args.label or "")
+    return justifications_of(args)
 
 
-def cmd_supersede(store, args, report: Callable[[Change, Any], int]) -> int:
+def cmd_supersede(store, args) -> int:
     if args.undo:
         if args.new or args.text is not None:
             raise InvalidInput("--undo takes OLD only", field="undo")
-        return report(supersede.undo_supersede(store, args.old), args)
+        return report_change(supersede.undo_supersede(store, args.old), args)
     done = supersede.supersede(store, args.old, args.new, text=args.text, new_id=args.new_id,
                                justifications=supersede_justifications(args),
                                rewire=args.rewire, reason=args.reason or "")
@@ -109,35 +103,35 @@ def cmd_supersede(store, args, report: Callable[[Change, Any], int]) -> int:
         return 0
     print(f"{done.old} superseded by {done.new}" + (" (created)" if done.created else "")
           + (f"; {done.rewired} dependent edge(s) rewired" if done.rewired else ""))
-    return report(done.change, args)
+    return report_change(done.change, args)
 
 
-def what_if_supersede(store, args, report: Callable[[Change, Any], int]) -> int:
+def what_if_supersede(store, args) -> int:
     done = supersede.what_if_supersede(store, args.id, args.new, text=args.text,
                                        new_id=args.new_id,
                                        justifications=supersede_justifications(args),
                                        rewire=args.rewire)
     if not args.json:
         print(f"if {done.new} superseded {done.old} (nothing written):")
-    return report(done.change, args)
+    return report_change(done.change, args)
 
 
 # --- challenge and defend, editing -----------------------------------------------------
-def _argued(done: dialectic.Argued, args, report, verb: str) -> int:
+def _argued(done: dialectic.Argued, args, verb: str) -> int:
     if args.json:
         print_json(done.as_dict())
         return 0
     print(f"{done.id} {verb} {done.target}")
-    return report(done.change, args)
+    return report_change(done.change, args)
 
 
-def cmd_challenge(store, args, report) -> int:
+def cmd_challenge(store, args) -> int:
     return _argued(dialectic.challenge(store, args.id, args.reason or "", args.justification,
-                                       args.challenge_id), args, report, "challenges")
+                                       args.challenge_id), args, "challenges")
 
 
-def cmd_defend(store, args, report) -> int:
-    return _argued(dialectic.defend(store, args.id, args.reason or ""), args, report, "defends")
+def cmd_defend(store, args) -> int:
+    return _argued(dialectic.defend(store, args.id, args.reason or ""), args, "defends")
 
 
 def _scopes(args) -> tuple[list[defeat.Scope], str]:
@@ -166,7 +160,7 @@ def _scopes(args) -> tuple[list[defeat.Scope], str]:
     return scopes + found, reason
 
 
-def cmd_defeat(store, args, report) -> int:
+def cmd_defeat(store, args) -> int:
     scopes, file_reason = _scopes(args)
     done = defeat.defeat(store, args.id, args.justification, args.type,
                          args.reason or file_reason, args.defeater_id, scopes)
@@ -175,10 +169,10 @@ def cmd_defeat(store, args, report) -> int:
         return 0
     print(f"{done.id} defeats justification {done.justification} of {done.target} "
           f"({done.type})" + (f", derived from {', '.join(done.scopes)}" if done.scopes else ""))
-    return report(done.change, args)
+    return report_change(done.change, args)
 
 
-def cmd_migrate_retractions(store, args, report) -> int:
+def cmd_migrate_retractions(store, args) -> int:
     done = defeat.migrate_retractions(store, args.ids, dry_run=args.dry_run)
     if args.json:
         print_json(done.as_dict())
@@ -192,31 +186,31 @@ def cmd_migrate_retractions(store, args, report) -> int:
         print(f"{bid}: left retracted ({why})")
     if not done.migrated and not done.skipped:
         print("no retracted belief to migrate")
-    return report(done.change, args)
+    return report_change(done.change, args)
 
 
-def cmd_mark_duplicate(store, args, report) -> int:
+def cmd_mark_duplicate(store, args) -> int:
     change = duplicates.mark_duplicate(store, args.id, args.canonical)
     if not args.json:
         print(f"{args.id} marked a duplicate of {args.canonical} (retracted)")
-    return report(change, args)
+    return report_change(change, args)
 
 
-def cmd_remove_justification(store, args, report) -> int:
-    return report(editing.remove_justification(store, args.id, args.n), args)
+def cmd_remove_justification(store, args) -> int:
+    return report_change(editing.remove_justification(store, args.id, args.n), args)
 
 
-def cmd_convert_to_premise(store, args, report) -> int:
-    return report(editing.convert_to_premise(store, args.id), args)
+def cmd_convert_to_premise(store, args) -> int:
+    return report_change(editing.convert_to_premise(store, args.id), args)
 
 
-def cmd_set_metadata(store, args, report) -> int:
-    return report(editing.set_metadata(store, args.id, args.key,
-                                       editing.parse_value(args.value)), args)
+def cmd_set_metadata(store, args) -> int:
+    return report_change(editing.set_metadata(store, args.id, args.key,
+                                              editing.parse_value(args.value)), args)
 
 
-def cmd_unset_metadata(store, args, report) -> int:
-    return report(editing.unset_metadata(store, args.id, args.key), args)
+def cmd_unset_metadata(store, args) -> int:
+    return report_change(editing.unset_metadata(store, args.id, args.key), args)
 
 
 def cmd_get_metadata(store, args) -> int:
@@ -335,10 +329,6 @@ def _remove_justification_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("n", type=whole, metavar="N", help="the justification (1-based, as show lists)")
 
 
-def _id(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-
-
 def _set_metadata_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     p.add_argument("key")
@@ -355,54 +345,49 @@ def _get_metadata_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("key", nargs="?")
 
 
-def commands(command: Callable[..., Any], report: Callable[[Change, Any], int]) -> dict:
-    """These commands as engine/cli/tms.py's Command records; `report` prints a Change."""
-    def reporting(handler):
-        return lambda store, args: handler(store, args, report)
-
-    return {
-        "supersede": command(
-            reporting(cmd_supersede), "replace OLD by NEW, or reword OLD (--text); --undo",
-            "supersede auth-uses-jwt --text 'The auth service validates JWTs and sessions'",
-            _supersede_arguments),
-        "challenge": command(
-            reporting(cmd_challenge), "challenge a belief: a premise in its outlists",
-            "challenge auth-bottleneck --reason 'the benchmark ran without the cache'",
-            _challenge_arguments),
-        "defend": command(
-            reporting(cmd_defend), "answer a challenge or a review defeater",
-            "defend challenge:auth-bottleneck --reason 'rerun with the cache: same result'",
-            _defend_arguments),
-        "defeat": command(
-            reporting(cmd_defeat), "defeat one justification of a belief: a typed defeater in "
-            "its outlist (undo: defend the defeater)",
-            "defeat auth-bottleneck --justification 1 --type over-generalizes --reason "
-            "'one slow endpoint is not the whole service'", _defeat_arguments),
-        "migrate-retractions": command(
-            reporting(cmd_migrate_retractions), "turn retractions kept only as a reason, whose "
-            "support holds, into defeated justifications", "migrate-retractions --dry-run",
-            _migrate_retractions_arguments),
-        "mark-duplicate": command(
-            reporting(cmd_mark_duplicate), "retract DUP as a duplicate of CANONICAL (dedup's "
-            "merge also moves dependents)", "mark-duplicate auth-jwt-check auth-uses-jwt",
-            _mark_duplicate_arguments),
-        "remove-justification": command(
-            reporting(cmd_remove_justification), "drop one justification (never the last)",
-            "remove-justification auth-bottleneck 2", _remove_justification_arguments),
-        "convert-to-premise": command(
-            reporting(cmd_convert_to_premise), "strip a belief's justifications: a premise",
-            "convert-to-premise auth-bottleneck", _id),
-        "set-metadata": command(
-            reporting(cmd_set_metadata), "set one metadata key (JSON values allowed)",
-            "set-metadata auth-uses-jwt beliefs_type observation", _set_metadata_arguments),
-        "unset-metadata": command(
-            reporting(cmd_unset_metadata), "remove one metadata key",
-            "unset-metadata auth-uses-jwt beliefs_type", _unset_metadata_arguments),
-        "get-metadata": command(
-            cmd_get_metadata, "a belief's metadata, or one key of it",
-            "get-metadata auth-uses-jwt beliefs_type", _get_metadata_arguments),
-        "log": command(
-            cmd_log, "the change log, newest first: who changed what, why, and the cascade",
-            "log --since 2026-12-03 --op retract   (or: log --follow --json --id auth-uses-jwt)",
-            _log_arguments),
-    }
+COMMANDS: dict[str, Command] = {
+    "supersede": Command(
+        cmd_supersede, "replace OLD by NEW, or reword OLD (--text); --undo",
+        "supersede auth-uses-jwt --text 'The auth service validates JWTs and sessions'",
+        _supersede_arguments),
+    "challenge": Command(
+        cmd_challenge, "challenge a belief: a premise in its outlists",
+        "challenge auth-bottleneck --reason 'the benchmark ran without the cache'",
+        _challenge_arguments),
+    "defend": Command(
+        cmd_defend, "answer a challenge or a review defeater",
+        "defend challenge:auth-bottleneck --reason 'rerun with the cache: same result'",
+        _defend_arguments),
+    "defeat": Command(
+        cmd_defeat, "defeat one justification of a belief: a typed defeater in "
+        "its outlist (undo: defend the defeater)",
+        "defeat auth-bottleneck --justification 1 --type over-generalizes --reason "
+        "'one slow endpoint is not the whole service'", _defeat_arguments),
+    "migrate-retractions": Command(
+        cmd_migrate_retractions, "turn retractions kept only as a reason, whose "
+        "support holds, into defeated justifications", "migrate-retractions --dry-run",
+        _migrate_retractions_arguments),
+    "mark-duplicate": Command(
+        cmd_mark_duplicate, "retract DUP as a duplicate of CANONICAL (dedup's "
+        "merge also moves dependents)", "mark-duplicate auth-jwt-check auth-uses-jwt",
+        _mark_duplicate_arguments),
+    "remove-justification": Command(
+        cmd_remove_justification, "drop one justification (never the last)",
+        "remove-justification auth-bottleneck 2", _remove_justification_arguments),
+    "convert-to-premise": Command(
+        cmd_convert_to_premise, "strip a belief's justifications: a premise",
+        "convert-to-premise auth-bottleneck", id_argument),
+    "set-metadata": Command(
+        cmd_set_metadata, "set one metadata key (JSON values allowed)",
+        "set-metadata auth-uses-jwt beliefs_type observation", _set_metadata_arguments),
+    "unset-metadata": Command(
+        cmd_unset_metadata, "remove one metadata key",
+        "unset-metadata auth-uses-jwt beliefs_type", _unset_metadata_arguments),
+    "get-metadata": Command(
+        cmd_get_metadata, "a belief's metadata, or one key of it",
+        "get-metadata auth-uses-jwt beliefs_type", _get_metadata_arguments),
+    "log": Command(
+        cmd_log, "the change log, newest first: who changed what, why, and the cascade",
+        "log --since 2026-12-03 --op retract   (or: log --follow --json --id auth-uses-jwt)",
+        _log_arguments),
+}

@@ -1,26 +1,25 @@
 """`python -m engine propose VERB ...`, `proposals`, `proposal`, `accept`, `reject`,
 `withdraw`: writes queued for a person (engine/proposals/). A thin skin like
-engine/cli/tms.py, which adds these to its COMMANDS. `propose VERB` parses exactly the
-arguments of the verb's own command (its parser is built by the verb's own function), plus
---reason where the verb has none."""
+engine/cli/tms.py, whose table takes these COMMANDS. `propose VERB` parses exactly the
+arguments of the verb's own command (its parser is built by the verb's own function, from
+engine/cli/verbs.py and engine/cli/memory.py), plus --reason where the verb has none."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine.agents.namespace import placed_in
-from engine.cli import sources
+from engine.cli import memory, sources, verbs
+from engine.cli.command import PROG, Command, justifications_of, report_change
 from engine.cli.memory import supersede_justifications
 from engine.cli.support import print_json, print_listing, shorten
 from engine.errors import InvalidInput
-from engine.model import Change
 from engine.proposals import lifecycle
 from engine.proposals.actions import ACTIONS, justification_args, pin_args
 from engine.proposals.records import Impact, Proposal
 from engine.tms.access import parse_tags
 
-PROG = "python -m engine"
+VERBS: dict[str, Command] = {**verbs.COMMANDS, **memory.COMMANDS}  # what propose may queue
 EXAMPLES = {
     "add": "propose add cache-is-warm 'The cache is warm after deploy' --reason 'seen in logs'",
     "add-justification": "propose add-justification auth-bottleneck --sl load-test-p99 "
@@ -34,9 +33,7 @@ EXAMPLES = {
 
 
 # --- from the verb's parsed arguments to a proposal's action --------------------------------
-def action_args(verb: str, args: argparse.Namespace,
-                justifications_of: Callable[[argparse.Namespace], tuple],
-                store: Any = None) -> dict[str, Any]:
+def action_args(verb: str, args: argparse.Namespace, store: Any = None) -> dict[str, Any]:
     """The verb's arguments in library form (JSON), as engine/proposals/actions.py reads them."""
     def js(found: tuple | None) -> list[dict[str, Any]] | None:
         return None if found is None else [justification_args(j) for j in found]
@@ -108,9 +105,8 @@ def _print_proposal(p: Proposal) -> None:
 
 
 # --- handlers --------------------------------------------------------------------------------
-def cmd_propose(store, args, justifications_of) -> int:
-    done = lifecycle.propose(store, args.verb,
-                             action_args(args.verb, args, justifications_of, store),
+def cmd_propose(store, args) -> int:
+    done = lifecycle.propose(store, args.verb, action_args(args.verb, args, store),
                              args.reason or "")
     if args.json:
         print_json(done.as_dict())
@@ -146,7 +142,7 @@ def cmd_proposal(store, args) -> int:
     return 0
 
 
-def cmd_accept(store, args, report: Callable[[Change, Any], int]) -> int:
+def cmd_accept(store, args) -> int:
     done = lifecycle.accept(store, args.id, force=args.force)
     if args.json:
         print_json(done.as_dict())
@@ -155,7 +151,7 @@ def cmd_accept(store, args, report: Callable[[Change, Any], int]) -> int:
     print(f"{p.id} accepted by {p.decided_by}: {_what(p)} (change {done.seq})")
     if p.forced:
         print(f"forced past: {'; '.join(p.drift)}")
-    return report(done.change, args)
+    return report_change(done.change, args)
 
 
 def cmd_reject(store, args) -> int:
@@ -171,25 +167,23 @@ def cmd_withdraw(store, args) -> int:
 
 
 # --- arguments -------------------------------------------------------------------------------
-def propose_arguments(verbs: Mapping[str, Any]) -> Callable[[argparse.ArgumentParser], None]:
+def _propose_arguments(p: argparse.ArgumentParser) -> None:
     """`propose`'s parser: one subcommand per verb, its arguments built by the verb's own
-    function (`verbs[name].arguments`, the verbs' Command records)."""
-    def arguments(p: argparse.ArgumentParser) -> None:
-        sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
-        for name in ACTIONS:
-            verb = verbs[name]
-            v = sub.add_parser(name, help=f"propose: {verb.help}",
-                               description=f"Propose, for a person to accept: {verb.help}. "
-                                           "Nothing in the network changes.",
-                               epilog=f"example: {PROG} {EXAMPLES[name]}",
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
-            v.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                           help="show tracebacks")
-            v.add_argument("--json", action="store_true", help="print JSON")
-            verb.arguments(v)
-            if not any(a.dest == "reason" for a in v._actions):
-                v.add_argument("--reason", help="why (required): kept on the proposal")
-    return arguments
+    function (`VERBS[name].arguments`)."""
+    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for name in ACTIONS:
+        verb = VERBS[name]
+        v = sub.add_parser(name, help=f"propose: {verb.help}",
+                           description=f"Propose, for a person to accept: {verb.help}. "
+                                       "Nothing in the network changes.",
+                           epilog=f"example: {PROG} {EXAMPLES[name]}",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        v.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show tracebacks")
+        v.add_argument("--json", action="store_true", help="print JSON")
+        verb.arguments(v)
+        if not any(a.dest == "reason" for a in v._actions):
+            v.add_argument("--reason", help="why (required): kept on the proposal")
 
 
 def _id_arguments(p: argparse.ArgumentParser) -> None:
@@ -211,29 +205,23 @@ def _reject_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reason", required=True, help="why it is rejected (kept on it)")
 
 
-def commands(command: Callable[..., Any], verbs: Mapping[str, Any],
-             report: Callable[[Change, Any], int],
-             justifications_of: Callable[[argparse.Namespace], tuple]) -> dict:
-    """These commands as engine/cli/tms.py's Command records. `verbs`: its COMMANDS (read
-    when the parser is built, so the verbs' own argument functions are reused); `report`
-    prints a Change; `justifications_of` reads --sl/--cp/--unless/--any/--label."""
-    return {
-        "propose": command(
-            lambda store, args: cmd_propose(store, args, justifications_of),
-            "queue a verb (add, add-justification, retract, assert, supersede, challenge) "
-            "for a person to accept; nothing in the network changes",
-            EXAMPLES["retract"], propose_arguments(verbs), json=False),
-        "proposals": command(cmd_proposals, "the proposals, oldest first (--pending: those "
-                             "waiting)", "proposals --pending", _proposals_arguments),
-        "proposal": command(cmd_proposal, "one proposal, with a fresh what-if beside the one "
-                            "stored and what changed since", "proposal prop-3", _id_arguments),
-        "accept": command(lambda store, args: cmd_accept(store, args, report),
-                          "apply a pending proposal in one transaction, refused when what it "
-                          "depends on changed (--force: apply anyway, recorded)",
-                          "accept prop-3", _accept_arguments),
-        "reject": command(cmd_reject, "reject a pending proposal, saying why",
-                          "reject prop-3 --reason 'the benchmark ran without the cache'",
-                          _reject_arguments),
-        "withdraw": command(cmd_withdraw, "withdraw your own pending proposal",
-                            "withdraw prop-3", _id_arguments),
-    }
+COMMANDS: dict[str, Command] = {
+    "propose": Command(
+        cmd_propose,
+        "queue a verb (add, add-justification, retract, assert, supersede, challenge) "
+        "for a person to accept; nothing in the network changes",
+        EXAMPLES["retract"], _propose_arguments, json=False),
+    "proposals": Command(cmd_proposals, "the proposals, oldest first (--pending: those "
+                         "waiting)", "proposals --pending", _proposals_arguments),
+    "proposal": Command(cmd_proposal, "one proposal, with a fresh what-if beside the one "
+                        "stored and what changed since", "proposal prop-3", _id_arguments),
+    "accept": Command(cmd_accept,
+                      "apply a pending proposal in one transaction, refused when what it "
+                      "depends on changed (--force: apply anyway, recorded)",
+                      "accept prop-3", _accept_arguments),
+    "reject": Command(cmd_reject, "reject a pending proposal, saying why",
+                      "reject prop-3 --reason 'the benchmark ran without the cache'",
+                      _reject_arguments),
+    "withdraw": Command(cmd_withdraw, "withdraw your own pending proposal",
+                        "withdraw prop-3", _id_arguments),
+}

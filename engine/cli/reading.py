@@ -1,13 +1,13 @@
 """The reading commands of `python -m engine`: `compact` (a token-budgeted summary for an
 agent's context, or into a CLAUDE.md with --write) and `summarize` (a belief standing for a
-group). engine/cli/tms.py adds them to its command table."""
+group). engine/cli/tms.py's table takes these COMMANDS."""
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import Any
 
+from engine.cli.command import Command, report_change
 from engine.cli.support import print_json, split_ids
 from engine.cli.visible_to import seen_by, visible_to_flag
 
@@ -46,10 +46,9 @@ def cmd_compact(store: Any, args: argparse.Namespace) -> int:
 
 
 def cmd_summarize(store: Any, args: argparse.Namespace) -> int:
-    from engine.cli.tms import _report_change
     from engine.memory.summaries import summarize
 
-    return _report_change(summarize(store, args.id, args.text, split_ids(args.over)), args)
+    return report_change(summarize(store, args.id, args.text, split_ids(args.over)), args)
 
 
 def _compact_arguments(p: argparse.ArgumentParser) -> None:
@@ -79,14 +78,12 @@ def _summarize_arguments(p: argparse.ArgumentParser) -> None:
                    help="the beliefs it stands for (an ALL justification over them)")
 
 
-def reading_commands(command: Callable[..., Any]) -> dict[str, Any]:
-    """The entries for tms.py's COMMANDS, built with its Command class."""
-    return {
-        "compact": command(
-            cmd_compact, "a token-budgeted summary of the network for an agent's context",
-            "compact --budget 800 --write CLAUDE.md", _compact_arguments),
-        "summarize": command(
-            cmd_summarize, "add a summary belief that stands for a group while it is IN",
-            "summarize auth-summary 'Auth validates JWTs synchronously' "
-            "--over auth-uses-jwt,auth-sync-check", _summarize_arguments),
-    }
+COMMANDS: dict[str, Command] = {
+    "compact": Command(
+        cmd_compact, "a token-budgeted summary of the network for an agent's context",
+        "compact --budget 800 --write CLAUDE.md", _compact_arguments),
+    "summarize": Command(
+        cmd_summarize, "add a summary belief that stands for a group while it is IN",
+        "summarize auth-summary 'Auth validates JWTs synchronously' "
+        "--over auth-uses-jwt,auth-sync-check", _summarize_arguments),
+}

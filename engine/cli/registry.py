@@ -1,6 +1,7 @@
 """The registry commands of `python -m engine`: import and export in either format (markdown
-or network.json), `blockers` and `wiki`. Handlers only: engine/cli/tms.py lists them in its
-command table. The formats live in adapters/ and are imported when a command needs them."""
+or network.json), `blockers` and `wiki`. engine/cli/tms.py's table lists import and export
+with its own commands and takes `blockers` and `wiki` from COMMANDS here. The formats live
+in adapters/ and are imported when a command needs them."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import interchange
+from engine.cli.command import Command
 from engine.cli.support import print_json, shorten
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
@@ -284,3 +286,13 @@ def wiki_arguments(p: argparse.ArgumentParser) -> None:
                         "the embeddings extra is installed")
     p.add_argument("--page-size", type=int, default=500,
                    help="at most this many beliefs per topic page (default 500)")
+
+
+COMMANDS: dict[str, Command] = {
+    "blockers": Command(cmd_blockers, "OUT conclusions held OUT only by IN beliefs in an "
+                        "outlist, by what closes them; the retracted premises most rest on",
+                        "blockers --json", blockers_arguments),
+    "wiki": Command(cmd_wiki, "write a static site of the network: topics, beliefs, "
+                    "blockers, nogoods, search", "wiki -o site --title 'Auth service'",
+                    wiki_arguments, json=False),
+}

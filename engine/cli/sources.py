@@ -14,6 +14,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from engine.cli.command import Command
 from engine.cli.support import print_json, print_listing, some_ids, table
 from engine.errors import InvalidInput
 from engine.sources.pinning import SourcedClaim, SourceFiles
@@ -228,3 +229,8 @@ def cmd_sources(store, args) -> int:
     return 0
 
 
+COMMANDS: dict[str, Command] = {
+    "sources": Command(
+        cmd_sources, "sourced beliefs against their files: status, stale [--retract], hash",
+        "sources stale --retract", sources_arguments),
+}

@@ -1,21 +1,23 @@
-"""`python -m engine ...`: the truth-maintenance commands, a thin skin over engine.tms.
+"""`python -m engine ...`: the command table, its parser and `main`; and the commands of the
+network as a whole (init, reset, status, list, show, explain, trace, what-if, verify, import,
+export, query, search, batch, viz, serve), a thin skin over engine.tms.
 
 Each command opens the store, calls one library function, and renders the result (text, or
-JSON with --json). Mutating commands report {"went_in": [...], "went_out": [...]}.
+JSON with --json). Mutating commands report {"went_in": [...], "went_out": [...]}. The other
+groups declare their own `COMMANDS` (engine/cli/command.py says what a Command is); the
+table below puts them in the order `--help` lists them.
 """
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Sequence
 
 from engine import interchange, results, tms
 from engine.cli import agents as agent_commands
 from engine.cli import history as going_back
-from engine.cli import memory, proposals, registry, sources
-from engine.cli.reading import reading_commands
+from engine.cli import memory, proposals, reading, registry, sources, verbs
+from engine.cli.command import PROG, Command, id_argument, report_change
 from engine.cli.support import (
     BorrowedDriver,
     open_store,
@@ -24,59 +26,21 @@ from engine.cli.support import (
     run_guarded,
     shorten,
     some_ids,
-    split_ids,
     table,
 )
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
-from engine.model import Change, Kind, Truth
+from engine.model import Truth
 from engine.proposals import lifecycle as proposal_lifecycle
 from engine.reading import queries, viz
 from engine.reading import search as searching
-from engine.sources.pinning import add_sourced
 from engine.tms import explain as explaining
-from engine.tms import fragility
-from engine.tms.access import TAGS_KEY, parse_tags
 from engine.tms.records import BeliefFilter
 
-PROG = "python -m engine"
+__all__ = ["COMMANDS", "PROG", "build_parser", "main"]
 
 
 # --- handlers ------------------------------------------------------------------------
-def _justifications(args) -> tuple:
-    if args.sl and args.cp:
-        raise InvalidInput("give --sl or --cp, not both", field="justification")
-    kind = Kind.CP if args.cp else Kind.SL
-    return tms.make_justifications(
-        split_ids(args.sl or args.cp), unless=split_ids(args.unless), kind=kind,
-        any_mode=args.any, label=args.label or "",
-    )
-
-
-def _report_change(change: Change, args, extra: dict[str, Any] | None = None,
-                   notes: Sequence[str] = ()) -> int:
-    """The change, IN and OUT; `extra` joins its JSON, `notes` follow its text."""
-    if args.json:
-        print_json({**change.as_dict(), **(extra or {})})
-        return 0
-    for verb, ids in (("IN ", change.went_in), ("OUT", change.went_out)):
-        for bid in ids:
-            print(f"{verb} {bid}")
-    for bid in change.retracted_by_nogood:
-        print(f"retracted by nogood: {bid}")
-    if not change.went_in and not change.went_out:
-        print("no label changed")
-    for line in notes:
-        print(line)
-    return 0
-
-
-def _fragile_report(belief_id: str, justifications: Sequence) -> tuple[dict, list[str]]:
-    found = fragility.fragile(justifications)
-    return ({"fragile": [f.as_dict() for f in found]} if found else {},
-            [f.line(belief_id) for f in found])
-
-
 def cmd_init(store, args) -> int:
     upgraded = tms.init(store)
     print("schema ready (constraints and indexes)")
@@ -99,63 +63,6 @@ def cmd_reset(store, args) -> int:
     if rejected:
         print(f"pending proposals rejected (what they named is gone): {some_ids(rejected)}")
     return 0
-
-
-def cmd_add(store, args) -> int:
-    justifications = _justifications(args)
-    sourced = sources.sourced_of(args, store)  # the file read, hashed, the quote grounded
-    tags = parse_tags(args.access_tags) if args.access_tags else ()
-    metadata = {TAGS_KEY: list(tags)} if tags else None
-    ident = args.id
-    if args.namespace:
-        if sourced is not None:
-            raise InvalidInput("--namespace and --source do not go together", field="namespace")
-        from engine.agents.adding import add_in_namespace
-
-        ident, change = add_in_namespace(store, args.namespace, args.id, args.text,
-                                         justifications, source_url=args.source_url or "",
-                                         metadata=metadata)
-    elif sourced is None:
-        change = tms.add(store, ident, args.text, justifications,
-                         source_url=args.source_url or "", metadata=metadata)
-    else:
-        change = add_sourced(store, ident, args.text, justifications, sourced[0],
-                             source_url=args.source_url or "", metadata=metadata,
-                             root=sourced[1])
-    if not args.json and ident not in change.went_in:
-        named = sorted({ref for j in justifications for ref in j.mentions()})
-        missing = sorted(set(named) - set(tms.show_many(store, named)))
-        print(f"{ident} is OUT: no valid justification yet"
-              + (f" ({', '.join(missing)} not added yet: forward references)" if missing else ""))
-    return _report_change(change, args, *_fragile_report(ident, justifications))
-
-
-def cmd_add_justification(store, args) -> int:
-    justifications = _justifications(args)
-    return _report_change(tms.add_justification(store, args.id, justifications), args,
-                          *_fragile_report(args.id, justifications))
-
-
-def cmd_retract(store, args) -> int:
-    change, restore = tms.retract_with_restorations(store, args.id, args.reason or "")
-    hinted = [r for r in restore.found if any(j.still_in for j in r.justifications)]
-    notes = ["what would bring them back (antecedents still IN, and what each needs):"
-             ] if hinted else []
-    notes += [line for r in hinted for line in r.lines()]
-    if restore.unexamined:
-        notes.append(f"({restore.unexamined} more went OUT, not examined for what would "
-                     "bring them back)")
-    return _report_change(change, args, {"restore": [r.as_dict() for r in restore.found],
-                                         **({"restore_unexamined": restore.unexamined}
-                                            if restore.unexamined else {})}, notes)
-
-
-def cmd_assert(store, args) -> int:
-    return _report_change(tms.assert_belief(store, args.id), args)
-
-
-def cmd_nogood(store, args) -> int:
-    return _report_change(tms.add_nogood(store, args.ids, args.name), args)
 
 
 def cmd_status(store, args) -> int:
@@ -317,14 +224,14 @@ def cmd_what_if(store, args) -> int:
     if not args.id:
         raise InvalidInput(f"what-if {args.operation} needs a belief id", field="id")
     if args.operation == "supersede":
-        return memory.what_if_supersede(store, args, _report_change)
+        return memory.what_if_supersede(store, args)
     if args.new or args.text is not None:
         raise InvalidInput(f"NEW and --text go with what-if supersede, not {args.operation}",
                            field="operation")
     change = tms.what_if(store, args.operation, args.id)
     if not args.json:
         print(f"if {args.operation} {args.id} (nothing written):")
-    return _report_change(change, args)
+    return report_change(change, args)
 
 
 def cmd_verify(store, args) -> int:
@@ -490,37 +397,6 @@ def cmd_serve(store, args) -> int:
 
 
 # --- the parser ----------------------------------------------------------------------
-def _justification_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sl", metavar="A,B", help="antecedents (SL justification)")
-    p.add_argument("--cp", metavar="A,B", help="antecedents, kept as a CP justification")
-    p.add_argument("--unless", metavar="X,Y", help="outlist: holds only while these are OUT")
-    p.add_argument("--any", action="store_true",
-                   help="one justification per antecedent (convergent evidence)")
-    p.add_argument("--label", help="a short label for the justification")
-
-
-def _id(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-
-
-def _add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("text")
-    _justification_flags(p)
-    sources.add_source_arguments(p)  # --source PATH[:A-B], --quote, --root
-    p.add_argument("--source-url", help="a URL for the source")
-    p.add_argument("--access-tags", metavar="TAGS",
-                   help="comma-separated access tags (who may see it), e.g. finance,hr")
-    p.add_argument("--namespace", metavar="NAME",
-                   help="add it inside an imported agent's namespace: id NAME:ID, behind the "
-                        "switch NAME:active (name the agent's beliefs as NAME:x)")
-
-
-def _add_justification_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    _justification_flags(p)
-
-
 def _init_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", metavar="DIR",
                    help="record DIR as the memory's root (or move it there): relative "
@@ -531,19 +407,8 @@ def _reset_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--yes", action="store_true", help="confirm")
 
 
-def _retract_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("--reason", help="why (kept on the belief)")
-
-
-def _nogood_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("ids", nargs="+", metavar="ID")
-    p.add_argument("--name", help="the nogood's id (default: nogood- and the sorted member "
-                                   "ids joined by -, with -2, -3 for a repeat)")
-
-
 def _read_id(p: argparse.ArgumentParser) -> None:
-    _id(p)
+    id_argument(p)
     visible_to_flag(p)
     going_back.as_of_flag(p)
 
@@ -644,39 +509,13 @@ def _serve_arguments(p: argparse.ArgumentParser) -> None:
                    help="start the resident engine, stop it, or say whether commands use it")
 
 
-def _no_arguments(p: argparse.ArgumentParser) -> None:
-    pass
-
-
-@dataclass(frozen=True)
-class Command:
-    handler: Callable[[Any, argparse.Namespace], int]
-    help: str
-    example: str  # the command line after `python -m engine`
-    arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
-    json: bool = True  # takes --json
-
-
 COMMANDS: dict[str, Command] = {
     "init": Command(cmd_init, "create the schema (constraints, indexes); --root DIR records the"
                     " folder source paths are relative to", "init --root ~/src/myproject",
                     _init_arguments, json=False),
     "reset": Command(cmd_reset, "delete every belief, justification and nogood", "reset --yes",
                      _reset_arguments, json=False),
-    "add": Command(cmd_add, "add a belief (a premise unless --sl/--cp/--unless)",
-                   "add auth-uses-jwt 'The auth service validates JWTs' --source src/auth.py:"
-                   "40-52 --quote 'jwt.decode(token'", _add_arguments),
-    "add-justification": Command(
-        cmd_add_justification, "give a belief another justification",
-        "add-justification auth-bottleneck --sl auth-uses-jwt,auth-sync-check",
-        _add_justification_arguments),
-    "retract": Command(cmd_retract, "pin a belief OUT until it is asserted; says what would "
-                       "restore the derived beliefs that went OUT",
-                       "retract auth-uses-jwt --reason 'moved to sessions'", _retract_arguments),
-    "assert": Command(cmd_assert, "un-retract a belief, or hold a derived one as a fact",
-                      "assert auth-uses-jwt", _id),
-    "nogood": Command(cmd_nogood, "record beliefs that must not all be IN",
-                      "nogood cache-is-coherent cache-serves-stale-reads", _nogood_arguments),
+    **verbs.COMMANDS,  # add, add-justification, retract, assert, nogood
     "status": Command(cmd_status, "counts of beliefs by label and kind", "status --json",
                       _status_arguments),
     "list": Command(cmd_list, "list beliefs", "list --in --derived", _list_arguments),
@@ -713,34 +552,14 @@ COMMANDS: dict[str, Command] = {
     "serve": Command(cmd_serve, "a resident engine that keeps the connection open, so each "
                      "command starts in milliseconds", "serve start", _serve_arguments,
                      json=False),
+    **reading.COMMANDS,  # compact, summarize
+    **memory.COMMANDS,  # supersede, challenge, defend, defeat, editing, log
+    **going_back.COMMANDS,  # diff, release(s), rollback, revert
+    **agent_commands.COMMANDS,  # import-agent, sync-agent, namespaces
+    **proposals.COMMANDS,  # propose, proposals, proposal, accept, reject, withdraw
+    **registry.COMMANDS,  # blockers, wiki
+    **sources.COMMANDS,  # sources status|stale|hash
 }
-COMMANDS.update(reading_commands(Command))  # compact, summarize: engine/cli/reading.py
-
-
-COMMANDS.update(memory.commands(Command, _report_change))
-COMMANDS.update(going_back.commands(Command))  # diff, release(s), rollback, revert
-COMMANDS.update(agent_commands.commands(Command))  # other agents' memories: engine/cli/agents.py
-
-
-# --- proposals: writes queued for a person (engine/cli/proposals.py) -------------------------
-COMMANDS.update(proposals.commands(Command, COMMANDS, _report_change, _justifications))
-
-
-# --- the registry: blockers and the static wiki (engine/cli/registry.py) ---------------------
-COMMANDS.update({
-    "blockers": Command(registry.cmd_blockers, "OUT conclusions held OUT only by IN beliefs in"
-                        " an outlist, by what closes them; the retracted premises most rest on",
-                        "blockers --json", registry.blockers_arguments),
-    "wiki": Command(registry.cmd_wiki, "write a static site of the network: topics, beliefs,"
-                    " blockers, nogoods, search", "wiki -o site --title 'Auth service'",
-                    registry.wiki_arguments, json=False),
-})
-
-
-# --- sourced beliefs against their files (engine/cli/sources.py) ---------------------------
-COMMANDS["sources"] = Command(
-    sources.cmd_sources, "sourced beliefs against their files: status, stale [--retract], hash",
-    "sources stale --retract", sources.sources_arguments)
 
 
 def build_parser() -> argparse.ArgumentParser:
