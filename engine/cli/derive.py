@@ -9,17 +9,15 @@ Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from engine.cli import stage_cli as sc
 from engine.cli.stage_cli import ModelBinding, Wiring, build_model, make_sampler, strategy_of
-from engine.derive.run import with_derive_settings
-from engine.derive.stage import DeriveSettings, DeriveStage
+from engine.derive.options import DeriveOptions
+from engine.derive.stage import DeriveStage
 from engine.derive.validate import ValidationRules
-from engine.stages.run import RunOptions
-from engine.store import Store
 
 # Re-exported: tests and older callers take these from here.
 __all__ = ["ModelBinding", "Wiring", "build_model", "main", "make_sampler", "strategy_of"]
@@ -95,26 +93,36 @@ def _rules(args: argparse.Namespace) -> ValidationRules:
     return ValidationRules(args.min_antecedents, args.out_similarity, args.max_depth)
 
 
-def _settings(args: argparse.Namespace) -> DeriveSettings:
-    return DeriveSettings(args.budget, args.domain, args.topic, _rules(args))
+def derive_options(args: argparse.Namespace, binding: ModelBinding | None,
+                   sampler: Any) -> DeriveOptions:
+    """The run the flags ask for, with the seed a sampler drew when none was given."""
+    params = sc.run_params(args, strategy=sc.strategy_of(args))
+    if params.get("seed") is None and getattr(sampler, "seed", None) is not None:
+        params["seed"] = sampler.seed
+    return sc.run_options(args, binding, default_output=DEFAULT_OUTPUT,
+                          accept_command=f"{PROG} accept", params=params,
+                          dry_rounds=None,  # None: derive's default (k with --intra-cluster)
+                          kind=DeriveOptions, budget=args.budget, domain=args.domain,
+                          topic=args.topic, intra_cluster=args.intra_cluster,
+                          rules=_rules(args))
 
 
 def cmd_derive(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    settings = _settings(args)
+    """The model first (a bad one fails before any work), then the sampler over the store
+    and the run (engine/derive/run.derive); --dry-run prints round 1's prompt instead."""
+    from engine.derive.run import derive, preview_prompt
 
-    def make_stage(store: Store) -> DeriveStage:
-        return DeriveStage((wiring.make_sampler or sc.make_sampler)(args, store), settings)
-
-    def tune(stage: Any, options: RunOptions) -> RunOptions:
-        sampler = stage.sampler
-        if options.params.get("seed") is None and getattr(sampler, "seed", None) is not None:
-            # the seed a sampler drew when none was given
-            options = replace(options, params={**options.params, "seed": sampler.seed})
-        options = replace(options, dry_rounds=args.dry_rounds)  # None: derive's default
-        return with_derive_settings(options, settings, args.intra_cluster).run_options(sampler)
-
-    return sc.run_rounds(COMMAND, "derive", args, wiring, make_stage,
-                         params=sc.run_params(args, strategy=sc.strategy_of(args)), tune=tune)
+    binding = None if args.dry_run else wiring.build_model(args)
+    with wiring.open_store() as store:
+        sampler = (wiring.make_sampler or sc.make_sampler)(args, store)
+        options = derive_options(args, binding, sampler)
+        if binding is None:
+            sys.stdout.write(preview_prompt(store, sampler, options).text)
+            return 0
+        result = derive(store, binding.model_for_round, sampler, options,
+                        report=sc.report_file(args, "derive"),
+                        progress=sc.progress_for(args, wiring), cost=binding.cost)
+    return sc.print_run(result, args, wiring, PROG)
 
 
 COMMAND = sc.StageCommand(
@@ -126,7 +134,7 @@ COMMAND = sc.StageCommand(
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Validate the proposals in FILE (a proposals file, perhaps edited) and apply the "
               "valid ones in one transaction, recorded as a derive run.", ACCEPT_EXAMPLES,
-        lambda args, wiring: DeriveStage(None, DeriveSettings(rules=_rules(args))),
+        lambda args, wiring: DeriveStage(None, DeriveOptions(rules=_rules(args))),
         add_arguments=_validation_flags,
         params=lambda args: {"min_antecedents": args.min_antecedents,
                              "out_similarity": args.out_similarity,

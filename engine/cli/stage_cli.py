@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from engine.cli.stage_parts import (
     FORGE_OUTPUT,
@@ -64,6 +64,8 @@ from engine.stages.report import (
 from engine.stages.run import RunOptions, RunResult
 from engine.stages.stage import Stage
 from engine.store import Store
+
+Options = TypeVar("Options", bound=RunOptions)
 
 __all__ = [
     "FORGE_OUTPUT", "TURNS_DRY_ROUNDS_HELP", "AskModel", "ModelBinding", "StageCommand",
@@ -238,13 +240,15 @@ def run_params(args: argparse.Namespace, **extra: Any) -> dict[str, Any]:
 
 
 def run_options(args: argparse.Namespace, binding: ModelBinding | None, *, default_output: str,
-                accept_command: str, params: dict[str, Any], dry_rounds: int | None = None
-                ) -> RunOptions:
-    """`dry_rounds` without --dry-rounds; None leaves it to the run (1, or a stage's turns)."""
+                accept_command: str, params: dict[str, Any], dry_rounds: int | None = None,
+                kind: type[Options] = RunOptions, **own: Any) -> Options:  # type: ignore[assignment]
+    """The shared flags as run options: a RunOptions, or `kind` (a stage's own options type,
+    derive's DeriveOptions) with the stage's `own` fields. `dry_rounds` without --dry-rounds;
+    None leaves it to the run (1, or a stage's turns)."""
     output = None
     if not (args.auto or args.exhaust):
         output = Path(args.output or default_output)
-    return RunOptions(
+    return kind(
         model=args.model or "",
         auto=args.auto or args.exhaust,
         exhaust=args.exhaust,
@@ -256,6 +260,7 @@ def run_options(args: argparse.Namespace, binding: ModelBinding | None, *, defau
         accept_command=f"{accept_command} {output}" if output else accept_command,
         params=params,
         parallel=getattr(args, "parallel", 1),
+        **own,
     )
 
 
@@ -403,13 +408,11 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any) -
 def run_rounds(command: StageCommand, stage_name: str, args: argparse.Namespace,
                wiring: Wiring, make_stage: Callable[[Store], Stage], *,
                params: dict[str, Any] | None = None,
-               tune: Callable[[Stage, RunOptions], RunOptions] | None = None,
                nothing_due: str | Callable[[Mapping[str, Any]], str] | None = None) -> int:
     """A stage's run command on the shared loop: the model first (so a bad one fails before
     any work), then the stage over the store; `--dry-run` prints round 1's prompt (or
     `nothing_due`, or what it says of the round's details, when the round is empty) and
-    calls no model. `tune` lets a stage adjust
-    the options from its stage (derive's dry-round count from its sampler)."""
+    calls no model. (Derive has its own way into a run: engine/cli/derive.py.)"""
     from engine.stages.run import run_stage
 
     binding = None if args.dry_run else wiring.build_model(args)
@@ -425,11 +428,10 @@ def run_rounds(command: StageCommand, stage_name: str, args: argparse.Namespace,
             return 0
         assert binding is not None  # made for every run but a dry one
         assert command.default_output is not None  # a stage on the loop has a proposals file
-        options = run_options(args, binding, default_output=command.default_output,
-                              accept_command=f"{command.prog} accept",
-                              params=params if params is not None else run_params(args))
-        if tune is not None:
-            options = tune(stage, options)
+        options: RunOptions = run_options(
+            args, binding, default_output=command.default_output,
+            accept_command=f"{command.prog} accept",
+            params=params if params is not None else run_params(args))
         result = run_stage(store, stage, binding.model_for_round, options,
                            report_file=report_file(args, stage_name),
                            progress=progress_for(args, wiring), cost=binding.cost)

@@ -7,7 +7,8 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from engine.derive.stage import DeriveSettings, DeriveStage
+from engine.derive.options import DeriveOptions
+from engine.derive.stage import DeriveStage
 from engine.derive.validate import ValidationRules
 from engine.stages.accept import AcceptResult
 from engine.stages.accept import accept as accept_file
@@ -22,7 +23,7 @@ def accept(
     *,
     now: Callable[[], datetime] = utc_now,
 ) -> AcceptResult:
-    stage = DeriveStage(None, DeriveSettings(rules=rules))  # a file is the round: no sample
+    stage = DeriveStage(None, DeriveOptions(rules=rules))  # a file is the round: no sample
     params = {"min_antecedents": rules.min_antecedents, "out_similarity": rules.out_similarity,
               "max_depth": rules.max_depth}
     return accept_file(store, stage, path, params=params, now=now)

@@ -4,15 +4,15 @@ accept are the machinery's."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.derive.apply import apply_proposals
+from engine.derive.options import DeriveOptions
 from engine.derive.parser import ParseResult, parse_reply
-from engine.derive.prompt import PromptOptions, build_prompt
+from engine.derive.prompt import build_prompt
 from engine.derive.proposals import FORMAT, NO_PROPOSALS, Proposal, render_proposals
 from engine.derive.reply_schema import proposal_schema, render_markdown
-from engine.derive.validate import Validation, ValidationRules, read_facts, validate_proposals
+from engine.derive.validate import Validation, read_facts, validate_proposals
 from engine.derive.view import RoundView, read_view
 from engine.stages.contract import RoundContract
 from engine.stages.proposals_file import ProposalsFile
@@ -23,17 +23,6 @@ from engine.store import GraphTx, Store
 
 if TYPE_CHECKING:
     from engine.derive.sampling import Sampler
-
-
-@dataclass(frozen=True)
-class DeriveSettings:
-    budget: int = 300
-    domain: str | None = None
-    topic: str | None = None
-    rules: ValidationRules = ValidationRules()
-
-    def prompt_options(self) -> PromptOptions:
-        return PromptOptions(self.domain, self.topic, self.rules.min_antecedents)
 
 
 def network_stats(view: RoundView) -> dict[str, int]:
@@ -52,21 +41,21 @@ def format_retry_message(parsed: ParseResult) -> str:
 class DeriveStage(KeyedItems):
     name = "derive"
 
-    def __init__(self, sampler: "Sampler | None", settings: DeriveSettings = DeriveSettings()):
+    def __init__(self, sampler: "Sampler | None", options: DeriveOptions = DeriveOptions()):
         self.sampler = sampler  # None: the stage only checks and applies (accept)
-        self.settings = settings
+        self.options = options
 
     def view(self, store: Store, n: int) -> RoundView:
         if self.sampler is None:
             raise TypeError("a DeriveStage without a sampler cannot read rounds")
-        return read_view(store, self.sampler, n - 1, budget=self.settings.budget,
-                         topic=self.settings.topic)
+        return read_view(store, self.sampler, n - 1, budget=self.options.budget,
+                         topic=self.options.topic)
 
     def read_round(self, store: Store, n: int) -> RoundInput:
         view = self.view(store, n)
-        prompt = build_prompt(view, self.settings.prompt_options())
+        prompt = build_prompt(view, self.options.prompt_options())
         contract = RoundContract.markdown(
-            prompt.allowed_ids, min_antecedents=self.settings.rules.min_antecedents,
+            prompt.allowed_ids, min_antecedents=self.options.rules.min_antecedents,
             json_schema=proposal_schema, render_json=render_markdown,
             shown_texts=(*(view.texts[i] for i in view.sample_ids if i in view.texts),
                          *(b.text for b in view.derived)))
@@ -90,7 +79,7 @@ class DeriveStage(KeyedItems):
 
     def check(self, tx: GraphTx, items: Sequence[Proposal], shown: RoundInput | None
               ) -> Validation:
-        return validate_proposals(items, read_facts(tx, items), self.settings.rules)
+        return validate_proposals(items, read_facts(tx, items), self.options.rules)
 
     def apply(self, tx: GraphTx, items: Sequence[Proposal], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:

@@ -7,7 +7,8 @@ import pytest
 from engine import tms
 from engine.derive.apply import justifications_for
 from engine.derive.proposals import Mode, Proposal, ProposalKind
-from engine.derive.stage import DeriveSettings, DeriveStage
+from engine.derive.options import DeriveOptions
+from engine.derive.stage import DeriveStage
 from engine.derive.validate import ValidationRules
 from engine.errors import StoreError
 from engine.model import Justification, Kind, Truth
@@ -39,7 +40,7 @@ def store():
 
 
 def apply(store, proposals, rules=ValidationRules()):
-    stage = DeriveStage(None, DeriveSettings(rules=rules))
+    stage = DeriveStage(None, DeriveOptions(rules=rules))
     return store.write(lambda tx: apply_round(tx, stage, proposals, None, RUN, RECORD))
 
 
