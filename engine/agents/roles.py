@@ -1,44 +1,32 @@
 """Who may call which agent tool: the three roles of an MCP client, and what a client holds.
 
-One table maps each tool to the least role that may call it. A tool missing from the table
-needs `write`: a tool added later stays closed to lesser clients until someone decides
-otherwise here (deny by default). Nothing here knows MCP: engine/cli/mcp.py asks `allows`
-for each call and for the tool listing.
+Each tool declares the least role that may call it where it is defined (`@tool`,
+engine/agents/tools.py); the tables here are read from those declarations. A name no tool
+declares needs `write` (deny by default). Nothing here knows MCP: engine/cli/mcp.py asks
+`allows` for each call and for the tool listing.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from engine.agents.declaration import PROPOSE, READ, ROLES, WRITE
+from engine.agents.tools import TOOLS
 from engine.errors import InvalidInput
 
-READ, PROPOSE, WRITE = "read", "propose", "write"
-ROLES = (READ, PROPOSE, WRITE)
+__all__ = ["FILTERED_TOOLS", "PROPOSE", "PROPOSE_TOOLS", "READ", "READ_TOOLS", "ROLES",
+           "TOOL_ROLES", "WRITE", "WRITE_TOOLS", "Access", "allows", "check_role", "role_of"]
+
 _RANK = {role: rank for rank, role in enumerate(ROLES)}
 
-READ_TOOLS = ("status", "show", "explain", "trace", "list_beliefs", "search", "query",
-              "verify", "what_if", "stage_runs", "log", "changes_since", "blockers",
-              "context_for", "compact", "ask", "trace_tags")
-# Proposals (issue 23): a proposal changes nothing in the network, so a proposer may make,
-# read and withdraw them; only a writer accepts or rejects.
-PROPOSE_TOOLS = ("propose_add", "propose_add_justification", "propose_retract",
-                 "propose_assert", "propose_assert_belief", "propose_supersede",
-                 "propose_challenge", "list_proposals", "show_proposal", "withdraw_proposal")
-WRITE_TOOLS = ("add", "add_justification", "retract", "assert_belief", "nogood", "supersede",
-               "supersede_undo", "challenge", "defend", "defeat", "remove_justification",
-               "convert_to_premise", "set_metadata", "accept_proposal", "reject_proposal")
-
-# The reads that filter by a visibility set (engine/agents/visibility.py): the only tools a client
-# with one is offered; `query`, export, the change log, what-if and the writes cannot be
-# filtered (their answers name beliefs the client may not see).
-FILTERED_TOOLS = frozenset({"show", "explain", "trace", "list_beliefs", "search", "blockers",
-                            "compact", "context_for", "ask"})
-
-TOOL_ROLES: Mapping[str, str] = {
-    **{name: READ for name in READ_TOOLS},
-    **{name: PROPOSE for name in PROPOSE_TOOLS},
-    **{name: WRITE for name in WRITE_TOOLS},
-}
+TOOL_ROLES: Mapping[str, str] = {spec.name: spec.role for spec in TOOLS}
+READ_TOOLS = tuple(name for name, role in TOOL_ROLES.items() if role == READ)
+PROPOSE_TOOLS = tuple(name for name, role in TOOL_ROLES.items() if role == PROPOSE)
+WRITE_TOOLS = tuple(name for name, role in TOOL_ROLES.items() if role == WRITE)
+# The reads that filter by a visibility set (engine/agents/visibility.py): the only tools a
+# client with one is offered; `query`, export, the change log, what-if and the writes cannot
+# be filtered (their answers name beliefs the client may not see).
+FILTERED_TOOLS = frozenset(spec.name for spec in TOOLS if spec.filtered)
 
 
 def role_of(tool: str) -> str:

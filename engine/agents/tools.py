@@ -1,7 +1,9 @@
 """The operations an agent calls, each a thin call of the library the CLI uses, returning
-JSON-ready dicts (the same shapes as the CLI's --json). `python -m engine.mcp` publishes every
-public method of `AgentTools` as an MCP tool: the method's name is the tool's name, its typed
-parameters the tool's input, and its docstring the description a model reads to choose it.
+JSON-ready dicts (the same shapes as the CLI's --json). Each is a method declared with `@tool`
+(engine/agents/declaration.py: its role, whether it only reads, whether it answers under a
+visibility set); `TOOLS` at the end is the one list of them. `python -m engine.mcp` publishes
+each as an MCP tool: the method's name is the tool's name, its typed parameters the tool's
+input, and its docstring the description a model reads to choose it.
 
 Nothing here knows MCP or Neo4j: the entry point (engine/cli/mcp.py) hands in the store, the
 query pack, a way to build the embedder, and the report directory. Bad input raises the same
@@ -11,12 +13,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from engine import results, tms
+from engine.agents.declaration import PROPOSE, READ, WRITE, ToolSpec, declared_tools, tool
 from engine.change_records import LogQuery
 from engine.errors import InvalidInput
 from engine.memory import changelog, defeat, dialectic, editing, supersede
@@ -93,6 +96,7 @@ class AgentTools:
 
         return AsOfStore(self._store, as_of)
 
+    @tool(READ)
     def status(self, as_of: str = "") -> dict[str, Any]:
         """Counts of the network: beliefs, IN, OUT, undetermined, premises, derived, nogoods,
         max depth, and the ids of undetermined beliefs. Call it first to see how big the
@@ -102,6 +106,7 @@ class AgentTools:
         s = tms.status(self._at(as_of))
         return {**s.as_dict(), "undetermined_ids": list(s.undetermined_ids)}
 
+    @tool(READ, filtered=True)
     def show(self, id: str, as_of: str = "") -> dict[str, Any]:
         """One belief in full: text, truth (IN/OUT/UNDETERMINED), depth, whether retracted or
         asserted, source, metadata, its justifications (antecedents that must be IN, outlist
@@ -109,12 +114,14 @@ class AgentTools:
         changing a belief. Example: show(id="auth-uses-jwt")."""
         return results.belief_record(*tms.show(self._at(as_of), id))
 
+    @tool(READ, filtered=True)
     def explain(self, id: str, as_of: str = "") -> dict[str, Any]:
         """Why a belief is IN (the justification that holds, down to premises) or OUT (what
         fails in each justification). Use it to answer "why do we believe X?" or "why not?".
         Example: explain(id="auth-bottleneck")."""
         return explaining.explain(self._at(as_of), id).as_dict()
 
+    @tool(READ, filtered=True)
     def trace(self, id: str, as_of: str = "") -> dict[str, Any]:
         """The premises, user-asserted beliefs and not-yet-added ids a belief ultimately rests
         on, each with its truth. Use it to find which observations a conclusion depends on.
@@ -122,6 +129,7 @@ class AgentTools:
         return {"id": id, "rests_on": [e.__dict__ for e in
                                        explaining.trace(self._at(as_of), id)]}
 
+    @tool(READ, filtered=True)
     def list_beliefs(self, truth: str = "any", kind: str = "any",
                      limit: int = LIST_LIMIT, as_of: str = "") -> dict[str, Any]:
         """Beliefs in id order, without justifications. truth: "any", "in" or "out" (OUT
@@ -143,6 +151,7 @@ class AgentTools:
         return {"beliefs": [results.belief_row(b) for b in beliefs[:limit]],
                 "total": len(beliefs), "truncated": len(beliefs) > limit}
 
+    @tool(READ, filtered=True)
     def search(self, words: str, include_out: bool = False, semantic: bool = False,
                limit: int = searching.DEFAULT_LIMIT, depth: int = 0) -> dict[str, Any]:
         """Find beliefs by words in their text or id (any word, stemmed: "deactivation"
@@ -163,6 +172,7 @@ class AgentTools:
                                     include_out)
         return {"hits": [h.as_dict() for h in hits], "neighbours": [n.as_dict() for n in near]}
 
+    @tool(READ)
     def query(self, name: str, params: dict[str, str | int | float | bool] | None = None
               ) -> dict[str, Any]:
         """Run a read-only query of the pack by name with its parameters: why_in(id),
@@ -175,6 +185,7 @@ class AgentTools:
         result = queries.run_query(self._store, query, queries.parse_params(query, pairs))
         return {"columns": list(result.columns), "rows": queries.json_rows(result)}
 
+    @tool(READ)
     def verify(self) -> dict[str, Any]:
         """Recompute every label and depth from scratch and compare with the graph: ok is
         true when they all agree, else the mismatches. Slow on big networks; use it after
@@ -182,6 +193,7 @@ class AgentTools:
         problems = tms.verify(self._store)
         return results.verify_record(problems, tms.status(self._store).undetermined_ids)
 
+    @tool(READ)
     def what_if(self, operation: str, id: str, new: str = "", text: str = "") -> dict[str, Any]:
         """What retracting, asserting or superseding a belief would change (went_in,
         went_out), computed in a transaction that is rolled back: nothing is written.
@@ -197,35 +209,7 @@ class AgentTools:
                                value=operation)
         return tms.what_if(self._store, operation, id).as_dict()
 
-    def log(self, since: str = "", id: str = "", op: str = "", actor: str = "",
-            limit: int = 50) -> dict[str, Any]:
-        """The change log, newest first: who changed what (op, args), why (reason), and the
-        cascade (went_in, went_out, retracted_by_nogood ids). since: an ISO time, or a seq
-        (entries after it); id: only entries that touched that belief.
-        Example: log(since="2026-12-03", op="retract", limit=20)."""
-        at, after = changelog.since_to_query(since or None)
-        entries = changelog.log(self._store, LogQuery(
-            since=at, after=after, belief_id=id or None, op=op or None, actor=actor or None,
-            limit=limit))
-        return {"entries": [e.as_dict() for e in entries]}
-
-    def changes_since(self, seq: int = 0, limit: int = 1000) -> dict[str, Any]:
-        """Every change-log entry after seq, oldest first, with the ids it touched: call it
-        at the start of a session with the last seq you saw (0 the first time) to catch up
-        on what others changed; `last_seq` is the one to remember for next time.
-        Example: changes_since(seq=1200)."""
-        entries = changelog.changes_since(self._store, seq, limit)
-        return {"entries": [e.as_dict() for e in entries],
-                "last_seq": entries[-1].seq if entries else seq}
-
-    def blockers(self, limit: int = blocking.DEFAULT_LIMIT) -> dict[str, Any]:
-        """What holds conclusions OUT: groups of OUT conclusions whose justification holds
-        but for IN beliefs in its outlist (closers), most conclusions first ("take bug-412
-        OUT and these 7 come back"), and the retracted premises the most beliefs rest on,
-        with their reasons. Use it to find what to fix first.
-        Example: blockers(limit=10)."""
-        return blocking.find_blockers(self._store, limit).as_dict()
-
+    @tool(READ)
     def stage_runs(self, limit: int = RUNS_LIMIT) -> dict[str, Any]:
         """Recent runs of the LLM stages (derive and the others), newest first: id, stage,
         model, started_at, params; and the newest report files in the report directory.
@@ -239,7 +223,40 @@ class AgentTools:
                           "started_at": r.started_at, "params": dict(r.params)} for r in runs],
                 "reports": report_files(self._report_dir, limit)}
 
+    @tool(READ)
+    def log(self, since: str = "", id: str = "", op: str = "", actor: str = "",
+            limit: int = 50) -> dict[str, Any]:
+        """The change log, newest first: who changed what (op, args), why (reason), and the
+        cascade (went_in, went_out, retracted_by_nogood ids). since: an ISO time, or a seq
+        (entries after it); id: only entries that touched that belief.
+        Example: log(since="2026-12-03", op="retract", limit=20)."""
+        at, after = changelog.since_to_query(since or None)
+        entries = changelog.log(self._store, LogQuery(
+            since=at, after=after, belief_id=id or None, op=op or None, actor=actor or None,
+            limit=limit))
+        return {"entries": [e.as_dict() for e in entries]}
+
+    @tool(READ)
+    def changes_since(self, seq: int = 0, limit: int = 1000) -> dict[str, Any]:
+        """Every change-log entry after seq, oldest first, with the ids it touched: call it
+        at the start of a session with the last seq you saw (0 the first time) to catch up
+        on what others changed; `last_seq` is the one to remember for next time.
+        Example: changes_since(seq=1200)."""
+        entries = changelog.changes_since(self._store, seq, limit)
+        return {"entries": [e.as_dict() for e in entries],
+                "last_seq": entries[-1].seq if entries else seq}
+
+    @tool(READ, filtered=True)
+    def blockers(self, limit: int = blocking.DEFAULT_LIMIT) -> dict[str, Any]:
+        """What holds conclusions OUT: groups of OUT conclusions whose justification holds
+        but for IN beliefs in its outlist (closers), most conclusions first ("take bug-412
+        OUT and these 7 come back"), and the retracted premises the most beliefs rest on,
+        with their reasons. Use it to find what to fix first.
+        Example: blockers(limit=10)."""
+        return blocking.find_blockers(self._store, limit).as_dict()
+
     # --- changing --------------------------------------------------------------------
+    @tool(WRITE)
     def add(self, id: str, text: str, antecedents: list[str] | None = None,
             unless: list[str] | None = None, any_mode: bool = False, kind: str = "SL",
             label: str = "", source: str = "", source_url: str = "", quote: str = ""
@@ -263,6 +280,7 @@ class AgentTools:
         return tms.add(self._store, id, text, justifications, source=source,
                        source_url=source_url).as_dict()
 
+    @tool(WRITE)
     def add_justification(self, id: str, antecedents: list[str] | None = None,
                           unless: list[str] | None = None, any_mode: bool = False,
                           kind: str = "SL", label: str = "") -> dict[str, Any]:
@@ -273,18 +291,21 @@ class AgentTools:
         justifications = _justifications(antecedents or [], unless or [], any_mode, kind, label)
         return tms.add_justification(self._store, id, justifications).as_dict()
 
+    @tool(WRITE)
     def retract(self, id: str, reason: str = "") -> dict[str, Any]:
         """Pin a belief OUT (it no longer holds) until assert_belief; everything resting on
         it follows in the same transaction. Returns what went IN and OUT. Call what_if
         first when unsure. Example: retract(id="auth-uses-jwt", reason="moved to sessions")."""
         return tms.retract(self._store, id, reason).as_dict()
 
+    @tool(WRITE)
     def assert_belief(self, id: str) -> dict[str, Any]:
         """Undo a retraction; a derived belief with no valid support then holds as a
         user-asserted fact. Returns what went IN and OUT.
         Example: assert_belief(id="auth-uses-jwt")."""
         return tms.assert_belief(self._store, id).as_dict()
 
+    @tool(WRITE)
     def nogood(self, ids: list[str], name: str = "") -> dict[str, Any]:
         """Record that these beliefs must not all be IN (a contradiction). While they all
         are, the least entrenched assumption they rest on is retracted. Returns what went
@@ -293,6 +314,7 @@ class AgentTools:
         Example: nogood(ids=["cache-is-coherent", "cache-serves-stale-reads"])."""
         return tms.add_nogood(self._store, ids, name or None).as_dict()
 
+    @tool(WRITE)
     def supersede(self, old: str, new: str = "", text: str = "", new_id: str = "",
                   rewire: bool | None = None, reason: str = "") -> dict[str, Any]:
         """Replace belief old by new (an existing belief), or reword it (text: creates
@@ -305,11 +327,13 @@ class AgentTools:
                                    new_id=new_id or None, rewire=rewire,
                                    reason=reason).as_dict()
 
+    @tool(WRITE)
     def supersede_undo(self, old: str) -> dict[str, Any]:
         """Undo the supersede of old exactly (edges moved back, a reworded successor
         removed). Example: supersede_undo(old="auth-uses-jwt")."""
         return supersede.undo_supersede(self._store, old).as_dict()
 
+    @tool(WRITE)
     def challenge(self, id: str, reason: str, justification: int = 0,
                   challenge_id: str = "") -> dict[str, Any]:
         """Challenge a belief: a new premise challenge:<id> (or challenge_id; its text the
@@ -320,6 +344,7 @@ class AgentTools:
         return dialectic.challenge(self._store, id, reason, justification or None,
                                    challenge_id or None).as_dict()
 
+    @tool(WRITE)
     def defend(self, id: str, reason: str) -> dict[str, Any]:
         """Defend against a challenge, a review defeater (review:<belief>:j<n>) or a defeat's
         defeater (defeat:<belief>:j<n>): a premise defence:<id> gates it, so it goes OUT
@@ -327,6 +352,7 @@ class AgentTools:
         Example: defend(id="challenge:auth-bottleneck", reason="rerun with the cache")."""
         return dialectic.defend(self._store, id, reason).as_dict()
 
+    @tool(WRITE)
     def defeat(self, id: str, justification: int, reason: str,
                type: str = "invalid-inference", defeater_id: str = "",
                scopes: dict[str, str] | None = None) -> dict[str, Any]:
@@ -342,16 +368,19 @@ class AgentTools:
         return defeat.defeat(self._store, id, justification, type, reason,
                              defeater_id or None, found).as_dict()
 
+    @tool(WRITE)
     def remove_justification(self, id: str, n: int) -> dict[str, Any]:
         """Drop justification n (1-based, as show lists them) of a belief; never its last
         one (use convert_to_premise or retract). Example: remove_justification(id="b", n=2)."""
         return editing.remove_justification(self._store, id, n).as_dict()
 
+    @tool(WRITE)
     def convert_to_premise(self, id: str) -> dict[str, Any]:
         """Strip every justification of a belief so it holds as an observed premise (the
         justifications are kept in the change log). Example: convert_to_premise(id="b")."""
         return editing.convert_to_premise(self._store, id).as_dict()
 
+    @tool(WRITE)
     def set_metadata(self, id: str, key: str, value: str | int | float | bool | list | dict
                      | None = None, unset: bool = False) -> dict[str, Any]:
         """Set (or with unset=true remove) one metadata key of a belief; value is any JSON
@@ -395,18 +424,6 @@ def _param_text(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-TOOL_NAMES = ("status", "show", "explain", "trace", "list_beliefs", "search", "query",
-              "verify", "what_if", "stage_runs", "log", "changes_since", "blockers", "add",
-              "add_justification", "retract", "assert_belief", "nogood", "supersede",
-              "supersede_undo", "challenge", "defend", "defeat", "remove_justification",
-              "convert_to_premise", "set_metadata")
-READ_ONLY = frozenset(TOOL_NAMES[:13])
-
-
-def tool_methods(tools: AgentTools) -> Mapping[str, Callable[..., dict[str, Any]]]:
-    return {name: getattr(tools, name) for name in TOOL_NAMES}
-
-
 # --- issue 21: reading the memory (compact, context_for, and ask with --model) ------------
 class ReadingTools:
     """The reading tools: what an agent reads at the start of a session (compact), the
@@ -418,6 +435,7 @@ class ReadingTools:
         self._store = store
         self._ask = ask
 
+    @tool(READ, filtered=True)
     def context_for(self, question: str, budget: int = 3000) -> dict[str, Any]:
         """The beliefs that bear on a question, packed to `budget` tokens: the best search
         hits (OUT ones marked, with why they are OUT), what they rest on down to premises,
@@ -427,6 +445,7 @@ class ReadingTools:
 
         return retrieve(self._store, question, budget=budget).as_dict()
 
+    @tool(READ, filtered=True)
     def compact(self, budget: int = 800, topic: str = "") -> dict[str, Any]:
         """A summary of the network in `budget` tokens, for the start of a session: nogoods,
         what went OUT recently and why, gated conclusions, the most load-bearing premises,
@@ -438,6 +457,7 @@ class ReadingTools:
         options = CompactOptions(budget=budget, topic=tuple(topic.split()) if topic else ())
         return summarize_network(self._store, options).as_dict()
 
+    @tool(READ, read_only=False, filtered=True, needs_model=True)  # it records its run
     def ask(self, question: str) -> dict[str, Any]:
         """Answer a question from the network with a model: the answer, its citations (each
         checked: shown to the model, an OUT belief never as supports), and the gaps; status
@@ -452,22 +472,13 @@ class ReadingTools:
         return self.compact()["text"]
 
 
-READING_TOOL_NAMES = ("context_for", "compact")
-
-
-def reading_tool_methods(tools: ReadingTools, *, with_ask: bool
-                         ) -> Mapping[str, Callable[..., dict[str, Any]]]:
-    names = READING_TOOL_NAMES + (("ask",) if with_ask else ())
-    return {name: getattr(tools, name) for name in names}
-
-
 # --- issue 23: proposals (an agent proposes, a person accepts) ------------------------------
 class ProposalTools:
     """The proposal tools: an agent queues a write for a person instead of making it. The
     proposer and the acceptor are the calling client (the change log's actor), never an
-    argument. Grouped by what they do, for a server that gives tools by role:
-    PROPOSAL_READ_TOOL_NAMES read, PROPOSING_TOOL_NAMES queue or withdraw (the network does
-    not change), DECIDING_TOOL_NAMES apply or refuse a proposal (writes)."""
+    argument. list_proposals and show_proposal read; the propose_* tools and
+    withdraw_proposal queue or withdraw (the network does not change, so a proposer may);
+    accept_proposal and reject_proposal apply or refuse one (writes)."""
 
     def __init__(self, store: Store, *, source_files: SourceFiles | None = None) -> None:
         self._store = store
@@ -482,6 +493,22 @@ class ProposalTools:
         return [justification_args(j)
                 for j in _justifications(antecedents, unless, any_mode, kind, label)]
 
+    @tool(PROPOSE, read_only=True)
+    def list_proposals(self, pending: bool = False) -> dict[str, Any]:
+        """The proposals, oldest first (pending=true: only those waiting), each with its
+        action, target, proposer, reason, status and stored impact.
+        Example: list_proposals(pending=True)."""
+        return {"proposals": [p.as_dict()
+                              for p in lifecycle.list_proposals(self._store, pending)]}
+
+    @tool(PROPOSE, read_only=True)
+    def show_proposal(self, id: str) -> dict[str, Any]:
+        """One proposal; while pending, also a what-if computed now (fresh_impact) beside
+        the stored one and what changed since it was proposed (drift_now).
+        Example: show_proposal(id="prop-3")."""
+        return lifecycle.show_proposal(self._store, id).as_dict()
+
+    @tool(PROPOSE)
     def propose_add(self, id: str, text: str, reason: str, antecedents: list[str] | None = None,
                     unless: list[str] | None = None, any_mode: bool = False, kind: str = "SL",
                     label: str = "", source: str = "", source_url: str = "", quote: str = ""
@@ -503,6 +530,7 @@ class ProposalTools:
             args.update(source=claim.path, pin=pin_args(claim))
         return self._propose("add", args, reason)
 
+    @tool(PROPOSE)
     def propose_add_justification(self, id: str, reason: str,
                                   antecedents: list[str] | None = None,
                                   unless: list[str] | None = None, any_mode: bool = False,
@@ -514,17 +542,20 @@ class ProposalTools:
             "id": id, "justifications": self._justifications(antecedents or [], unless or [],
                                                              any_mode, kind, label)}, reason)
 
+    @tool(PROPOSE)
     def propose_retract(self, id: str, reason: str) -> dict[str, Any]:
         """Propose retracting a belief; the proposal shows what would go OUT. Nothing
         changes until a person accepts it.
         Example: propose_retract(id="auth-uses-jwt", reason="moved to sessions")."""
         return self._propose("retract", {"id": id, "reason": reason}, reason)
 
+    @tool(PROPOSE)
     def propose_assert(self, id: str, reason: str) -> dict[str, Any]:
         """Propose asserting a belief (undo a retraction, or hold a derived one as a fact).
         Example: propose_assert(id="auth-uses-jwt", reason="sessions were rolled back")."""
         return self._propose("assert", {"id": id}, reason)
 
+    @tool(PROPOSE)
     def propose_supersede(self, old: str, reason: str, new: str = "", text: str = "",
                           new_id: str = "", rewire: bool | None = None) -> dict[str, Any]:
         """Propose replacing old by new (an existing belief) or rewording it (text; new_id,
@@ -534,6 +565,7 @@ class ProposalTools:
             "old": old, "new": new or None, "text": text or None, "new_id": new_id or None,
             "justifications": None, "rewire": rewire, "reason": reason}, reason)
 
+    @tool(PROPOSE)
     def propose_challenge(self, id: str, reason: str, justification: int = 0,
                           challenge_id: str = "") -> dict[str, Any]:
         """Propose challenging a belief (reason: the objection, the challenge's text;
@@ -544,24 +576,13 @@ class ProposalTools:
                                            **({"challenge_id": challenge_id}
                                               if challenge_id else {})}, reason)
 
-    def list_proposals(self, pending: bool = False) -> dict[str, Any]:
-        """The proposals, oldest first (pending=true: only those waiting), each with its
-        action, target, proposer, reason, status and stored impact.
-        Example: list_proposals(pending=True)."""
-        return {"proposals": [p.as_dict()
-                              for p in lifecycle.list_proposals(self._store, pending)]}
-
-    def show_proposal(self, id: str) -> dict[str, Any]:
-        """One proposal; while pending, also a what-if computed now (fresh_impact) beside
-        the stored one and what changed since it was proposed (drift_now).
-        Example: show_proposal(id="prop-3")."""
-        return lifecycle.show_proposal(self._store, id).as_dict()
-
+    @tool(PROPOSE)
     def withdraw_proposal(self, id: str) -> dict[str, Any]:
         """Withdraw a pending proposal you made (only its proposer may).
         Example: withdraw_proposal(id="prop-3")."""
         return lifecycle.withdraw(self._store, id).as_dict()
 
+    @tool(WRITE)
     def accept_proposal(self, id: str, force: bool = False) -> dict[str, Any]:
         """Apply a pending proposal in one transaction; refused, naming what changed, when
         its target or an id it names changed since (force=true applies anyway, recorded).
@@ -569,19 +590,14 @@ class ProposalTools:
         id="prop-3")."""
         return lifecycle.accept(self._store, id, force).as_dict()
 
+    @tool(WRITE)
     def reject_proposal(self, id: str, reason: str) -> dict[str, Any]:
         """Reject a pending proposal, saying why.
         Example: reject_proposal(id="prop-3", reason="the benchmark ran without the cache")."""
         return lifecycle.reject(self._store, id, reason).as_dict()
 
 
-PROPOSAL_READ_TOOL_NAMES = ("list_proposals", "show_proposal")
-PROPOSING_TOOL_NAMES = ("propose_add", "propose_add_justification", "propose_retract",
-                        "propose_assert", "propose_supersede", "propose_challenge",
-                        "withdraw_proposal")
-DECIDING_TOOL_NAMES = ("accept_proposal", "reject_proposal")
-PROPOSAL_TOOL_NAMES = PROPOSAL_READ_TOOL_NAMES + PROPOSING_TOOL_NAMES + DECIDING_TOOL_NAMES
-
-
-def proposal_tool_methods(tools: ProposalTools) -> Mapping[str, Callable[..., dict[str, Any]]]:
-    return {name: getattr(tools, name) for name in PROPOSAL_TOOL_NAMES}
+# The one list of agent tools: each declared where it is defined (`@tool`), in the order the
+# MCP server lists them. roles.py and engine/cli/mcp.py read it.
+TOOLS: tuple[ToolSpec, ...] = (declared_tools(AgentTools) + declared_tools(ReadingTools)
+                               + declared_tools(ProposalTools))

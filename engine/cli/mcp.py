@@ -5,7 +5,7 @@
     python -m engine.mcp token add NAME --role read|propose|write [--visible-to TAGS]
 
 The server opens the store once and keeps one driver for its life, so a tool call costs what
-its transaction costs. Tools are the public methods of engine.agents.tools.AgentTools; sync
+its transaction costs. Tools are the methods engine/agents/tools.py declares (TOOLS); sync
 tools run on the SDK's worker threads, each call in its own transaction(s) through the
 store's read / write paths. A call that fails on bad input answers a tool error whose text is
 the CLI's `Error: ...` line; nothing is written. While Neo4j is down a call answers one
@@ -35,19 +35,15 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.agents.declaration import bound_tools
 from engine.agents.roles import ROLES, WRITE, Access
 from engine.agents.tools import (
-    PROPOSAL_READ_TOOL_NAMES,
-    READ_ONLY,
-    READING_TOOL_NAMES,
+    TOOLS,
     AgentTools,
     PackEntry,
     ProposalTools,
     ReadingTools,
     pack_resource,
-    proposal_tool_methods,
-    reading_tool_methods,
-    tool_methods,
 )
 from engine.agents.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
 from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
@@ -288,25 +284,18 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
         return guarded(method, types, lambda: uri, context_type, base_actor, name,
                        default_access)
 
-    for name, method in tool_methods(tools).items():
-        server.add_tool(wrap(name, method), name=name,
-                        annotations=types.ToolAnnotations(read_only_hint=name in READ_ONLY))
-    if reading is not None:  # issue 21: context_for, compact, ask (with --model)
-        for name, method in reading_tool_methods(reading, with_ask=with_ask).items():
-            server.add_tool(wrap(name, method), name=name,
-                            annotations=types.ToolAnnotations(
-                                read_only_hint=name in READING_TOOL_NAMES))
+    methods = {**bound_tools(tools), **(bound_tools(reading) if reading is not None else {}),
+               **(bound_tools(proposals) if proposals is not None else {})}
+    for spec in TOOLS:  # the one list, in its order; ask only with a model
+        if spec.name in methods and (with_ask or not spec.needs_model):
+            server.add_tool(wrap(spec.name, methods[spec.name]), name=spec.name,
+                            annotations=types.ToolAnnotations(read_only_hint=spec.read_only))
+    if reading is not None:  # issue 21: the compact summary as a resource too
 
         @server.resource("eem://compact", name="compact", mime_type="text/markdown",
                          description="The network summarized in 800 tokens (compact).")
         def compact_summary() -> str:
             return reading.compact_resource()
-
-    if proposals is not None:  # issue 23: propose_*, list/show/withdraw/accept/reject
-        for name, method in proposal_tool_methods(proposals).items():
-            server.add_tool(wrap(name, method), name=name,
-                            annotations=types.ToolAnnotations(
-                                read_only_hint=name in PROPOSAL_READ_TOOL_NAMES))
 
     @server.resource("eem://query-pack", name="query-pack", mime_type="application/json",
                      description="Every query of the pack: name, description, parameters "

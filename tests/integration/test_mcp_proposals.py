@@ -10,7 +10,8 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import Client, types  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agents.tools import PROPOSAL_TOOL_NAMES  # noqa: E402
+from engine.agents.declaration import declared_tools  # noqa: E402
+from engine.agents.tools import ProposalTools  # noqa: E402
 from tests.integration.test_mcp_server import (  # noqa: E402
     _cli_error,
     build,
@@ -66,8 +67,9 @@ def test_an_agent_proposes_and_a_reviewer_decides(store, neo4j_settings):
 
     out = run(go())
     tools = out["tools"]
-    assert set(PROPOSAL_TOOL_NAMES) <= set(tools)
-    for name in PROPOSAL_TOOL_NAMES:
+    proposal_tools = [spec.name for spec in declared_tools(ProposalTools)]
+    assert set(proposal_tools) <= set(tools)
+    for name in proposal_tools:
         assert "Example: " + name + "(" in " ".join(tools[name].description.split()), name
     assert tools["list_proposals"].annotations.read_only_hint is True
     assert tools["accept_proposal"].annotations.read_only_hint is False

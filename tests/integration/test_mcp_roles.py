@@ -20,16 +20,12 @@ from mcp import Client, MCPError  # noqa: E402
 
 from engine import tms  # noqa: E402
 from engine.agents.roles import PROPOSE_TOOLS, READ_TOOLS, allows, role_of  # noqa: E402
-from engine.agents.tools import (  # noqa: E402
-    PROPOSAL_TOOL_NAMES,
-    READING_TOOL_NAMES,
-    TOOL_NAMES,
-)
 from engine.change_records import LogQuery  # noqa: E402
 from engine.cli import mcp_tokens as token_file  # noqa: E402
 from engine.memory import changelog
 from tests.integration.test_mcp_server import (  # noqa: E402
     ROOT,
+    SERVED,
     _free_port,
     build,
     call,
@@ -44,7 +40,6 @@ from tests.integration.test_mcp_server import (  # noqa: E402
 pytestmark = pytest.mark.neo4j
 
 DEFAULT_TOKEN = "default-token-7d21"
-SERVED = set(TOOL_NAMES) | set(READING_TOOL_NAMES) | set(PROPOSAL_TOOL_NAMES)
 
 
 def token_cli(home, *args: str) -> subprocess.CompletedProcess:

@@ -23,15 +23,12 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agents.tools import (  # noqa: E402
-    PROPOSAL_TOOL_NAMES,
-    READING_TOOL_NAMES,
-    TOOL_NAMES,
-)
+from engine.agents.tools import TOOLS  # noqa: E402
 
 pytestmark = pytest.mark.neo4j
 
 ROOT = Path(__file__).resolve().parents[2]
+SERVED = {spec.name for spec in TOOLS if not spec.needs_model}  # no ask without --model
 SCRIPT = ROOT / "scripts" / "neo4j"
 TOKEN = "test-token-0f3c9a"
 
@@ -106,8 +103,8 @@ def test_lists_every_tool_with_a_description_for_a_model_and_the_resources(store
     build(store)
     tools, resources, pack, status = run(go())
     by_name = {t.name: t for t in tools}
-    # no ask without --model
-    assert set(by_name) == set(TOOL_NAMES) | set(READING_TOOL_NAMES) | set(PROPOSAL_TOOL_NAMES)
+    assert set(by_name) == SERVED and "ask" not in by_name  # no ask without --model
+    assert [t.name for t in tools] == [spec.name for spec in TOOLS if spec.name in SERVED]
     for tool in tools:
         assert "Example: " + tool.name + "(" in " ".join(tool.description.split()), tool.name
         assert tool.input_schema["type"] == "object"
@@ -327,7 +324,7 @@ def test_http_with_the_token_serves_the_tools(http_server, store):
                                                                           id="nope")
 
     names, shown, missing = run(go())
-    assert names == set(TOOL_NAMES) | set(READING_TOOL_NAMES) | set(PROPOSAL_TOOL_NAMES)
+    assert names == SERVED
     assert shown["truth"] == "IN" and shown["dependents"] == ["b"]
     assert missing == "Error: no belief with id 'nope'"
 

@@ -7,7 +7,8 @@ import os
 import pytest
 
 from engine import tms
-from engine.agents.tools import TOOL_NAMES, AgentTools, report_files, tool_methods
+from engine.agents.declaration import bound_tools, declared_tools
+from engine.agents.tools import AgentTools, report_files
 from engine.errors import InvalidInput, NotFound
 from engine.stages.provenance import RunRecord
 from tests.fakes import FakeStore
@@ -22,8 +23,9 @@ def tools(tmp_path):
 
 
 def test_every_tool_is_a_method_with_a_description_and_an_example(tools):
-    methods = tool_methods(tools)
-    assert list(methods) == list(TOOL_NAMES)
+    methods = bound_tools(tools)
+    assert list(methods) == [spec.name for spec in declared_tools(AgentTools)]
+    assert {"status", "show", "add", "retract", "set_metadata"} <= set(methods)
     for name, method in methods.items():
         assert "Example: " + name + "(" in " ".join(method.__doc__.split()), name
 
