@@ -58,7 +58,7 @@ class DedupOptions:
     by_id: bool = False
     batch: int = DEFAULT_BATCH
     domain: str = ""
-    search: str = "auto"  # engine.dedup.candidates.SEARCHES
+    search: str = "auto"  # engine.pairs.candidates.SEARCHES
 
     @property
     def cutoff(self) -> float:

@@ -1,7 +1,7 @@
 """A forge run: plan (which chunks are not forged yet), bring changed sources up to date
 (with `auto`), then one round per pending chunk on the shared machinery
-(engine/stages/rounds.run_round: the model call, the one retry, check, and with `auto` the
-apply and the round's provenance in one write transaction), and the report.
+(engine/stages/rounds.py: the model call, the one retry, check, and with `auto` the apply
+and the round's provenance in one write transaction), and the report.
 
 Forge's own part is the plan: every pending chunk gets its round (a planned run of
 engine/stages/run.run_stage), with or without `auto`, and without it the valid premises of

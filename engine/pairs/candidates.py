@@ -75,7 +75,7 @@ def embedding_pairs(store: Store, embedder: Embedder, pool: Sequence[tuple[str, 
                     progress: Progress | None = None) -> list[Pair]:
     """Neighbour pairs among `pool`'s beliefs at cosine >= threshold, each belief's k best:
     through the vector index (`index`), or block by block over the vectors derive's cache
-    holds (`vectors`, engine/dedup/neighbours.py); `auto` picks by the pool's size."""
+    holds (`vectors`, engine/pairs/neighbours.py); `auto` picks by the pool's size."""
     if search == "vectors" or (search == "auto" and len(pool) > INDEX_UP_TO):
         return _pairs_from_vectors(store, embedder, pool, threshold=threshold, k=k, cache=cache)
     ensure_current_embeddings(store, embedder, pool, cache=cache)

@@ -34,7 +34,7 @@ from engine.review.verdicts import (
 )
 from engine.stages.item_reader import ItemsParse, JustificationReader, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
-from engine.stages.replies import ReplyShape, bare_id, find_items, second_fills_gaps
+from engine.stages.replies import ReplyShape, bare_id, second_fills_gaps
 
 SHAPE = ReplyShape("verdicts", ("id", "justification"))
 # What the round showed: belief id -> justification positions -> its antecedent ids.
@@ -46,12 +46,6 @@ class ReviewParse(ItemsParse[Verdict]):
     """Verdicts read from one reply; `missing`: justification keys shown, not judged."""
 
     expected: Expected | None = None
-
-
-def find_verdicts(text: str) -> list[tuple[Any, int]] | None:
-    """(verdict object, offset) pairs, or None when the text holds no verdicts at all."""
-    found = find_items(text, SHAPE).items
-    return None if found is None else [(f.value, f.offset) for f in found]
 
 
 def _boolean(value: Any) -> bool | None:

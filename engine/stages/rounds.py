@@ -1,6 +1,8 @@
-"""One round of any stage: read what the round shows, ask the model (retrying once when the
-reply needs it), parse, and validate; with `auto`, validate again and apply in ONE write
-transaction together with the round's provenance.
+"""One round of any stage in three phases: `open_round` reads what the round shows,
+`ask_round` asks the model (retrying once when the reply needs it) and parses, `close_round`
+validates, and with `auto` validates again and applies in ONE write transaction together
+with the round's provenance. The run (engine/stages/parallel.ParallelRounds, under
+engine/stages/run.run_stage) calls them, one round at a time or several asking at once.
 
 Outcomes (engine.stages.report.Outcome): `proposed` (at least one valid item), `dry` (an
 explicit "nothing", or nothing valid), `format_failure` (after the retry the reply still
@@ -55,24 +57,6 @@ class OpenRound:
     def settled(self) -> bool:
         """Nothing left to do but record it: empty, or failed."""
         return self.result.outcome is not None
-
-
-def run_round(
-    store: Store,
-    stage: Stage,
-    model_for_round: ModelForRound,
-    settings: RoundSettings,
-    *,
-    n: int,
-    run: RunRecord,
-    at: Callable[[], str],
-    clock: Callable[[], float] = time.monotonic,
-) -> RoundResult:
-    """Run round `n` (1-based). Model and store failures end in outcome `error`, with nothing
-    of the round applied; they do not raise. Bugs do."""
-    opened = open_round(stage, n, lambda: stage.read_round(store, n), clock=clock)
-    ask_round(opened, stage, model_for_round, settings, clock=clock)
-    return close_round(opened, store, stage, settings, run=run, at=at, clock=clock)
 
 
 def open_round(stage: Stage, n: int, read: Callable[[], RoundInput], *,

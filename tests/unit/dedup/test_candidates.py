@@ -4,7 +4,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from engine.dedup.candidates import (
+from engine.pairs.candidates import (
     complete_link,
     current_verdicts,
     id_token_pairs,
