@@ -191,5 +191,6 @@ COMMAND = sc.StageCommand(
     json_help="print JSON")
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None,
+         prog: str = PROG) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or Wiring(), prog)

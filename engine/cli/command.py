@@ -15,13 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.cli import PROG
 from engine.cli.support import print_json, split_ids
 from engine.errors import InvalidInput
 from engine.model import Change, Kind
 from engine.tms import make_justifications
 
-PROG = "python -m engine"
-
+__all__ = ["PROG", "Command", "id_argument", "justification_flags", "justifications_of",
+           "no_arguments", "report_change"]
 
 def no_arguments(p: argparse.ArgumentParser) -> None:
     pass

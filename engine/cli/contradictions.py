@@ -97,5 +97,6 @@ COMMAND = sc.StageCommand(
               "transaction.", f"example:\n  {PROG} accept {DEFAULT_OUTPUT}", accept_stage)})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
+         prog: str = PROG) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)

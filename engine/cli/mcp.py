@@ -274,6 +274,10 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
             watch.start(asyncio.get_running_loop())
         yield {}
 
+    methods = {**bound_tools(tools), **(bound_tools(reading) if reading is not None else {}),
+               **(bound_tools(proposals) if proposals is not None else {})}
+    served = [(spec, methods[spec.name]) for spec in TOOLS  # the one list, in its order
+              if spec.name in methods and (with_ask or not spec.needs_model)]  # ask: a model
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING",
                        middleware=[tool_listing_filter(default_access)], subscriptions=bus,
                        lifespan=lifespan)
@@ -284,12 +288,9 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
         return guarded(method, types, lambda: uri, context_type, base_actor, name,
                        default_access)
 
-    methods = {**bound_tools(tools), **(bound_tools(reading) if reading is not None else {}),
-               **(bound_tools(proposals) if proposals is not None else {})}
-    for spec in TOOLS:  # the one list, in its order; ask only with a model
-        if spec.name in methods and (with_ask or not spec.needs_model):
-            server.add_tool(wrap(spec.name, methods[spec.name]), name=spec.name,
-                            annotations=types.ToolAnnotations(read_only_hint=spec.read_only))
+    for spec, method in served:
+        server.add_tool(wrap(spec.name, method), name=spec.name,
+                        annotations=types.ToolAnnotations(read_only_hint=spec.read_only))
     if reading is not None:  # issue 21: the compact summary as a resource too
 
         @server.resource("eem://compact", name="compact", mime_type="text/markdown",
@@ -381,13 +382,14 @@ class RequireBearer:
 
 
 # --- the command ------------------------------------------------------------------------
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """`prog`: the name the server's command goes by (`eem mcp` under eem)."""
     parser = argparse.ArgumentParser(
-        prog=PROG, description="The belief network as an MCP server (tools and resources).",
+        prog=prog, description="The belief network as an MCP server (tools and resources).",
         epilog="Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. "
                "HTTP token: EEM_MCP_TOKEN, else .neo4j/mcp-token (role write), or a named "
-               f"token: {PROG} token add|list|revoke (see {PROG} token --help). "
-               f"example: {PROG} --http --port 8765")
+               f"token: {prog} token add|list|revoke (see {prog} token --help). "
+               f"example: {prog} --http --port 8765")
     parser.add_argument("--http", action="store_true",
                         help=f"serve streamable HTTP on {HOST} instead of stdio")
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
@@ -457,13 +459,13 @@ def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
     return f"mcp:{client}" + (f"@{label}" if label else "")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["token"]:
         from engine.cli.mcp_tokens import token_command
 
-        return token_command(argv[1:], local_home(os.environ) / TOKENS_FILE)
-    args = build_parser().parse_args(argv)
+        return token_command(argv[1:], local_home(os.environ) / TOKENS_FILE, f"{prog} token")
+    args = build_parser(prog).parse_args(argv)
     try:
         visible_to = parse_tags(args.visible_to) if args.visible_to is not None else None
     except EngineError as e:

@@ -168,10 +168,12 @@ class TokenTable:
 
 
 # --- `python -m engine.mcp token ...` -----------------------------------------------------
-def build_token_parser() -> Any:
+TOKEN_PROG = "python -m engine.mcp token"
+
+
+def build_token_parser(prog: str = TOKEN_PROG) -> Any:
     import argparse
 
-    prog = "python -m engine.mcp token"
     parser = argparse.ArgumentParser(
         prog=prog, description="Named tokens for the MCP HTTP server, each with a role.",
         epilog=f"example: {prog} add ci-agent --role propose --visible-to eng,ops")
@@ -190,8 +192,8 @@ def build_token_parser() -> Any:
     return parser
 
 
-def token_command(argv: list[str], path: Path) -> int:
-    args = build_token_parser().parse_args(argv)
+def token_command(argv: list[str], path: Path, prog: str = TOKEN_PROG) -> int:
+    args = build_token_parser(prog).parse_args(argv)
     try:
         if args.command == "add":
             tags = parse_tags(args.visible_to) if args.visible_to is not None else None

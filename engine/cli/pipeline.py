@@ -291,5 +291,6 @@ COMMAND = sc.StageCommand(
 build_parser = COMMAND.build_parser
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None,
+         prog: str = PROG) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or Wiring(), prog)

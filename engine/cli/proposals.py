@@ -170,13 +170,14 @@ def cmd_withdraw(store, args) -> int:
 def _propose_arguments(p: argparse.ArgumentParser) -> None:
     """`propose`'s parser: one subcommand per verb, its arguments built by the verb's own
     function (`VERBS[name].arguments`)."""
+    prog = p.prog.removesuffix(" propose")  # the program's name, python -m engine or eem
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     for name in ACTIONS:
         verb = VERBS[name]
         v = sub.add_parser(name, help=f"propose: {verb.help}",
                            description=f"Propose, for a person to accept: {verb.help}. "
                                        "Nothing in the network changes.",
-                           epilog=f"example: {PROG} {EXAMPLES[name]}",
+                           epilog=f"example: {prog} {EXAMPLES[name]}",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         v.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show tracebacks")

@@ -89,5 +89,6 @@ COMMAND = sc.StageCommand(
         "gaps": sc.gaps_subcommand(PROG)})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
+         prog: str = PROG) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)

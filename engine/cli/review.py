@@ -152,5 +152,6 @@ COMMAND = sc.StageCommand(
         file_help="a verdicts file")})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring())
+def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
+         prog: str = PROG) -> int:
+    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)

@@ -391,15 +391,29 @@ class StageCommand:
         return p
 
 
-def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any) -> int:
+def named(parser: argparse.ArgumentParser, own: str, prog: str | None
+          ) -> argparse.ArgumentParser:
+    """The parser of the program `own` (python -m engine.derive) going by `prog` (eem
+    derive): its name in the usage, the description and the examples."""
+    if prog and prog != own:
+        for text in ("prog", "usage", "description", "epilog"):
+            value = getattr(parser, text)
+            if value:
+                setattr(parser, text, value.replace(own, prog))
+    return parser
+
+
+def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any,
+               prog: str | None = None) -> int:
     """The one entry of every stage command: a subcommand when the first word names one,
-    else the run; errors become one `Error:` line and the exit code (engine/cli/support)."""
+    else the run; errors become one `Error:` line and the exit code (engine/cli/support).
+    `prog`: the name the program goes by, when not its own (`eem derive`)."""
     words = list(sys.argv[1:] if argv is None else argv)
     sub = command.subcommands.get(words[0]) if words else None
     if sub is not None:
-        args = sub.build_parser().parse_args(words[1:])
+        args = named(sub.build_parser(), command.prog, prog).parse_args(words[1:])
         return run_guarded(lambda: sub.run(args, wiring), debug=args.debug)
-    parser = command.build_parser()
+    parser = named(command.build_parser(), command.prog, prog)
     args = parser.parse_args(words)
     command.check(parser, args)
     return run_guarded(lambda: command.run(args, wiring), debug=args.debug)

@@ -562,19 +562,21 @@ COMMANDS: dict[str, Command] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The parser of every command; `prog`: the name it goes by (`eem` under eem)."""
+    derive = "python -m engine.derive" if prog == PROG else f"{prog} derive"
     parser = argparse.ArgumentParser(
-        prog=PROG,
+        prog=prog,
         description="Justified beliefs in Neo4j with truth maintenance.",
         epilog="Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. "
                "A writer waits for the write lock at most EEM_LOCK_TIMEOUT seconds (60). "
-               "Derive: python -m engine.derive --help",
+               f"Derive: {derive} --help",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, command in COMMANDS.items():
         p = sub.add_parser(name, help=command.help, description=command.help,
-                           epilog=f"example: {PROG} {command.example}",
+                           epilog=f"example: {prog} {command.example}",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show tracebacks")
@@ -585,10 +587,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None, *, borrowed: BorrowedDriver | None = None,
-         parser: argparse.ArgumentParser | None = None) -> int:
-    """Run one command line. The resident engine (engine/cli/resident/server.py) passes its driver
-    and a parser it built before (building one takes longer than most commands)."""
-    args = (parser or build_parser()).parse_args(argv)
+         parser: argparse.ArgumentParser | None = None, prog: str = PROG) -> int:
+    """Run one command line. The resident engine (engine/cli/resident/server.py) passes its
+    driver and a parser it built before (building one takes longer than most commands)."""
+    args = (parser or build_parser(prog)).parse_args(argv)
     handler = COMMANDS[args.command].handler
 
     def run() -> int:

@@ -39,6 +39,15 @@ def engine(args, env, *, cwd=ROOT, stdin: str | None = None,
                           check=False)
 
 
+EEM = "import sys; from engine.cli.eem import main; sys.exit(main())"  # the console script
+
+
+def eem(args, env, *, python_flags=()) -> subprocess.CompletedProcess:
+    """`eem ARGS` as pyproject's console script runs it."""
+    return subprocess.run([sys.executable, *python_flags, "-c", EEM, *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
 @pytest.fixture
 def base_env(neo4j_settings) -> dict[str, str]:
     e = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
@@ -127,16 +136,35 @@ def test_serve_start_status_stop_and_a_private_socket(resident_env, serve_dir, s
     assert engine(["serve", "status"], resident_env).returncode == 1
 
 
-def test_the_forwarding_path_imports_only_the_standard_library(resident):
-    done = engine(["status"], resident.env, python_flags=("-X", "importtime"))
+FORWARDING_PATH = {"engine", "engine.cli", "engine.cli.resident", "engine.cli.resident.forwarding",
+                   "engine.cli.resident.address", "engine.cli.resident.wire"}
+
+
+@pytest.mark.parametrize("run, entry", [(engine, set()), (eem, {"engine.cli.eem"})],
+                         ids=["python -m engine", "eem"])
+def test_the_forwarding_path_imports_only_the_standard_library(resident, run, entry):
+    done = run(["status"], resident.env, python_flags=("-X", "importtime"))
     assert done.returncode == 0, done.stderr
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
                 if line.startswith("import time:")}
     ours = {m for m in imported if m.split(".")[0] in ("engine", "adapters")}
-    assert ours == {"engine", "engine.cli", "engine.cli.resident", "engine.cli.resident.forwarding",
-                    "engine.cli.resident.address", "engine.cli.resident.wire"}
+    assert ours == FORWARDING_PATH | entry
     assert not {m for m in imported if m.split(".")[0] in ("neo4j", "json", "typing", "socket")}
     assert resident.served() == 1
+
+
+def test_eem_through_the_engine_is_eem_in_its_own_process(resident, here_env, store):
+    small_network(store)
+    for args in (["show", "q"], ["show", "--help"], ["bogus"], ["propose", "retract", "-h"],
+                 ["status", "--json"]):
+        here, there = eem(args, here_env), eem(args, resident.env)
+        assert (there.returncode, there.stdout, there.stderr) == \
+            (here.returncode, here.stdout, here.stderr), args
+    assert resident.served() == 5
+    usage = eem(["show", "--help"], resident.env).stdout
+    assert usage.startswith("usage: eem show") and "\nexample: eem show " in usage
+    assert eem(["show", "q"], resident.env).stdout == engine(["show", "q"], resident.env).stdout
+    assert engine(["show", "--help"], resident.env).stdout.startswith("usage: python -m engine")
 
 
 # --- the same as in its own process ---------------------------------------------------------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import sys
 
+from engine.cli import PROG
 from engine.cli.resident import address, wire
 
 TYPE_CHECKING = False  # typing itself costs more than forwarding a command
@@ -23,22 +24,23 @@ HANDSHAKE_SECONDS = 5.0
 FORWARDED_ENV_PREFIXES = ("EEM_", "NEO4J_")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    """`prog`: the name the command's parser goes by (`eem` for eem's commands)."""
     args = sys.argv[1:] if argv is None else list(argv)
     if _command_name(args) != "serve":
-        code = forward(args)
+        code = forward(args, prog)
         if code is not None:
             return code
     from engine.cli.tms import main as run_here
 
-    return run_here(args)
+    return run_here(args, prog=prog)
 
 
 def _command_name(args: list[str]) -> str | None:
     return next((a for a in args if not a.startswith("-")), None)
 
 
-def forward(args: list[str]) -> int | None:
+def forward(args: list[str], prog: str = PROG) -> int | None:
     """Run `args` on the resident engine; None when there is none to use."""
     path = address.socket_path(os.environ)
     sock = connect(path)
@@ -46,7 +48,8 @@ def forward(args: list[str]) -> int | None:
         return None
     try:
         sock.settimeout(HANDSHAKE_SECONDS)
-        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(request_fields("run", args))))
+        sock.sendall(wire.frame(wire.REQUEST,
+                                wire.pack_fields(request_fields("run", args, prog))))
         reply = wire.read_frame(sock)
         if reply is None or reply[0] != wire.ACCEPTED:
             sock.close()
@@ -92,11 +95,11 @@ def _remove_dead(path: str, seen: os.stat_result) -> None:
         pass
 
 
-def request_fields(op: str, args: list[str]) -> list[tuple[str, str]]:
+def request_fields(op: str, args: list[str], prog: str = PROG) -> list[tuple[str, str]]:
     umask = os.umask(0)
     os.umask(umask)
     fields = [("op", op), ("version", address.code_version()), ("cwd", os.getcwd()),
-              ("umask", f"{umask:o}")]
+              ("umask", f"{umask:o}"), ("prog", prog)]
     for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout), ("stderr", sys.stderr)):
         fields.append((f"stream:{name}", _describe(stream)))
     for name, value in os.environ.items():

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.cli import EEM, PROG
 from engine.cli.resident import address, wire
 from engine.cli.resident import scope
 from engine.cli.resident.folder import own_folder_for_this_thread
@@ -52,6 +53,7 @@ class Request:
     version: str = ""
     cwd: str = ""
     umask: int = 0o022
+    prog: str = PROG  # the name the command's parser goes by: PROG or EEM
     argv: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     streams: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
@@ -69,6 +71,8 @@ def parse_request(payload: bytes) -> Request:
             request.streams[name[7:]] = (encoding, errors, tty == "1")
         elif name == "umask":
             request.umask = int(value, 8)
+        elif name == "prog":
+            request.prog = value if value in PROGS else PROG
         elif name in ("op", "version", "cwd"):
             setattr(request, name, value)
     return request
@@ -209,7 +213,7 @@ class ResidentEngine:
         with stdout.routed(out), stderr.routed(err), stdin_routed.routed(stdin), \
                 environ.overlaid(overlay):
             try:
-                code = run_argv(request.argv, borrowed)
+                code = run_argv(request.argv, borrowed, request.prog)
                 out.flush()
                 err.flush()
             except (KeyboardInterrupt, BrokenPipeError):
@@ -247,22 +251,24 @@ def _receive(sock: socket.socket, stdin: StdinBytes, cancel: Callable[[], None],
         cancel()
 
 
-_parsers: queue.SimpleQueue[Any] = queue.SimpleQueue()  # built once, one per command at a time
+PROGS = (PROG, EEM)
+# parsers built once, one per command at a time, for each name a caller may go by
+_parsers: dict[str, queue.SimpleQueue[Any]] = {prog: queue.SimpleQueue() for prog in PROGS}
 
 
-def run_argv(argv: list[str], borrowed: Any) -> int:
+def run_argv(argv: list[str], borrowed: Any, prog: str = PROG) -> int:
     from engine.cli.tms import build_parser, main
 
     try:
-        parser = _parsers.get_nowait()
+        parser = _parsers[prog].get_nowait()
     except queue.Empty:
-        parser = build_parser()
+        parser = build_parser(prog)
     try:
         return main(argv, borrowed=borrowed, parser=parser)
     except SystemExit as e:  # argparse: usage errors and --help
         return exit_status(e.code)
     finally:
-        _parsers.put(parser)
+        _parsers[prog].put(parser)
 
 
 # --- the process ---------------------------------------------------------------------------
@@ -321,7 +327,8 @@ def _preload() -> None:
     from engine.cli.tms import build_parser
 
     load_all()
-    _parsers.put(build_parser())
+    for prog in PROGS:
+        _parsers[prog].put(build_parser(prog))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,8 +3,8 @@
 A frame is one kind byte, a 4-byte big-endian length and the payload. Standard library only
 (no json, no socket module: the forwarding path uses _socket, a few milliseconds cheaper).
 
-Caller -> engine: REQUEST (fields: op, version, cwd, umask, the streams' encodings and ttys,
-env:NAME pairs, arg values in order), then STDIN / STDIN_END when asked, CANCEL on Ctrl-C.
+Caller -> engine: REQUEST (fields: op, version, cwd, umask, prog, the streams' encodings and
+ttys, env:NAME pairs, arg values in order), then STDIN / STDIN_END when asked, CANCEL on Ctrl-C.
 Engine -> caller: ACCEPTED (its pid) or DECLINED (why), then OUT / ERR bytes, NEED_STDIN, and
 EXIT (the exit code) last; STATUS answers op status / stop.
 """
