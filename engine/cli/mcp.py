@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import contextlib
 import functools
+import inspect
 import json
 import logging
 import os
@@ -174,6 +175,41 @@ def tool_listing_filter(default: Access):
     return middleware
 
 
+def unknown_argument_refusal(accepted: Mapping[str, Sequence[str]], default: Access,
+                             types: Any):
+    """SDK middleware: a tools/call naming an argument its tool does not take is refused
+    with a tool error naming it and the arguments the tool takes; the tool does not run, so
+    nothing is written (the SDK itself would drop the unknown argument and run the call, and
+    `add` with `sl` for `antecedents` would make a premise). A call the caller's role does
+    not reach goes on, to be refused for that."""
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        params = ctx.params if ctx.method == "tools/call" else None
+        name = str((params or {}).get("name") or "")
+        given = (params or {}).get("arguments") or {}
+        takes = accepted.get(name)
+        if takes is None or not isinstance(given, Mapping) \
+                or not request_access(ctx.request, default).may_call(name):
+            return await call_next(ctx)
+        unknown = sorted(set(given) - set(takes))
+        if not unknown:
+            return await call_next(ctx)
+        return _tool_error(types, refusal(name, unknown, takes))
+
+    return middleware
+
+
+def refusal(tool: str, unknown: Sequence[str], takes: Sequence[str]) -> str:
+    names = ", ".join(repr(a) for a in unknown)
+    return (f"tool {tool!r} takes no argument{'s' if len(unknown) > 1 else ''} {names}; it "
+            f"takes {', '.join(takes) if takes else 'no arguments'}")
+
+
+def tool_arguments(method: Callable[..., Any]) -> tuple[str, ...]:
+    """The arguments a tool takes: its method's parameters."""
+    return tuple(inspect.signature(method).parameters)
+
+
 def caller_actor(base: str, context: Any) -> str:
     """`mcp:<client name>[@<token label>]`: the client's name from its initialize request
     when the SDK gives one, else the server's default (EEM_MCP_CLIENT, stdio or http)."""
@@ -278,9 +314,11 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
                **(bound_tools(proposals) if proposals is not None else {})}
     served = [(spec, methods[spec.name]) for spec in TOOLS  # the one list, in its order
               if spec.name in methods and (with_ask or not spec.needs_model)]  # ask: a model
+    accepted = {spec.name: tool_arguments(method) for spec, method in served}
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING",
-                       middleware=[tool_listing_filter(default_access)], subscriptions=bus,
-                       lifespan=lifespan)
+                       middleware=[tool_listing_filter(default_access),
+                                   unknown_argument_refusal(accepted, default_access, types)],
+                       subscriptions=bus, lifespan=lifespan)
     server.belief_watch = watch
     context_type = _context_type()
 

@@ -23,6 +23,8 @@ from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 from engine import tms  # noqa: E402
+from engine.change_records import LogQuery  # noqa: E402
+from engine.memory import changelog  # noqa: E402
 from engine.agents.tools import TOOLS  # noqa: E402
 
 pytestmark = pytest.mark.neo4j
@@ -243,6 +245,38 @@ def test_bad_input_is_the_clis_error_line_and_writes_nothing(store, neo4j_settin
     assert out["what_if"].startswith("Error: what-if takes 'retract' or 'assert'")
     assert out["search"] == "Error: search needs at least one word"
     assert out["missing_argument"].is_error
+
+
+def test_an_unknown_argument_is_refused_naming_it_and_what_the_tool_takes(store,
+                                                                           neo4j_settings):
+    build(store)
+    before = labels(store)
+    log_before = changelog.log(store, LogQuery(limit=1000))
+
+    async def go():
+        async with Client(stdio(server_env(neo4j_settings))) as client:
+            tools = (await client.list_tools()).tools
+            misnamed = await client.call_tool("add", {"id": "s1", "text": "t", "sl": "s1"})
+            refused = {t.name: await client.call_tool(t.name, {"not_an_argument": 1})
+                       for t in tools}
+            two = await client.call_tool("retract", {"id": "p", "why": "x", "force": True})
+            return tools, misnamed, refused, two
+
+    tools, misnamed, refused, two = run(go())
+    assert misnamed.is_error and misnamed.content[0].text == (
+        "Error: tool 'add' takes no argument 'sl'; it takes id, text, antecedents, unless, "
+        "any_mode, kind, label, source, source_url, quote")
+    assert {t.name for t in tools} == SERVED == set(refused)
+    for tool in tools:
+        result = refused[tool.name]
+        takes = ", ".join(tool.input_schema.get("properties", {})) or "no arguments"
+        assert result.is_error, tool.name
+        assert result.content[0].text == (f"Error: tool {tool.name!r} takes no argument "
+                                           f"'not_an_argument'; it takes {takes}"), tool.name
+    assert two.content[0].text == ("Error: tool 'retract' takes no arguments 'force', 'why'; "
+                                   "it takes id, reason")
+    assert labels(store) == before and "s1" not in labels(store)
+    assert changelog.log(store, LogQuery(limit=1000)) == log_before  # nothing written
 
 
 # --- streamable HTTP ----------------------------------------------------------------------
