@@ -36,6 +36,25 @@ class NotFound(EngineError):
         self.ident = ident
 
 
+class NotAddedYet(NotFound):
+    """An id justifications or nogoods name that was never added: a forward reference."""
+
+    def __init__(self, ident: str, named_by: list[str], nogoods: list[str]):
+        said = []
+        if named_by:
+            said.append(f"named by {named_by[0]}'s justification" if len(named_by) == 1 else
+                         f"named by the justifications of {', '.join(named_by)}")
+        if nogoods:
+            said.append(f"listed by nogood{'s' if len(nogoods) > 1 else ''} "
+                        f"{', '.join(nogoods)}")
+        EngineError.__init__(self, f"'{ident}' is not added yet: a forward reference, "
+                                   + " and ".join(said))
+        self.kind = "belief"
+        self.ident = ident
+        self.named_by = named_by
+        self.nogoods = nogoods
+
+
 class StoreError(EngineError):
     """The graph store failed: server down, wrong password, a query error."""
 

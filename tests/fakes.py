@@ -368,6 +368,13 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         found = self.get_beliefs([belief_id]).get(belief_id)
         return None if found is None else (found, self.direct_dependents(belief_id))
 
+    def forward_reference(self, ref: str) -> tuple[list[str], list[str]] | None:
+        if ref in self.s.beliefs:
+            return None
+        named_by = sorted(self.direct_dependents(ref))
+        nogoods = sorted(n.id for n in self.s.nogoods if ref in n.members)
+        return (named_by, nogoods) if named_by or nogoods else None
+
     def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
         names = {Truth.IN: ["Belief", "In"], Truth.OUT: ["Belief", "Out"],
                  Truth.UNDETERMINED: ["Belief", "Out", "Undetermined"]}

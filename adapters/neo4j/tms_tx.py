@@ -156,6 +156,12 @@ class TmsTxPart(TxBase):
             return None
         return belief_from_map(record["belief"]), set(record["dependents"])
 
+    def forward_reference(self, ref: str) -> tuple[list[str], list[str]] | None:
+        record = self._single("forward_reference", id=ref)
+        if record is None or not (record["named_by"] or record["nogoods"]):
+            return None
+        return sorted(record["named_by"]), sorted(record["nogoods"])
+
     def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
         return {r["id"]: r["dependents"] for r in
                 self._run("direct_dependent_counts", ids=sorted(set(ids)))}

@@ -185,6 +185,14 @@ UNWIND $ids AS ref
 MATCH (m:Missing {id: ref})
 RETURN m.id AS id
 
+// name: forward_reference
+// Who names a :Missing placeholder (an id named but not added yet): the beliefs whose justifications name it and the nogoods that list it; no row when there is no such placeholder.
+MATCH (m:Missing {id: $id})
+OPTIONAL MATCH (m)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(b:Belief)
+WITH m, collect(DISTINCT b.id) AS named_by
+OPTIONAL MATCH (m)<-[:MEMBER]-(n:Nogood)
+RETURN named_by, collect(DISTINCT n.id) AS nogoods
+
 // name: node_counts
 // How many Belief and Missing nodes exist (from the count store).
 CALL () { MATCH (b:Belief) RETURN count(b) AS beliefs }

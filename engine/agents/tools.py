@@ -308,11 +308,12 @@ class AgentTools:
     @tool(WRITE)
     def nogood(self, ids: list[str], name: str = "") -> dict[str, Any]:
         """Record that these beliefs must not all be IN (a contradiction). While they all
-        are, the least entrenched assumption they rest on is retracted. Returns what went
-        IN and OUT and what the nogood retracted. name: the nogood's id (default:
+        are, the least entrenched assumption they rest on is retracted. Returns the nogood's
+        id, what went IN and OUT and what it retracted. name: the nogood's id (default:
         nogood- and the sorted ids joined by -, with -2 for a repeat).
         Example: nogood(ids=["cache-is-coherent", "cache-serves-stale-reads"])."""
-        return tms.add_nogood(self._store, ids, name or None).as_dict()
+        ident, change = tms.add_nogood_with_id(self._store, ids, name or None)
+        return {"id": ident, **change.as_dict()}
 
     @tool(WRITE)
     def supersede(self, old: str, new: str = "", text: str = "", new_id: str = "",

@@ -108,6 +108,12 @@ class VisibleTx:
         found = self.get_beliefs([belief_id]).get(belief_id)
         return None if found is None else (found, self.direct_dependents(belief_id))
 
+    def forward_reference(self, ref: str) -> tuple[list[str], list[str]] | None:
+        """Only what visible beliefs name (a nogood may list hidden beliefs: not shown)."""
+        found = self._tx.forward_reference(ref)
+        named_by = sorted(self.existing_ids(found[0])) if found else []
+        return (named_by, []) if named_by else None
+
     def list_beliefs(self, which: BeliefFilter) -> list[Belief]:
         return self._masked(b for b in self._tx.list_beliefs(which) if self._sees(b))
 

@@ -30,7 +30,7 @@ from engine.cli.support import (
 )
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
-from engine.model import Truth
+from engine.model import Belief, Truth
 from engine.proposals import lifecycle as proposal_lifecycle
 from engine.reading import queries, viz
 from engine.reading import search as searching
@@ -160,6 +160,8 @@ def cmd_show(store, args) -> int:
     depth = b.depth if b.depth is not None else "none (no finite derivation)"
     print(f"{b.id}  [{b.truth.value if b.truth else '-'}]  depth {depth}  impact {impact}")
     print(f"  {b.text}")
+    for line in source_lines(b):
+        print(f"  {line}")
     if b.retracted:
         print(f"  retracted{': ' + b.retract_reason if b.retract_reason else ''}")
     if b.asserted:
@@ -179,6 +181,24 @@ def cmd_show(store, args) -> int:
     for old in supersedes:
         print(f"  supersedes {old}")
     return 0
+
+
+def source_lines(b: Belief) -> list[str]:
+    """Where a belief comes from: its file and lines, the quote pinned there, its URL."""
+    found = []
+    if b.source:
+        span = b.metadata.get("lines")
+        if isinstance(span, (list, tuple)) and len(span) == 2 and all(
+                isinstance(n, int) for n in span):
+            found.append(f"source: {b.source}:{span[0]}" + (f"-{span[1]}" if span[1] != span[0]
+                                                             else ""))
+        else:
+            found.append(f"source: {b.source}")
+    if isinstance(b.metadata.get("quote"), str) and b.metadata["quote"]:
+        found.append(f"quote: \"{b.metadata['quote']}\"")
+    if b.source_url:
+        found.append(f"url: {b.source_url}")
+    return found
 
 
 def cmd_explain(store, args) -> int:

@@ -82,7 +82,10 @@ def cmd_assert(store, args) -> int:
 
 
 def cmd_nogood(store, args) -> int:
-    return report_change(tms.add_nogood(store, args.ids, args.name), args)
+    ident, change = tms.add_nogood_with_id(store, args.ids, args.name)
+    if not args.json:
+        print(f"nogood {ident}: {', '.join(dict.fromkeys(args.ids))} must not all be IN")
+    return report_change(change, args, {"id": ident})
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

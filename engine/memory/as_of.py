@@ -67,6 +67,13 @@ class NetworkView:
         b = self._beliefs.get(belief_id)
         return (b, set(self._dependents.get(belief_id, ()))) if b else None
 
+    def forward_reference(self, ref: str) -> tuple[list[str], list[str]] | None:
+        if ref in self._beliefs:
+            return None
+        named_by = sorted(self._dependents.get(ref, ()))
+        nogoods = sorted(n.id for n in self._network.nogoods if ref in n.members)
+        return (named_by, nogoods) if named_by or nogoods else None
+
     def direct_dependents(self, belief_id: str) -> set[str]:
         return set(self._dependents.get(belief_id, ()))
 

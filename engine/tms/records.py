@@ -88,6 +88,10 @@ class TmsTx(Protocol):
         """The belief (as get_beliefs gives it) and its direct dependents, read together
         (show); None when no belief has that id."""
 
+    def forward_reference(self, ref: str) -> tuple[list[str], list[str]] | None:
+        """For an id named but not added yet: the beliefs whose justifications name it and
+        the nogoods that list it, each in id order; None when nothing names such an id."""
+
     def dependent_counts(self, ids: Iterable[str]) -> dict[str, int]:
         """For each id, how many beliefs have a justification naming it."""
 

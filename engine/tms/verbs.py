@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.change_records import ChangeEntry
-from engine.errors import InvalidInput, NotFound
+from engine.errors import InvalidInput, NotAddedYet, NotFound
 from engine.model import Belief, Change, Justification, Nogood, Status, check_id, check_text
 from engine.tms import nogoods as nogood_rules
 from engine.tms.fragility import Restorations, restorations_in
@@ -104,6 +104,12 @@ def assert_belief(store: TmsStore, belief_id: str) -> Change:
 
 def add_nogood(store: TmsStore, member_ids: Sequence[str], nogood_id: str | None = None) -> Change:
     """Record that these beliefs must not all be IN; enforce it now and on later changes."""
+    return add_nogood_with_id(store, member_ids, nogood_id)[1]
+
+
+def add_nogood_with_id(store: TmsStore, member_ids: Sequence[str], nogood_id: str | None = None
+                       ) -> tuple[str, Change]:
+    """add_nogood, and the id the nogood got: `nogood_id`, else `default_nogood_id`'s."""
     members = tuple(dict.fromkeys(member_ids))
     if len(members) < 2:
         raise InvalidInput("a nogood needs at least two distinct belief ids", field="members")
@@ -122,7 +128,8 @@ def add_nogood(store: TmsStore, member_ids: Sequence[str], nogood_id: str | None
         tx.create_nogood(Nogood(ident, members, discovered=now()))
         return nogood_rules.resolve(tx, [Nogood(ident, members)], Change(), at=now())
 
-    return store.write(work, ChangeEntry("nogood", {"id": ident, "members": list(members)}))
+    return ident, store.write(work, ChangeEntry("nogood", {"id": ident,
+                                                           "members": list(members)}))
 
 
 NOGOOD_ID_ROOM = 190  # of the 200 an id may have, the rest left for a `-N` of a repeat
@@ -163,6 +170,9 @@ def show(store: TmsStore, belief_id: str) -> tuple[Belief, list[str]]:
     def work(tx: ResolutionTx):
         shown = tx.shown_belief(belief_id)
         if shown is None:
+            named = tx.forward_reference(belief_id)
+            if named is not None:
+                raise NotAddedYet(belief_id, *named)
             raise NotFound("belief", belief_id)
         belief, dependents = shown
         return belief, sorted(dependents)

@@ -140,14 +140,16 @@ def test_nogood_reports_its_retractions(cli, store):
     tms.add(store, "kept", "observed", source="lab.md")
     tms.add(store, "guess", "a guess")
     result = cli_json(cli, "nogood", "kept", "guess", "--name", "ng-1")
-    assert {"went_in", "went_out"} <= set(result) <= {"went_in", "went_out", "retracted_by_nogood"}
-    assert (result["went_in"], result["went_out"]) == ([], ["guess"])
+    assert set(result) == {"id", "went_in", "went_out", "retracted_by_nogood"}
+    assert (result["id"], result["went_in"], result["went_out"]) == ("ng-1", [], ["guess"])
     assert result["retracted_by_nogood"] == ["guess"]
     tms.assert_belief(store, "guess")  # triggers the nogood again
     assert tms.show(store, "guess")[0].truth.value == "OUT"
     tms.add(store, "other", "another guess")
     text = cli("nogood", "other", "kept").stdout.splitlines()
-    assert text == ["OUT other", "retracted by nogood: other"]
+    assert text == ["nogood nogood-kept-other: other, kept must not all be IN", "OUT other",
+                    "retracted by nogood: other"]  # the id it made, from its members
+    assert cli_json(cli, "nogood", "guess", "other")["id"] == "nogood-guess-other"
 
 
 @pytest.mark.parametrize("args", [
@@ -217,6 +219,34 @@ def test_show(cli, store):
     }
     text = cli("show", "a").stdout.splitlines()
     assert text == ["a  [IN]  depth 1  impact 1", "  from p", "  SL: p", "  dependents: b"]
+
+
+def test_show_says_where_a_belief_comes_from(cli, store, tmp_path):
+    (tmp_path / "notes.md").write_text("one\nthe cache is warm after deploy\nthree\n")
+    cli("add", "warm", "The cache is warm after deploy", "--source",
+        f"{tmp_path / 'notes.md'}:2", "--quote", "cache is warm", "--root", str(tmp_path),
+        "--source-url", "https://wiki.example/deploys")
+    tms.add(store, "span", "spans lines", source="src/auth.py", metadata={"lines": [40, 52]})
+    tms.add(store, "p", "a premise", source="notes.md")
+    assert cli("show", "warm").stdout.splitlines() == [
+        "warm  [IN]  depth 0  impact 0", "  The cache is warm after deploy",
+        "  source: notes.md:2", '  quote: "cache is warm"', "  url: https://wiki.example/deploys"]
+    assert cli("show", "span").stdout.splitlines()[2] == "  source: src/auth.py:40-52"
+    assert cli("show", "p").stdout.splitlines()[2:] == ["  source: notes.md"]
+
+
+def test_show_of_a_forward_reference_says_what_names_it(cli, store):
+    build(store)
+    tms.add(store, "c", "from a and later", tms.make_justifications(["a", "later"]))
+    assert_one_error_line(cli("show", "later", code=2),
+                          "'later' is not added yet: a forward reference, named by c's "
+                          "justification")
+    tms.add(store, "d", "unless later", tms.make_justifications([], unless=["later"]))
+    assert_one_error_line(cli("show", "later", code=2),
+                          "named by the justifications of c, d")
+    assert_one_error_line(cli("show", "nope", code=2), "no belief with id 'nope'")
+    cli("add", "later", "now added")
+    assert cli("show", "later").stdout.startswith("later  [IN]")
 
 
 def test_explain(cli, store):

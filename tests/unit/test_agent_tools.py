@@ -9,7 +9,7 @@ import pytest
 from engine import tms
 from engine.agents.declaration import bound_tools, declared_tools
 from engine.agents.tools import AgentTools, report_files
-from engine.errors import InvalidInput, NotFound
+from engine.errors import InvalidInput, NotAddedYet, NotFound
 from engine.stages.provenance import RunRecord
 from tests.fakes import FakeStore
 
@@ -78,3 +78,35 @@ def test_blockers_tool_names_what_closes_the_gate(tools):
     tools.add(id="ready", text="ready unless the bug", antecedents=["p"], unless=["bug"])
     found = tools.blockers(limit=5)
     assert [(g["closers"], g["conclusions"]) for g in found["blockers"]] == [(["bug"], 1)]
+
+
+def test_show_of_a_forward_reference_says_what_names_it(tmp_path):
+    store = FakeStore()
+    tms.add(store, "p", "a premise")
+    tms.add(store, "a", "from p and later", tms.make_justifications(["p", "later"]))
+    tools = AgentTools(store, [], report_dir=tmp_path)
+    with pytest.raises(NotAddedYet, match="'later' is not added yet: a forward reference, "
+                                          "named by a's justification$"):
+        tools.show(id="later")
+    with pytest.raises(NotFound, match="no belief with id 'nope'"):
+        tools.show(id="nope")
+
+
+def test_a_forward_reference_a_nogood_lists_is_said_too():
+    said = NotAddedYet("x", ["a", "b"], ["ng-1"])
+    assert str(said) == ("'x' is not added yet: a forward reference, named by the "
+                         "justifications of a, b and listed by nogood ng-1")
+    assert isinstance(said, NotFound) and said.exit_code == 2
+    assert str(NotAddedYet("x", [], ["n1", "n2"])).endswith("listed by nogoods n1, n2")
+
+
+def test_nogood_answers_the_id_it_made(tmp_path):
+    store = FakeStore()
+    tms.add(store, "p", "a premise")
+    tms.add(store, "q", "another premise")
+    tools = AgentTools(store, [], report_dir=tmp_path)
+    made = tools.nogood(ids=["q", "p"])
+    assert made["id"] == "nogood-p-q" and set(made) == {"id", "went_in", "went_out",
+                                                        "retracted_by_nogood"}
+    assert [n.id for n in store.read(lambda tx: tx.nogoods())] == ["nogood-p-q"]
+    assert tools.nogood(ids=["p", "q"], name="ng-2")["id"] == "ng-2"
