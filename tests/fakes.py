@@ -49,7 +49,7 @@ from engine.sources.records import SourcePin, SourceRecord, SourceRecords
 from engine.stages.provenance import ProposedBy, ProvenanceTx, RoundRecord, RunRecord
 from engine.tms.access import own_tags, visible
 from engine.tms.propagate import propagate, retag
-from engine.tms.records import BeliefFilter, Network, Pinned, TmsTx
+from engine.tms.records import BeliefFilter, JustificationNow, Network, Pinned, TmsTx
 from engine.tms.region_reader import ClassRow, RegionReader, StructureRow, TagRow, WaveRow
 from engine.tms.values import IN, OUT, RANK, TRUTH, UNDETERMINED
 from tests.fake_parts import (
@@ -309,6 +309,17 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
 
     def existing_ids(self, ids: Iterable[str]) -> set[str]:
         return {i for i in ids if i in self.s.beliefs}
+
+    def justifications_now(self, ids: Iterable[str]) -> dict[str, tuple[JustificationNow, ...]]:
+        beliefs = self.s.beliefs
+
+        def now(refs: Sequence[str]) -> tuple[tuple[str, bool], ...]:
+            return tuple((r, r in beliefs and beliefs[r].truth == Truth.IN) for r in refs)
+
+        return {i: tuple(JustificationNow(j.gate, now(j.antecedents), now(j.outlist))
+                         for j in beliefs[i].justifications)
+                for i in ids if i in beliefs and beliefs[i].justifications
+                and not beliefs[i].retracted}
 
     def status(self) -> Status:
         bs = self.s.beliefs.values()

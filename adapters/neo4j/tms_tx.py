@@ -24,7 +24,7 @@ from engine.bulk import cyclic_gc_paused
 from engine.model import Belief, Change, Justification, Kind, Label, Nogood, Status, Truth
 from engine.tms.access import TAGS_KEY, own_tags
 from engine.tms.propagate import propagate, retag
-from engine.tms.records import BeliefFilter, Network, Pinned, TmsTx
+from engine.tms.records import BeliefFilter, JustificationNow, Network, Pinned, TmsTx
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
 
@@ -50,6 +50,13 @@ def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
         return (pairs[0][1],)
     pairs.sort(key=_first)
     return tuple([i for _, i in pairs])
+
+
+def _named_now(rows: list[list[Any]]) -> tuple[tuple[str, bool], ...]:
+    """The (id, IN now) of [position, id, IN now] rows, in written order."""
+    if len(rows) > 1:
+        rows.sort(key=_first)
+    return tuple([(i, is_in) for _, i, is_in in rows])
 
 
 READ_BATCH = 10_000  # beliefs per record of all_belief_rows
@@ -95,6 +102,18 @@ class TmsTxPart(TxBase):
             for r in self._run("beliefs_by_id", ids=chunk):
                 b = belief_from_map(r["belief"])
                 out[b.id] = b
+        return out
+
+    def justifications_now(self, ids: Iterable[str]) -> dict[str, tuple[JustificationNow, ...]]:
+        out: dict[str, tuple[JustificationNow, ...]] = {}
+        for chunk in _batches(sorted(set(ids)), READ_BATCH):
+            [record] = self._run("justifications_now", ids=chunk)
+            for bid, js in record["rows"]:
+                if len(js) > 1:
+                    js.sort(key=_first)
+                out[bid] = tuple(
+                    JustificationNow(gate, _named_now(antecedents), _named_now(outlist))
+                    for _, gate, antecedents, outlist in js)
         return out
 
     def existing_ids(self, ids: Iterable[str]) -> set[str]:

@@ -74,6 +74,16 @@ CALL () {
 }
 RETURN ids, flags, depths, odd, tagged, justifications
 
+// name: justifications_now
+// For each given belief id that exists, is not retracted and has justifications: rows [id, justifications] collected in one record, a justification being [seq, gate, [[position, antecedent id, IN now]...], [[position, outlist id, IN now]...]].
+UNWIND $ids AS bid
+MATCH (b:Belief {id: bid})<-[:SUPPORTS]-(j:Justification)
+WHERE NOT coalesce(b.retracted, false)
+WITH bid, collect([coalesce(j.seq, 0), coalesce(j.gate, false),
+  [(j)-[r:REQUIRES]->(a) | [r.pos, a.id, a:In]],
+  [(j)-[r:UNLESS]->(o) | [r.pos, o.id, o:In]]]) AS js
+RETURN collect([bid, js]) AS rows
+
 // name: existing_belief_ids
 // The subset of the given ids that name beliefs.
 UNWIND $ids AS bid

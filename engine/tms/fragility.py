@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.model import Justification, Kind, Truth
+from engine.model import Justification, Kind
 from engine.tms.records import TmsTx
 
 FRAGILE_AT = 3  # antecedents of one SL justification from which add warns
@@ -94,18 +94,11 @@ def restorations_in(tx: TmsTx, went_out: Iterable[str], retracted: str,
     them OUT."""
     every = sorted(set(went_out) - {retracted})
     ids = every[:limit]
-    beliefs = tx.get_beliefs(ids)
-    derived = [beliefs[i] for i in ids if i in beliefs and not beliefs[i].is_premise
-               and not beliefs[i].retracted]
-    named = sorted({r for b in derived for j in b.justifications for r in j.mentions()})
-    truth = {i: b.truth for i, b in tx.get_beliefs(named).items()}
-
-    def is_in(ref: str) -> bool:
-        return truth.get(ref) is Truth.IN
-
-    return Restorations(tuple(Restoration(b.id, tuple(
-        Restorer(k, tuple(a for a in j.antecedents if is_in(a)),
-                 tuple(a for a in j.antecedents if not is_in(a)),
-                 tuple(o for o in j.outlist if is_in(o)))
-        for k, j in enumerate(b.justifications, start=1) if not j.gate)) for b in derived),
+    standing = tx.justifications_now(ids)
+    return Restorations(tuple(Restoration(i, tuple(
+        Restorer(k, tuple(a for a, is_in in j.antecedents if is_in),
+                 tuple(a for a, is_in in j.antecedents if not is_in),
+                 tuple(o for o, is_in in j.outlist if is_in))
+        for k, j in enumerate(js, start=1) if not j.gate))
+        for i, js in sorted(standing.items()) if not all(j.gate for j in js)),
         len(every) - len(ids))

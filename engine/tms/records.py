@@ -43,6 +43,16 @@ class Pinned:
     premise: bool
 
 
+@dataclass(frozen=True, slots=True)
+class JustificationNow:
+    """One justification of a belief as it stands now: whether it is a gate, and what it
+    names, each with whether that is IN now (a name no belief has yet is not)."""
+
+    gate: bool
+    antecedents: tuple[tuple[str, bool], ...]
+    outlist: tuple[tuple[str, bool], ...]
+
+
 @dataclass(frozen=True)
 class BeliefFilter:
     """Which beliefs `list_beliefs` returns. All None: every belief."""
@@ -68,6 +78,11 @@ class TmsTx(Protocol):
 
     def existing_ids(self, ids: Iterable[str]) -> set[str]:
         """The subset of `ids` that name beliefs."""
+
+    def justifications_now(self, ids: Iterable[str]) -> dict[str, tuple[JustificationNow, ...]]:
+        """For each of `ids` naming a belief that has justifications and is not retracted,
+        its justifications in written order (gates too) as they stand now: a lean read,
+        for retract's restoration hints over a cascade of any size."""
 
     def status(self) -> Status: ...
 

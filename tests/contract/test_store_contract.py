@@ -10,11 +10,13 @@ import pytest
 
 from engine import tms
 from engine.embedding.records import StoredEmbedding
+from engine.memory.supersede import supersede
 from engine.model import Truth
 from engine.pairs.records import MergeRecord, PairVerdict
 from engine.review.records import ReviewStamp
 from engine.sources.records import SourcePin, SourceRecord
 from engine.stages.provenance import RoundRecord, RunRecord
+from engine.tms.records import JustificationNow
 
 J = tms.make_justifications
 DIMENSIONS = 384  # the belief_embedding vector index's
@@ -167,3 +169,17 @@ def test_neighbours_within_steps_up_and_down(either):
     assert near(["c"], 2) == {"a": 1, "d": 1, "b": 2, "e": 2}
     assert near(["a", "b"], 1) == {"c": 1, "d": 1, "e": 1}
     assert near(["c"], 0) == {}
+
+
+def test_justifications_now_name_what_each_rests_on_and_whether_it_is_in(either):
+    small_network(either)
+    tms.add(either, "e", "either way", J(["d", "later"], unless=["b"]) + J(["a"]))
+    tms.retract(either, "c")
+    assert either.read(lambda tx: tx.justifications_now(["a", "c", "d", "e", "nobody"])) == {
+        "d": (JustificationNow(False, (("c", False), ("b", True)), ()),),
+        "e": (JustificationNow(False, (("d", False), ("later", False)), (("b", True),)),
+              JustificationNow(False, (("a", True),), ())),
+    }  # a premise has none; c is retracted; 'later' names no belief yet
+    tms.add(either, "a-new", "the cache is hot")
+    supersede(either, "a", "a-new")
+    assert [j.gate for j in either.read(lambda tx: tx.justifications_now(["a"]))["a"]] == [True]
