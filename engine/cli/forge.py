@@ -227,7 +227,7 @@ def cmd_status(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 
 
 def cmd_stale(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    from engine.cli.sources import print_retraction
+    from engine.cli.source_report import print_retraction
     from engine.clock import now_iso
     from engine.sources.staleness import stale_beliefs
     from engine.sources.status import retract_stale_sourced

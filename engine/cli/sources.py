@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.command import Command
-from engine.cli.support import print_json, print_listing, some_ids, table
+from engine.cli.source_report import HEADERS, print_retraction, row
+from engine.cli.support import print_json, print_listing
 from engine.errors import InvalidInput
 from engine.sources.pinning import SourcedClaim, SourceFiles
-from engine.sources.status import OUT_LIMIT, Retracted
+from engine.sources.status import OUT_LIMIT
 
 
 def choose_root(given: str | None, recorded: str) -> Path:
@@ -139,47 +140,11 @@ def sources_arguments(p: argparse.ArgumentParser) -> None:
                         "repos map an import kept)")
 
 
-_HEADERS = ("belief", "truth", "source", "now")
-
-
-def _row(r: Any) -> tuple[Any, ...]:
-    return (r.id, r.truth, r.path, r.now)
-
-
 def whole_files(store: Any, root: Path, given: list[tuple[str, str]]) -> Any:
     from adapters.sources.repos import RepoFiles
 
     repos = {**store.read(lambda tx: tx.network_repos()), **dict(given)}
     return RepoFiles(root, repos)
-
-
-def print_retraction(done: Retracted, args: argparse.Namespace, command: str) -> int:
-    """What `stale --retract` did (or, over the limit, would do): what went OUT and what
-    came IN, and the missing files' beliefs left alone."""
-    if not done.written:
-        if args.json:
-            print_json(done.as_dict())
-        else:
-            print(f"what-if (nothing written): {len(done.change.went_out)} beliefs would go "
-                  f"OUT: {some_ids(done.change.went_out)}")
-        raise InvalidInput(f"the retraction would take {len(done.change.went_out)} beliefs "
-                           f"OUT (more than {OUT_LIMIT}): run `{command} --yes` to go ahead",
-                           field="yes")
-    if args.json:
-        print_json(done.as_dict())
-        return 0
-    if done.rows:
-        print(table([_row(r) for r in done.rows], _HEADERS))
-    print(f"re-pinned {len(done.repinned)}, retracted {len(done.retracted)}, restored "
-          f"{len(done.restored)}")
-    print(f"went OUT: {len(done.change.went_out)}"
-          + (f" ({some_ids(done.change.went_out)})" if done.change.went_out else ""))
-    print(f"came IN: {len(done.change.went_in)}"
-          + (f" ({some_ids(done.change.went_in)})" if done.change.went_in else ""))
-    if done.left_missing:
-        print(f"left as they are (their file is missing; `--missing` retracts them): "
-              f"{some_ids(done.left_missing)}")
-    return 0
 
 
 def cmd_sources(store, args) -> int:
@@ -210,8 +175,8 @@ def cmd_sources(store, args) -> int:
         return 0
     if args.action == "status":
         print_listing(source_status.sourced_status(store, files.reader, hashes),
-                      as_json=args.json, empty="no sourced beliefs", row=_row,
-                      headers=_HEADERS)
+                      as_json=args.json, empty="no sourced beliefs", row=row,
+                      headers=HEADERS)
         return 0
     if args.retract:
         return print_retraction(
@@ -221,7 +186,7 @@ def cmd_sources(store, args) -> int:
     rows = source_status.stale_sourced(store, files.reader, hashes)
     if print_listing(rows, as_json=args.json,
                      empty="no stale beliefs: every sourced belief reads as it was pinned",
-                     row=_row, headers=_HEADERS):
+                     row=row, headers=HEADERS):
         missing = sum(1 for r in rows if r.reason == source_status.SOURCE_DELETED)
         print(f"{len(rows)} stale belief(s) ({missing} of a missing file); `python -m engine "
               f"sources stale --retract` re-pins or retracts them (`--missing` also those "

@@ -179,10 +179,12 @@ def test_init_upgrades_the_derive_provenance_older_versions_wrote(abc, driver, n
             "strategy: 'alphabetical', prompt_sha256: 'ee', tokens_in: 1, tokens_out: 1, "
             "seconds: 1.0}) WITH d MATCH (b:Belief {id: 'a'}) CREATE (d)-[:PROPOSED "
             "{kind: 'DERIVE', mode: 'ALL', label: 'old'}]->(b)").consume()
-    assert abc.init_schema() == {"migrate_derive_runs": 1, "migrate_derive_rounds": 1}
+    assert abc.init_schema() == {"migrate_derive_runs": 1, "migrate_derive_rounds": 1,
+                                 "belief_text_stemming": 0}
     (p,) = abc.read(lambda tx: tx.derive_provenance("a"))
     assert (p.run.id, p.run.stage, p.round.round, p.label) == ("old-run", "derive", 1, "old")
     with driver.session(database=neo4j_settings.database) as session:
         left = session.run("MATCH (n) WHERE n:DeriveRun OR n:DeriveRound RETURN count(n)").value()
     assert left == [0]
-    assert abc.init_schema() == {"migrate_derive_runs": 0, "migrate_derive_rounds": 0}
+    assert abc.init_schema() == {"migrate_derive_runs": 0, "migrate_derive_rounds": 0,
+                                 "belief_text_stemming": 0}

@@ -11,6 +11,7 @@ import pytest
 from adapters.sources.reader import FileSourceReader
 from engine import tms
 from engine.model import Justification, Truth
+from engine.tms.records import BeliefFilter
 from engine.sources.staleness import retract_stale, source_states, stale_beliefs
 from engine.stages.accept import accept
 from tests.derive_fakes import ScriptedChatModel
@@ -41,7 +42,7 @@ IDS = {
 def beliefs(store, ids=None):
     def read(tx):
         return tx.get_beliefs(ids) if ids is not None else {
-            b.id: b for b in tx.list_beliefs(__import__("engine.store", fromlist=["x"]).BeliefFilter())}
+            b.id: b for b in tx.list_beliefs(BeliefFilter())}
     return store.read(read)
 
 
