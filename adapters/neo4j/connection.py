@@ -3,13 +3,15 @@
 Settings come from the environment (read by the entry point, passed in here):
 NEO4J_URI (default bolt://127.0.0.1:7687; neo4j:// and neo4j+s:// routing URIs work as they
 are, so a cluster or Aura is just another URI), NEO4J_USER (neo4j), NEO4J_PASSWORD (else the
-local server's .neo4j/password), NEO4J_DATABASE (neo4j).
+local server's password file), NEO4J_DATABASE (neo4j). The local server (scripts/neo4j)
+keeps its password in $NEO4J_LOCAL_HOME/password, else the checkout's .neo4j/password; every
+message that points there names that file.
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import neo4j
@@ -28,21 +30,28 @@ class Neo4jSettings:
     user: str = "neo4j"
     password: str | None = None
     database: str = "neo4j"
+    # where the local server keeps its password: named in messages, not a connection setting
+    password_file: Path = field(default=PROJECT_ROOT / ".neo4j" / "password", compare=False)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> "Neo4jSettings":
-        password = environ.get("NEO4J_PASSWORD") or _local_password(environ)
+        password_file = local_password_file(environ)
+        password = environ.get("NEO4J_PASSWORD") or _local_password(password_file)
         return cls(
             uri=environ.get("NEO4J_URI") or DEFAULT_URI,
             user=environ.get("NEO4J_USER") or "neo4j",
             password=password,
             database=environ.get("NEO4J_DATABASE") or "neo4j",
+            password_file=password_file,
         )
 
 
-def _local_password(environ: Mapping[str, str]) -> str | None:
-    home = Path(environ.get("NEO4J_LOCAL_HOME") or PROJECT_ROOT / ".neo4j")
-    path = home / "password"
+def local_password_file(environ: Mapping[str, str]) -> Path:
+    """The local server's password file, where scripts/neo4j writes it."""
+    return Path(environ.get("NEO4J_LOCAL_HOME") or PROJECT_ROOT / ".neo4j") / "password"
+
+
+def _local_password(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8").strip() or None
     except OSError:
@@ -59,7 +68,7 @@ def connect(settings: Neo4jSettings, *, retry_seconds: float = 15) -> neo4j.Driv
     if settings.password is None:
         raise StoreError(
             f"no password for Neo4j at {settings.uri}: set NEO4J_PASSWORD, or {START_HINT}"
-            " (it writes .neo4j/password)",
+            f" (it writes {settings.password_file})",
             uri=settings.uri,
         )
     try:
@@ -79,7 +88,7 @@ def connect(settings: Neo4jSettings, *, retry_seconds: float = 15) -> neo4j.Driv
         raise StoreError(
             f"Neo4j at {settings.uri} refused the credentials of user '{settings.user}'"
             " (wrong password?): set NEO4J_USER / NEO4J_PASSWORD; the local server"
-            " (`scripts/neo4j start`) keeps its password in .neo4j/password",
+            f" (`scripts/neo4j start`) keeps its password in {settings.password_file}",
             uri=settings.uri,
         ) from e
     except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError) as e:

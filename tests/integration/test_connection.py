@@ -57,3 +57,36 @@ def test_a_closed_port_is_one_line_saying_how_to_start_the_server():
     assert "\n" not in message
     assert uri in message and "connection refused" in message
     assert "scripts/neo4j start" in message
+
+
+def test_no_password_names_the_password_file_where_neo4j_local_home_puts_it(tmp_path):
+    home = tmp_path / "elsewhere"
+    settings = Neo4jSettings.from_env({"NEO4J_LOCAL_HOME": str(home),
+                                       "NEO4J_URI": f"bolt://127.0.0.1:{_closed_port()}"})
+    with pytest.raises(StoreError) as e:
+        connect(settings)
+    message = str(e.value)
+    assert "\n" not in message and "no password" in message
+    assert str(home / "password") in message
+    assert ".neo4j/password" not in message
+
+
+def test_a_wrong_password_names_the_password_file_where_neo4j_local_home_puts_it(
+        neo4j_settings, tmp_path):
+    home = tmp_path / "elsewhere"
+    settings = Neo4jSettings.from_env({"NEO4J_LOCAL_HOME": str(home), "NEO4J_URI": neo4j_settings.uri,
+                                       "NEO4J_USER": neo4j_settings.user,
+                                       "NEO4J_PASSWORD": "not-the-password"})
+    with pytest.raises(StoreError) as e:
+        connect(settings)
+    message = str(e.value)
+    assert "refused the credentials" in message
+    assert str(home / "password") in message
+    assert ".neo4j/password" not in message
+
+
+def test_the_password_file_is_not_a_connection_setting(tmp_path):
+    # a resident engine compares settings: where the password file is named must not matter
+    a = Neo4jSettings.from_env({"NEO4J_LOCAL_HOME": str(tmp_path / "a"), "NEO4J_PASSWORD": "pw"})
+    b = Neo4jSettings.from_env({"NEO4J_LOCAL_HOME": str(tmp_path / "b"), "NEO4J_PASSWORD": "pw"})
+    assert a == b and a.password_file != b.password_file
