@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli.command import Command
+from engine.clock import now_iso
 from engine.cli.source_report import HEADERS, print_retraction, row
 from engine.cli.support import print_json, print_listing
 from engine.errors import InvalidInput
@@ -150,7 +151,6 @@ def whole_files(store: Any, root: Path, given: list[tuple[str, str]]) -> Any:
 def cmd_sources(store, args) -> int:
     from engine.sources import status as source_status
     from engine.sources.pinning import hash_late
-    from engine.tms import now
 
     if args.retract and args.action != "stale":
         raise InvalidInput("--retract goes with `sources stale`", field="retract")
@@ -160,7 +160,7 @@ def cmd_sources(store, args) -> int:
     files = source_files(args.root, store)
     hashes = whole_files(store, Path(files.root), args.repo)
     if args.action == "hash":
-        hashed = hash_late(store, files, hashes, at=now())
+        hashed = hash_late(store, files, hashes, at=now_iso())
         if args.json:
             print_json(hashed.as_dict())
             return 0
@@ -180,7 +180,7 @@ def cmd_sources(store, args) -> int:
         return 0
     if args.retract:
         return print_retraction(
-            source_status.retract_stale_sourced(store, files.reader, hashes, at=now(),
+            source_status.retract_stale_sourced(store, files.reader, hashes, at=now_iso(),
                                                 missing=args.missing, yes=args.yes),
             args, "python -m engine sources stale --retract")
     rows = source_status.stale_sourced(store, files.reader, hashes)
