@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery
 from engine.clock import now_iso_ms
@@ -41,6 +41,7 @@ from engine.tms.labelling import labels_from_scratch
 from engine.tms.records import Network, TmsTx
 
 RELEASE_RE = re.compile(r"[a-z][a-z0-9._-]{0,99}")
+_Unit = TypeVar("_Unit")
 
 
 class HistoryTx(HistoryRecords, TmsTx, ChangeLog, Protocol):
@@ -105,32 +106,25 @@ def images_at(writes: Sequence[LoggedWrite], point: int) -> dict[str, dict[str, 
     return out
 
 
+def _imaged(units: dict[str, _Unit], images: Mapping[str, Image | None],
+            unit_of: Callable[[str, Image], _Unit]) -> dict[str, _Unit]:
+    """`units` with each key an image names set to what the image describes, or removed
+    (an image None: the unit did not exist then)."""
+    for key, image in images.items():
+        if image is None:
+            units.pop(key, None)
+        else:
+            units[key] = unit_of(key, image)
+    return units
+
+
 def network_at(now: Network, images: Mapping[str, Mapping[str, Image | None]]) -> Network:
     """Today's network with the given units set to their images, labelled from scratch."""
-    beliefs: dict[str, Belief] = dict(now.beliefs)
-    for bid, image in images.get("belief", {}).items():
-        if image is None:
-            beliefs.pop(bid, None)
-        else:
-            beliefs[bid] = belief_of(bid, image)
-    nogoods = {n.id: n for n in now.nogoods}
-    for nid, image in images.get("nogood", {}).items():
-        if image is None:
-            nogoods.pop(nid, None)
-        else:
-            nogoods[nid] = nogood_of(nid, image)
-    supersessions = {r.old: r for r in now.supersessions}
-    for old, image in images.get("supersession", {}).items():
-        if image is None:
-            supersessions.pop(old, None)
-        else:
-            supersessions[old] = supersession_of(old, image)
-    sources = {s.path: s for s in now.sources}
-    for path, image in images.get("source", {}).items():
-        if image is None:
-            sources.pop(path, None)
-        else:
-            sources[path] = source_of(path, image)
+    beliefs: dict[str, Belief] = _imaged(dict(now.beliefs), images.get("belief", {}), belief_of)
+    nogoods = _imaged({n.id: n for n in now.nogoods}, images.get("nogood", {}), nogood_of)
+    supersessions = _imaged({r.old: r for r in now.supersessions},
+                            images.get("supersession", {}), supersession_of)
+    sources = _imaged({s.path: s for s in now.sources}, images.get("source", {}), source_of)
     meta, repos = dict(now.meta), dict(now.repos)
     if NETWORK_KEY in images.get("network", {}):
         meta, repos = network_info_of(images["network"][NETWORK_KEY])
