@@ -12,8 +12,10 @@ the beliefs held back and the due beliefs each waits on.
 from __future__ import annotations
 
 import dataclasses
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from engine.review import parser
 from engine.review.apply import write_review
@@ -25,7 +27,7 @@ from engine.review.schema import json_reply
 from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
-from engine.stages.item_reader import RetriesItems
+from engine.stages.item_reader import ParseT, RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
 from engine.stages.turns import HELD_BACK, RELEASED, WAITING_ON, Turns
@@ -69,19 +71,36 @@ def _context(shown: RoundInput | None) -> ReviewRound | None:
     return shown.context if shown is not None and isinstance(shown.context, ReviewRound) else None
 
 
-class ReviewStage(RetriesItems[parser.ReviewParse]):
-    name = "review"
-    retry = RETRY
+ScopeT = TypeVar("ScopeT", bound=ReviewScope)
 
-    def __init__(self, settings: ReviewSettings = ReviewSettings(), *, since: str | None = None):
+
+class ScopedReview(RetriesItems[ParseT], Generic[ParseT, ScopeT], ABC):
+    """What both modes of review keep for a run: its scope, when it began (with review_all:
+    reviews older than this are redone) and its turns; a round is read as under --parallel
+    with no round in flight."""
+
+    name = "review"
+
+    def __init__(self, settings: ScopeT, since: str | None):
         self.settings = settings
-        self.since = since or now()  # with review_all: reviews older than this are redone
+        self.since = since or now()
         self.turns = Turns()
 
-    # --- a round ---------------------------------------------------------------------
     def read_round(self, store: Store, n: int) -> RoundInput:
         return self.read_round_besides(store, n, frozenset())
 
+    @abstractmethod
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """Round `n`'s view without the ids in `busy` (shown by rounds in flight)."""
+
+
+class ReviewStage(ScopedReview[parser.ReviewParse, ReviewSettings]):
+    retry = RETRY
+
+    def __init__(self, settings: ReviewSettings = ReviewSettings(), *, since: str | None = None):
+        super().__init__(settings, since)
+
+    # --- a round ---------------------------------------------------------------------
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """`busy`: beliefs shown by rounds in flight (--parallel), left out. What rests on
         them is not due until they are reviewed, so the rounds never overlap."""

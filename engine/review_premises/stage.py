@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.review.stage import ReviewScope
+from engine.review.stage import ReviewScope, ScopedReview
 from engine.review_premises.apply import check_verdicts, write_premise_review
 from engine.review_premises.due import PremiseUnderReview, read_premises
 from engine.review_premises.prompt import RETRY, build_prompt, json_reply
@@ -25,10 +25,8 @@ from engine.review_premises.verdicts import PremiseParse, PremiseVerdict, parse_
 from engine.review_premises.window import DEFAULT_BUDGET
 from engine.sources.reader import SourceReader
 from engine.stages.contract import RoundContract
-from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
-from engine.stages.turns import Turns
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -45,19 +43,13 @@ class PremiseRound:
     shown: tuple[PremiseUnderReview, ...]
 
 
-class PremiseReviewStage(RetriesItems[PremiseParse]):
-    name = "review"
+class PremiseReviewStage(ScopedReview[PremiseParse, PremiseSettings]):
     retry = RETRY
 
     def __init__(self, reader: SourceReader, settings: PremiseSettings = PremiseSettings(), *,
                  since: str | None = None):
+        super().__init__(settings, since)
         self.reader = reader
-        self.settings = settings
-        self.since = since or now()  # with review_all: reviews older than this are redone
-        self.turns = Turns()
-
-    def read_round(self, store: Store, n: int) -> RoundInput:
-        return self.read_round_besides(store, n, frozenset())
 
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """`busy`: premises shown by rounds in flight (--parallel), left out. A verdict on
