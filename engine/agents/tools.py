@@ -30,7 +30,7 @@ from engine.reading import blockers as blocking
 from engine.reading import queries
 from engine.reading import search as searching
 from engine.reading.queries import PackQuery
-from engine.sources.pinning import SourceFiles, add_sourced
+from engine.sources.pinning import SourceFilesOf, add_sourced
 from engine.store import Store
 from engine.tms import explain as explaining
 from engine.tms.records import BeliefFilter
@@ -78,9 +78,9 @@ class AgentTools:
 
     def __init__(self, store: Store, pack: Sequence[PackQuery], *, report_dir: Path,
                  make_embedder: Callable[[], Any] | None = None,
-                 source_files: SourceFiles | None = None) -> None:
+                 source_files: SourceFilesOf | None = None) -> None:
         self._store = store
-        self._source_files = source_files  # where `add` reads a source (the server's folder)
+        self._source_files = source_files  # where `add` reads a source: the memory's root
         self._pack = list(pack)
         self._report_dir = report_dir
         self._make_embedder = make_embedder
@@ -264,8 +264,9 @@ class AgentTools:
         """Add a belief. Without antecedents and unless it is a premise (an observed fact,
         IN). With antecedents it is derived: IN while all antecedents are IN and every
         unless id is OUT; any_mode=true makes one justification per antecedent (each enough
-        alone). Ids: lower case [a-z0-9._:-]. source: a file under the server's folder,
-        "PATH" or "PATH:A-B" (lines), read and hashed now; quote: words of those lines that
+        alone). Ids: lower case [a-z0-9._:-]. source: a file under the memory's root (the
+        one `init --root` recorded, else the server's folder), "PATH" or "PATH:A-B" (lines),
+        read and hashed now; quote: words of those lines that
         state the belief (refused when they do not occur there). Returns what went IN and OUT.
         Example: add(id="auth-bottleneck", text="Auth is a bottleneck",
         antecedents=["auth-uses-jwt", "auth-sync-check"])."""
@@ -273,10 +274,9 @@ class AgentTools:
         if quote and not source:
             raise InvalidInput("quote goes with source", field="quote")
         if source and self._source_files is not None:
-            claim = self._source_files.pin(source, quote)
-            return add_sourced(self._store, id, text, justifications, claim,
-                               root=self._source_files.root,
-                               source_url=source_url).as_dict()
+            files = self._source_files(self._store)
+            return add_sourced(self._store, id, text, justifications, files.pin(source, quote),
+                               root=files.root, source_url=source_url).as_dict()
         return tms.add(self._store, id, text, justifications, source=source,
                        source_url=source_url).as_dict()
 
@@ -481,7 +481,7 @@ class ProposalTools:
     withdraw_proposal queue or withdraw (the network does not change, so a proposer may);
     accept_proposal and reject_proposal apply or refuse one (writes)."""
 
-    def __init__(self, store: Store, *, source_files: SourceFiles | None = None) -> None:
+    def __init__(self, store: Store, *, source_files: SourceFilesOf | None = None) -> None:
         self._store = store
         self._source_files = source_files  # where a proposed add's source is read, as add's
 
@@ -527,7 +527,7 @@ class ProposalTools:
             "justifications": self._justifications(antecedents or [], unless or [], any_mode,
                                                    kind, label)}
         if source and self._source_files is not None:
-            claim = self._source_files.pin(source, quote)
+            claim = self._source_files(self._store).pin(source, quote)
             args.update(source=claim.path, pin=pin_args(claim))
         return self._propose("add", args, reason)
 

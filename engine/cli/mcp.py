@@ -483,10 +483,10 @@ def make_tools(store: Any, report_dir: Path) -> tuple[AgentTools, list[PackEntry
 
         return SentenceTransformerEmbedder()
 
-    from engine.cli.sources import source_files
+    from engine.cli.sources import memory_files
 
     return AgentTools(ActingStore(VisibleStore(store)), pack, report_dir=report_dir,
-                      make_embedder=make_embedder, source_files=source_files(None)), entries
+                      make_embedder=make_embedder, source_files=memory_files), entries
 
 
 def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
@@ -515,13 +515,13 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
         served = released(store, args.release) if args.release else store
         tools, entries = make_tools(served, Path(args.report_dir))
         from adapters.neo4j.connection import DEFAULT_URI
-        from engine.cli.sources import source_files
+        from engine.cli.sources import memory_files
 
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
                               base_actor=mcp_actor(os.environ, args.http),
                               reading=make_reading(served, args), with_ask=bool(args.model),
                               proposals=ProposalTools(ActingStore(served),
-                                                      source_files=source_files(None)),
+                                                      source_files=memory_files),
                               default_access=Access("", args.role, visible_to),
                               watch_store=None if args.release else store)
         if args.http:

@@ -62,6 +62,12 @@ def source_files(root: str | None, store: Any = None) -> SourceFiles:
     return SourceFiles(FileSourceReader(base), _locate(base), str(base))
 
 
+def memory_files(store: Any) -> SourceFiles:
+    """The files under the root the memory recorded, else the current folder: what the MCP
+    `add` and `propose_add` tools read a source against, at each call (a SourceFilesOf)."""
+    return source_files(None, store)
+
+
 def sourced_of(args: argparse.Namespace, store: Any = None
                ) -> tuple[SourcedClaim, str] | None:
     """The pinned source of `add` and the root it was read under, or None without

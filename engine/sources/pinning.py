@@ -127,6 +127,11 @@ class SourceFiles:
         return ground_claim(_text_of(self.reader, self.locate(spec.path)), spec.lines, quote)
 
 
+# A memory's files: given its store, the SourceFiles under the root the memory recorded (else
+# a default folder), read at each call, so a root recorded later (`init --root`) counts.
+SourceFilesOf = Callable[[Store], SourceFiles]
+
+
 def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, Any],
            at: str, *, check_only: bool = False) -> None:
     """Inside a write transaction: the Source node (created, or kept with its forged chunks

@@ -13,7 +13,9 @@ import pytest
 
 from adapters.formats import parse_network
 from engine import interchange, tms
+from engine.agents.tools import ProposalTools
 from engine.change_records import LogQuery
+from engine.cli.sources import memory_files
 from engine.cli.tms import main
 from engine.memory import changelog
 
@@ -281,11 +283,9 @@ def test_a_proposed_add_keeps_its_access_tags_when_accepted(engine, store):
 
 
 def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
-    from engine.agents.tools import ProposalTools
-    from engine.cli.sources import source_files
     from engine.errors import InvalidInput
 
-    tools = ProposalTools(store, source_files=source_files(None))
+    tools = ProposalTools(store, source_files=memory_files)
     with pytest.raises(InvalidInput, match="quote does not occur"):
         tools.propose_add("p", "Auth caches keys", "read it", source="src/auth.py",
                           quote="keys are cached")
@@ -298,6 +298,42 @@ def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
 
 
 # --- issue 36: the root kept, staleness per belief, missing apart, a large retraction confirmed
+def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, folder,
+                                                                  monkeypatch, tmp_path):
+    """An MCP server started in another folder reads `add`'s and `propose_add`'s source
+    against the root `init --root` recorded, as the CLI's add does, never against its own
+    folder (where a file of the same name says something else)."""
+    from engine.cli.mcp import make_tools
+    from engine.errors import InvalidInput
+    from engine.memory.changelog import ActingStore
+
+    project, elsewhere = folder / "project", folder / "elsewhere"
+    (project / "docs").mkdir(parents=True)
+    (elsewhere / "docs").mkdir(parents=True)
+    (project / "docs" / "queue.md").write_text("intro\nThe queue delivers at least once.\n",
+                                               encoding="utf-8")
+    (elsewhere / "docs" / "queue.md").write_text("other\nnothing about queues\n",
+                                                 encoding="utf-8")
+    engine("init", "--root", str(project))
+    monkeypatch.chdir(elsewhere)
+    tools, _ = make_tools(store, tmp_path / "reports")
+    tools.add(id="once", text="The queue delivers at least once", source="docs/queue.md:2",
+              quote="at least once")
+    b, _ = tms.show(store, "once")
+    sha = hashlib.sha256((project / "docs" / "queue.md").read_bytes()).hexdigest()
+    assert (b.source, b.source_hash, b.metadata["lines"]) == ("docs/queue.md", sha, [2, 2])
+    with pytest.raises(InvalidInput, match="quote does not occur"):
+        tools.add(id="other", text="x", source="docs/queue.md:2", quote="nothing about queues")
+    proposals = ProposalTools(ActingStore(store), source_files=memory_files)
+    proposed = proposals.propose_add("whole", "The queue note", "read it",
+                                     source="docs/queue.md")
+    proposals.accept_proposal(proposed["id"])
+    assert tms.show(store, "whole")[0].source_hash == sha
+    rows = json.loads(engine("sources", "status", "--json").out)
+    assert [(r["id"], r["state"]) for r in rows] == [("once", "unchanged"),
+                                                     ("whole", "unchanged")]
+
+
 def test_the_root_is_recorded_and_read_from_any_folder(engine, store, folder, monkeypatch):
     project, elsewhere = folder / "project", folder / "elsewhere"
     (project / "docs").mkdir(parents=True)
