@@ -12,9 +12,11 @@ The differences between the file and the graph, belief by belief:
 - retracted / restored / asserted / unasserted: the user's pins, decided from the file as an
   import decides them (a belief stored OUT whose support is valid is retracted);
 - removed: in the graph, not in the file, and nothing in the file rests on it (a justification
-  naming it, a nogood holding it): deleted; one something rests on refuses the whole sync;
-- nogoods: the file's new ones are created and resolved (those gone from the file are kept
-  and said: a nogood is a finding, not a line to edit away).
+  naming it, a nogood of the file holding it): deleted; one something rests on refuses the
+  whole sync;
+- nogoods: the file's new ones are created and resolved; one whose members the file changed
+  is deleted and created anew (resolved); those gone from the file are deleted (what they
+  retracted stays as the file marks it).
 Then one relabel from everything that changed, and the nogoods that hold. Timestamps
 (created, updated, retracted) are not compared: they say when, not what. Supersede links and
 Source nodes are the graph's and are left as they are.
@@ -24,8 +26,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
+from engine.agents.records import AgentTx
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.interchange import decide_pins
@@ -54,12 +57,14 @@ class SyncPlan:
     unasserted: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     nogoods_added: list[str] = field(default_factory=list)
-    nogoods_kept: list[str] = field(default_factory=list)  # in the graph, gone from the file
+    nogoods_changed: list[str] = field(default_factory=list)  # other members in the file
+    nogoods_removed: list[str] = field(default_factory=list)  # in the graph, gone from the file
 
     def is_empty(self) -> bool:
         return not any((self.added, self.fields, self.metadata, self.justifications,
                         self.retracted, self.restored, self.asserted, self.unasserted,
-                        self.removed, self.nogoods_added))
+                        self.removed, self.nogoods_added, self.nogoods_changed,
+                        self.nogoods_removed))
 
     def as_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -109,7 +114,7 @@ def plan_sync(graph: Network, file: Network, stored: Mapping[str, Truth]) -> tup
             (plan.asserted if new.asserted else plan.unasserted).append(bid)
     gone = sorted(set(graph.beliefs) - set(wanted))
     named = {r: bid for bid, b in wanted.items() for j in b.justifications for r in j.mentions()}
-    held = {m: n.id for n in [*graph.nogoods, *file.nogoods] for m in n.members}
+    held = {m: n.id for n in file.nogoods for m in n.members}  # the graph's others go
     for bid in gone:
         if bid in named:
             raise InvalidInput(f"'{bid}' is gone from the file but '{named[bid]}' rests on it "
@@ -119,13 +124,20 @@ def plan_sync(graph: Network, file: Network, stored: Mapping[str, Truth]) -> tup
             raise InvalidInput(f"'{bid}' is gone from the file but nogood '{held[bid]}' holds "
                                f"it: retract it instead", field="id", value=bid)
     plan.removed = gone
-    graph_nogoods = {n.id for n in graph.nogoods}
+    graph_nogoods = {n.id: set(n.members) for n in graph.nogoods}
     plan.nogoods_added = [n.id for n in file.nogoods if n.id not in graph_nogoods]
-    plan.nogoods_kept = sorted(graph_nogoods - {n.id for n in file.nogoods})
+    plan.nogoods_changed = [n.id for n in file.nogoods
+                            if graph_nogoods.get(n.id, set(n.members)) != set(n.members)]
+    plan.nogoods_removed = sorted(graph_nogoods.keys() - {n.id for n in file.nogoods})
     return plan, wanted
 
 
-def _apply(tx: DialecticTx, plan: SyncPlan, wanted: Mapping[str, Belief], file: Network,
+class RegistrySyncTx(DialecticTx, AgentTx, Protocol):
+    """What a sync writes: fields, gates, pins, labels and nogood resolution (DialecticTx),
+    and the deletion of nogoods (AgentTx's)."""
+
+
+def _apply(tx: RegistrySyncTx, plan: SyncPlan, wanted: Mapping[str, Belief], file: Network,
            at: str) -> Change:
     seeds: set[str] = set()
     for bid, changed in sorted(plan.fields.items()):
@@ -138,6 +150,8 @@ def _apply(tx: DialecticTx, plan: SyncPlan, wanted: Mapping[str, Belief], file: 
             tx.remove_justification(bid, position)
         tx.add_justifications(bid, list(wanted[bid].justifications))
         seeds.add(bid)
+    if plan.nogoods_removed or plan.nogoods_changed:
+        tx.delete_nogoods(plan.nogoods_removed + plan.nogoods_changed)
     for bid in plan.removed:  # after the justifications that named it were rewritten
         tx.delete_belief(bid)
     change = Change()
@@ -157,7 +171,8 @@ def _apply(tx: DialecticTx, plan: SyncPlan, wanted: Mapping[str, Belief], file: 
     seeds.update(pinned)
     if seeds:
         change = change.merge(enforce_nogoods(tx, tx.relabel(sorted(seeds))))
-    new_nogoods = [n for n in file.nogoods if n.id in set(plan.nogoods_added)]
+    new_nogoods = [n for n in file.nogoods
+                   if n.id in set(plan.nogoods_added + plan.nogoods_changed)]
     for nogood in new_nogoods:
         tx.create_nogood(nogood)
     holding = tx.nogoods_holding([m for n in new_nogoods for m in n.members])
@@ -184,5 +199,7 @@ def sync_network(store: Store, file: Network, stored: Mapping[str, Truth], *, so
         "import-sync", {"file": source, "added": preview.added, "reworded": preview.reworded,
                         "justifications": preview.justifications,
                         "retracted": preview.retracted, "restored": preview.restored,
-                        "removed": preview.removed, "nogoods_added": preview.nogoods_added},
+                        "removed": preview.removed, "nogoods_added": preview.nogoods_added,
+                        "nogoods_changed": preview.nogoods_changed,
+                        "nogoods_removed": preview.nogoods_removed},
         f"the registry {source} applied"))

@@ -154,8 +154,9 @@ def import_command_arguments(p: argparse.ArgumentParser) -> None:
     import_arguments(p)
     p.add_argument("--sync", action="store_true",
                    help="apply the file's differences from the graph (adds, rewords in place, "
-                        "justifications, retractions, removals of beliefs nothing rests on) as "
-                        "logged writes in one transaction, keeping the history")
+                        "justifications, retractions, removals of beliefs nothing rests on, "
+                        "nogoods added, changed and removed) as logged writes in one "
+                        "transaction, keeping the history")
     p.add_argument("--dry-run", action="store_true",
                    help="with --sync: print the plan and the labels it would change; write "
                         "nothing")
@@ -181,8 +182,9 @@ def cmd_import_sync(store, args: argparse.Namespace, got: FileRead) -> int:
                        ("~ justifications", plan.justifications),
                        ("- retracted", plan.retracted), ("+ restored", plan.restored),
                        ("+ asserted", plan.asserted), ("- unasserted", plan.unasserted),
-                       ("- removed", plan.removed), ("nogoods added", plan.nogoods_added),
-                       ("nogoods kept (gone from the file)", plan.nogoods_kept)):
+                       ("- removed", plan.removed), ("+ nogoods added", plan.nogoods_added),
+                       ("~ nogoods changed", plan.nogoods_changed),
+                       ("- nogoods removed", plan.nogoods_removed)):
         if ids:
             print(f"  {title}: {', '.join(ids)}")
     c = report.change

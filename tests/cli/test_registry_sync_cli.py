@@ -94,3 +94,36 @@ def test_a_removal_something_rests_on_is_refused_and_nothing_is_written(cli, tmp
     assert cli_json(cli, "show", "lonely")["text"] == "Nothing rests on this"
     result = cli("import", str(path), "--dry-run", code=2)
     assert_one_error_line(result, "--dry-run goes with --sync")
+
+
+def test_a_nogood_gone_from_the_registry_is_removed_logged_and_shown_by_dry_run(  # noqa: F811
+        cli, tmp_path):
+    cli("add", "a", "A holds")
+    cli("add", "b", "B holds")
+    cli("nogood", "a", "b")  # retracts a
+    registry = tmp_path / "beliefs.md"
+    cli("export", "-o", str(registry))
+    text = registry.read_text(encoding="utf-8")
+    nogood = text.index("### nogood-a-b")
+    text = text[:nogood].rstrip() + "\n"  # the nogood deleted from the file
+    text = text.replace("**OUT** · depth 0 · premise\n\n> A holds",
+                        "**IN** · depth 0 · premise\n\n> A holds")
+    text = "\n".join(line for line in text.splitlines()
+                     if not line.startswith(("- retracted:", "- retract reason:"))) + "\n"
+    text = text.replace("\n## Nogoods\n", "\n")
+    registry.write_text(text, encoding="utf-8")
+    before = _last_seq(cli)
+    out = cli("import", str(registry), "--sync", "--dry-run").stdout
+    assert "- nogoods removed: nogood-a-b" in out and "+ restored: a" in out
+    assert _last_seq(cli) == before
+    assert [n["id"] for n in json.loads(cli("export").stdout)["nogoods"]] == ["nogood-a-b"]
+    out = cli("import", str(registry), "--sync").stdout
+    assert "- nogoods removed: nogood-a-b" in out
+    assert _last_seq(cli) == before + 1  # one transaction, one entry
+    [entry] = cli_json(cli, "log", "--op", "import-sync")
+    assert entry["args"]["nogoods_removed"] == ["nogood-a-b"]
+    assert json.loads(cli("export").stdout)["nogoods"] == []
+    labels = {b["id"]: b["truth"] for b in cli_json(cli, "list")}
+    assert labels == {"a": "IN", "b": "IN"}  # no nogood left to take one OUT
+    assert cli_json(cli, "verify")["ok"] is True
+    assert "nothing to do" in cli("import", str(registry), "--sync").stdout

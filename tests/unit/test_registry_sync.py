@@ -43,3 +43,22 @@ def test_a_removed_belief_that_something_names_refuses_the_sync():
     f = Network({k: v for k, v in g.beliefs.items() if k != "p"})
     with pytest.raises(InvalidInput, match="'p' is gone from the file but 'd' rests on it"):
         plan_sync(g, f, {b: Truth.IN for b in f.beliefs})
+
+
+def test_nogoods_gone_from_the_file_are_removed_and_changed_ones_recreated():
+    g = _graph()
+    g.nogoods.extend([Nogood("ng-gone", ("p", "x")), Nogood("ng-moved", ("p", "q"))])
+    f = Network({k: v for k, v in g.beliefs.items() if k != "x"},
+                [Nogood("ng-moved", ("q", "d"))])
+    plan, _ = plan_sync(g, f, {b: Truth.IN for b in f.beliefs})
+    # x was held only by a nogood the file drops: it goes with it
+    assert (plan.nogoods_removed, plan.nogoods_changed, plan.nogoods_added,
+            plan.removed) == (["ng-gone"], ["ng-moved"], [], ["x"])
+    assert not plan.is_empty()
+
+
+def test_a_removed_belief_a_nogood_of_the_file_holds_refuses_the_sync():
+    g = _graph()
+    f = Network({k: v for k, v in g.beliefs.items() if k != "x"}, [Nogood("ng", ("p", "x"))])
+    with pytest.raises(InvalidInput, match="nogood 'ng' holds it"):
+        plan_sync(g, f, {b: Truth.IN for b in f.beliefs})
