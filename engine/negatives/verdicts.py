@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.stages.item_reader import ItemReader, ItemsParse, combine_answers, read_items
+from engine.stages.item_reader import ItemsParse, VerdictReader, combine_answers, read_items
 from engine.stages.item_reader import flat_text as _text
-from engine.stages.replies import ReplyShape, bare_id
+from engine.stages.replies import ReplyShape, bare_id, keyword
 
 KINDS = ("bug", "risk", "limitation", "gap", "debt", "open-issue")
 SHAPE = ReplyShape("verdicts", ("id", "negative"))
@@ -57,29 +57,26 @@ class NegativeParse(ItemsParse[NegativeVerdict]):
 def _yes_no(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
-    word = bare_id(value).lower().replace("_", "-").replace(" ", "-") if isinstance(
-        value, str) else ""
+    word = _word(value)
     return True if word in _YES else False if word in _NO else None
 
 
-def _kind(value: Any) -> str:
-    return bare_id(value).lower().replace("_", "-").replace(" ", "-") if isinstance(
-        value, str) else ""
+def _word(value: Any) -> str:
+    return keyword(value) if isinstance(value, str) else ""
 
 
-class _Reader(ItemReader[NegativeParse]):
-    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        found = self.shown_id(obj, line, f"verdict {index}", ("id", "belief"), "belief ")
-        if found is None:
-            return
-        belief, where, shown = found
+class _Reader(VerdictReader[NegativeParse]):
+    noun = "belief"
+
+    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
+                    shown: str | None) -> None:
         negative = _yes_no(obj.get("negative"))
         if negative is None:
             self.problem(f"{where} lacks negative: true or false"
                          + ("" if obj.get("negative") is None else
                             f" (got {_text(obj.get('negative'))[:40]!r})"), line)
             return
-        kind = _kind(obj.get("kind")) if negative else ""
+        kind = _word(obj.get("kind")) if negative else ""
         if negative and kind not in KINDS:
             self.problem(f"{where}: a negative verdict needs a kind, one of "
                          f"{', '.join(KINDS)}" + (f" (got {kind!r})" if kind else ""), line)
@@ -91,18 +88,6 @@ class _Reader(ItemReader[NegativeParse]):
         sha = bare_id(obj.get("shown_sha256") or "") or (shown or "")
         self.out.items.append(NegativeVerdict(belief, negative, kind,
                                               _text(obj.get("comment")), sha, line))
-
-    def finish(self) -> NegativeParse:
-        if self.expected is not None:
-            judged = {v.belief for v in self.out.items}
-            self.unanswered(((b, b) for b in self.expected if b not in judged), self._no_verdict)
-        return self.out
-
-    def _no_verdict(self, key: str, belief: str) -> str:
-        """A belief an answer named without a usable verdict: said already."""
-        if any(f"({belief})" in d.reason for d in self.out.diagnostics):
-            return ""
-        return f"no verdict on belief '{belief}'"
 
 
 def parse_reply(text: object, expected: Expected | None = None) -> NegativeParse:

@@ -26,9 +26,9 @@ from typing import Any
 from engine.review_premises.due import PremiseUnderReview
 from engine.review_premises.window import Window
 from engine.sources.grounding import clean_quote, find_quote, normalize
-from engine.stages.item_reader import ItemReader, ItemsParse, combine_answers, read_items
+from engine.stages.item_reader import ItemsParse, VerdictReader, combine_answers, read_items
 from engine.stages.item_reader import flat_text as _text
-from engine.stages.replies import ReplyShape, bare_id
+from engine.stages.replies import ReplyShape, bare_id, keyword
 
 CONFIRMED, PARTIAL, MISREAD = "confirmed", "partial", "misread"
 VERDICTS = (CONFIRMED, PARTIAL, MISREAD)
@@ -87,17 +87,12 @@ class PremiseParse(ItemsParse[PremiseVerdict]):
     expected: Expected | None = None
 
 
-def _word(value: Any) -> str:
-    return bare_id(value).lower().replace("_", "-").replace(" ", "-")
+class _Reader(VerdictReader[PremiseParse]):
+    noun = "premise"
 
-
-class _Reader(ItemReader[PremiseParse]):
-    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
-        found = self.shown_id(obj, line, f"verdict {index}", ("id", "premise"), "premise ")
-        if found is None:
-            return
-        belief, where, shown = found
-        verdict = _word(obj.get("verdict"))
+    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
+                    shown: PremiseUnderReview | None) -> None:
+        verdict = keyword(obj.get("verdict"))
         if verdict not in VERDICTS:
             self.problem(f"{where} lacks a verdict" if not verdict else
                          f"{where}: verdict must be confirmed, partial or misread, got "
@@ -106,7 +101,7 @@ class _Reader(ItemReader[PremiseParse]):
         if belief in seen:
             self.problem(f"{where}: a second verdict on '{belief}'; the first is kept", line)
             return
-        kind = _word(obj.get("kind")) if verdict == MISREAD else ""
+        kind = keyword(obj.get("kind")) if verdict == MISREAD else ""
         if verdict == MISREAD and kind not in KINDS:
             if kind:
                 self.note(f"{belief}: kind {kind!r} is not one of {', '.join(KINDS)}; "
@@ -125,19 +120,6 @@ class _Reader(ItemReader[PremiseParse]):
             v = ground_verdict(v, shown.window)
         seen.add(belief)
         self.out.items.append(v)
-
-    def finish(self) -> PremiseParse:
-        if self.expected is not None:
-            judged = {v.belief for v in self.out.items}
-            self.unanswered(((b, b) for b in self.expected if b not in judged), self._no_verdict)
-        return self.out
-
-    def _no_verdict(self, key: str, belief: str) -> str:
-        """A premise a verdict named without a usable one: said already, unless the verdict
-        was a second one (then the first stands, and this cannot happen)."""
-        if any(f"({belief})" in d.reason for d in self.out.diagnostics):
-            return ""
-        return f"no verdict on premise '{belief}'"
 
 
 def ground_verdict(v: PremiseVerdict, window: Window) -> PremiseVerdict:

@@ -247,6 +247,38 @@ class JustificationReader(ItemReader[ParseT], ABC):
         showed of each of its justifications, by number)."""
 
 
+class VerdictReader(ItemReader[ParseT], ABC):
+    """The reader of a reply with one verdict per item shown (negatives, premise review): an
+    item's id is checked against what the round showed, then `read_answer` reads the rest.
+    `noun` is what the stage calls an item ("belief", "premise"): the key an answer may give
+    its id under besides `id`, and how messages name the id; an answer is `verdict N (id)`."""
+
+    noun = "item"
+
+    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
+        found = self.shown_id(obj, line, f"verdict {index}", ("id", self.noun), f"{self.noun} ")
+        if found is not None:
+            self.read_answer(obj, line, seen, *found)
+
+    @abstractmethod
+    def read_answer(self, obj: Any, line: int, seen: set[str], ident: str, where: str,
+                    shown: Any) -> None:
+        """Read the verdict on item `ident` (`shown`: what the round showed of it, None when
+        a proposals file is read)."""
+
+    def finish(self) -> ParseT:
+        """The parse, once every answer is read: each shown item without a usable verdict is
+        missing (`unanswered`), a problem `no verdict on <noun> 'id'` unless a diagnostic
+        names the item already (its answer was unreadable; a second verdict cannot leave one
+        without, the first stands)."""
+        if self.expected is not None:
+            judged = {item.key for item in self.out.items}
+            self.unanswered(((k, k) for k in self.expected if k not in judged), lambda _, item: (
+                "" if any(f"({item})" in d.reason for d in self.out.diagnostics)
+                else f"no verdict on {self.noun} '{item}'"))
+        return self.out
+
+
 def read_items(text: object, shape: ReplyShape, noun: str, reader: ItemReader[Any],
                read: Callable[[Any, int, int, set[str]], None]) -> bool:
     """Walk a reply's items: `read(value, line, index, seen)` for each, `seen` shared so a

@@ -211,6 +211,12 @@ def bare_id(value: Any) -> str:
     return str(value).strip().strip("`*\"'").strip() if value is not None else ""
 
 
+def keyword(value: Any) -> str:
+    """A word of a closed set as a model writes one (`Open_Issue`, "not negative"), as the
+    set spells it: bare, lower case, `_` and spaces as `-`."""
+    return bare_id(value).lower().replace("_", "-").replace(" ", "-")
+
+
 def retry_message(diagnostics: Sequence[Diagnostic], *, opening: str, answer_format: str,
                   request: str = "", extra: Sequence[str] = (),
                   max_listed: int = MAX_LISTED) -> str:
