@@ -24,18 +24,10 @@ DESCRIPTION = ("Ask a chat model which IN beliefs state a problem (bug, risk, li
                "`list --negative` lists the negative ones and derive offers them to GATE "
                "proposals.")
 
-RUN_EXAMPLES = f"""\
-examples:
-  {PROG} --dry-run
-      print the prompt round 1 would send; no model is called
-  {PROG} --model ollama:qwen3:8b
-      one round; the verdicts go to {DEFAULT_OUTPUT}; nothing is written to the network
-  {PROG} accept {DEFAULT_OUTPUT}
-      keep the verdicts of a file (see: {PROG} accept --help)
-  {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust --every
-      judge every IN belief without a verdict, not only those with a problem word
-
-""" + sc.RUN_EXIT_CODES
+RUN_EXAMPLES = sc.run_examples(
+    PROG, DEFAULT_OUTPUT, "verdicts", "keep the verdicts of a file",
+    ("--model anthropic:claude-sonnet-4-5 --auto --exhaust --every",
+     "judge every IN belief without a verdict, not only those with a problem word"))
 ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
 
 

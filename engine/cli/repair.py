@@ -25,20 +25,11 @@ DESCRIPTION = ("Ask a chat model what to do with each justification review or a 
                "abandon it, or record the premise to research; write the repairs to a file, "
                "or apply them (--auto).")
 
-RUN_EXAMPLES = f"""\
-examples:
-  {PROG} --dry-run
-      print the prompt round 1 would send; no model is called
-  {PROG} --model ollama:qwen3:8b
-      one round; the repairs go to {DEFAULT_OUTPUT}; nothing is written to the network
-  {PROG} accept {DEFAULT_OUTPUT}
-      apply a repairs file (see: {PROG} accept --help)
-  {PROG} --model anthropic:claude-sonnet-4-5 --exhaust
-      repair everything defeated, most depended-on first, applying as it goes
-  {PROG} gaps
-      the premises research said the network lacks
-
-""" + sc.RUN_EXIT_CODES
+RUN_EXAMPLES = sc.run_examples(
+    PROG, DEFAULT_OUTPUT, "repairs", "apply a repairs file",
+    ("--model anthropic:claude-sonnet-4-5 --exhaust",
+     "repair everything defeated, most depended-on first, applying as it goes"),
+    ("gaps", "the premises research said the network lacks"))
 ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
 
 

@@ -189,6 +189,19 @@ def usage(prog: str, *forms: str) -> str:
     return "\n       ".join(f"{prog} {form}" for form in forms)
 
 
+def run_examples(prog: str, proposals_file: str, what: str, accept: str,
+                 *more: tuple[str, str]) -> str:
+    """The epilog of a stage that writes its `what` to `proposals_file`: a dry run, one round,
+    `accept` the file (what accepting does), then `more` (the words after `prog`, what they
+    do), and the exit codes."""
+    shown = (("--dry-run", "print the prompt round 1 would send; no model is called"),
+             ("--model ollama:qwen3:8b", f"one round; the {what} go to {proposals_file}; "
+                                         "nothing is written to the network"),
+             (f"accept {proposals_file}", f"{accept} (see: {prog} accept --help)"), *more)
+    return ("examples:\n" + "".join(f"  {prog} {words}\n      {does}\n" for words, does in shown)
+            + "\n" + RUN_EXIT_CODES)
+
+
 def accept_examples(prog: str, proposals_file: str, flags: str = "--json") -> str:
     """The epilog of a stage's `accept`."""
     return f"example:\n  {prog} accept {proposals_file} {flags}\n"
