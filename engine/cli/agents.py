@@ -31,18 +31,15 @@ def cmd_import_agent(store: Any, args: argparse.Namespace) -> int:
           f"{len(report.came_in)} came IN, {report.out} OUT")
     if report.came_in:
         print(f"  IN: {some_ids(report.came_in)}")
-    for title, ids in (("retractions kept (retracted in the file)", report.retractions_kept),
-                       ("stale labels (stored IN, support not valid)", report.stale),
-                       ("circular support (stored IN, now OUT)", report.circular_support),
-                       ("undetermined (loops through outlists)", report.undetermined),
-                       ("asserted in the file (held while the agent is active)",
-                        report.asserted_there),
-                       ("ours taken OUT by the agent's nogoods", report.went_out),
-                       ("left out (not IN in the file; --only-in)", report.left_out),
-                       ("retracted by nogoods", report.retracted_by_nogood)):
-        if ids:
-            print(f"  {title}: {len(ids)}: {some_ids(ids)}")
-    registry.print_notes(got.notes)
+    registry.print_import_lists(
+        (("retractions kept (retracted in the file)", report.retractions_kept),
+         ("stale labels (stored IN, support not valid)", report.stale),
+         ("circular support (stored IN, now OUT)", report.circular_support),
+         ("undetermined (loops through outlists)", report.undetermined),
+         ("asserted in the file (held while the agent is active)", report.asserted_there),
+         ("ours taken OUT by the agent's nogoods", report.went_out),
+         ("left out (not IN in the file; --only-in)", report.left_out),
+         ("retracted by nogoods", report.retracted_by_nogood)), got.notes)
     return 0
 
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import interchange
 from engine.cli.command import Command
-from engine.cli.support import print_json, shorten
+from engine.cli.support import print_json, shorten, some_ids
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
 from engine.files import write_text_atomically
@@ -77,6 +78,15 @@ def _is_ftl_registry(path: Path, marker: str) -> bool:
 def print_notes(notes: list[str]) -> None:
     for note in notes:
         print(f"  note: {note}")
+
+
+def print_import_lists(lists: Iterable[tuple[str, Sequence[str]]], notes: list[str]) -> None:
+    """What an import prints after its counts: each list of ids that is not empty, under its
+    title, then the file's notes."""
+    for title, ids in lists:
+        if ids:
+            print(f"  {title}: {len(ids)}: {some_ids(ids)}")
+    print_notes(notes)
 
 
 def export(store, args: argparse.Namespace) -> int:

@@ -305,15 +305,13 @@ def cmd_import(store, args) -> int:
         return 0
     print(f"imported {report.beliefs} beliefs, {report.justifications} justifications, "
           f"{report.nogoods} nogoods: {report.labels_in} IN, {report.labels_out} OUT")
-    for name, ids in (("retractions kept (stored OUT, support valid)", report.retractions_kept),
-                      ("circular support (stored IN, now OUT)", report.circular_support),
-                      ("stale labels (stored IN, support not valid)", report.stale),
-                      ("undetermined (loops through outlists)", report.undetermined),
-                      ("beliefs naming themselves", report.self_listed),
-                      ("retracted by nogoods", report.retracted_by_nogood)):
-        if ids:
-            print(f"  {name}: {len(ids)}: {some_ids(ids)}")
-    registry.print_notes(got.notes)
+    registry.print_import_lists(
+        (("retractions kept (stored OUT, support valid)", report.retractions_kept),
+         ("circular support (stored IN, now OUT)", report.circular_support),
+         ("stale labels (stored IN, support not valid)", report.stale),
+         ("undetermined (loops through outlists)", report.undetermined),
+         ("beliefs naming themselves", report.self_listed),
+         ("retracted by nogoods", report.retracted_by_nogood)), got.notes)
     return 0
 
 
