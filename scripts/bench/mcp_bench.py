@@ -20,7 +20,14 @@ per repetition, after one untimed warm-up call of each operation:
 - retract (hub): the premise most beliefs rest on (the synthetic network's hub premise),
   re-asserted untimed;
 - what-if retract of the hub (nothing written);
-- search: two words of the shown belief's text.
+- search: two words of the shown belief's text;
+- refused call (ours): `show` with an argument it does not take, answered with a tool error
+  by the server's middleware before any tool runs: the transport, the SDK's request path and
+  the middleware;
+- no-op tool (ours): a tool that does nothing on the same server
+  (scripts/bench/mcp_noop_server.py): the whole path of a tool call before any work;
+- ping (theirs): the protocol's ping, answered by their SDK itself: their transport (our
+  SDK 2.x server answers ping "Method not found": the 2026-07-28 protocol removed it).
 Per command: the same show / retract / assert / search lines run as one `python -m engine
 batch` process (the time per line) against one `python -m engine ...` process per line, and
 against their `reasons --db FILE ...` per line.
@@ -52,7 +59,10 @@ from synthetic import HUB, generate, single_dependent_premise  # noqa: E402
 PEER_VENV = ROOT / ".bench-mcp-venv"
 PEER_REQUIREMENTS = ["ftl-reasons[mcp]==0.57.0", "mcp<2"]
 REAL_DEFAULT = ROOT.parent / "shared" / "data" / "networks" / "system-design-eem.json"
-TOOL_OPS = ("show", "retract (single dependent)", "retract (hub)", "what-if (hub)", "search")
+TOOL_OPS = ("show", "retract (single dependent)", "retract (hub)", "what-if (hub)", "search",
+            "refused call", "no-op tool", "ping")
+PING = "(ping)"  # a call list's tool name for the protocol's ping, which reaches no tool
+REFUSED = "refused call"  # an operation whose answer is a tool error, as it should be
 
 
 def say(text: str) -> None:
@@ -177,7 +187,17 @@ def our_side(t: dict[str, str]) -> Side:
         "retract (hub)": [("retract", {"id": t["hub"]}), ("assert_belief", {"id": t["hub"]})],
         "what-if (hub)": [("what_if", {"operation": "retract", "id": t["hub"]})],
         "search": [("search", {"words": t["words"]})],
+        REFUSED: [("show", {"id": t["show"], "bogus": 1})],
     })
+
+
+def noop_side() -> Side:
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable,
+                                   args=[str(BENCH / "mcp_noop_server.py")],
+                                   env=server_env({}), cwd=str(ROOT))
+    return Side("ours", params, {"no-op tool": [("noop", {})]})
 
 
 def their_side(venv: Path, db: Path, workdir: Path, t: dict[str, str]) -> Side:
@@ -193,6 +213,7 @@ def their_side(venv: Path, db: Path, workdir: Path, t: dict[str, str]) -> Side:
                           ("assert_belief", {"node_id": t["hub"]})],
         "what-if (hub)": [("what_if", {"node_id": t["hub"], "action": "retract"})],
         "search": [("search", {"query": t["words"]})],
+        "ping": [(PING, {})],
     })
 
 
@@ -203,17 +224,21 @@ async def measure_tools(sides: list[Side], repeat: int) -> dict[tuple[str, str],
 
     samples: dict[tuple[str, str], list[float]] = defaultdict(list)
     async with AsyncExitStack() as stack:
-        clients = {s.impl: await stack.enter_async_context(
+        clients = {id(s): await stack.enter_async_context(
                        Client(s.params, read_timeout_seconds=600))
                    for s in sides}
 
         async def once(side: Side, op: str) -> float:
-            client = clients[side.impl]
+            client = clients[id(side)]
             (tool, arguments), *untimed = side.calls[op]
+            if tool == PING:
+                started = time.perf_counter()
+                await client.send_ping()
+                return time.perf_counter() - started
             started = time.perf_counter()
             result = await client.call_tool(tool, arguments)
             seconds = time.perf_counter() - started
-            if result.is_error:
+            if result.is_error != (op == REFUSED):
                 raise RuntimeError(f"{side.impl} {tool} {arguments}: {result.content}")
             for tool, arguments in untimed:
                 undo = await client.call_tool(tool, arguments)
@@ -222,10 +247,11 @@ async def measure_tools(sides: list[Side], repeat: int) -> dict[tuple[str, str],
             return seconds
 
         for op in TOOL_OPS:
-            for side in sides:
+            serving = [side for side in sides if op in side.calls]
+            for side in serving:
                 await once(side, op)  # warm-up: query plans, caches, lazy imports
             for rep in range(repeat):
-                for side in (sides if rep % 2 == 0 else sides[::-1]):
+                for side in (serving if rep % 2 == 0 else serving[::-1]):
                     samples[(op, side.impl)].append(await once(side, op))
     return samples
 
@@ -282,7 +308,7 @@ def bench_network(name: str, network: dict, venv: Path, repeat: int, repeat_cli:
     peer_requests(venv, {"op": "add_hashes", "file": str(plain), "out": str(hashed)},
                   {"op": "import", "file": str(hashed), "db": str(db)})
     load_ours(plain)
-    sides = [our_side(t), their_side(venv, db, workdir, t)]
+    sides = [our_side(t), their_side(venv, db, workdir, t), noop_side()]
     rows = []
     samples = asyncio.run(measure_tools(sides, repeat))
     for (op, impl), values in samples.items():
@@ -300,6 +326,8 @@ def stats(values: list[float]) -> dict:
 
 
 def ms(seconds: float) -> str:
+    if seconds < 0.1:
+        return f"{seconds * 1000:.2f} ms"
     return f"{seconds * 1000:.1f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
 
@@ -315,6 +343,9 @@ def table(rows: list[dict]) -> str:
                 lines.append(f"| {net} | {op} | {ms(ours['median_s'])} | "
                              f"{ms(theirs['median_s'])} | "
                              f"{ours['median_s'] / theirs['median_s']:.3f} |")
+            elif ours or theirs:  # measured on one side only
+                cells = [ms(x["median_s"]) if x else "-" for x in (ours, theirs)]
+                lines.append(f"| {net} | {op} | {cells[0]} | {cells[1]} | - |")
     lines += ["", "| network | per command (median of the mean per line) | ours: batch | "
               "ours: one process each | reasons: one process each |", "|---|---|---|---|---|"]
     for net in networks:
