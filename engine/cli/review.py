@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli import stage_cli as sc
+from engine.errors import InvalidInput
 
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
@@ -73,8 +74,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument("--ids", type=sc.id_list, default=(), metavar="A,B",
                       help="review only these IN derived beliefs (those without a current "
                            "review; with --all, each of them), none waiting for another")
-    what.add_argument("--min-depth", type=sc.non_negative_int, default=0, metavar="D",
-                      help="only beliefs at depth D or deeper")
+    what.add_argument("--min-depth", type=sc.non_negative_int, metavar="D",
+                      help="only derived beliefs at depth D or deeper (default 0; not with "
+                           "--premises: a premise is at depth 0)")
     what.add_argument("--all", dest="review_all", action="store_true",
                       help="review again what already has a current review")
     what.add_argument("--no-wait", dest="wait", action="store_false",
@@ -91,7 +93,7 @@ def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
         return _premise_stage(args, wiring or sc.Wiring())
     from engine.review.stage import ReviewSettings, ReviewStage
 
-    return ReviewStage(ReviewSettings(min_depth=getattr(args, "min_depth", 0),
+    return ReviewStage(ReviewSettings(min_depth=getattr(args, "min_depth", None) or 0,
                                       wait=getattr(args, "wait", True), **_scope(args)))
 
 
@@ -131,7 +133,12 @@ def _not_due(details: Mapping[str, Any]) -> str:
 def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     sc.check_mode_args(p, args)
     if args.premises and not args.wait:
-        p.error("--no-wait is for derived beliefs: no premise waits for another")
+        raise InvalidInput("--no-wait is for derived beliefs: no premise waits for another",
+                           field="no_wait")
+    if args.premises and args.min_depth is not None:
+        raise InvalidInput("--min-depth is for derived beliefs: every premise is at depth 0 "
+                           "(--premises checks premises most depended-on first)",
+                           field="min_depth", value=str(args.min_depth))
 
 
 def cmd_review(args: argparse.Namespace, wiring: sc.Wiring) -> int:

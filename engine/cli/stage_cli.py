@@ -428,8 +428,12 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any,
         return run_guarded(lambda: sub.run(args, wiring), debug=args.debug)
     parser = named(command.build_parser(), command.prog, prog)
     args = parser.parse_args(words)
-    command.check(parser, args)
-    return run_guarded(lambda: command.run(args, wiring), debug=args.debug)
+
+    def run() -> int:
+        command.check(parser, args)  # a usage error, or InvalidInput: one `Error:` line
+        return command.run(args, wiring)
+
+    return run_guarded(run, debug=args.debug)
 
 
 def run_rounds(command: StageCommand, stage_name: str, args: argparse.Namespace,

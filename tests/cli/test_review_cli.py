@@ -62,6 +62,22 @@ def test_usage_errors_exit_2(tmp_path, args, message):
     assert message in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("args, message", [
+    (["--premises", "--min-depth", "2"], "Error: --min-depth is for derived beliefs: every "
+                                         "premise is at depth 0"),
+    (["--premises", "--min-depth", "0"], "Error: --min-depth is for derived beliefs"),
+    (["--premises", "--no-wait"], "Error: --no-wait is for derived beliefs"),
+])
+@pytest.mark.parametrize("mode", [["--model", "x"], ["--dry-run"]])
+def test_derived_only_flags_with_premises_are_one_error_line(tmp_path, args, message, mode):
+    """--min-depth was silently ignored with --premises (every premise is at depth 0)."""
+    r = review_cli([*mode, *args], cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message), r.stderr
+    assert r.stdout == "" and list(tmp_path.iterdir()) == []
+
+
 @pytest.fixture
 def network(store):
     return loaded(store)

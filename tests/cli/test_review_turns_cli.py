@@ -88,5 +88,5 @@ def test_no_wait_is_documented_and_refused_with_premises(tmp_path):
     assert h.returncode == 0 and "--no-wait" in h.stdout
     assert "show nothing for the first time (default 2" in " ".join(h.stdout.split())
     r = stage_cli("engine.review", ["--model", "x", "--premises", "--no-wait"], cwd=tmp_path)
-    assert r.returncode == 2 and "--no-wait is for derived beliefs" in r.stderr
+    assert r.returncode == 2 and "Error: --no-wait is for derived beliefs" in r.stderr
     assert "Traceback" not in r.stderr and list(tmp_path.iterdir()) == []
