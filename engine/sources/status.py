@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.change_records import ChangeEntry
-from engine.model import Belief, Change
+from engine.model import Belief, Change, Truth
 from engine.sources.reader import SourceReader, WholeFileHashes
 from engine.sources.staleness import (
     CHANGED,
@@ -61,7 +61,8 @@ class SourcedRow:
     state: str  # unchanged | still | moved | gone | changed | missing | unreadable
     new_lines: tuple[int, int] | None = None
     detail: str = ""  # why a file is unreadable
-    repinned: bool = False
+    repinned: bool = False  # by `stale --retract`
+    retracted: bool = False  # by `stale --retract`
     kind: str = PINNED  # pinned (FROM edge, lines) | hash (the whole file's sha256 only)
 
     @property
@@ -73,16 +74,18 @@ class SourcedRow:
 
     @property
     def now(self) -> str:
+        done = " (re-pinned)" if self.repinned else " (retracted)" if self.retracted else ""
+        return self._found() + done
+
+    def _found(self) -> str:
         if self.state == UNCHANGED:
             return (f"unchanged, lines {_span(self.lines)}" if self.kind == PINNED
                     else "unchanged (whole file)")
         if self.state == STILL:
-            return "lines unchanged (the file changed elsewhere)" + (
-                " (re-pinned)" if self.repinned else "")
+            return "lines unchanged (the file changed elsewhere)"
         if self.state == MOVED:
             what = "quote" if self.quote else "lines"
-            return f"{what} moved to lines {_span(self.new_lines)}" + (
-                " (re-pinned)" if self.repinned else "")
+            return f"{what} moved to lines {_span(self.new_lines)}"
         if self.state == GONE:
             return "quote gone" if self.quote else "lines changed"
         if self.state == CHANGED:
@@ -206,6 +209,15 @@ def retract_stale_sourced(store: Store, reader: SourceReader,
     done = store.write(work, ChangeEntry(
         "sources-stale-retract", {"missing": missing, "stale": sum(r.stale for r in checked.rows)},
         "source files changed or gone since their beliefs were pinned"))
-    kept = set(done.repinned)
-    done.rows = [dataclasses.replace(r, repinned=r.id in kept) for r in done.rows]
+    kept, gone = set(done.repinned), set(done.retracted)
+    went_in, went_out = set(done.change.went_in), set(done.change.went_out)
+    done.rows = [dataclasses.replace(r, repinned=r.id in kept, retracted=r.id in gone,
+                                     truth=_truth_after(r.truth, r.id, went_in, went_out))
+                 for r in done.rows]
     return done
+
+
+def _truth_after(truth: str, bid: str, went_in: set[str], went_out: set[str]) -> str:
+    if bid in went_out:
+        return Truth.OUT.value
+    return Truth.IN.value if bid in went_in else truth

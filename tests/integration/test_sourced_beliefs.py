@@ -134,6 +134,23 @@ def test_an_edited_file_makes_the_belief_stale_and_retract_takes_its_dependents(
     assert entry.reason and "auth-stateless" in entry.went_out
 
 
+def test_stale_retract_prints_what_it_retracted_with_its_label_after(engine, store, folder):
+    """The table printed the belief IN with "quote gone", though it had just been retracted."""
+    engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py",
+           "--quote", "jwt.decode(token, key)")
+    engine("add", "auth-stateless", "Auth keeps no sessions", "--sl", "auth-uses-jwt")
+    (folder / "src" / "auth.py").write_text(AUTH.replace("jwt.decode", "sessions.get"),
+                                            encoding="utf-8")
+    out = engine("sources", "stale", "--retract").out
+    [row] = [line.split() for line in out.splitlines() if line.startswith("auth-uses-jwt")]
+    assert row[:3] == ["auth-uses-jwt", "OUT", "src/auth.py"]
+    assert "quote gone (retracted)" in out
+    assert "went OUT: 2 (auth-stateless, auth-uses-jwt)" in out
+    done = json.loads(engine("sources", "stale", "--json").out)
+    assert [(r["id"], r["truth"], r["now"]) for r in done] == [
+        ("auth-uses-jwt", "OUT", "quote gone")]  # a later check says what it finds
+
+
 def test_a_moved_quote_is_re_pinned_and_a_missing_file_retracted(engine, store, folder):
     (folder / "notes.md").write_text("a note\n", encoding="utf-8")
     engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py:3",
