@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.cli import stage_cli as sc
 from engine.cli.stage_cli import FORGE_OUTPUT, make_embedder, make_reader, source_flags
-from engine.cli.support import print_json, print_listing, shorten, table
+from engine.cli.support import print_listing, shorten
 from engine.errors import InvalidInput
 from engine.sources.status import OUT_LIMIT
 from engine.store import Store
@@ -242,16 +242,12 @@ def cmd_stale(args: argparse.Namespace, wiring: sc.Wiring) -> int:
                 retract_stale_sourced(store, reader, at=now_iso(), missing=args.missing,
                                       yes=args.yes), args, f"{PROG} stale --retract")
         stale = stale_beliefs(store, reader)
-    if args.json:
-        print_json({"stale": [s.as_dict() for s in stale]})
-        return 0
-    if not stale:
-        print("no stale beliefs: every forged belief's lines read as pinned")
-        return 0
-    print(table([(s.id, s.truth, f"{s.path} ({s.state})", s.now) for s in stale],
-                ("belief", "truth", "source", "now")))
-    print(f"{len(stale)} stale belief(s); `{PROG} stale --retract` re-pins what moved and "
-          f"retracts what is gone (`--missing` also a missing file's)")
+    if print_listing(stale, as_json=args.json, json_key="stale",
+                     empty="no stale beliefs: every forged belief's lines read as pinned",
+                     row=lambda s: (s.id, s.truth, f"{s.path} ({s.state})", s.now),
+                     headers=("belief", "truth", "source", "now")):
+        print(f"{len(stale)} stale belief(s); `{PROG} stale --retract` re-pins what moved and "
+              f"retracts what is gone (`--missing` also a missing file's)")
     return 0
 
 

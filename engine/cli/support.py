@@ -151,12 +151,14 @@ def print_json(value: Any) -> None:
 
 
 def print_listing(items: Sequence[Any], *, as_json: bool, empty: str,
-                  row: Callable[[Any], Sequence[Any]], headers: Sequence[str]) -> bool:
-    """A listing command's output: every item's as_dict() as JSON, or the `empty` line when
-    there is none, or a table of row(item). True when a table was printed (the caller may
-    add a footer)."""
+                  row: Callable[[Any], Sequence[Any]], headers: Sequence[str],
+                  json_key: str | None = None) -> bool:
+    """A listing command's output: every item's as_dict() as JSON (a list, or an object with
+    the list under `json_key`), or the `empty` line when there is none, or a table of
+    row(item). True when a table was printed (the caller may add a footer)."""
     if as_json:
-        print_json([item.as_dict() for item in items])
+        dicts = [item.as_dict() for item in items]
+        print_json({json_key: dicts} if json_key else dicts)
         return False
     if not items:
         print(empty)
