@@ -37,15 +37,8 @@ from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.replies import retry_message
-from engine.stages.stage import (
-    Applied,
-    AppliedEntry,
-    Checked,
-    KeyedItems,
-    Parsed,
-    Prompt,
-    RoundInput,
-)
+from engine.stages.stage import Applied, AppliedEntry, Checked, KeyedItems, Parsed
+from engine.stages.stage import Prompt, RoundInput
 from engine.store import GraphTx, Store
 from engine.tms.kernel import add_beliefs_in
 from engine.tms.records import TmsTx
