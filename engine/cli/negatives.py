@@ -60,16 +60,10 @@ def _not_due(details: Mapping[str, Any]) -> str:
             "problem word; --every sends those too)")
 
 
-def cmd_negatives(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    stage = make_stage(args, wiring)
-    return sc.run_rounds(COMMAND, "negatives", args, wiring, lambda store: stage,
-                         nothing_due=_not_due)
-
-
 COMMAND = sc.StageCommand(
     PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    run=cmd_negatives,
+    rounds=sc.Rounds("negatives", make_stage, _not_due),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and keep them in one transaction, recorded as a negatives run.",

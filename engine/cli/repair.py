@@ -59,15 +59,11 @@ def _embedder(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
     return (wiring.make_embedder or sc.make_embedder)(args)
 
 
-def cmd_repair(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    stage = make_stage(args, _embedder(args, wiring))
-    return sc.run_rounds(COMMAND, "repair", args, wiring, lambda store: stage,
-                         nothing_due="nothing defeated is waiting for repair")
-
-
 COMMAND = sc.StageCommand(
     PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
-    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, run=cmd_repair,
+    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    rounds=sc.Rounds("repair", lambda args, wiring: make_stage(args, _embedder(args, wiring)),
+                     "nothing defeated is waiting for repair"),
     dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     # No --parallel: a link or a soften changes what later rounds show (bridges that came IN,
     # justifications rewired to a reworded belief), so each round must see the last.

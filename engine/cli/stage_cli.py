@@ -372,16 +372,28 @@ def _no_flags(p: argparse.ArgumentParser) -> None:
 
 
 @dataclass(frozen=True)
+class Rounds:
+    """A run on the shared loop (`run_rounds`) of the stage made from the command line, made
+    before the model is built; `nothing_due`: what --dry-run says when round 1 is empty."""
+
+    stage_name: str
+    make_stage: Callable[[argparse.Namespace, Wiring], Stage]
+    nothing_due: str | Callable[[Mapping[str, Any]], str] | None = None
+
+
+@dataclass(frozen=True)
 class StageCommand:
     """A stage's command line, declared: its program and texts, its own flags
     (`add_arguments`), which shared flags it takes, the checks argparse cannot make, what
-    the run does, and its subcommands by name. `stage_main` is the one entry."""
+    the run does (`run`, or the shared loop on `rounds`), and its subcommands by name.
+    `stage_main` is the one entry."""
 
     prog: str
     usage: str
     description: str
     epilog: str
-    run: Callable[[argparse.Namespace, Any], int]
+    run: Callable[[argparse.Namespace, Any], int] | None = None
+    rounds: Rounds | None = None
     add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags
     check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] = check_mode_args
     subcommands: Mapping[str, Subcommand] = field(default_factory=dict)
@@ -431,9 +443,20 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any,
 
     def run() -> int:
         command.check(parser, args)  # a usage error, or InvalidInput: one `Error:` line
-        return command.run(args, wiring)
+        return run_command(command, args, wiring)
 
     return run_guarded(run, debug=args.debug)
+
+
+def run_command(command: StageCommand, args: argparse.Namespace, wiring: Wiring) -> int:
+    """What `command` runs: its own `run`, or the shared loop on its `rounds`."""
+    if command.run is not None:
+        return command.run(args, wiring)
+    assert command.rounds is not None, f"{command.prog} declares neither run nor rounds"
+    r = command.rounds
+    stage = r.make_stage(args, wiring)
+    return run_rounds(command, r.stage_name, args, wiring, lambda store: stage,
+                      nothing_due=r.nothing_due)
 
 
 def run_rounds(command: StageCommand, stage_name: str, args: argparse.Namespace,
