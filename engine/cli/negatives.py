@@ -33,8 +33,7 @@ ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to classify")
-    what.add_argument("--budget", type=sc.positive_int, default=40, metavar="N",
-                      help="beliefs per round (default 40)")
+    sc.budget_flag(what, 40, "beliefs")
     what.add_argument("--ids", type=sc.id_list, default=(), metavar="A,B",
                       help="only these IN beliefs")
     what.add_argument("--every", action="store_true",

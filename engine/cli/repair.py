@@ -35,8 +35,7 @@ ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to show")
-    what.add_argument("--budget", type=sc.positive_int, default=10, metavar="N",
-                      help="defeated justifications per round (default 10)")
+    sc.budget_flag(what, 10, "defeated justifications")
     what.add_argument("--bridges", type=sc.non_negative_int, default=5, metavar="K",
                       help="candidate bridges shown per justification (default 5)")
     what.add_argument("--no-embeddings", action="store_true",

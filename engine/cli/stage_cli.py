@@ -68,19 +68,19 @@ from engine.store import Store
 Options = TypeVar("Options", bound=RunOptions)
 
 __all__ = [
-    "FORGE_OUTPUT", "TURNS_DRY_ROUNDS_HELP", "AskModel", "ModelBinding", "StageCommand",
-    "Subcommand", "Wiring",
+    "FORGE_OUTPUT", "TURNS_DRY_ROUNDS_HELP", "AskModel", "ModelBinding", "Rounds",
+    "StageCommand", "Subcommand", "Wiring",
     "accept_parser", "accept_subcommand", "add_candidate_flags", "add_mode_flags",
     "add_model_flags", "add_output_flags", "ask_backend", "build_ask_model", "build_model",
-    "add_parallel_flag", "candidate_source", "check_mode_args", "domain_flag",
+    "add_parallel_flag", "budget_flag", "candidate_source", "check_mode_args", "domain_flag",
     "embedding_cache_dir", "embedding_model_flag",
     "forge_own_files", "forge_root", "forge_stage_factory", "gaps_subcommand",
     "has_tool_calling", "id_list", "local_tokenizer", "make_embedder",
     "make_reader", "make_sampler", "non_negative_int", "positive_float", "positive_int",
     "premise_check_flags", "print_accept", "print_run", "progress_for", "report_file",
-    "root_flag", "run_options", "run_params", "run_rounds", "sentence_embedder", "share",
-    "source_flags", "stage_main", "stage_parser", "strategy_of", "subcommand_parser",
-    "usage", "vector_cache",
+    "root_flag", "run_examples", "run_options", "run_params", "run_rounds",
+    "sentence_embedder", "share", "source_flags", "stage_main", "stage_parser", "strategy_of",
+    "subcommand_parser", "usage", "vector_cache",
 ]
 
 
@@ -200,6 +200,13 @@ def run_examples(prog: str, proposals_file: str, what: str, accept: str,
              (f"accept {proposals_file}", f"{accept} (see: {prog} accept --help)"), *more)
     return ("examples:\n" + "".join(f"  {prog} {words}\n      {does}\n" for words, does in shown)
             + "\n" + RUN_EXIT_CODES)
+
+
+def budget_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup, default: int,
+                items: str) -> None:
+    """`--budget N`: how many `items` a round of a stage that judges one at a time shows."""
+    p.add_argument("--budget", type=positive_int, default=default, metavar="N",
+                   help=f"{items} per round (default {default})")
 
 
 def accept_examples(prog: str, proposals_file: str, flags: str = "--json") -> str:
