@@ -18,7 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.stages.item_reader import ItemsParse, VerdictReader, combine_answers, read_items
+from engine.stages.item_reader import (
+    CheckedParse,
+    OnBelief,
+    VerdictReader,
+    combine_answers,
+    read_items,
+)
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import ReplyShape, bare_id, keyword
 
@@ -30,7 +36,7 @@ _NO = {"false", "no", "not-negative", "none"}
 
 
 @dataclass(frozen=True)
-class NegativeVerdict:
+class NegativeVerdict(OnBelief):
     belief: str
     negative: bool
     kind: str = ""  # for a negative one: one of KINDS
@@ -38,20 +44,14 @@ class NegativeVerdict:
     shown_sha256: str = ""  # the sha256 of the text the verdict was given on
     line: int = 0  # in the reply
 
-    @property
-    def key(self) -> str:
-        return self.belief
-
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.belief, "negative": self.negative, "kind": self.kind,
                 "comment": self.comment, "shown_sha256": self.shown_sha256}
 
 
 @dataclass
-class NegativeParse(ItemsParse[NegativeVerdict]):
+class NegativeParse(CheckedParse[NegativeVerdict, Expected]):
     """Verdicts read from one reply; `missing`: beliefs shown, without a verdict."""
-
-    expected: Expected | None = None
 
 
 def _yes_no(value: Any) -> bool | None:

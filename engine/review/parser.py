@@ -32,7 +32,7 @@ from engine.review.verdicts import (
     Verdict,
     key,
 )
-from engine.stages.item_reader import ItemsParse, JustificationReader, read_items, unanswered
+from engine.stages.item_reader import CheckedParse, JustificationReader, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import ReplyShape, bare_id, second_fills_gaps
 
@@ -42,10 +42,8 @@ Expected = Mapping[str, Mapping[int, Sequence[str]]]
 
 
 @dataclass
-class ReviewParse(ItemsParse[Verdict]):
+class ReviewParse(CheckedParse[Verdict, Expected]):
     """Verdicts read from one reply; `missing`: justification keys shown, not judged."""
-
-    expected: Expected | None = None
 
 
 def _boolean(value: Any) -> bool | None:

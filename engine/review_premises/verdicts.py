@@ -26,7 +26,13 @@ from typing import Any
 from engine.review_premises.due import PremiseUnderReview
 from engine.review_premises.window import Window
 from engine.sources.grounding import clean_quote, find_quote, normalize
-from engine.stages.item_reader import ItemsParse, VerdictReader, combine_answers, read_items
+from engine.stages.item_reader import (
+    CheckedParse,
+    OnBelief,
+    VerdictReader,
+    combine_answers,
+    read_items,
+)
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import ReplyShape, bare_id, keyword
 
@@ -38,7 +44,7 @@ Expected = Mapping[str, PremiseUnderReview]
 
 
 @dataclass(frozen=True)
-class PremiseVerdict:
+class PremiseVerdict(OnBelief):
     belief: str
     verdict: str  # confirmed | partial | misread
     kind: str = ""  # for misread: overgeneralized | fabricated | misread | stale
@@ -48,10 +54,6 @@ class PremiseVerdict:
     quote_lines: tuple[int, int] | None = None  # where the quote stands (grounded)
     shown_sha256: str = ""  # the hash of claim + lines the verdict was given on
     line: int = 0  # in the reply
-
-    @property
-    def key(self) -> str:
-        return self.belief
 
     def as_dict(self) -> dict[str, Any]:
         return {"id": self.belief, "verdict": self.verdict, "kind": self.kind,
@@ -81,10 +83,8 @@ def grounding_problem(v: PremiseVerdict, window: Window, claim: str) -> str:
 
 
 @dataclass
-class PremiseParse(ItemsParse[PremiseVerdict]):
+class PremiseParse(CheckedParse[PremiseVerdict, Expected]):
     """Verdicts read from one reply; `missing`: premises shown, without a verdict."""
-
-    expected: Expected | None = None
 
 
 class _Reader(VerdictReader[PremiseParse]):

@@ -59,6 +59,27 @@ class ItemsParse(Generic[ItemT]):
                 "notes": [d.as_dict() for d in self.notes]}
 
 
+ExpectedT = TypeVar("ExpectedT")
+
+
+@dataclass
+class CheckedParse(ItemsParse[ItemT], Generic[ItemT, ExpectedT]):
+    """Items read from one reply with what the round showed (`expected`), so ids and
+    completeness could be checked; None when a proposals file was read."""
+
+    expected: ExpectedT | None = None
+
+
+class OnBelief:
+    """An answer on one belief (negatives, premise review), keyed by the belief's id."""
+
+    belief: str
+
+    @property
+    def key(self) -> str:
+        return self.belief
+
+
 ParseT = TypeVar("ParseT", bound=ItemsParse)
 
 
