@@ -101,13 +101,20 @@ def add_source_arguments(p: argparse.ArgumentParser) -> None:
                         "memory recorded, else the current folder, recorded then)")
 
 
+def root_folder(root: str) -> Path:
+    """`init --root DIR`'s folder, absolute; InvalidInput when it is not one (checked before
+    init writes anything)."""
+    path = Path(root).expanduser().resolve()
+    if not path.is_dir():
+        raise InvalidInput(f"--root {root}: not a folder", field="root", value=root)
+    return path
+
+
 def cmd_init_root(store: Any, root: str) -> str:
     """`init --root DIR`: record (or move) the memory's root; returns what to print."""
     from engine.change_records import ChangeEntry
 
-    path = Path(root).expanduser().resolve()
-    if not path.is_dir():
-        raise InvalidInput(f"--root {root}: not a folder", field="root", value=root)
+    path = root_folder(root)
     before = store.read(lambda tx: tx.project_root())
     if before == str(path):
         return f"root: {path} (unchanged)"

@@ -42,6 +42,8 @@ __all__ = ["COMMANDS", "PROG", "build_parser", "main"]
 
 # --- handlers ------------------------------------------------------------------------
 def cmd_init(store, args) -> int:
+    if args.root:
+        sources.root_folder(args.root)  # a bad --root writes nothing, not even the schema
     upgraded = tms.init(store)
     print("schema ready (constraints and indexes)")
     if args.root:

@@ -315,6 +315,15 @@ def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
 
 
 # --- issue 36: the root kept, staleness per belief, missing apart, a large retraction confirmed
+def test_init_with_a_root_that_is_not_a_folder_writes_and_prints_nothing_else(engine, store,
+                                                                             folder):
+    before = log_size(store)
+    out = engine("init", "--root", str(folder / "nowhere"), code=2)
+    assert out.out == ""  # it printed "schema ready" before refusing the root
+    assert error_line(out) == f"Error: --root {folder / 'nowhere'}: not a folder"
+    assert log_size(store) == before and store.read(lambda tx: tx.project_root()) == ""
+
+
 def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, folder,
                                                                   monkeypatch, tmp_path):
     """An MCP server started in another folder reads `add`'s and `propose_add`'s source
