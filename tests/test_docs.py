@@ -97,8 +97,37 @@ def test_the_readme_is_a_front_door():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(readme.splitlines()) <= README_MAX_LINES
     for must in ("make demo", "make test", "eem init", "--write CLAUDE.md",
-                 "eem mcp", "docs/commands.md"):
+                 '"$(command -v eem)" mcp', "docs/commands.md"):
         assert must in readme, must
+
+
+def _first_hour_commands(readme: str) -> list[str]:
+    """The commands of the README's own-repository path, as a newcomer types them."""
+    section = readme.split("## Start a memory", 1)[1].split("\n## ", 1)[0]
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL):
+        lines = block.replace("\\\n", " ").splitlines()
+        commands += [line.strip() for line in lines if line.strip() and not line.startswith("#")]
+    return commands
+
+
+def test_the_readme_first_hour_types_eem():
+    commands = _first_hour_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(commands) >= 15
+    for command in commands:
+        assert command.startswith(("eem ", "cd ", "claude mcp add ")), command
+        assert "python -m" not in command, command
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_mcp_client_configurations_name_the_engine_by_its_full_path(page):
+    """An MCP client starts the server without the user's virtualenv on its PATH: a bare
+    `eem` or `python` there is not this engine (or not there at all)."""
+    text = page.read_text(encoding="utf-8")
+    for command in re.findall(r'"command":\s*"([^"]+)"', text):
+        assert command.startswith("/") and command.endswith("/.venv/bin/eem"), command
+    for command in re.findall(r"claude mcp add \S+ -- (.+?) mcp\b", text):
+        assert command == '"$(command -v eem)"', command
 
 
 def _anchors(page: Path) -> set[str]:
