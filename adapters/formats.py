@@ -18,10 +18,10 @@ A problem with a file raises InvalidInput naming it (with line and column for ba
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TextIO
 
 from engine.errors import InvalidInput
 from engine.memory.records import RewiredEdge, SupersedeRecord
@@ -33,6 +33,8 @@ KNOWN_NODE_KEYS = {
     "text", "truth_value", "justifications", "source", "source_url", "source_hash", "date",
     "metadata", "created_at", "updated_at", "retracted_at", "retract_reason", "asserted",
 }
+_TRUTHS = {"IN": Truth.IN, "OUT": Truth.OUT}
+_NO_MAP: Mapping[str, Any] = MappingProxyType({})  # shared by the many nodes without one
 STRING_FIELDS = ("source", "source_url", "source_hash", "date", "created_at", "updated_at",
                  "retracted_at", "retract_reason")
 
@@ -48,7 +50,7 @@ def read_network_file(path: str | Path) -> tuple[Network, dict[str, Truth]]:
     except (OSError, UnicodeDecodeError) as e:
         raise InvalidInput(f"{path}: cannot be read: {e}", field="file", value=str(path)) from e
     try:
-        data = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+        data = json.loads(text, object_pairs_hook=refuse_duplicate_keys)
     except DuplicateKey as e:
         raise InvalidInput(f"{path}: duplicate key {e.key!r} in one object (an id given twice?)",
                            field="file", value=e.key) from None
@@ -66,7 +68,7 @@ class DuplicateKey(ValueError):
         self.key = key
 
 
-def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
@@ -87,42 +89,56 @@ def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[
     beliefs: dict[str, Belief] = {}
     stored: dict[str, Truth] = {}
     for bid, node in nodes.items():
-        where = f"node '{bid}'"
-        if not ID_RE.fullmatch(bid):
-            raise bad(where, "invalid id: ids are 1-200 characters of [a-z0-9._:-], "
-                             "starting with a letter or digit")
-        if not isinstance(node, dict):
-            raise bad(where, "expected an object")
-        text = node.get("text")
-        if not isinstance(text, str) or not text.strip():
-            raise bad(where, "empty or missing 'text'")
-        truth = node.get("truth_value", "IN")
-        if truth not in ("IN", "OUT"):
-            raise bad(where, f"truth_value must be IN or OUT, not {truth!r}")
-        stored[bid] = Truth(truth)
-        raw_justs = node.get("justifications", [])
-        if not isinstance(raw_justs, list):
-            raise bad(where, "'justifications' must be a list")
-        justifications = tuple(_justification(j, f"{where} justification {k}", bad)
-                               for k, j in enumerate(raw_justs))
-        metadata = node.get("metadata") or {}
-        if not isinstance(metadata, dict):
-            raise bad(where, "'metadata' must be an object")
-        fields: dict[str, Any] = {}
-        for key in STRING_FIELDS:
-            value = node.get(key) or ""
-            if not isinstance(value, str):
-                raise bad(where, f"'{key}' must be a string")
-            fields[key] = value
-        beliefs[bid] = Belief(
-            id=bid,
-            text=text,
-            justifications=justifications,
-            metadata=MappingProxyType(metadata),
-            extra=MappingProxyType({k: v for k, v in node.items() if k not in KNOWN_NODE_KEYS}),
-            asserted=bool(node.get("asserted", False)),
-            **fields,
-        )
+        beliefs[bid], stored[bid] = parse_node(bid, node, bad)
+    rest = parse_rest(data, bad)
+    return Network(beliefs, rest.nogoods, rest.repos, rest.meta, rest.supersessions,
+                   rest.sources), stored
+
+
+def parse_node(bid: str, node: Any, bad: Callable[[str, str], InvalidInput]
+               ) -> tuple[Belief, Truth]:
+    """One entry of "nodes": the belief (no pins yet) and the truth value the file stored."""
+    where = f"node '{bid}'"
+    if not ID_RE.fullmatch(bid):
+        raise bad(where, "invalid id: ids are 1-200 characters of [a-z0-9._:-], "
+                         "starting with a letter or digit")
+    if not isinstance(node, dict):
+        raise bad(where, "expected an object")
+    text = node.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise bad(where, "empty or missing 'text'")
+    truth = node.get("truth_value", "IN")
+    if truth not in ("IN", "OUT"):
+        raise bad(where, f"truth_value must be IN or OUT, not {truth!r}")
+    raw_justs = node.get("justifications", [])
+    if not isinstance(raw_justs, list):
+        raise bad(where, "'justifications' must be a list")
+    justifications = tuple(_justification(j, f"{where} justification {k}", bad)
+                           for k, j in enumerate(raw_justs))
+    metadata = node.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise bad(where, "'metadata' must be an object")
+    fields: dict[str, Any] = {}
+    for key in STRING_FIELDS:
+        value = node.get(key) or ""
+        if not isinstance(value, str):
+            raise bad(where, f"'{key}' must be a string")
+        fields[key] = value
+    extra = {k: v for k, v in node.items() if k not in KNOWN_NODE_KEYS}
+    return Belief(
+        id=bid,
+        text=text,
+        justifications=justifications,
+        metadata=MappingProxyType(metadata) if metadata else _NO_MAP,
+        extra=MappingProxyType(extra) if extra else _NO_MAP,
+        asserted=bool(node.get("asserted", False)),
+        **fields,
+    ), _TRUTHS[truth]
+
+
+def parse_rest(data: Mapping[str, Any], bad: Callable[[str, str], InvalidInput]) -> Network:
+    """Everything of a file but its nodes: nogoods, meta, repos, supersessions, sources (as
+    a Network without beliefs)."""
     nogoods: list[Nogood] = []
     raw_nogoods = data.get("nogoods", [])
     if not isinstance(raw_nogoods, list):
@@ -147,8 +163,8 @@ def parse_network(data: Any, *, source: str = "network") -> tuple[Network, dict[
     repos = data.get("repos") or {}
     if not isinstance(meta, dict) or not isinstance(repos, dict):
         raise bad("top level", "'meta' and 'repos' must be objects")
-    return Network(beliefs, nogoods, repos, meta, read_supersessions(data, bad),
-                   read_sources(data, bad)), stored
+    return Network({}, nogoods, repos, meta, read_supersessions(data, bad),
+                   read_sources(data, bad))
 
 
 # supersede's links and the source files, written and read side by side (also used by the
@@ -256,31 +272,36 @@ def _justification_json(j: Justification) -> dict[str, Any]:
 
 def network_to_json(network: Network) -> dict[str, Any]:
     """The network in the file format; an Undetermined belief is written as OUT."""
-    nodes = {}
-    for bid in sorted(network.beliefs):
-        b = network.beliefs[bid]
-        node: dict[str, Any] = {
-            "text": b.text,
-            "truth_value": "IN" if b.truth == Truth.IN else "OUT",
-            "justifications": [_justification_json(j) for j in b.justifications],
-            "source": b.source,
-            "source_url": b.source_url,
-            "source_hash": b.source_hash,
-            "date": b.date,
-            "metadata": dict(b.metadata),
-            "created_at": b.created_at,
-            "updated_at": b.updated_at,
-            "retracted_at": b.retracted_at,
-        }
-        if b.retract_reason:
-            node["retract_reason"] = b.retract_reason
-        if b.asserted:
-            node["asserted"] = True
-        for key, value in b.extra.items():
-            node.setdefault(key, value)
-        nodes[bid] = node
+    nodes = {bid: node_json(network.beliefs[bid]) for bid in sorted(network.beliefs)}
+    return _document(network, nodes, len(nodes))
+
+
+def node_json(b: Belief) -> dict[str, Any]:
+    node: dict[str, Any] = {
+        "text": b.text,
+        "truth_value": "IN" if b.truth == Truth.IN else "OUT",
+        "justifications": [_justification_json(j) for j in b.justifications],
+        "source": b.source,
+        "source_url": b.source_url,
+        "source_hash": b.source_hash,
+        "date": b.date,
+        "metadata": dict(b.metadata),
+        "created_at": b.created_at,
+        "updated_at": b.updated_at,
+        "retracted_at": b.retracted_at,
+    }
+    if b.retract_reason:
+        node["retract_reason"] = b.retract_reason
+    if b.asserted:
+        node["asserted"] = True
+    for key, value in b.extra.items():
+        node.setdefault(key, value)
+    return node
+
+
+def _document(network: Network, nodes: dict[str, Any], count: int) -> dict[str, Any]:
     meta = dict(network.meta)
-    meta["node_count"] = len(nodes)
+    meta["node_count"] = count
     meta.setdefault("generator", "eem-engine")
     return {
         "meta": meta,
@@ -297,6 +318,25 @@ def network_to_json(network: Network) -> dict[str, Any]:
         **({"sources": [source_json(s) for s in sorted(network.sources, key=lambda s: s.path)]}
            if network.sources else {}),
     }
+
+
+def write_network(out: TextIO, rest: Network, count: int, beliefs: Iterable[Belief]) -> None:
+    """dump_network's text, written a node at a time: `rest` is the network but its beliefs,
+    `beliefs` its `count` beliefs in id order (a store's pages), never all held at once."""
+    text = json.dumps(_document(rest, {}, count), indent=2, ensure_ascii=False)
+    head, tail = text.split(_EMPTY_NODES, 1)
+    out.write(head + '\n  "nodes": {')
+    first = True
+    for b in beliefs:
+        # {"id": {...}} at indent 2 is the entry one level shallower than in the document;
+        # a newline inside a JSON text is always structural (strings escape theirs)
+        entry = json.dumps({b.id: node_json(b)}, indent=2, ensure_ascii=False)[2:-2]
+        out.write(("\n  " if first else ",\n  ") + entry.replace("\n", "\n  "))
+        first = False
+    out.write(("}," if first else "\n  },") + tail + "\n")
+
+
+_EMPTY_NODES = '\n  "nodes": {},'
 
 
 def dump_network(network: Network) -> str:

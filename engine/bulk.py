@@ -1,10 +1,13 @@
 """Building hundreds of thousands of small objects at once (a whole network read from Neo4j,
-a markdown registry parsed or written)."""
+a markdown registry parsed or written), and streams of them cut into batches."""
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -21,3 +24,15 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def in_batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """`items` as lists of `size` (the last shorter), taken from the stream as they come."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

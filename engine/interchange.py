@@ -8,26 +8,22 @@ differ from the computed ones and why.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
-from engine.bulk import cyclic_gc_paused
+from engine.bulk import cyclic_gc_paused, in_batches
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
-from engine.memory.records import Editing
 from engine.model import Belief, Change, Label, Nogood, Truth
-from engine.sources.records import SourcePin, SourceRecords
+from engine.sources.records import SourcePin
 from engine.store import GraphTx, Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
-from engine.tms.labelling import labels_from_scratch
-from engine.tms.records import Network, ResolutionTx
+from engine.tms.labelling import Shape, label_shape, labels_from_scratch
+from engine.tms.records import Network, ResolutionTx, TmsStore, TmsTx
 from engine.tms.semantics import is_valid
+from engine.tms.values import IN, OUT, TRUTH, UNDETERMINED
 
-
-class LinksTx(SourceRecords, Editing, Protocol):
-    """What an import restores beside the beliefs: the Source nodes and their pins
-    (SourceRecords) and supersede's links (Editing)."""
 
 
 @dataclasses.dataclass
@@ -115,7 +111,135 @@ def write_import_in(tx: ResolutionTx, beliefs: Mapping[str, Belief], labels: Map
                     nogoods: Sequence[Nogood]) -> Change:
     """Create the beliefs and nogoods of a file inside a write transaction, refusing ids that
     exist; resolve the nogoods that hold afterwards."""
-    taken = tx.existing_ids(beliefs)
+    _refuse_taken(tx, beliefs, nogoods)
+    named = {ref for b in beliefs.values() for j in b.justifications for ref in j.mentions()}
+    if tx.placeholder_ids(beliefs) or tx.existing_ids(named - beliefs.keys()):
+        # The file joins beliefs already in the graph: create, then propagate.
+        tx.create_beliefs(list(beliefs.values()))
+        change = tx.relabel(beliefs)
+    else:
+        # A self-contained file: its labels are the from-scratch model computed above,
+        # written with the beliefs in one pass (no propagation is needed, none can differ).
+        tx.create_labelled_beliefs((b, labels[b.id]) for b in beliefs.values())
+        change = Change(went_in=sorted(b for b, lab in labels.items() if lab.truth == Truth.IN))
+    for nogood in nogoods:
+        tx.create_nogood(nogood)
+    holding = tx.nogoods_holding([m for n in nogoods for m in n.members])
+    if holding:
+        change = nogood_rules.resolve(tx, holding, change, at=now())
+    return change
+
+
+class NetworkSource(Protocol):
+    """A network to import, read as often as asked: its beliefs one at a time with the truth
+    value the file stored (each walk the same, in the same order; adapters/network_stream.py
+    walks a network.json without holding it), and the rest (nogoods, meta, repos,
+    supersessions, sources: a Network without beliefs) once a walk has ended."""
+
+    def beliefs(self) -> Iterator[tuple[Belief, Truth]]: ...
+
+    def rest(self) -> Network: ...
+
+
+@dataclasses.dataclass
+class NetworkInMemory:
+    """A NetworkSource of a network already read whole."""
+
+    network: Network
+    stored: Mapping[str, Truth]
+
+    def beliefs(self) -> Iterator[tuple[Belief, Truth]]:
+        stored = self.stored
+        for bid, b in self.network.beliefs.items():
+            yield b, stored.get(bid, Truth.IN)
+
+    def rest(self) -> Network:
+        n = self.network
+        return Network({}, n.nogoods, n.repos, n.meta, n.supersessions, n.sources)
+
+
+def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
+    return import_source(store, NetworkInMemory(network, stored))
+
+
+def import_source(store: Store, source: NetworkSource) -> ImportReport:
+    """Import `source` into the graph in ONE write transaction, whole or not at all. The
+    source is walked twice, never held: once before the transaction for the network's shape
+    (engine/tms/labelling.py), whose pins and labels are decided there as decide_pins would;
+    then inside it, each belief written with its label as it comes."""
+    with cyclic_gc_paused():
+        plan = _ImportPlan(source)
+        at = now()
+        pinned = plan.decide_pins()
+        truth, depth = plan.truth, plan.depth
+        shape = plan.shape
+        rest = source.rest()
+        for record in rest.supersessions:
+            missing = [i for i in (record.old, record.new) if not plan.holds(i)]
+            if missing:
+                raise InvalidInput(f"supersession {record.old} -> {record.new} names "
+                                   f"'{missing[0]}', which the file does not hold",
+                                   field="supersessions", value=missing[0])
+
+        def labelled(pins: list[SourcePin], paths: set[str]) -> Iterator[tuple[Belief, Label]]:
+            index = shape.index
+            for b, _ in source.beliefs():
+                i = index[b.id]
+                if pinned[i]:
+                    b = _pin(b, at)
+                pin = _source_pin(b, paths)
+                if pin is not None:
+                    pins.append(pin)
+                yield b, Label(TRUTH[truth[i]], depth[i])
+
+        def work(tx: GraphTx) -> Change:
+            ids = plan.belief_ids()
+            _refuse_taken(tx, ids, rest.nogoods)
+            pins: list[SourcePin] = []
+            paths = {s.path for s in rest.sources}
+            tx.save_sources(rest.sources)
+            if tx.placeholder_ids(ids) or tx.existing_ids(plan.absent_ids()):
+                # The file joins beliefs already in the graph: create, then propagate.
+                for batch in in_batches((b for b, _ in labelled(pins, paths)), 10_000):
+                    tx.create_beliefs(batch)
+                change = tx.relabel(ids)
+            else:
+                # Self-contained: its labels are the from-scratch model computed above,
+                # written with the beliefs in one pass (nothing to propagate, none can differ).
+                tx.create_labelled_beliefs(labelled(pins, paths))
+                change = Change(went_in=plan.ids_where(lambda i: truth[i] == IN))
+            for nogood in rest.nogoods:
+                tx.create_nogood(nogood)
+            holding = tx.nogoods_holding([m for n in rest.nogoods for m in n.members])
+            if holding:
+                change = nogood_rules.resolve(tx, holding, change, at=now())
+            tx.pin_to_sources(pins)
+            for record in rest.supersessions:
+                tx.record_supersede(record)
+            tx.save_network_info(rest.meta, rest.repos)
+            return change
+
+        change = store.write(work, ChangeEntry("import", {"beliefs": len(shape.beliefs),
+                                                           "nogoods": len(rest.nogoods)}))
+        counts = store.read(lambda tx: tx.status())
+        differences = plan.label_differences()
+        return ImportReport(
+            beliefs=len(shape.beliefs),
+            justifications=plan.justifications,
+            nogoods=len(rest.nogoods),
+            labels_in=counts.in_,
+            labels_out=counts.out,
+            retractions_kept=plan.ids_where(lambda i: bool(pinned[i])),
+            circular_support=differences.circular_support,
+            stale=differences.stale,
+            undetermined=differences.undetermined,
+            self_listed=sorted(plan.self_listed),
+            retracted_by_nogood=change.retracted_by_nogood,
+        )
+
+
+def _refuse_taken(tx: ResolutionTx, ids: Iterable[str], nogoods: Sequence[Nogood]) -> None:
+    taken = tx.existing_ids(ids)
     if taken:
         raise InvalidInput(
             f"{len(taken)} of the file's beliefs already exist (first: '{min(taken)}');"
@@ -127,82 +251,133 @@ def write_import_in(tx: ResolutionTx, beliefs: Mapping[str, Belief], labels: Map
     if clash:
         raise InvalidInput(f"nogood '{clash[0]}' already exists", field="nogood",
                            value=clash[0])
-    named = {ref for b in beliefs.values() for j in b.justifications for ref in j.mentions()}
-    if tx.placeholder_ids(beliefs) or tx.existing_ids(named - beliefs.keys()):
-        # The file joins beliefs already in the graph: create, then propagate.
-        tx.create_beliefs(list(beliefs.values()))
-        change = tx.relabel(beliefs)
-    else:
-        # A self-contained file: its labels are the from-scratch model computed above,
-        # written with the beliefs in one pass (no propagation is needed, none can differ).
-        tx.create_labelled_beliefs(list(beliefs.values()), dict(labels))
-        change = Change(went_in=sorted(b for b, lab in labels.items() if lab.truth == Truth.IN))
-    for nogood in nogoods:
-        tx.create_nogood(nogood)
-    holding = tx.nogoods_holding([m for n in nogoods for m in n.members])
-    if holding:
-        change = nogood_rules.resolve(tx, holding, change, at=now())
-    return change
 
 
-def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
-    with cyclic_gc_paused():
-        return _import_network(store, network, stored)
+def _pin(b: Belief, at: str) -> Belief:
+    """`b` retracted as import keeps a file's retraction: its own `retracted_at` when the file
+    says when, else now, with KEPT_REASON."""
+    if b.retracted_at:
+        return dataclasses.replace(b, retracted=True)
+    return dataclasses.replace(b, retracted=True, retracted_at=at,
+                               retract_reason=b.retract_reason or KEPT_REASON)
 
 
-def _import_network(store: Store, network: Network, stored: Mapping[str, Truth]
-                    ) -> ImportReport:
-    beliefs, labels = decide_pins(network.beliefs, stored, at=now())
-    differences = label_differences(beliefs, labels, stored)
-    kept = sorted(bid for bid, b in beliefs.items()
-                  if b.retracted and not network.beliefs[bid].retracted)
+class _ImportPlan:
+    """What import decides before it writes, from one walk of the source: the network's
+    shape, the truth value each belief stored (OUT or not) and whether the file says when it
+    was retracted; then the pins decide_pins would make and the labels they give."""
 
-    def work(tx: GraphTx) -> Change:
-        change = write_import_in(tx, beliefs, labels, network.nogoods)
-        _restore_links(tx, network, beliefs)
-        tx.save_network_info(network.meta, network.repos)
-        return change
+    def __init__(self, source: NetworkSource):
+        self.shape = shape = Shape()
+        stored_out = bytearray()
+        dated = bytearray()  # retracted_at given
+        self.justifications = 0
+        self.self_listed: list[str] = []
+        add = shape.add
+        for b, stored in source.beliefs():
+            add(b.id, b.justifications, retracted=b.retracted, asserted=b.asserted)
+            stored_out.append(stored == Truth.OUT)
+            dated.append(bool(b.retracted_at))
+            js = b.justifications
+            if js:
+                self.justifications += len(js)
+                if any(b.id in j.antecedents for j in js):
+                    self.self_listed.append(b.id)
+        shape.compiled()
+        self.stored_out = bytearray(shape.size)  # by index
+        self.dated = bytearray(shape.size)
+        for k, i in enumerate(shape.beliefs):
+            self.stored_out[i] = stored_out[k]
+            self.dated[i] = dated[k]
+        self.truth = bytearray()
+        self.depth: list[int | None] = []
 
-    change = store.write(work, ChangeEntry("import", {"beliefs": len(beliefs),
-                                                       "nogoods": len(network.nogoods)}))
-    counts = store.read(lambda tx: tx.status())
-    return ImportReport(
-        beliefs=len(beliefs),
-        justifications=sum(len(b.justifications) for b in beliefs.values()),
-        nogoods=len(network.nogoods),
-        labels_in=counts.in_,
-        labels_out=counts.out,
-        retractions_kept=kept,
-        circular_support=differences.circular_support,
-        stale=differences.stale,
-        undetermined=differences.undetermined,
-        self_listed=sorted(bid for bid, b in beliefs.items()
-                           if any(bid in j.antecedents for j in b.justifications)),
-        retracted_by_nogood=change.retracted_by_nogood,
-    )
+    def holds(self, bid: str) -> bool:
+        i = self.shape.index.get(bid)
+        return i is not None and bool(self.shape.is_belief[i])
+
+    def belief_ids(self) -> list[str]:
+        ids = self.shape.ids
+        return [ids[i] for i in self.shape.beliefs]
+
+    def absent_ids(self) -> list[str]:
+        """Ids the file's justifications name that no belief of the file has."""
+        shape = self.shape
+        return [bid for bid, is_belief in zip(shape.ids, shape.is_belief) if not is_belief]
+
+    def ids_where(self, test: Callable[[int], bool]) -> list[str]:
+        ids = self.shape.ids
+        return sorted(ids[i] for i in self.shape.beliefs if test(i))
+
+    def decide_pins(self) -> bytearray:
+        """decide_pins on the shape: the beliefs to come in retracted (by index), the shape
+        pinned so and labelled (self.truth, self.depth)."""
+        shape, stored_out = self.shape, self.stored_out
+        pinned = bytearray(shape.size)
+        for i in shape.beliefs:
+            if stored_out[i] and self.dated[i]:
+                pinned[i] = 1
+                shape.retract(i)
+        while True:
+            truth, depth = label_shape(shape)
+            wrongly_in = [i for i in shape.beliefs if truth[i] == IN and stored_out[i]]
+            if not wrongly_in:
+                self.truth, self.depth = truth, depth
+                return pinned
+            shallowest = min(depth[i] or 0 for i in wrongly_in)
+            for i in wrongly_in:
+                if (depth[i] or 0) == shallowest:
+                    pinned[i] = 1
+                    shape.retract(i)
+
+    def label_differences(self) -> LabelDifferences:
+        """label_differences of the decided labels against the stored ones."""
+        shape, truth, stored_out = self.shape, self.truth, self.stored_out
+        is_belief = shape.is_belief
+
+        def stored_in(a: int) -> bool:
+            return bool(is_belief[a]) and not stored_out[a]
+
+        def supported_by_stored_labels(i: int) -> bool:
+            return any(all(stored_in(a) for a in shape.antecedents[r])
+                       and not any(stored_in(o) for o in shape.outlists[r])
+                       for r in range(shape.start[i], shape.end[i]))
+
+        found = LabelDifferences([], [], [])
+        ids = shape.ids
+        for i in sorted(shape.beliefs, key=ids.__getitem__):
+            if truth[i] == UNDETERMINED:
+                found.undetermined.append(ids[i])
+            elif truth[i] == OUT and not stored_out[i]:
+                (found.circular_support if supported_by_stored_labels(i)
+                 else found.stale).append(ids[i])
+        return found
 
 
-def _restore_links(tx: LinksTx, network: Network, beliefs: Mapping[str, Belief]) -> None:
-    """The Source nodes, the FROM edge of each belief pinned to one (its hash and lines are
-    in the file), and supersede's links, as the exported graph had them."""
-    tx.save_sources(network.sources)
-    paths = {s.path for s in network.sources}
-    pins = []
-    for b in beliefs.values():
-        lines = b.metadata.get("lines")
-        if (b.source in paths and b.source_hash and isinstance(lines, (list, tuple)) and lines
-                and all(isinstance(x, int) and not isinstance(x, bool) for x in lines)):
-            pins.append(SourcePin(b.id, b.source, b.source_hash,
-                                  (int(lines[0]), int(lines[-1])), b.metadata, b.updated_at))
-    tx.pin_to_sources(pins)
-    for record in network.supersessions:
-        missing = [i for i in (record.old, record.new) if i not in beliefs]
-        if missing:
-            raise InvalidInput(f"supersession {record.old} -> {record.new} names "
-                               f"'{missing[0]}', which the file does not hold",
-                               field="supersessions", value=missing[0])
-        tx.record_supersede(record)
+def _source_pin(b: Belief, paths: set[str]) -> SourcePin | None:
+    """The FROM edge of a belief pinned to one of the file's sources (its hash and lines are
+    in the file), as the exported graph had it."""
+    lines = b.metadata.get("lines")
+    if (b.source in paths and b.source_hash and isinstance(lines, (list, tuple)) and lines
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in lines)):
+        return SourcePin(b.id, b.source, b.source_hash, (int(lines[0]), int(lines[-1])),
+                         b.metadata, b.updated_at)
+    return None
 
 
 def export_network(store: Store) -> Network:
     return store.read(lambda tx: tx.read_network())
+
+
+def export_streamed(store: TmsStore,
+                    write: Callable[[Network, int, Iterator[Belief]], None]) -> int:
+    """Hand `write` the network but its beliefs, how many beliefs it has and the beliefs in id
+    order, page by page, all from one read transaction (so one moment of the graph); `write`
+    runs again from the start if the store retries the read. Returns the count."""
+    def work(tx: TmsTx) -> int:
+        rest = tx.network_rest()
+        count = tx.belief_count()
+        write(rest, count, (b for page in tx.belief_pages() for b in page))
+        return count
+
+    return store.read(work)

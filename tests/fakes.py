@@ -6,7 +6,7 @@ truth), so a unit test sees exactly what the Neo4j store must produce.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
@@ -51,6 +51,7 @@ from engine.tms.access import own_tags, visible
 from engine.tms.propagate import propagate, retag
 from engine.tms.records import BeliefFilter, JustificationNow, Network, Pinned, TmsTx
 from engine.tms.region_reader import ClassRow, RegionReader, StructureRow, TagRow, WaveRow
+from engine.tms.stored_labels import StoredLabels, stored_labels_of
 from engine.tms.values import IN, OUT, RANK, TRUTH, UNDETERMINED
 from tests.fake_parts import (
     FakeAgents,
@@ -386,11 +387,10 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         nogoods = sorted(n.id for n in self.s.nogoods if ref in n.members)
         return (named_by, nogoods) if named_by or nogoods else None
 
-    def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
-        names = {Truth.IN: ["Belief", "In"], Truth.OUT: ["Belief", "Out"],
-                 Truth.UNDETERMINED: ["Belief", "Out", "Undetermined"]}
-        return dict(self.s.beliefs), {i: names[b.truth] if b.truth is not None else ["Belief"]
-                                      for i, b in self.s.beliefs.items()}
+    def read_labelling(self) -> StoredLabels:
+        # a belief without a truth label carries only :Belief, as a node left so would
+        return stored_labels_of(self.s.beliefs, {i: ["Belief"] for i, b in self.s.beliefs.items()
+                                                 if b.truth is None})
 
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         ids = set(member_ids)
@@ -398,10 +398,23 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
             m in self.s.beliefs and self.s.beliefs[m].truth == Truth.IN for m in n.members)]
 
     def read_network(self) -> Network:
+        rest = self.network_rest()
+        rest.beliefs.update(self.s.beliefs)
+        return rest
+
+    def network_rest(self) -> Network:
         meta, repos = self.s.extra.get("network_info", ({}, {}))
-        return Network(dict(self.s.beliefs), list(self.s.nogoods), dict(repos), dict(meta),
+        return Network({}, list(self.s.nogoods), dict(repos), dict(meta),
                        [self.s.supersedes[o] for o in sorted(self.s.supersedes)],
                        self.sources())
+
+    def belief_count(self) -> int:
+        return len(self.s.beliefs)
+
+    def belief_pages(self) -> Iterator[list[Belief]]:
+        ids = sorted(self.s.beliefs)
+        for start in range(0, len(ids), 3):  # small pages: callers must not assume one
+            yield [self.s.beliefs[i] for i in ids[start:start + 3]]
 
     def nogoods(self) -> list[Nogood]:
         return list(self.s.nogoods)
@@ -447,11 +460,12 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         named = {r for b in self.s.beliefs.values() for j in b.justifications for r in j.mentions()}
         return {i for i in ids if i in named and i not in self.s.beliefs}
 
-    def create_labelled_beliefs(self, beliefs: Sequence[Belief], labels) -> None:
-        for b in beliefs:
-            self.s.beliefs[b.id] = dataclasses.replace(b, truth=labels[b.id].truth,
-                                                       depth=labels[b.id].depth)
-        if any(own_tags(b.metadata) for b in beliefs):
+    def create_labelled_beliefs(self, labelled: Iterable[tuple[Belief, Label]]) -> None:
+        tagged = False
+        for b, label in labelled:
+            self.s.beliefs[b.id] = dataclasses.replace(b, truth=label.truth, depth=label.depth)
+            tagged = tagged or bool(own_tags(b.metadata))
+        if tagged:
             retag(FakeRegionReader(self.s), sorted(self.s.beliefs))
 
     def create_nogood(self, nogood: Nogood) -> None:

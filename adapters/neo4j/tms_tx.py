@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -12,7 +12,6 @@ from adapters.neo4j.edit_tx import supersede_from_props
 from adapters.neo4j.forge_tx import source_from_map
 from adapters.neo4j.propagation import Neo4jRegionReader
 from adapters.neo4j.records import (
-    TRUTH_LABELS,
     belief_from_map,
     belief_to_row,
     json_map,
@@ -20,13 +19,15 @@ from adapters.neo4j.records import (
     labelled_belief_row,
     nogood_from_record,
 )
-from engine.bulk import cyclic_gc_paused
+from engine.bulk import cyclic_gc_paused, in_batches
 from engine.model import Belief, Change, Justification, Kind, Label, Nogood, Status, Truth
-from engine.tms.access import TAGS_KEY, own_tags
+from engine.tms.access import own_tags
 from engine.tms.propagate import propagate, retag
 from engine.tms.records import BeliefFilter, JustificationNow, Network, Pinned, TmsTx
+from engine.tms.stored_labels import StoredLabels
 
 BATCH = 5000  # rows per UNWIND statement for bulk writes
+LABELLED_BATCH = 10_000  # beliefs per statement of an import's stream
 
 
 def _batches(rows: Sequence[Any], size: int = BATCH):
@@ -36,10 +37,6 @@ def _batches(rows: Sequence[Any], size: int = BATCH):
 
 def _first(row: Sequence[Any]) -> Any:
     return row[0]
-
-
-def _second(row: Sequence[Any]) -> Any:
-    return row[1]
 
 
 def _in_order(pairs: list[list[Any]]) -> tuple[str, ...]:
@@ -59,7 +56,8 @@ def _named_now(rows: list[list[Any]]) -> tuple[tuple[str, bool], ...]:
     return tuple([(i, is_in) for _, i, is_in in rows])
 
 
-READ_BATCH = 10_000  # beliefs per record of all_belief_rows
+READ_BATCH = 10_000  # beliefs per page of belief_rows_page
+LABELLING_PAGE = 50_000  # beliefs per statement of verify's read
 _KINDS = {k.value: k for k in Kind}
 _TRUTHS = {t.value: t for t in Truth}
 _NO_MAP: Mapping[str, Any] = MappingProxyType({})  # shared by the many beliefs with "{}"
@@ -186,12 +184,14 @@ class TmsTxPart(TxBase):
                 self._run("direct_dependent_counts", ids=sorted(set(ids)))}
 
     def read_network(self) -> Network:
-        beliefs = {}
+        rest = self.network_rest()
         with cyclic_gc_paused():
-            for r in self._run("all_belief_rows", batch=READ_BATCH):
-                for row in r["rows"]:
-                    b = _belief_from_row(row)
-                    beliefs[b.id] = b
+            for page in self.belief_pages():
+                for b in page:
+                    rest.beliefs[b.id] = b
+        return rest
+
+    def network_rest(self) -> Network:
         info = self._single("network_info")
         meta = json.loads(info["meta"]) if info and info["meta"] else {}
         repos = json.loads(info["repos"]) if info and info["repos"] else {}
@@ -199,46 +199,42 @@ class TmsTxPart(TxBase):
                          for r in self._run("all_supersessions")]
         record = self._single("forge_sources")
         sources = [source_from_map(m) for m in record["sources"]] if record else []
-        return Network(beliefs, self.nogoods(), repos, meta, supersessions, sources)
+        return Network({}, self.nogoods(), repos, meta, supersessions, sources)
 
-    def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
-        """One read, one loop. The raw labels are the node's own where they are not exactly
-        one truth label, and otherwise the truth label's ["Belief", "In"] etc. (as the fake's)."""
-        record = self._single("labelling")
-        beliefs: dict[str, Belief] = {}
-        labels: dict[str, list[str]] = {}
-        if not record:
-            return beliefs, labels
-        supports: dict[str, list[list[Any]]] = {}
-        for row in record["justifications"]:
-            found = supports.get(row[0])
-            if found is None:
-                supports[row[0]] = [row]
-            else:
-                found.append(row)
-        odd = dict(record["odd"])
-        tagged = {bid: (own, effective) for bid, own, effective in record["tagged"]}
-        no_tags = (None, None)
-        for bid, flags, depth in zip(record["ids"], record["flags"], record["depths"]):
-            truth = (Truth.IN if flags & 1 else
-                     Truth.UNDETERMINED if flags & 4 else Truth.OUT)
-            justifications: tuple[Justification, ...] = ()
-            js = supports.get(bid)
-            if js:
-                if len(js) > 1:
-                    js.sort(key=_second)
-                justifications = tuple(
-                    Justification(_in_order(antecedents), _in_order(outlist), _kind(kind), "",
-                                  gate)
-                    for _, _, kind, antecedents, outlist, gate in js)
-            own, effective = tagged.get(bid, no_tags)
-            beliefs[bid] = Belief(bid, "", justifications, retracted=bool(flags & 8),
-                                  asserted=bool(flags & 16), truth=truth,
-                                  depth=None if depth < 0 else depth,
-                                  metadata={TAGS_KEY: own} if own else _NO_MAP,
-                                  effective_tags=tuple(effective) if effective else ())
-            labels[bid] = odd.get(bid) or list(TRUTH_LABELS[truth])
-        return beliefs, labels
+    def belief_count(self) -> int:
+        return self._one("belief_count")["beliefs"]
+
+    def belief_pages(self) -> Iterator[list[Belief]]:
+        """READ_BATCH beliefs a statement, by id: the server collects, and the driver decodes,
+        one page at a time."""
+        after = ""
+        while True:
+            record = self._single("belief_rows_page", after=after, limit=READ_BATCH)
+            rows = record["rows"] if record else []
+            if not rows:
+                return
+            yield [_belief_from_row(row) for row in rows]
+            if len(rows) < READ_BATCH:
+                return
+            after = rows[-1][0]
+
+    def read_labelling(self) -> StoredLabels:
+        """Page by page, in id order: the server never collects, nor the driver decodes, more
+        than LABELLING_PAGE beliefs at once, and no Belief object is built."""
+        stored = StoredLabels()
+        after = ""
+        while True:
+            record = self._single("labelling_page", after=after, limit=LABELLING_PAGE)
+            if not record or not record["ids"]:
+                return stored
+            ids = record["ids"]
+            stored.add_page(ids, record["flags"], record["depths"], record["justifications"])
+            stored.odd.update(record["odd"])
+            for bid, own, effective in record["tagged"]:
+                stored.tags[bid] = (tuple(own or ()), tuple(effective or ()))
+            if len(ids) < LABELLING_PAGE:
+                return stored
+            after = ids[-1]
 
     def nogoods(self) -> list[Nogood]:
         return [nogood_from_record(r) for r in self._run("all_nogoods")]
@@ -275,23 +271,46 @@ class TmsTxPart(TxBase):
             found.update(r["id"] for r in self._run("placeholder_ids", ids=chunk))
         return found
 
-    def create_labelled_beliefs(self, beliefs: Sequence[Belief], labels: dict[str, Label]) -> None:
+    def create_labelled_beliefs(self, labelled: Iterable[tuple[Belief, Label]]) -> None:
+        """In batches of LABELLED_BATCH as `labelled` comes: the nodes, then the
+        justifications whose named nodes exist by then; those naming a belief still to come
+        wait (by id) until the stream ends, when ids that never came get placeholders."""
         element: dict[str, str] = {}
-        note_created(self, (b.id for b in beliefs))
-        self.change_log.relabelled(Change(went_in=[b.id for b in beliefs
-                                                   if labels[b.id].truth == Truth.IN]))
-        rows = [labelled_belief_row(b, labels[b.id].truth, labels[b.id].depth) for b in beliefs]
-        for chunk in _batches(rows, 10000):
-            element.update(self._one("create_labelled_beliefs", rows=chunk)["pairs"])
-        missing = sorted({ref for b in beliefs for j in b.justifications for ref in j.mentions()}
+        waiting: list[dict[str, Any]] = []  # justification rows by id, naming one not yet made
+        went_in: list[str] = []
+        tagged = False
+        ready: list[dict[str, Any]] = []
+
+        def by_element(row: dict[str, Any]) -> dict[str, Any]:
+            return {**row, "belief": element[row["belief"]],
+                    "antecedents": [element[a] for a in row["antecedents"]],
+                    "outlist": [element[o] for o in row["outlist"]]}
+
+        for batch in in_batches(labelled, LABELLED_BATCH):
+            note_created(self, (b.id for b, _ in batch))
+            went_in.extend(b.id for b, label in batch if label.truth == Truth.IN)
+            rows = [labelled_belief_row(b, label.truth, label.depth) for b, label in batch]
+            element.update(self._one("create_labelled_beliefs", rows=rows)["pairs"])
+            ready.clear()
+            for b, _ in batch:
+                if not tagged and own_tags(b.metadata):
+                    tagged = True
+                for row in justification_rows(b.id, b.justifications):
+                    if all(ref in element for ref in row["antecedents"]) and all(
+                            ref in element for ref in row["outlist"]):
+                        ready.append(by_element(row))
+                    else:
+                        waiting.append(row)
+            for chunk in _batches(ready, LABELLED_BATCH):
+                self._run("create_justifications_by_element", rows=chunk)
+        missing = sorted({ref for row in waiting for ref in (*row["antecedents"], *row["outlist"])}
                          - element.keys())
-        for chunk in _batches(missing, 10000):
+        for chunk in _batches(missing, LABELLED_BATCH):
             element.update(self._one("create_placeholders", ids=chunk)["pairs"])
-        rows = [row for b in beliefs for row in justification_rows(
-            element[b.id], b.justifications, ref=element.__getitem__)]
-        for chunk in _batches(rows, 10000):
-            self._run("create_justifications_by_element", rows=chunk)
-        if any(own_tags(b.metadata) for b in beliefs):
+        for chunk in _batches(waiting, LABELLED_BATCH):
+            self._run("create_justifications_by_element", rows=[by_element(r) for r in chunk])
+        self.change_log.relabelled(Change(went_in=went_in))
+        if tagged:
             self._retag_everything()
 
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:

@@ -38,41 +38,40 @@ RETURN b {
 } AS belief,
 COLLECT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c.id } AS dependents
 
-// name: all_belief_rows
-// Every belief, by id, in records of $batch rows: [id, text, source, source_url, source_hash, date, metadata, extra, created_at, updated_at, retracted, asserted, retracted_at, retract_reason, depth, effective_tags, truth, justifications], a justification being [seq, kind, label, gate, [[pos, antecedent id]...], [[pos, outlist id]...]].
-// Lists, not maps, and a few large records: the driver's cost is per record and per map key (at 200k beliefs this reads in a sixth of the time a map per belief takes).
+// name: belief_count
+// How many beliefs there are (Neo4j's count store).
+MATCH (b:Belief) RETURN count(b) AS beliefs
+
+// name: belief_rows_page
+// Up to $limit beliefs with ids after $after, by id (the unique index gives the order and stops at the limit), in one record of lists (export and read_network, page by page): [id, text, source, source_url, source_hash, date, metadata, extra, created_at, updated_at, retracted, asserted, retracted_at, retract_reason, depth, effective_tags, truth, justifications], a justification being [seq, kind, label, gate, [[pos, antecedent id]...], [[pos, outlist id]...]].
+// Lists, not maps: the driver's cost is per record and per map key.
 MATCH (b:Belief)
-WITH b ORDER BY b.id
-WITH collect(b) AS beliefs
-UNWIND range(0, size(beliefs) - 1, $batch) AS start
-RETURN [b IN beliefs[start..start + $batch] | [b.id, b.text, b.source, b.source_url,
+WHERE b.id > $after
+WITH b ORDER BY b.id LIMIT $limit
+RETURN collect([b.id, b.text, b.source, b.source_url,
   b.source_hash, b.date, b.metadata, b.extra, b.created_at, b.updated_at, b.retracted,
   b.asserted, b.retracted_at, b.retract_reason, b.depth, b.effective_tags,
   CASE WHEN b:In THEN 'IN' WHEN b:Undetermined THEN 'UNDETERMINED' ELSE 'OUT' END,
   [(b)<-[:SUPPORTS]-(j:Justification) | [j.seq, j.kind, j.label, j.gate,
-     [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]]]]]] AS rows
+     [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]]]]]) AS rows
 
-// name: labelling
-// Every belief as verify compares it, in one record of parallel lists (the driver decodes flat lists fastest): ids; flags (1 :In, 2 :Out, 4 :Undetermined, 8 retracted, 16 asserted); depths (-1: none); odd: [id, labels] of beliefs without exactly one truth label; tagged: [id, own access tags, effective tags] of beliefs carrying either; justifications: [belief id, seq, kind, [[pos, antecedent id]...], [[pos, outlist id]...], gate] (no texts, no metadata).
-CALL () {
-  MATCH (b:Belief)
-  RETURN collect(b.id) AS ids,
-    collect(CASE WHEN b:In THEN 1 ELSE 0 END + CASE WHEN b:Out THEN 2 ELSE 0 END
-            + CASE WHEN b:Undetermined THEN 4 ELSE 0 END + CASE WHEN b.retracted THEN 8 ELSE 0 END
-            + CASE WHEN b.asserted THEN 16 ELSE 0 END) AS flags,
-    collect(coalesce(b.depth, -1)) AS depths,
-    collect(CASE WHEN (b:In) = (b:Out) OR (b:Undetermined AND NOT b:Out)
-                 THEN [b.id, labels(b)] END) AS odd,
-    collect(CASE WHEN b.access_tags IS NOT NULL OR b.effective_tags IS NOT NULL
-                 THEN [b.id, b.access_tags, b.effective_tags] END) AS tagged
-}
-CALL () {
-  MATCH (b:Belief)<-[:SUPPORTS]-(j:Justification)
-  RETURN collect([b.id, j.seq, j.kind,
-    [(j)-[r:REQUIRES]->(a) | [r.pos, a.id]], [(j)-[r:UNLESS]->(o) | [r.pos, o.id]],
-    coalesce(j.gate, false)]) AS justifications
-}
-RETURN ids, flags, depths, odd, tagged, justifications
+// name: labelling_page
+// Up to $limit beliefs with ids after $after, by id (the unique index gives the order and stops at the limit), as verify compares them, in one record of parallel lists: ids; flags (1 :In, 2 :Out, 4 :Undetermined, 8 retracted, 16 asserted: engine/tms/stored_labels.py); depths (-1: none); odd: [id, labels] of beliefs without exactly one truth label; tagged: [id, own access tags, effective tags] of beliefs carrying either; justifications: per belief, [[antecedent ids], [outlist ids], gate] (no texts, no metadata).
+MATCH (b:Belief)
+WHERE b.id > $after
+WITH b ORDER BY b.id LIMIT $limit
+RETURN collect(b.id) AS ids,
+  collect(CASE WHEN b:In THEN 1 ELSE 0 END + CASE WHEN b:Out THEN 2 ELSE 0 END
+          + CASE WHEN b:Undetermined THEN 4 ELSE 0 END + CASE WHEN b.retracted THEN 8 ELSE 0 END
+          + CASE WHEN b.asserted THEN 16 ELSE 0 END) AS flags,
+  collect(coalesce(b.depth, -1)) AS depths,
+  collect(CASE WHEN (b:In) = (b:Out) OR (b:Undetermined AND NOT b:Out)
+               THEN [b.id, labels(b)] END) AS odd,
+  collect(CASE WHEN b.access_tags IS NOT NULL OR b.effective_tags IS NOT NULL
+               THEN [b.id, b.access_tags, b.effective_tags] END) AS tagged,
+  collect([(b)<-[:SUPPORTS]-(j:Justification) | [[(j)-[:REQUIRES]->(a) | a.id],
+                                                 [(j)-[:UNLESS]->(o) | o.id],
+                                                 coalesce(j.gate, false)]]) AS justifications
 
 // name: justifications_now
 // For each given belief id that exists, is not retracted and has justifications: rows [id, justifications] collected in one record, a justification being [seq, gate, [[position, antecedent id, IN now]...], [[position, outlist id, IN now]...]].

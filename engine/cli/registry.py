@@ -5,18 +5,23 @@ in adapters/ and are imported when a command needs them."""
 from __future__ import annotations
 
 import argparse
+import io
+import shutil
 import sys
-from collections.abc import Iterable, Sequence
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from engine import interchange
+from engine.interchange import NetworkInMemory, NetworkSource
 from engine.cli.command import Command
 from engine.cli.support import print_json, shorten, some_ids
 from engine.cli.visible_to import seen_by, visible_to_flag
 from engine.errors import InvalidInput
-from engine.files import write_text_atomically
-from engine.model import Truth
+from engine.files import write_atomically, write_text_atomically
+from engine.model import Belief, Truth
 from engine.reading import blockers as blocking
 from engine.tms.records import Network
 
@@ -64,6 +69,18 @@ def read_network(path: str, given: str | None, nogoods: str | None = None) -> Fi
     return FileRead(*read_network_file(path))
 
 
+def network_source(path: str, given: str | None, nogoods: str | None = None
+                   ) -> tuple[NetworkSource, list[str]]:
+    """What a plain import reads, and its notes: a network.json walked as a stream (never
+    held whole: adapters/network_stream.py), any other format read as read_network reads it."""
+    if file_format(path, given) == "json" and not nogoods:
+        from adapters.network_stream import NetworkFile
+
+        return NetworkFile(path), []
+    got = read_network(path, given, nogoods)
+    return NetworkInMemory(got.network, got.stored), got.notes
+
+
 def _is_ftl_registry(path: Path, marker: str) -> bool:
     """Not our registry (its first line is our marker) and holding their claim headings."""
     from adapters.ftl_registry import looks_like_ftl_registry
@@ -97,6 +114,10 @@ def export(store, args: argparse.Namespace) -> int:
                            field="split")
     if args.split and output:
         raise InvalidInput("give -o FILE or --split DIR, not both", field="split")
+    plain = (getattr(args, "as_of", None) is None and getattr(args, "visible_to", None) is None
+             and not getattr(args, "namespace", None) and not args.split and fmt == "json")
+    if plain:  # the whole graph as network.json: streamed, never held whole
+        return _export_streamed(store, output)
     if getattr(args, "as_of", None) is not None:
         if getattr(args, "visible_to", None) is not None:
             raise InvalidInput("--as-of and --visible-to do not go together yet",
@@ -132,6 +153,35 @@ def export(store, args: argparse.Namespace) -> int:
         print(f"wrote {output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _export_streamed(store, output: str | None) -> int:
+    """network.json written page by page from one read transaction, into a temporary file
+    renamed over `output` (or copied to stdout), so a read the store retries starts the
+    file again and a failure leaves no half-written file."""
+    from adapters.formats import write_network
+
+    def write(f: BinaryIO) -> None:
+        def attempt(rest: Network, count: int, beliefs: Iterator[Belief]) -> None:
+            f.seek(0)
+            f.truncate()
+            text = io.TextIOWrapper(f, encoding="utf-8", newline="")
+            write_network(text, rest, count, beliefs)
+            text.flush()
+            text.detach()
+
+        interchange.export_streamed(store, attempt)
+
+    if output:
+        write_atomically(output, write)
+        print(f"wrote {output}", file=sys.stderr)
+        return 0
+    with tempfile.TemporaryFile() as f:
+        write(f)
+        f.seek(0)
+        shutil.copyfileobj(f, sys.stdout.buffer)
+    sys.stdout.flush()
     return 0
 
 

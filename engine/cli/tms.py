@@ -298,12 +298,13 @@ def _verify_arguments(p: argparse.ArgumentParser) -> None:
 def cmd_import(store, args) -> int:
     if args.dry_run and not args.sync:
         raise InvalidInput("--dry-run goes with --sync", field="dry_run")
-    got = registry.read_network(args.file, args.format, args.nogoods)
     if args.sync:
-        return registry.cmd_import_sync(store, args, got)
-    report = interchange.import_network(store, got.network, got.stored)
+        return registry.cmd_import_sync(
+            store, args, registry.read_network(args.file, args.format, args.nogoods))
+    source, notes = registry.network_source(args.file, args.format, args.nogoods)
+    report = interchange.import_source(store, source)
     if args.json:
-        print_json({**report.as_dict(), "notes": got.notes})
+        print_json({**report.as_dict(), "notes": notes})
         return 0
     print(f"imported {report.beliefs} beliefs, {report.justifications} justifications, "
           f"{report.nogoods} nogoods: {report.labels_in} IN, {report.labels_out} OUT")
@@ -313,7 +314,7 @@ def cmd_import(store, args) -> int:
          ("stale labels (stored IN, support not valid)", report.stale),
          ("undetermined (loops through outlists)", report.undetermined),
          ("beliefs naming themselves", report.self_listed),
-         ("retracted by nogoods", report.retracted_by_nogood)), got.notes)
+         ("retracted by nogoods", report.retracted_by_nogood)), notes)
     return 0
 
 

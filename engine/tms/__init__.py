@@ -38,12 +38,12 @@ from engine.tms.verbs import (
     supersede_links,
     what_if,
 )
-from engine.tms.verify import Mismatch, Repair, compare_labels, compare_tags, repair, verify
+from engine.tms.verify import Mismatch, Repair, StoredLabels, compare, repair, verify
 
 __all__ = [
-    "Mismatch", "Repair", "add", "add_beliefs_in", "add_justification", "add_justification_in",
-    "add_justifications_in", "add_nogood", "add_nogood_with_id", "assert_belief", "assert_in",
-    "check_new_justifications", "compare_labels", "compare_tags", "enforce_nogoods", "init",
+    "Mismatch", "Repair", "StoredLabels", "add", "add_beliefs_in", "add_justification",
+    "add_justification_in", "add_justifications_in", "add_nogood", "add_nogood_with_id",
+    "assert_belief", "assert_in", "check_new_justifications", "compare", "enforce_nogoods", "init",
     "list_beliefs", "make_justifications", "new_belief", "now", "repair", "reset", "retract",
     "retract_in", "retract_with_restorations", "show", "show_many", "standing_gates", "status",
     "supersede_links", "verify",

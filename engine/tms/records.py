@@ -4,12 +4,13 @@ log) and the store as they use it (TmsStore). adapters/neo4j/tms_tx.py implement
 Cypher; engine/store.py composes it with every other room's part.
 
 A leaf: it imports the model and the records of the change log, of supersede and of
-sources (what a whole Network carries), never engine/store.py, so the kernel stands on
+sources (what a whole Network carries), and the flat arrays verify reads
+(engine/tms/stored_labels.py, the kernel's own), never engine/store.py, so the kernel stands on
 nothing above it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -17,6 +18,7 @@ from engine.change_records import ChangeEntry, ChangeLog
 from engine.memory.records import SupersedeRecord
 from engine.model import Belief, Change, Justification, Label, Nogood, Status, Truth
 from engine.sources.records import SourceRecord
+from engine.tms.stored_labels import StoredLabels
 
 T = TypeVar("T")
 
@@ -113,9 +115,19 @@ class TmsTx(Protocol):
     def read_network(self) -> Network:
         """The whole network with stored labels (for verify and export)."""
 
-    def read_labelling(self) -> tuple[dict[str, Belief], dict[str, list[str]]]:
-        """What verify needs: every belief with its justifications, pins, truth and depth
-        (no text or metadata), and its raw graph labels (exactly one truth label?)."""
+    def network_rest(self) -> Network:
+        """Everything of the network but its beliefs: nogoods, meta, repos, supersessions,
+        sources (a streamed export writes the beliefs from belief_pages)."""
+
+    def belief_count(self) -> int: ...
+
+    def belief_pages(self) -> Iterator[list[Belief]]:
+        """Every belief with its stored labels, in id order, a page at a time."""
+
+    def read_labelling(self) -> StoredLabels:
+        """What verify needs: every belief's justifications, pins, stored labels and depth
+        (no text or metadata), and its raw graph labels where they are not exactly one
+        truth label (engine/tms/stored_labels.py)."""
 
     def nogoods(self) -> list[Nogood]: ...
 
@@ -129,9 +141,11 @@ class TmsTx(Protocol):
     def placeholder_ids(self, ids: Iterable[str]) -> set[str]:
         """The subset of `ids` that justifications name but no belief has yet."""
 
-    def create_labelled_beliefs(self, beliefs: Sequence[Belief], labels: dict[str, Label]) -> None:
+    def create_labelled_beliefs(self, labelled: Iterable[tuple[Belief, Label]]) -> None:
         """Bulk-create self-contained beliefs that already carry their final labels (import
-        of a file whose labels were computed from scratch)."""
+        of a file whose labels were computed from scratch), consuming `labelled` as a
+        stream: a justification may name a belief that comes later; ids named that never
+        come get placeholders."""
 
     def add_justifications(self, belief_id: str,
                            justifications: Sequence[Justification]) -> None: ...
