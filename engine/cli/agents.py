@@ -60,16 +60,14 @@ def cmd_sync_agent(store: Any, args: argparse.Namespace) -> int:
           f"{len(d.gone)} gone, {len(d.retracted)} retracted, {len(d.restored)} restored, "
           f"{len(d.nogoods_added)} nogoods added, {len(d.nogoods_changed)} changed, "
           f"{len(d.nogoods_removed)} removed")
-    for title, ids in (("+ added", d.added), ("~ changed", d.changed),
-                       (f"- gone (retracted: {agent_sync.gone_reason(report.namespace)})",
-                        d.gone),
-                       ("- retracted in the file", d.retracted),
-                       ("+ held again in the file", d.restored),
-                       ("nogoods added", d.nogoods_added),
-                       ("nogoods changed (made anew)", d.nogoods_changed),
-                       ("nogoods removed (gone from the file)", d.nogoods_removed)):
-        if ids:
-            print(f"  {title}: {some_ids(ids)}")
+    registry.print_id_lists(
+        (("+ added", d.added), ("~ changed", d.changed),
+         (f"- gone (retracted: {agent_sync.gone_reason(report.namespace)})", d.gone),
+         ("- retracted in the file", d.retracted),
+         ("+ held again in the file", d.restored),
+         ("nogoods added", d.nogoods_added),
+         ("nogoods changed (made anew)", d.nogoods_changed),
+         ("nogoods removed (gone from the file)", d.nogoods_removed)))
     c = report.change
     print(f"  labels: {len(c.went_in)} went IN, {len(c.went_out)} went OUT"
           + (f"; retracted by nogoods: {some_ids(c.retracted_by_nogood)}"

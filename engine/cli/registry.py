@@ -9,7 +9,7 @@ import io
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -97,12 +97,19 @@ def print_notes(notes: list[str]) -> None:
         print(f"  note: {note}")
 
 
-def print_import_lists(lists: Iterable[tuple[str, Sequence[str]]], notes: list[str]) -> None:
-    """What an import prints after its counts: each list of ids that is not empty, under its
-    title, then the file's notes."""
+def print_id_lists(lists: Iterable[tuple[str, Sequence[str]]], *, counted: bool = False,
+                   shown: Callable[[Sequence[str]], str] = some_ids) -> None:
+    """What an import or a sync changed: each list of ids that is not empty, a line under
+    its title (`counted`: with its length), the ids as `shown` writes them."""
     for title, ids in lists:
         if ids:
-            print(f"  {title}: {len(ids)}: {some_ids(ids)}")
+            print(f"  {title}: " + (f"{len(ids)}: " if counted else "") + shown(ids))
+
+
+def print_import_lists(lists: Iterable[tuple[str, Sequence[str]]], notes: list[str]) -> None:
+    """What an import prints after its counts: each list of ids that is not empty, under its
+    title and counted, then the file's notes."""
+    print_id_lists(lists, counted=True)
     print_notes(notes)
 
 
@@ -236,17 +243,16 @@ def cmd_import_sync(store, args: argparse.Namespace, got: FileRead) -> int:
         return 0
     verb = "would apply (nothing written)" if report.dry_run else "synced"
     print(f"{args.file} {verb}:")
-    for title, ids in (("+ added", plan.added), ("~ reworded (in place)", list(plan.reworded)),
-                       ("~ fields", [i for i in plan.fields if i not in plan.reworded]),
-                       ("~ metadata", plan.metadata),
-                       ("~ justifications", plan.justifications),
-                       ("- retracted", plan.retracted), ("+ restored", plan.restored),
-                       ("+ asserted", plan.asserted), ("- unasserted", plan.unasserted),
-                       ("- removed", plan.removed), ("+ nogoods added", plan.nogoods_added),
-                       ("~ nogoods changed", plan.nogoods_changed),
-                       ("- nogoods removed", plan.nogoods_removed)):
-        if ids:
-            print(f"  {title}: {', '.join(ids)}")
+    print_id_lists(
+        (("+ added", plan.added), ("~ reworded (in place)", list(plan.reworded)),
+         ("~ fields", [i for i in plan.fields if i not in plan.reworded]),
+         ("~ metadata", plan.metadata),
+         ("~ justifications", plan.justifications),
+         ("- retracted", plan.retracted), ("+ restored", plan.restored),
+         ("+ asserted", plan.asserted), ("- unasserted", plan.unasserted),
+         ("- removed", plan.removed), ("+ nogoods added", plan.nogoods_added),
+         ("~ nogoods changed", plan.nogoods_changed),
+         ("- nogoods removed", plan.nogoods_removed)), shown=", ".join)
     c = report.change
     print(f"  labels: {len(c.went_in)} went IN, {len(c.went_out)} went OUT"
           + (f" (OUT: {', '.join(c.went_out[:20])})" if c.went_out else ""))
