@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import os
+import re
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import urlparse
@@ -30,6 +32,14 @@ EXAMPLE = ROOT / "scripts" / "example-network.json"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 TIMEOUT_MS = 60_000  # a cold server compiles the pack queries on first use
+# A cold or loaded server: how long Browser's page may take to answer, and Browser's connect
+# step in all (each attempt on a freshly loaded page, up to TIMEOUT_MS for its outcome).
+SERVE_SECONDS = 120
+CONNECT_SECONDS = 240
+# what Browser's connect frame shows when an attempt fails: the driver's error class, or
+# Neo4j's status code
+CONNECT_FAILED = re.compile(r"(ServiceUnavailable|SessionExpired|Neo\.\w+Error\.[\w.]+):")
+TRANSIENT = re.compile(r"ServiceUnavailable|SessionExpired|Neo\.TransientError\.")
 # Drop a file on Browser the way a user does: dragenter, dragover, drop on its file drop zone.
 DROP = """([name, b64, mime]) => {
   const bytes = Uint8Array.from(atob(b64), c => c.charCodeAt(0));
@@ -50,6 +60,9 @@ def browser(playwright, chromium, tmp_path):
         str(tmp_path / "profile"), executable_path=str(chromium), args=ARGS, headless=True,
         viewport={"width": 1400, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=TIMEOUT_MS)  # expect's own default is 5 s: too short here
     refused: list[str] = []
 
     def route(r):
@@ -73,6 +86,61 @@ def browser_url(settings) -> str:
     return f"http://{host}:{os.environ.get('NEO4J_HTTP_PORT', '7474')}/browser/"
 
 
+def wait_for_browser(url: str) -> None:
+    """Until Browser's page answers (a server starting serves it last), SERVE_SECONDS at most."""
+    deadline = time.monotonic() + SERVE_SECONDS
+    while True:
+        try:
+            urlopen(url, timeout=10).close()
+            return
+        except OSError as e:
+            if time.monotonic() > deadline:
+                pytest.fail(f"Neo4j Browser does not answer at {url} after {SERVE_SECONDS} s "
+                            f"({e}); set NEO4J_BROWSER_URL or NEO4J_HTTP_PORT")
+            time.sleep(2)
+
+
+def connect(page, url: str, settings, attempt_ms: int = TIMEOUT_MS) -> None:
+    """Connect Browser to the server as a user does: the form filled (and seen to hold what
+    was typed: Browser may redraw it while it loads), Connect, then "You are connected".
+    An attempt that fails for a cold or loaded server (the driver's ServiceUnavailable, a
+    transient error, or still "Connecting..." after `attempt_ms`) is made again on a freshly
+    loaded page until CONNECT_SECONDS; any other error (wrong credentials) fails at once,
+    with Browser's words."""
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import expect
+
+    deadline = time.monotonic() + CONNECT_SECONDS
+    attempts = 0
+    while True:
+        attempts += 1
+        page.goto(url)
+        fields = (("boltaddress", settings.uri), ("username", settings.user),
+                  ("password", settings.password or ""))
+        for test_id, value in fields:
+            page.get_by_test_id(test_id).fill(value)
+        # Browser moves a typed scheme (bolt://) to its scheme selector
+        address = settings.uri.split("://", 1)[-1]
+        for test_id, value in (("boltaddress", address), *fields[1:]):
+            expect(page.get_by_test_id(test_id)).to_have_value(value)
+        page.get_by_test_id("connect").click()
+        connected = page.get_by_text("You are connected as user").first
+        failed = page.get_by_test_id("frame").first.get_by_text(CONNECT_FAILED).first
+        try:
+            connected.or_(failed).wait_for(state="visible", timeout=attempt_ms)
+        except PlaywrightError:  # no outcome: the attempt hangs
+            error = f"still connecting after {attempt_ms // 1000} s"
+        else:
+            if connected.is_visible():
+                return
+            error = failed.inner_text().strip()
+        if not (TRANSIENT.search(error) or error.startswith("still connecting")) \
+                or time.monotonic() > deadline:
+            pytest.fail(f"Neo4j Browser could not connect to {settings.uri} (attempt "
+                        f"{attempts}): {error}")
+        time.sleep(3)
+
+
 def drop(page, path: Path, mime: str) -> None:
     page.evaluate(DROP, [path.name, base64.b64encode(path.read_bytes()).decode(), mime])
 
@@ -89,23 +157,14 @@ def test_browser_runs_the_query_pack_with_the_style_and_favourites(store, neo4j_
     from playwright.sync_api import expect
 
     url = browser_url(neo4j_settings)
-    try:
-        urlopen(url, timeout=10).close()
-    except OSError as e:
-        pytest.fail(f"Neo4j Browser does not answer at {url} ({e}); set NEO4J_BROWSER_URL "
-                    "or NEO4J_HTTP_PORT")
+    wait_for_browser(url)
     network, stored = read_network_file(EXAMPLE)
     interchange.import_network(store, network, stored)
     favourites = tmp_path / "eem-queries.zip"
     favourites.write_bytes(favourites_zip())
 
     page = browser.context.new_page()
-    page.goto(url)
-    page.get_by_test_id("boltaddress").fill(neo4j_settings.uri)
-    page.get_by_test_id("username").fill(neo4j_settings.user)
-    page.get_by_test_id("password").fill(neo4j_settings.password or "")
-    page.get_by_test_id("connect").click()
-    expect(page.get_by_text("You are connected as user").first).to_be_visible()
+    connect(page, url, neo4j_settings)
 
     drop(page, ROOT / "cypher" / "browser" / "style.grass", "text/plain")
     expect(page.get_by_test_id("frame").first).to_contain_text("node.Undetermined")
@@ -155,3 +214,28 @@ def test_the_html_export_renders_without_a_network(store, browser, tmp_path):
     assert [u for u in requested if not u.startswith(("file:", "data:", "blob:"))] == []
     assert browser.refused == []
     assert "c: support and dependents within 2 steps" in page.title()
+
+
+def test_connect_tries_again_when_the_server_refuses_the_first_attempt(neo4j_settings,
+                                                                       browser):
+    """What a cold or loaded server may do to Browser's connection (its WebSocket to Bolt
+    closed at once: Browser then shows "Connecting..." for ever): `connect` loads the page
+    again and gets through, where one attempt failed the test."""
+    url = browser_url(neo4j_settings)
+    wait_for_browser(url)
+    page = browser.context.new_page()
+    loads: list[str] = []
+    refused: list[str] = []
+    page.on("framenavigated", lambda frame: loads.append(frame.url)
+            if frame == page.main_frame else None)
+
+    def refused_on_the_first_load(ws) -> None:
+        if len(loads) <= 1:
+            refused.append(ws.url)
+            ws.close()  # as a server that does not take the connection yet
+        else:
+            ws.connect_to_server()
+
+    page.route_web_socket(re.compile(r"^wss?://"), refused_on_the_first_load)
+    connect(page, url, neo4j_settings, attempt_ms=10_000)
+    assert refused and len(loads) >= 2
