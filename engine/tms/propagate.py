@@ -118,6 +118,7 @@ class _Propagation:
         frontier = seeds
         while frontier:
             new = []
+            below = [successors[p] for p in frontier]  # by position, as named_by gives them
             for e, named_by, value, depth, is_simple in self.reader.wave(frontier):
                 mine = parents.get(e)
                 if mine is None:
@@ -132,9 +133,8 @@ class _Propagation:
                         simple.add(e)
                     new.append(e)
                 for i in named_by:  # each edge comes once: from its parent's one wave
-                    p = frontier[i]
-                    mine.append(p)
-                    successors[p].append(e)
+                    mine.append(frontier[i])
+                    below[i].append(e)
             frontier = new
 
     def _read_structure(self, keys: list[str]) -> None:
