@@ -69,8 +69,7 @@ def _accept_flags(p: argparse.ArgumentParser) -> None:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to review")
-    what.add_argument("--budget", type=sc.positive_int, default=20, metavar="N",
-                      help="beliefs per round (default 20)")
+    sc.budget_flag(what, 20, "beliefs")
     what.add_argument("--ids", type=sc.id_list, default=(), metavar="A,B",
                       help="review only these IN derived beliefs (those without a current "
                            "review; with --all, each of them), none waiting for another")
@@ -141,16 +140,11 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
                            field="min_depth", value=str(args.min_depth))
 
 
-def cmd_review(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    stage = make_stage(args, wiring)
-    return sc.run_rounds(COMMAND, "review", args, wiring, lambda store: stage,
-                         nothing_due=_not_due)
-
-
 COMMAND = sc.StageCommand(
     PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    run=cmd_review, check=check_args, dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
+    rounds=sc.Rounds("review", make_stage, _not_due), check=check_args,
+    dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and apply them in one transaction, recorded as a review run.",
