@@ -61,7 +61,7 @@ neo4j-stop:
 	scripts/neo4j stop
 
 bench: setup neo4j
-	scripts/bench/run
+	scripts/bench/run $(BENCH_FLAGS)
 
 clean:
 	-$(PY) -m engine serve stop

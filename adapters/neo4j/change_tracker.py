@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 class ChangeTracker:
     actor: str = ""
     change: Change = field(default_factory=Change)
-    did: dict[str, set[str]] = field(default_factory=dict)
+    # what was done to each belief: one shared frozenset per combination of roles, so an
+    # import marking two million beliefs created holds no set per belief
+    did: dict[str, frozenset[str]] = field(default_factory=dict)
     was: dict[str, str] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
     by_nogood: list[str] = field(default_factory=list)
@@ -35,8 +37,10 @@ class ChangeTracker:
     everything: bool = False
 
     def mark(self, ids: Iterable[str], role: str) -> None:
+        did, only = self.did, _roles(frozenset((role,)))
         for i in ids:
-            self.did.setdefault(i, set()).add(role)
+            have = did.get(i)
+            did[i] = only if have is None or have == only else _roles(have | only)
 
     def relabelled(self, change: Change) -> None:
         self.change = self.change.merge(change)
@@ -102,3 +106,11 @@ def note_pinned(tx: TxBase, ids: Iterable[str]) -> None:
 
 def note_created(tx: TxBase, ids: Iterable[str]) -> None:
     tx.change_log.mark(ids, CREATED)
+
+
+_ROLE_SETS: dict[frozenset[str], frozenset[str]] = {}
+
+
+def _roles(roles: frozenset[str]) -> frozenset[str]:
+    """The one shared instance of this combination of roles."""
+    return _ROLE_SETS.setdefault(roles, roles)

@@ -69,6 +69,10 @@ class Neo4jStore:
         self._lock = WriteLock(driver, database, lock_timeout)
         # carried by every transaction (the resident engine finds a cancelled command's by it)
         self._metadata = dict(tx_metadata or {})
+        # every session of this store chains on the bookmarks of the last: against a cluster
+        # (a neo4j:// URI) a read routed to a follower waits until it holds this store's
+        # writes (docs/scaling.md); on one server the bookmark is already there
+        self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
 
     def init_schema(self) -> dict[str, int]:
         statements = [q for q in load_all().values() if q.path == "schema.cypher"]
@@ -133,7 +137,7 @@ class Neo4jStore:
     def _session(self, mode: str) -> neo4j.Session:
         # fetch_size -1: one PULL per statement, so a wave streams without pausing per 1000 rows
         return self._driver.session(database=self._database, default_access_mode=mode,
-                                    fetch_size=-1)
+                                    fetch_size=-1, bookmark_manager=self.bookmarks)
 
     def _guard(self, call: Callable[[], T]) -> T:
         try:

@@ -13,6 +13,8 @@ import json
 import random
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
+from typing import TextIO
 
 LAYERS = 10
 HUB = "hub-premise"
@@ -26,9 +28,10 @@ def derived_id(layer: int, i: int) -> str:
     return f"d{layer:02d}-{i:06d}"
 
 
-def generate(n: int, seed: int = 7) -> dict:
+def nodes(n: int, seed: int = 7) -> Iterator[tuple[str, dict]]:
+    """The network's nodes one at a time, in the file's order (premises, then layer by layer):
+    what `generate` collects and `write_file` streams."""
     rng = random.Random(seed)
-    nodes: dict[str, dict] = {}
 
     def node(text: str, antecedents: list[str]) -> dict:
         justifications = (
@@ -39,10 +42,10 @@ def generate(n: int, seed: int = 7) -> dict:
                 "source": "", "source_url": "", "source_hash": "", "date": "", "metadata": {},
                 "created_at": "", "updated_at": "", "retracted_at": ""}
 
-    nodes[HUB] = node("The hub premise that a tenth of layer 1 also rests on.", [])
+    yield HUB, node("The hub premise that a tenth of layer 1 also rests on.", [])
     below = [premise_id(i) for i in range(n - 1)]
     for pid in below:
-        nodes[pid] = node(f"Observed fact {pid}.", [])
+        yield pid, node(f"Observed fact {pid}.", [])
     per_layer = max(1, n // LAYERS)
     for layer in range(1, LAYERS + 1):
         current = []
@@ -51,11 +54,26 @@ def generate(n: int, seed: int = 7) -> dict:
             antecedents = rng.sample(below, rng.choice((2, 3)))
             if layer == 1 and rng.random() < 0.10:
                 antecedents.append(HUB)
-            nodes[did] = node(f"Conclusion {did} from {', '.join(antecedents)}.", antecedents)
+            yield did, node(f"Conclusion {did} from {', '.join(antecedents)}.", antecedents)
             current.append(did)
         below = current
-    return {"meta": {"project_name": f"synthetic-{n}", "generator": "eem-engine bench"},
-            "nodes": nodes, "nogoods": [], "repos": {}}
+
+
+def _meta(n: int) -> dict:
+    return {"project_name": f"synthetic-{n}", "generator": "eem-engine bench"}
+
+
+def generate(n: int, seed: int = 7) -> dict:
+    return {"meta": _meta(n), "nodes": dict(nodes(n, seed)), "nogoods": [], "repos": {}}
+
+
+def write_file(n: int, out: TextIO, seed: int = 7) -> None:
+    """`generate(n, seed)` as network.json text, written node by node (1M+1M is some 600 MB
+    of text: never all of it in memory)."""
+    out.write('{"meta": ' + json.dumps(_meta(n)) + ', "nodes": {')
+    for k, (bid, node) in enumerate(nodes(n, seed)):
+        out.write((", " if k else "") + json.dumps(bid) + ": " + json.dumps(node))
+    out.write('}, "nogoods": [], "repos": {}}\n')
 
 
 def single_dependent_premise(network: dict) -> str:
@@ -74,4 +92,4 @@ def single_dependent_premise(network: dict) -> str:
 
 
 if __name__ == "__main__":
-    json.dump(generate(int(sys.argv[1]) if len(sys.argv) > 1 else 10000), sys.stdout)
+    write_file(int(sys.argv[1]) if len(sys.argv) > 1 else 10000, sys.stdout)
