@@ -161,17 +161,34 @@ def record_forge_root(store: Store, root: str) -> str:
     return ""
 
 
+def _run_root(args: argparse.Namespace, store: Any) -> None:
+    """Without --root, the memory's recorded root when every path given lies under it, so a
+    run from a subfolder (`cd docs && eem forge .`) pins paths as `sources` reads them;
+    otherwise forge_root's choice (the current folder, or the paths' common folder)."""
+    if getattr(args, "root", None):
+        return
+    recorded = store.read(lambda tx: tx.project_root())
+    if not recorded:
+        return
+    here = Path.cwd()
+    given = [Path(p).expanduser() for p in args.paths]
+    if all((p if p.is_absolute() else here / p).resolve().is_relative_to(recorded)
+           for p in given):
+        args.root = recorded
+
+
 def cmd_forge(args: argparse.Namespace, wiring: sc.Wiring) -> int:
     from engine.forge.run import forge
 
     binding = None if args.dry_run else wiring.build_model(args)  # fail before any work
-    reader = (wiring.make_reader or make_reader)(args)
-    scan = reader.scan(args.paths)
-    for note in scan.notes:
-        print(f"note: {note}", file=wiring.err())
-    embedder = (wiring.make_embedder or make_embedder)(args)
-    make_stage = sc.forge_stage_factory(args, reader, embedder)
     with wiring.open_store() as store:
+        _run_root(args, store)
+        reader = (wiring.make_reader or make_reader)(args)
+        scan = reader.scan(args.paths)
+        for note in scan.notes:
+            print(f"note: {note}", file=wiring.err())
+        embedder = (wiring.make_embedder or make_embedder)(args)
+        make_stage = sc.forge_stage_factory(args, reader, embedder)
         if args.dry_run:
             print_dry_run(store, scan, make_stage)
             return 0
@@ -196,7 +213,11 @@ def cmd_forge(args: argparse.Namespace, wiring: sc.Wiring) -> int:
 
 def accept_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
     """A ForgeStage with no chunks: it checks a file's premises (each quote grounded again in
-    its source as it is now) and adds them."""
+    its source as it is now) and adds them; their paths are read under --root, else the
+    memory's recorded root (where a run under it read them), else the current folder."""
+    if not getattr(args, "root", None):
+        with wiring.open_store() as store:
+            _recorded_root(args, store)
     reader = (wiring.make_reader or make_reader)(args)
     embedder = (wiring.make_embedder or make_embedder)(args)
     return sc.forge_stage_factory(args, reader, embedder)([])

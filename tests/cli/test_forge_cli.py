@@ -127,6 +127,29 @@ def test_absolute_paths_outside_the_current_folder_need_no_root(store, neo4j_set
 
 
 @pytest.mark.neo4j
+def test_a_run_and_accept_from_a_subfolder_pin_paths_under_the_recorded_root(
+        store, neo4j_settings, tmp_path):
+    """`cd docs && forge .` read the files against docs/ (paths `auth.md`), which `sources`
+    then called missing under the memory's root."""
+    shutil.copytree(EXAMPLE / "docs", tmp_path / "shop" / "docs")
+    run = dict(cwd=tmp_path / "shop" / "docs", settings=neo4j_settings)
+    init = cli("engine", ["init", "--root", ".."], **run)
+    assert init.returncode == 0, init.stderr
+    dry = forge_cli([".", "--dry-run", "--no-embeddings"], **run)
+    assert dry.returncode == 0, dry.stderr
+    assert "chunk docs/auth.md:1-" in dry.stdout and "chunk auth.md" not in dry.stdout
+    first = forge_cli([".", "--model", MODEL, "--no-embeddings", "--no-report"], **run)
+    assert first.returncode == 0, first.stderr
+    acc = forge_cli(["accept", "proposed-premises.md", "--no-embeddings", "--json"], **run)
+    assert acc.returncode == 0, acc.stderr
+    assert {s.path for s in store.read(lambda tx: tx.sources())} >= {"docs/auth.md"}
+    status = cli("engine", ["sources", "status", "--json"], **run)
+    rows = json.loads(status.stdout)
+    assert rows and {r["state"] for r in rows} == {"unchanged"}
+    assert all(r["path"].startswith("docs/") for r in rows)
+
+
+@pytest.mark.neo4j
 def test_the_pipeline_converges_on_the_example(store, neo4j_settings, tmp_path):
     r = cli("engine.pipeline", [str(EXAMPLE), "--model", "py:tests.forge_fakes:pipeline_model",
                                 "--no-embeddings", "--report-dir", str(tmp_path / "reports"),
