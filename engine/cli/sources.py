@@ -195,7 +195,7 @@ def cmd_sources(store, args) -> int:
         return print_retraction(
             source_status.retract_stale_sourced(store, files.reader, hashes, at=now_iso(),
                                                 missing=args.missing, yes=args.yes),
-            args, "python -m engine sources stale --retract")
+            args, f"{getattr(args, 'prog', 'python -m engine')} sources stale --retract")
     rows = source_status.stale_sourced(store, files.reader, hashes)
     if print_listing(rows, as_json=args.json,
                      empty="no stale beliefs: every sourced belief reads as it was pinned",

@@ -611,7 +611,9 @@ def main(argv: Sequence[str] | None = None, *, borrowed: BorrowedDriver | None =
          parser: argparse.ArgumentParser | None = None, prog: str = PROG) -> int:
     """Run one command line. The resident engine (engine/cli/resident/server.py) passes its
     driver and a parser it built before (building one takes longer than most commands)."""
-    args = (parser or build_parser(prog)).parse_args(argv)
+    parser = parser or build_parser(prog)
+    args = parser.parse_args(argv)
+    args.prog = parser.prog  # the name it goes by (eem, python -m engine), for hints
     handler = COMMANDS[args.command].handler
 
     def run() -> int:

@@ -427,7 +427,7 @@ def test_a_missing_file_is_retracted_only_with_missing_and_what_came_in_is_print
 
 
 def test_a_retraction_taking_more_than_20_out_shows_the_what_if_and_needs_yes(
-        engine, store, folder):
+        engine, store, folder, capsys):
     (folder / "a.md").write_text("Alpha holds.\n", encoding="utf-8")
     engine("add", "alpha", "Alpha holds", "--source", "a.md", "--quote", "Alpha holds")
     for n in range(21):
@@ -438,6 +438,9 @@ def test_a_retraction_taking_more_than_20_out_shows_the_what_if_and_needs_yes(
     assert "what-if (nothing written): 22 beliefs would go OUT" in out.out
     assert "--yes" in error_line(out)
     assert log_size(store) == before and tms.show(store, "alpha")[0].truth.value == "IN"
+    assert "`python -m engine sources stale --retract --yes`" in error_line(out)
+    assert main(["sources", "stale", "--retract"], prog="eem") == 2  # the name it goes by
+    assert "run `eem sources stale --retract --yes` to go ahead" in capsys.readouterr().err
     assert "went OUT: 22" in engine("sources", "stale", "--retract", "--yes").out
 
 
