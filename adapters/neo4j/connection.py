@@ -21,7 +21,8 @@ from engine.errors import StoreError
 
 DEFAULT_URI = "bolt://127.0.0.1:7687"
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-START_HINT = "start the local server with `scripts/neo4j start`, or set NEO4J_URI"
+LOCAL_SERVER = PROJECT_ROOT / "scripts" / "neo4j"  # named whole: it is typed from any folder
+START_HINT = f"start the local server with `{LOCAL_SERVER} start`, or set NEO4J_URI"
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def connect(settings: Neo4jSettings, *, retry_seconds: float = 15) -> neo4j.Driv
         raise StoreError(
             f"Neo4j at {settings.uri} refused the credentials of user '{settings.user}'"
             " (wrong password?): set NEO4J_USER / NEO4J_PASSWORD; the local server"
-            f" (`scripts/neo4j start`) keeps its password in {settings.password_file}",
+            f" (`{LOCAL_SERVER} start`) keeps its password in {settings.password_file}",
             uri=settings.uri,
         ) from e
     except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired, OSError) as e:
