@@ -413,8 +413,9 @@ def cmd_viz(store, args) -> int:
 def cmd_serve(store, args) -> int:
     from engine.cli.resident import control
 
-    return {"start": control.start, "stop": control.stop,
-            "status": control.status}[args.action]()
+    if args.action == "status":
+        return control.status(getattr(args, "prog", PROG))
+    return {"start": control.start, "stop": control.stop}[args.action]()
 
 
 # --- the parser ----------------------------------------------------------------------

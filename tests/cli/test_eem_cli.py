@@ -4,6 +4,7 @@ by the name it was called with; what the commands print is theirs."""
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import subprocess
 import sys
@@ -97,3 +98,15 @@ def test_eem_runs_the_command_as_python_m_engine_does(store, env):  # noqa: F811
             (theirs.returncode, theirs.stdout, theirs.stderr), args
     added = eem("add", "c", "from b", "--sl", "b", env=env)
     assert added.returncode == 0 and added.stdout == "IN  c\n"
+
+
+def test_serve_status_hints_the_name_it_was_called_by(tmp_path):
+    """`eem serve status` with no engine running said `python -m engine serve start`."""
+    quiet = {**os.environ, "EEM_SERVE_DIR": str(tmp_path / "serve")}
+    r = eem("serve", "status", env=quiet)
+    assert r.returncode == 1, r.stderr
+    assert r.stdout.rstrip().endswith("start one with: eem serve start"), r.stdout
+    r = subprocess.run([sys.executable, "-m", "engine", "serve", "status"], cwd=ROOT, env=quiet,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and r.stdout.rstrip().endswith(
+        "start one with: python -m engine serve start"), r.stdout

@@ -21,13 +21,14 @@ START_SECONDS = 60.0
 STOP_SECONDS = 35.0  # the engine gives running commands 30 s
 
 
-def ask_status(op: str = "status") -> dict[str, str] | None:
-    """The running engine's answer to `op` (status or stop), or None when none answers."""
+def ask_status(op: str = "status", prog: str = "python -m engine") -> dict[str, str] | None:
+    """The running engine's answer to `op` (status or stop), or None when none answers;
+    `prog`, the name the caller goes by, is the one its hints name."""
     sock = connect(address.socket_path(os.environ))
     if sock is None:
         return None
     try:
-        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(request_fields(op, []))))
+        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(request_fields(op, [], prog))))
         reply = wire.read_frame(sock)
     except (OSError, ValueError):
         return None
@@ -43,10 +44,11 @@ def _where() -> str:
     return f"{uri} (user {user}, database {database})"
 
 
-def status() -> int:
-    found = ask_status()
+def status(prog: str = "python -m engine") -> int:
+    """`prog`: the name the command goes by, in the hint (eem, python -m engine)."""
+    found = ask_status("status", prog)
     if found is None:
-        print(f"no resident engine for {_where()}; start one with: python -m engine serve start")
+        print(f"no resident engine for {_where()}; start one with: {prog} serve start")
         return 1
     print(f"resident engine running (pid {found['pid']}) for {_where()} on {found['socket']}: "
           f"{found['served']} commands served, {found['running']} running")

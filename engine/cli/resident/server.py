@@ -135,7 +135,7 @@ class ResidentEngine:
         if request.version != self.version:
             started_from = self.version.split("\n", 1)[0]
             return (f"it runs other code (started from {started_from}, changed since or another"
-                    " checkout or Python); restart it: python -m engine serve start")
+                    f" checkout or Python); restart it: {request.prog} serve start")
         from adapters.neo4j.connection import Neo4jSettings
 
         asked = Neo4jSettings.from_env({k: v for k, v in request.env.items()
