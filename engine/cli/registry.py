@@ -187,7 +187,12 @@ def _export_streamed(store, output: str | None) -> int:
     with tempfile.TemporaryFile() as f:
         write(f)
         f.seek(0)
-        shutil.copyfileobj(f, sys.stdout.buffer)
+        out = getattr(sys.stdout, "buffer", None)  # batch and the resident engine give text
+        sys.stdout.flush()
+        if out is not None:
+            shutil.copyfileobj(f, out)
+        else:
+            shutil.copyfileobj(io.TextIOWrapper(f, encoding="utf-8", newline=""), sys.stdout)
     sys.stdout.flush()
     return 0
 
