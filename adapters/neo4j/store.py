@@ -69,10 +69,12 @@ class Neo4jStore:
         self._lock = WriteLock(driver, database, lock_timeout)
         # carried by every transaction (the resident engine finds a cancelled command's by it)
         self._metadata = dict(tx_metadata or {})
-        # every session of this store chains on the bookmarks of the last: against a cluster
-        # (a neo4j:// URI) a read routed to a follower waits until it holds this store's
-        # writes (docs/scaling.md); on one server the bookmark is already there
-        self.bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        # through a routing driver (a neo4j:// URI) every session of this store chains on the
+        # bookmarks of the last, so a read routed to a follower waits until it holds this
+        # store's writes (docs/scaling.md); a direct bolt:// server needs none, and a shared
+        # manager there doubled an MCP show (4.3 -> 8.7 ms, scripts/bench/mcp_bench.py)
+        self.bookmarks = (neo4j.GraphDatabase.bookmark_manager()
+                          if isinstance(driver, neo4j.Neo4jDriver) else None)
 
     def init_schema(self) -> dict[str, int]:
         statements = [q for q in load_all().values() if q.path == "schema.cypher"]

@@ -53,6 +53,11 @@ def test_the_engine_writes_and_reads_through_a_routing_uri(routed, store):
     assert tms.show(store, "q")[0].truth == Truth.OUT
 
 
+def test_a_direct_bolt_store_chains_no_bookmarks(store):
+    # one server holds every commit already; waiting on bookmarks there only costs time
+    assert store.bookmarks is None
+
+
 def test_commands_run_with_neo4j_uri_set_to_a_routing_uri(routed, neo4j_settings):
     # a resident engine is found by the connection settings: none serves this URI
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NEO4J_URI": _routing(neo4j_settings.uri)}
