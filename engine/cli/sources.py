@@ -191,19 +191,19 @@ def cmd_sources(store, args) -> int:
                       as_json=args.json, empty="no sourced beliefs", row=row,
                       headers=HEADERS)
         return 0
+    retract_command = f"{getattr(args, 'prog', 'python -m engine')} sources stale --retract"
     if args.retract:
         return print_retraction(
             source_status.retract_stale_sourced(store, files.reader, hashes, at=now_iso(),
                                                 missing=args.missing, yes=args.yes),
-            args, f"{getattr(args, 'prog', 'python -m engine')} sources stale --retract")
+            args, retract_command)
     rows = source_status.stale_sourced(store, files.reader, hashes)
     if print_listing(rows, as_json=args.json,
                      empty="no stale beliefs: every sourced belief reads as it was pinned",
                      row=row, headers=HEADERS):
         missing = sum(1 for r in rows if r.reason == source_status.SOURCE_DELETED)
-        print(f"{len(rows)} stale belief(s) ({missing} of a missing file); `python -m engine "
-              f"sources stale --retract` re-pins or retracts them (`--missing` also those "
-              f"of missing files)")
+        print(f"{len(rows)} stale belief(s) ({missing} of a missing file); `{retract_command}` "
+              "re-pins or retracts them (`--missing` also those of missing files)")
     return 0
 
 

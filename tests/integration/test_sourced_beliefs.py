@@ -501,3 +501,14 @@ def test_an_imported_agents_repos_map_finds_its_beliefs_files(engine, store, fol
     (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
     assert [(r["id"], r["reason"]) for r in json.loads(engine("sources", "stale", "--json").out)
             ] == [("bill:p", "content_changed")]
+
+
+def test_the_stale_listing_names_the_retract_command_as_the_program_was_called(
+        engine, store, folder, capsys):
+    (folder / "a.md").write_text("Alpha holds.\n", encoding="utf-8")
+    engine("add", "alpha", "Alpha holds", "--source", "a.md", "--quote", "Alpha holds")
+    (folder / "a.md").write_text("Gamma.\n", encoding="utf-8")
+    assert "`python -m engine sources stale --retract` re-pins" in engine("sources", "stale").out
+    capsys.readouterr()
+    assert main(["sources", "stale"], prog="eem") == 0
+    assert "`eem sources stale --retract` re-pins or retracts them" in capsys.readouterr().out
