@@ -58,14 +58,8 @@ def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
                 at: str = "") -> tuple[dict[str, Belief], dict[str, Label]]:
     """Beliefs with the user's retractions restored from the stored labels, and their labels.
     A retraction found this way gets `retracted_at` (and a reason) so export carries it."""
-    def pin(b: Belief) -> Belief:
-        if b.retracted_at:  # the file says when it was retracted: keep it as written
-            return dataclasses.replace(b, retracted=True)
-        return dataclasses.replace(b, retracted=True, retracted_at=at,
-                                   retract_reason=b.retract_reason or KEPT_REASON)
-
     pinned = {
-        bid: pin(b) if stored.get(bid) == Truth.OUT and b.retracted_at else b
+        bid: _pin(b, at) if stored.get(bid) == Truth.OUT and b.retracted_at else b
         for bid, b in beliefs.items()
     }
     while True:
@@ -77,7 +71,7 @@ def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
         shallowest = min(labels[bid].depth or 0 for bid in wrongly_in)
         for bid in wrongly_in:
             if (labels[bid].depth or 0) == shallowest:
-                pinned[bid] = pin(pinned[bid])
+                pinned[bid] = _pin(pinned[bid], at)
 
 
 @dataclasses.dataclass

@@ -5,7 +5,7 @@ Neo4j properties cannot hold maps, so `metadata` and `extra` are stored as JSON 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -89,18 +89,17 @@ def belief_from_map(m: Mapping[str, Any]) -> Belief:
     )
 
 
-def justification_rows(belief: str, justifications: Iterable[Justification], first_seq: int = 0,
-                       ref: Callable[[str], str] | None = None) -> list[dict[str, Any]]:
-    """Rows for create_justifications: `belief` and the ids each justification names, as
-    `ref` gives them (a bulk import passes element ids)."""
+def justification_rows(belief: str, justifications: Iterable[Justification], first_seq: int = 0
+                       ) -> list[dict[str, Any]]:
+    """Rows for create_justifications: `belief` and the ids each justification names."""
     return [
         {
             "belief": belief,
             "seq": first_seq + i,
             "kind": j.kind.value,
             "label": j.label,
-            "antecedents": list(j.antecedents) if ref is None else list(map(ref, j.antecedents)),
-            "outlist": list(j.outlist) if ref is None else list(map(ref, j.outlist)),
+            "antecedents": list(j.antecedents),
+            "outlist": list(j.outlist),
             "gate": j.gate,
         }
         for i, j in enumerate(justifications)

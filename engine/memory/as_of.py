@@ -211,6 +211,15 @@ class TargetedView:
         existing = self.existing_ids(ids)
         return {i: len(self.direct_dependents(i)) for i in existing}
 
+    def forward_reference(self, ref: str) -> tuple[list[str], list[str]] | None:
+        """As NetworkView's, without rebuilding the network: what named `ref` then."""
+        if self.existing_ids([ref]):
+            return None
+        named_by = sorted(self.direct_dependents(ref))
+        nogoods = sorted(k for k, n in history.nogoods_at(self._tx.nogoods(), self._images).items()
+                         if ref in n.members)
+        return (named_by, nogoods) if named_by or nogoods else None
+
     def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
         return self.whole().supersede_links(belief_id)
 

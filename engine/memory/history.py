@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -35,7 +35,7 @@ from engine.memory.images import (
     text_of,
 )
 from engine.memory.records import HistoryRecords, Image, LoggedWrite, Release
-from engine.model import Belief, Change, Status, Truth, check_id
+from engine.model import Belief, Change, Nogood, Status, Truth, check_id
 from engine.store import Store
 from engine.tms.labelling import labels_from_scratch
 from engine.tms.records import Network, TmsTx
@@ -118,10 +118,16 @@ def _imaged(units: dict[str, _Unit], images: Mapping[str, Image | None],
     return units
 
 
+def nogoods_at(now: Iterable[Nogood], images: Mapping[str, Mapping[str, Image | None]]
+               ) -> dict[str, Nogood]:
+    """Today's nogoods with the images' set back: the nogoods of the point, by id."""
+    return _imaged({n.id: n for n in now}, images.get("nogood", {}), nogood_of)
+
+
 def network_at(now: Network, images: Mapping[str, Mapping[str, Image | None]]) -> Network:
     """Today's network with the given units set to their images, labelled from scratch."""
     beliefs: dict[str, Belief] = _imaged(dict(now.beliefs), images.get("belief", {}), belief_of)
-    nogoods = _imaged({n.id: n for n in now.nogoods}, images.get("nogood", {}), nogood_of)
+    nogoods = nogoods_at(now.nogoods, images)
     supersessions = _imaged({r.old: r for r in now.supersessions},
                             images.get("supersession", {}), supersession_of)
     sources = _imaged({s.path: s for s in now.sources}, images.get("source", {}), source_of)

@@ -147,3 +147,12 @@ def test_log_follow_prints_each_change_from_another_writer(cli, env):  # noqa: F
     finally:
         follower.terminate()
         follower.wait(timeout=10)
+
+
+def test_show_as_of_names_what_was_a_forward_reference_then(cli):  # noqa: F811
+    cli("add", "d", "D from x.", "--sl", "x")
+    point = last_seq(cli)
+    cli("add", "x", "X, added later.")
+    err = cli("show", "x", "--as-of", str(point), code=2).stderr
+    assert err.startswith("Error:") and "named by d's justification" in err
+    assert "X, added later." in cli("show", "x").stdout
