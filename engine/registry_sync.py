@@ -171,8 +171,8 @@ def _apply(tx: RegistrySyncTx, plan: SyncPlan, wanted: Mapping[str, Belief], fil
     seeds.update(pinned)
     if seeds:
         change = change.merge(enforce_nogoods(tx, tx.relabel(sorted(seeds))))
-    new_nogoods = [n for n in file.nogoods
-                   if n.id in set(plan.nogoods_added + plan.nogoods_changed)]
+    written = set(plan.nogoods_added + plan.nogoods_changed)
+    new_nogoods = [n for n in file.nogoods if n.id in written]
     for nogood in new_nogoods:
         tx.create_nogood(nogood)
     holding = tx.nogoods_holding([m for n in new_nogoods for m in n.members])

@@ -117,10 +117,12 @@ def read_view(
     sample = sampler.sample(index, pool)
     texts_all = dict(pool)
     sample_ids = tuple(dict.fromkeys(i for i in sample.ids if i in texts_all))[:budget]
-    related = store.read(lambda tx: shown_derived(tx, sample_ids)) if sample_ids else []
+    related, negatives = store.read(
+        lambda tx: (shown_derived(tx, sample_ids), current_negatives(tx))
+    ) if sample_ids else ([], [])
     derived = tuple(deepest_first(related)[:budget])
     sampled = {i: texts_all[i] for i in sample_ids}
-    problems = near_problems(store.read(current_negatives), sampled,
+    problems = near_problems(negatives, sampled,
                              [b.id for b in derived]) if sample_ids else ()
     return RoundView(
         index=index,
