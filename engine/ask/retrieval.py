@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engine import defaults
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading.compact.lines import depth_text, shorten_words
@@ -24,7 +25,7 @@ from engine.tms.records import TmsTx
 from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
 
-DEFAULT_BUDGET = 3000
+DEFAULT_BUDGET = defaults.CONTEXT_BUDGET
 SEARCH_LIMIT = 12  # hits the question's search keeps
 SUPPORT_HITS = 6  # of those, whose support and dependents are fetched
 DEPENDENTS_PER_HIT = 8

@@ -2,7 +2,7 @@
 
     eem COMMAND ...    every command of `python -m engine` (init, add, show, ..., serve),
                        handed to the resident engine when one serves, exactly as
-                       `python -m engine COMMAND ...` is (engine/cli/resident/forwarding.py)
+                       `python -m engine COMMAND ...` is (engine/resident/client.py)
     eem PROGRAM ...    every program: `eem derive` is `python -m engine.derive`, and so are
                        review, repair, dedup, contradictions, negatives, forge, pipeline,
                        ask and mcp
@@ -20,7 +20,7 @@ from __future__ import annotations
 import sys
 
 from engine.cli import EEM, PROG
-from engine.cli.resident import forwarding
+from engine.resident import client
 
 # Each program: the module whose `main(argv, prog=...)` runs it, and its line in the help.
 PROGRAMS = {
@@ -44,7 +44,7 @@ PROGRAMS = {
 }
 
 # `eem --help`, group by group. tests/cli/test_eem_cli.py holds it to every command of the
-# table (engine/cli/tms.py) and every program, each once.
+# table (engine/cli/main.py) and every program, each once.
 GROUPS = (
     ("keeping a memory", (
         "init", "add", "add-justification", "retract", "assert", "nogood", "supersede",
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
 
         module = importlib.import_module(program[0])
         return module.main(args[1:], prog=f"{EEM} {args[0]}")
-    return forwarding.main(args, prog=EEM)
+    return client.main(args, prog=EEM)
 
 
 def print_help(*, to_stderr: bool = False) -> int:
@@ -101,7 +101,7 @@ def help_text() -> str:
     import shutil
     import textwrap
 
-    from engine.cli.tms import COMMANDS
+    from engine.cli.main import COMMANDS
 
     lines = {name: command.help for name, command in COMMANDS.items()}
     lines.update({name: line for name, (_, line) in PROGRAMS.items()})

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.interchange import KEPT_REASON
@@ -43,7 +44,7 @@ from engine.tms import add_beliefs_in, enforce_nogoods, now
 from engine.tms.records import BeliefFilter
 from engine.tms.semantics import is_valid
 
-DEFEATER_TYPES = ("invalid-inference", "over-generalizes", "duplicate-of", "superseded-by")
+DEFEATER_TYPES = defaults.DEFEATER_TYPES
 MIGRATED = "migrated-retraction"  # the type migrate-retractions gives its defeaters
 SOURCE_TYPE = "defeat"  # metadata source_type of a defeater (DEFENSIBLE in dialectic.py)
 SCOPE_TYPE = "scope"  # metadata source_type of a scope belief

@@ -21,6 +21,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.model import Belief, Change, Truth
 from engine.sources.reader import SourceReader, WholeFileHashes
@@ -40,7 +41,7 @@ from engine.sources.staleness import (
 )
 from engine.store import GraphTx, Store
 
-OUT_LIMIT = 20
+OUT_LIMIT = defaults.SOURCES_OUT_LIMIT
 PINNED, HASH = "pinned", "hash"
 CONTENT_CHANGED, SOURCE_DELETED = "content_changed", "source_deleted"
 SHORT_HASH = 16  # their older releases kept the first 16 hex digits

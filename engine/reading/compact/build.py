@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engine import defaults
 from engine.agents.records import AgentTx
 from engine.errors import InvalidInput, NotFound
 from engine.model import check_id
@@ -23,7 +24,7 @@ from engine.reading.records import NetworkCounts, ReadingTx, Row, Section, Summa
 from engine.repair.records import Gap, RepairTx
 from engine.tokens import ESTIMATE, TokenCounter
 
-DEFAULT_BUDGET = 800
+DEFAULT_BUDGET = defaults.COMPACT_BUDGET
 MIN_CANDIDATES = 5
 MAX_CANDIDATES = 200
 TOKENS_PER_LINE_GUESS = 12  # the shortest line: how many candidates a budget could hold

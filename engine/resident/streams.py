@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from engine.cli.resident import wire
+from engine.resident import wire
 
 FLUSH_BYTES = 1 << 16
 CANCELLED = object()  # fed to a command's stdin when its caller cancels

@@ -1,4 +1,4 @@
-"""`python -m engine serve start|stop|status`: the resident engine's life (server.py).
+"""`eem serve start|stop|status`: the resident engine's life (server.py).
 
 start: a resident engine for the connection settings of the environment, in its own session
 (a terminal's Ctrl-C never reaches it), its log beside its socket; a running one from other
@@ -13,12 +13,21 @@ import subprocess
 import sys
 import time
 
-from engine.cli.resident import address, wire
-from engine.cli.resident.forwarding import connect, request_fields
+from typing import TextIO
+
+from engine.resident import address, wire
+from engine.resident.client import connect, request_fields
 from engine.errors import InvalidInput, StoreError
 
 START_SECONDS = 60.0
 STOP_SECONDS = 35.0  # the engine gives running commands 30 s
+
+
+def command(action: str, prog: str, out: TextIO) -> int:
+    """`serve ACTION` as `prog` names it; what it says goes to `out`."""
+    if action == "status":
+        return status(prog, out)
+    return start(prog, out) if action == "start" else stop(out)
 
 
 def ask_status(op: str = "status", prog: str = "python -m engine") -> dict[str, str] | None:
@@ -28,7 +37,7 @@ def ask_status(op: str = "status", prog: str = "python -m engine") -> dict[str, 
     if sock is None:
         return None
     try:
-        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(request_fields(op, [], prog))))
+        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(request_fields(op, prog))))
         reply = wire.read_frame(sock)
     except (OSError, ValueError):
         return None
@@ -44,24 +53,25 @@ def _where() -> str:
     return f"{uri} (user {user}, database {database})"
 
 
-def status(prog: str = "python -m engine") -> int:
+def status(prog: str, out: TextIO) -> int:
     """`prog`: the name the command goes by, in the hint (eem, python -m engine)."""
     found = ask_status("status", prog)
     if found is None:
-        print(f"no resident engine for {_where()}; start one with: {prog} serve start")
+        out.write(f"no resident engine for {_where()}; start one with: {prog} serve start\n")
         return 1
-    print(f"resident engine running (pid {found['pid']}) for {_where()} on {found['socket']}: "
-          f"{found['served']} commands served, {found['running']} running")
+    out.write(f"resident engine running (pid {found['pid']}) for {_where()} on "
+              f"{found['socket']}: {found['served']} commands served, {found['running']} "
+              "running\n")
     if found["declines"]:
-        print(f"not used by this shell: {found['declines']}")
+        out.write(f"not used by this shell: {found['declines']}\n")
         return 1
     return 0
 
 
-def stop() -> int:
+def stop(out: TextIO) -> int:
     found = ask_status("stop")
     if found is None:
-        print(f"no resident engine running for {_where()}")
+        out.write(f"no resident engine running for {_where()}\n")
         return 0
     pid = int(found["pid"])
     deadline = time.monotonic() + STOP_SECONDS
@@ -70,11 +80,11 @@ def stop() -> int:
     if _alive(pid):
         raise StoreError(f"the resident engine (pid {pid}) did not stop within {STOP_SECONDS:g} s;"
                          f" end it with: kill {pid}")
-    print(f"resident engine stopped (pid {pid})")
+    out.write(f"resident engine stopped (pid {pid})\n")
     return 0
 
 
-def start() -> int:
+def start(prog: str, out: TextIO) -> int:
     path = address.socket_path(os.environ)
     problem = address.private_folder(os.path.dirname(path))
     if problem:
@@ -85,16 +95,16 @@ def start() -> int:
                            "EEM_SERVE_DIR to a shorter folder", field="EEM_SERVE_DIR")
     found = ask_status()
     if found is not None and not found["declines"]:
-        print(f"resident engine already running (pid {found['pid']}) on {path}")
+        out.write(f"resident engine already running (pid {found['pid']}) on {path}\n")
         return 0
     if found is not None:
-        print(f"stopping the resident engine (pid {found['pid']}): {found['declines']}")
-        stop()
+        out.write(f"stopping the resident engine (pid {found['pid']}): {found['declines']}\n")
+        stop(out)
     log = address.log_path(path)
     with open(log, "ab") as log_file:
         os.chmod(log, 0o600)
         process = subprocess.Popen(
-            [sys.executable, "-m", "engine.cli.resident", "--socket", path], cwd=address.ROOT,
+            [sys.executable, "-m", "engine.resident", "--socket", path], cwd=address.ROOT,
             stdin=subprocess.DEVNULL, stdout=log_file, stderr=log_file, start_new_session=True)
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
@@ -102,9 +112,8 @@ def start() -> int:
             raise StoreError(f"the resident engine did not start: {_last_line(log)}")
         found = ask_status()
         if found is not None and found["pid"] == str(process.pid):
-            print(f"resident engine running (pid {process.pid}) for {_where()} on {path}; "
-                  "python -m engine commands now go through it (stop it with: python -m "
-                  "engine serve stop)")
+            out.write(f"resident engine running (pid {process.pid}) for {_where()} on {path}; "
+                      f"{prog} commands now go through it (stop it with: {prog} serve stop)\n")
             return 0
         time.sleep(0.05)
     process.terminate()

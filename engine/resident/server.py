@@ -1,30 +1,27 @@
 """The resident engine: one long-lived process that keeps the Neo4j driver open and runs the
-commands `python -m engine` forwards to it (forwarding.py), so a command costs Python's
-start-up and a local round trip instead of importing the driver and connecting.
+commands its callers parsed (client.py), so a command costs Python's start-up and a local
+round trip instead of importing the library and connecting.
 
-    python -m engine serve start      (control.py starts this module)
-    python -m engine.cli.resident --socket PATH
+    eem serve start              (control.py starts this module)
+    python -m engine.resident --socket PATH
 
 It listens on a Unix socket in a user-only folder (address.py). Each connection is one
 command on its own thread: the request is checked (the same code version, the same connection
 settings, else it is declined and the caller runs the command itself), then the command runs
-through the CLI's own parser and handlers (`engine.cli.tms.main`, so every command of its table,
-`batch` included), each transaction through the store's read / write path on the shared
-driver. What the command would take from its process is its caller's instead:
-- the current folder and umask: the thread unshares its file-system attributes (folder.py:
-  Linux unshare(CLONE_FS)) and enters the caller's folder, so relative paths resolve as they would
-  there; where that is impossible, commands run one at a time around a process-wide chdir;
-- stdout, stderr, stdin (streams.py), and the EEM_* / NEO4J_* environment: scope.py;
-- Ctrl-C: the caller sends CANCEL (or just goes away); the command's transactions (tagged
-  `eem_command` in their metadata) are terminated until it ends, its next transaction, output
-  or stdin read raises KeyboardInterrupt, and nothing of it commits. The engine lives on.
+through engine/cli/main.execute with what its caller sent: its parsed options (paths already
+absolute), its environment's settings, its folder and umask (the Context's), and streams over
+the connection (streams.py). Nothing of the process is rewired: no standard stream, no
+environment variable, no current folder changes. Ctrl-C: the caller sends CANCEL (or just
+goes away); the command's transactions (tagged `eem_command` in their metadata) are
+terminated until it ends, its next transaction, output or stdin read raises
+KeyboardInterrupt, and nothing of it commits. The engine lives on.
 """
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import os
-import queue
 import signal
 import socket
 import socketserver
@@ -37,10 +34,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.cli import EEM, PROG
-from engine.cli.resident import address, wire
-from engine.cli.resident import scope
-from engine.cli.resident.folder import own_folder_for_this_thread
-from engine.cli.resident.streams import CANCELLED, CommandOutput, Sender, StdinBytes
+from engine.resident import address, wire
+from engine.resident.streams import CANCELLED, CommandOutput, Sender, StdinBytes
 
 REQUEST_SECONDS = 10.0  # a caller that connects and says nothing is dropped
 SWEEP_SECONDS = 0.5  # how often a cancelled command's new transactions are terminated
@@ -54,7 +49,7 @@ class Request:
     cwd: str = ""
     umask: int = 0o022
     prog: str = PROG  # the name the command's parser goes by: PROG or EEM
-    argv: list[str] = field(default_factory=list)
+    options: dict[str, Any] = field(default_factory=dict)  # the parsed command
     env: dict[str, str] = field(default_factory=dict)
     streams: dict[str, tuple[str, str, bool]] = field(default_factory=dict)
 
@@ -62,8 +57,8 @@ class Request:
 def parse_request(payload: bytes) -> Request:
     request = Request(op="")
     for name, value in wire.unpack_fields(payload):
-        if name == "arg":
-            request.argv.append(value)
+        if name == "options":
+            request.options = json.loads(value)
         elif name.startswith("env:"):
             request.env[name[4:]] = value
         elif name.startswith("stream:"):
@@ -79,16 +74,6 @@ def parse_request(payload: bytes) -> Request:
 
 
 
-def exit_status(code: object) -> int:
-    """What a process exiting with SystemExit(code) would return."""
-    if code is None:
-        return 0
-    if isinstance(code, int):
-        return code
-    print(code, file=sys.stderr)
-    return 1
-
-
 class ResidentEngine:
     def __init__(self, driver: Any, settings: Any, version: str, socket_path: str) -> None:
         self.driver = driver
@@ -100,7 +85,6 @@ class ResidentEngine:
         self._counts = threading.Lock()
         self.served = 0
         self.running = 0
-        self._shared_folder = threading.Lock()  # where threads cannot have their own
 
     # the requests ----------------------------------------------------------------------
     def serve_connection(self, sock: socket.socket) -> None:
@@ -150,29 +134,19 @@ class ResidentEngine:
         if reason is not None:
             sock.sendall(wire.frame(wire.DECLINED, reason.encode()))
             return
-        own_folder = own_folder_for_this_thread()
-        if not own_folder:
-            self._shared_folder.acquire()
+        with self._counts:
+            self.running += 1
         try:
-            try:
-                os.chdir(request.cwd)
-                os.umask(request.umask)
-            except OSError as e:  # the caller's own process will meet the same and say so
-                sock.sendall(wire.frame(wire.DECLINED, f"cannot enter {request.cwd}: {e}".encode()))
-                return
-            with self._counts:
-                self.running += 1
-            try:
-                self._run_accepted(sock, request)
-            finally:
-                with self._counts:
-                    self.running -= 1
-                    self.served += 1
+            self._run_accepted(sock, request)
         finally:
-            if not own_folder:
-                self._shared_folder.release()
+            with self._counts:
+                self.running -= 1
+                self.served += 1
 
     def _run_accepted(self, sock: socket.socket, request: Request) -> None:
+        from engine.cli.main import Streams, execute
+        from engine.wiring.store import BorrowedDriver
+
         command_id = uuid.uuid4().hex
         cancelled = threading.Event()
         done = threading.Event()
@@ -197,27 +171,20 @@ class ResidentEngine:
             stdin_bytes.feed(CANCELLED)
             self._end_transactions(command_id, done)
 
-        from engine.cli.support import BorrowedDriver
-
         borrowed = BorrowedDriver(self.driver, {"eem_command": command_id}, check)
         receiver = threading.Thread(target=_receive, args=(sock, stdin_bytes, cancel, done),
                                     name=f"resident-receive-{command_id[:8]}", daemon=True)
         sender.add(wire.ACCEPTED, str(os.getpid()).encode(), flush=True)
         receiver.start()
-        stdout, stderr, stdin_routed, environ = scope.install()
-        overlay: dict[str, str | None] = {
-            name: None for name in environ.base
-            if name.startswith(("EEM_", "NEO4J_")) or name in ("COLUMNS", "LINES")}
-        overlay.update(request.env)
         code = 130
-        with stdout.routed(out), stderr.routed(err), stdin_routed.routed(stdin), \
-                environ.overlaid(overlay):
-            try:
-                code = run_argv(request.argv, borrowed, request.prog)
-                out.flush()
-                err.flush()
-            except (KeyboardInterrupt, BrokenPipeError):
-                pass
+        try:
+            code = execute(argparse.Namespace(**request.options), request.env,
+                           Streams(out, err, stdin), prog=request.prog, folder=request.cwd,
+                           umask=request.umask, borrowed=borrowed)
+            out.flush()
+            err.flush()
+        except (KeyboardInterrupt, BrokenPipeError):
+            pass
         done.set()
         try:
             sender.add(wire.EXIT, str(code).encode(), flush=True)
@@ -251,24 +218,7 @@ def _receive(sock: socket.socket, stdin: StdinBytes, cancel: Callable[[], None],
         cancel()
 
 
-PROGS = (PROG, EEM)
-# parsers built once, one per command at a time, for each name a caller may go by
-_parsers: dict[str, queue.SimpleQueue[Any]] = {prog: queue.SimpleQueue() for prog in PROGS}
-
-
-def run_argv(argv: list[str], borrowed: Any, prog: str = PROG) -> int:
-    from engine.cli.tms import build_parser, main
-
-    try:
-        parser = _parsers[prog].get_nowait()
-    except queue.Empty:
-        parser = build_parser(prog)
-    try:
-        return main(argv, borrowed=borrowed, parser=parser)
-    except SystemExit as e:  # argparse: usage errors and --help
-        return exit_status(e.code)
-    finally:
-        _parsers[prog].put(parser)
+PROGS = (PROG, EEM)  # the names a caller may go by
 
 
 # --- the process ---------------------------------------------------------------------------
@@ -315,29 +265,31 @@ def _listen(path: str) -> _Server:
 
 
 def _preload() -> None:
-    """What the first commands would otherwise import: the command table, the store, the
-    queries, the file formats."""
+    """What the first commands would otherwise import: the service, the store, the queries,
+    the file formats."""
     import adapters.formats
     import adapters.neo4j.store
     import adapters.neo4j.transactions
     import adapters.query_pack  # noqa: F401
     import engine.cli.batch
-    import engine.cli.tms  # noqa: F401
+    import engine.service.history
+    import engine.service.keeping
+    import engine.service.network
+    import engine.service.proposals
+    import engine.service.reading
+    import engine.service.registry  # noqa: F401
+    import engine.wiring.context  # noqa: F401
     from adapters.cypher_files import load_all
-    from engine.cli.tms import build_parser
 
     load_all()
-    for prog in PROGS:
-        _parsers[prog].put(build_parser(prog))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.cli.resident",
+    parser = argparse.ArgumentParser(prog="python -m engine.resident",
                                      description="the resident engine (python -m engine serve)")
     parser.add_argument("--socket", required=True, help="the Unix socket to listen on")
     args = parser.parse_args(argv)
     version = address.code_version()
-    scope.install()
     from adapters.neo4j.connection import Neo4jSettings, connect
     from engine.errors import EngineError
 

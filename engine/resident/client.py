@@ -1,11 +1,12 @@
-"""`python -m engine ...`: hand the command to the resident engine when one serves these
-connection settings from this code, else run it in this process. The same output, exit code
-and error line either way.
+"""The caller's side of the resident engine: `eem COMMAND ...` and `python -m engine COMMAND
+...` parse the command here (engine/cli/main.parse: its paths made absolute against this
+folder; a usage error ends here), then hand the parsed options to the resident engine that
+serves these connection settings from this code, or run the command in this process. The
+same output, exit code and error line either way.
 
-Standard library only, and little of it (no json, no socket module, no typing): on the path
-to a resident engine a command costs Python's start-up and one local round trip. Whatever
-does not reach a usable engine (no socket, a dead one, which is removed, a refusal: other
-code, other settings) falls through to `engine.cli.tms.main` in this process. `serve` is
+Little is imported on this path: the command-line parsers (standard library only), and the
+library only when the command runs here. Whatever does not reach a usable engine (no socket,
+a dead one, which is removed, a refusal: other code, other settings) runs here. `serve` is
 always run here.
 """
 from __future__ import annotations
@@ -14,42 +15,44 @@ import os
 import sys
 
 from engine.cli import PROG
-from engine.cli.resident import address, wire
+from engine.resident import address, wire
 
 TYPE_CHECKING = False  # typing itself costs more than forwarding a command
 if TYPE_CHECKING:
+    from argparse import Namespace
     from typing import Any
 
 HANDSHAKE_SECONDS = 5.0
-FORWARDED_ENV_PREFIXES = ("EEM_", "NEO4J_")
 
 
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     """`prog`: the name the command's parser goes by (`eem` for eem's commands)."""
-    args = sys.argv[1:] if argv is None else list(argv)
-    if _command_name(args) != "serve":
-        code = forward(args, prog)
+    from engine.cli.main import Streams, command_name, execute, parse
+
+    given = sys.argv[1:] if argv is None else list(argv)
+    folder = os.getcwd()
+    try:
+        args = parse(given, folder, prog)
+    except SystemExit as e:  # argparse printed the usage error, or --help
+        return e.code if isinstance(e.code, int) else 2
+    if command_name(given) != "serve":
+        code = forward(args, folder, prog)
         if code is not None:
             return code
-    from engine.cli.tms import main as run_here
-
-    return run_here(args, prog=prog)
-
-
-def _command_name(args: list[str]) -> str | None:
-    return next((a for a in args if not a.startswith("-")), None)
+    return execute(args, os.environ, Streams(sys.stdout, sys.stderr, sys.stdin), prog=prog,
+                   folder=folder)
 
 
-def forward(args: list[str], prog: str = PROG) -> int | None:
-    """Run `args` on the resident engine; None when there is none to use."""
+def forward(args: Namespace, folder: str, prog: str = PROG) -> int | None:
+    """Run the parsed command on the resident engine; None when there is none to use."""
     path = address.socket_path(os.environ)
     sock = connect(path)
     if sock is None:
         return None
     try:
         sock.settimeout(HANDSHAKE_SECONDS)
-        sock.sendall(wire.frame(wire.REQUEST,
-                                wire.pack_fields(request_fields("run", args, prog))))
+        sock.sendall(wire.frame(wire.REQUEST, wire.pack_fields(
+            request_fields("run", prog, folder, args))))
         reply = wire.read_frame(sock)
         if reply is None or reply[0] != wire.ACCEPTED:
             sock.close()
@@ -95,18 +98,24 @@ def _remove_dead(path: str, seen: os.stat_result) -> None:
         pass
 
 
-def request_fields(op: str, args: list[str], prog: str = PROG) -> list[tuple[str, str]]:
-    umask = os.umask(0)
+def request_fields(op: str, prog: str = PROG, folder: str = "",
+                   args: Namespace | None = None) -> list[tuple[str, str]]:
+    """A request: what it asks, from which code, and for a command its parsed options, the
+    caller's folder and umask, its streams, and the environment settings are read from."""
+    import json
+
+    from engine.wiring.settings import forwarded
+
+    umask = os.umask(0o077)
     os.umask(umask)
-    fields = [("op", op), ("version", address.code_version()), ("cwd", os.getcwd()),
+    fields = [("op", op), ("version", address.code_version()), ("cwd", folder),
               ("umask", f"{umask:o}"), ("prog", prog)]
     for name, stream in (("stdin", sys.stdin), ("stdout", sys.stdout), ("stderr", sys.stderr)):
         fields.append((f"stream:{name}", _describe(stream)))
-    for name, value in os.environ.items():
-        if name.startswith(FORWARDED_ENV_PREFIXES):
-            fields.append((f"env:{name}", value))
-    fields.extend(("env:" + name, value) for name, value in _terminal_size().items())
-    fields.extend(("arg", a) for a in args)
+    environ = {**forwarded(os.environ), **_terminal_size()}
+    fields.extend(("env:" + name, value) for name, value in environ.items())
+    if args is not None:
+        fields.append(("options", json.dumps(vars(args))))
     return fields
 
 
