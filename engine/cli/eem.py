@@ -39,7 +39,7 @@ PROGRAMS = {
     "pipeline": ("engine.cli.pipeline", "forge, derive, review, repair and dedup, pass after "
                                         "pass"),
     "ask": ("engine.cli.ask", "answer a question from the network, citations checked"),
-    "mcp": ("engine.cli.mcp", "the network as an MCP server for agents (stdio, or HTTP with "
+    "mcp": ("engine.mcp.server", "the network as an MCP server for agents (stdio, or HTTP with "
                               "tokens)"),
 }
 

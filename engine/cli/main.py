@@ -18,11 +18,11 @@ import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from engine.cli import EEM, PROG, agents, history, keeping, network, proposals, reading
 from engine.cli import registry, sources, verbs
-from engine.cli.command import Call, Command
+from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
     from engine.wiring.store import BorrowedDriver
@@ -93,7 +93,7 @@ class CommandParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage, errors and help go to the streams it was given (a
     batch line's buffers), not to this process's; subparsers inherit them."""
 
-    def __init__(self, *args: Any, streams: tuple[TextIO | None, TextIO | None] = (None, None),
+    def __init__(self, *args: Any, streams: tuple[Writer | None, Writer | None] = (None, None),
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._streams = streams
@@ -110,7 +110,7 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def build_parser(prog: str = PROG, only: str | None = None, *,
-                 streams: tuple[TextIO | None, TextIO | None] = (None, None)
+                 streams: tuple[Writer | None, Writer | None] = (None, None)
                  ) -> argparse.ArgumentParser:
     """The parser of every command, or of the command `only` alone (when the table has it);
     `prog`: the name it goes by (`eem` under eem); `streams`: where its messages go (out,
@@ -142,7 +142,7 @@ def command_name(argv: Sequence[str]) -> str | None:
 
 
 def parse(argv: Sequence[str], folder: str, prog: str = PROG, *,
-          streams: tuple[TextIO | None, TextIO | None] = (None, None)) -> argparse.Namespace:
+          streams: tuple[Writer | None, Writer | None] = (None, None)) -> argparse.Namespace:
     """`argv` as typed in `folder`, parsed, its paths absolute; argparse's SystemExit on a
     usage error or --help (it prints them to `streams`)."""
     from engine.cli.arguments import resolve_paths
@@ -155,9 +155,9 @@ def parse(argv: Sequence[str], folder: str, prog: str = PROG, *,
 class Streams:
     """Where a command writes and what it reads: its caller's."""
 
-    out: TextIO
-    err: TextIO
-    stdin: TextIO
+    out: Writer
+    err: Writer
+    stdin: Reader
 
 
 def current_umask() -> int:
@@ -187,7 +187,7 @@ def execute(args: argparse.Namespace, environ: Mapping[str, str], streams: Strea
     return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err)
 
 
-def guarded(command: Callable[[], int], *, debug: bool, err: TextIO) -> int:
+def guarded(command: Callable[[], int], *, debug: bool, err: Writer) -> int:
     """Run a command; map errors to one "Error: ..." line and an exit code."""
     from engine.errors import EngineError
 

@@ -5,7 +5,7 @@ given."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import Any, BinaryIO
 
 from engine.cli.arguments import (
     local_path,
@@ -230,7 +230,11 @@ def cmd_query(call: Call) -> int:
         from engine.files import write_atomically
 
         data = favourites_zip()
-        write_atomically(a.favourites, lambda f: f.write(data), umask=call.context.umask)
+
+        def write(f: BinaryIO) -> None:
+            f.write(data)
+
+        write_atomically(a.favourites, write, umask=call.context.umask)
         call.note(f"wrote {a.favourites}: {len(reading.query_pack().queries)} queries; drop it "
                   "on Neo4j Browser")
         return 0

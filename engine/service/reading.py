@@ -295,6 +295,23 @@ def _param_text(value: QueryValue) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+# --- the stages' runs ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Runs:
+    """The stages' most recent runs, newest first."""
+
+    runs: tuple[Any, ...]  # engine.stages.provenance.RunRecord
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"runs": [{"id": r.id, "stage": r.stage, "model": r.model,
+                          "started_at": r.started_at, "params": dict(r.params)}
+                         for r in self.runs]}
+
+
+def stage_runs(ctx: Context, limit: int) -> Runs:
+    return Runs(tuple(ctx.store.read(lambda tx: tx.recent_stage_runs(limit))))
+
+
 # --- compact, context, blockers ---------------------------------------------------------
 @dataclass(frozen=True)
 class Compacted:

@@ -88,7 +88,7 @@ def main() -> int:
     from mcp import Client
 
     from engine import tms
-    from engine.cli.mcp import build_server, make_tools
+    from engine.mcp.server import build_server, make_tools
     from engine.cli.support import LazyStore
     from engine.reading import search as searching
 

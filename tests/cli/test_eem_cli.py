@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli.eem import GROUPS, PROGRAMS, main
-from engine.cli.tms import COMMANDS
+from engine.cli.main import COMMANDS
 from tests.cli.test_tms_cli import _run, build, env  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -115,7 +115,7 @@ def test_an_untagged_network_writes_no_tags(store, driver, neo4j_settings):
 
 # --- the CLI: --access-tags, trace-tags, --visible-to -------------------------------------
 def cli(capsys, *args: str) -> tuple[int, str, str]:
-    from engine.cli.tms import main
+    from engine.cli.main import main
 
     code = main(list(args))
     out, err = capsys.readouterr()

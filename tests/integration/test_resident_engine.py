@@ -136,8 +136,8 @@ def test_serve_start_status_stop_and_a_private_socket(resident_env, serve_dir, s
     assert engine(["serve", "status"], resident_env).returncode == 1
 
 
-FORWARDING_PATH = {"engine", "engine.cli", "engine.cli.resident", "engine.cli.resident.forwarding",
-                   "engine.cli.resident.address", "engine.cli.resident.wire"}
+FORWARDING_PATH = {"engine", "engine.cli", "engine.resident", "engine.resident.client",
+                   "engine.resident.address", "engine.resident.wire"}
 
 
 @pytest.mark.parametrize("run, entry", [(engine, set()), (eem, {"engine.cli.eem"})],
@@ -296,10 +296,10 @@ def test_an_engine_from_other_code_is_not_used(resident_env, serve_dir, store, t
     old = tmp_path / "old-checkout"
     for part in ("engine", "adapters", "cypher"):
         shutil.copytree(ROOT / part, old / part, ignore=shutil.ignore_patterns("__pycache__"))
-    from engine.cli.resident.address import socket_path
+    from engine.resident.address import socket_path
 
     path = socket_path(resident_env)
-    server = subprocess.Popen([sys.executable, "-m", "engine.cli.resident", "--socket", path],
+    server = subprocess.Popen([sys.executable, "-m", "engine.resident", "--socket", path],
                               cwd=old, env=resident_env, stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

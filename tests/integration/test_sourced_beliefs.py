@@ -16,7 +16,7 @@ from engine import interchange, tms
 from engine.agents.tools import ProposalTools
 from engine.change_records import LogQuery
 from engine.cli.sources import memory_files
-from engine.cli.tms import main
+from engine.cli.main import main
 from engine.memory import changelog
 
 pytestmark = pytest.mark.neo4j
@@ -329,7 +329,7 @@ def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, 
     """An MCP server started in another folder reads `add`'s and `propose_add`'s source
     against the root `init --root` recorded, as the CLI's add does, never against its own
     folder (where a file of the same name says something else)."""
-    from engine.cli.mcp import make_tools
+    from engine.mcp.server import make_tools
     from engine.errors import InvalidInput
     from engine.memory.changelog import ActingStore
 
