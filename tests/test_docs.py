@@ -68,7 +68,7 @@ def _stage_command(name: str):
 
 
 def _program_help(capsys, name: str) -> str:
-    from engine.cli.eem import PROGRAMS
+    from engine.eem import PROGRAMS
 
     module = importlib.import_module(PROGRAMS[name][0])
     with pytest.raises(SystemExit) as exit_info:

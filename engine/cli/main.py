@@ -36,12 +36,6 @@ def _batch(call: Call) -> int:
     return run_batch(call)
 
 
-def _serve(call: Call) -> int:
-    from engine.resident import control
-
-    return control.command(call.args.action, call.context.prog, call.out)
-
-
 def _batch_arguments(p: argparse.ArgumentParser) -> None:
     from engine.cli.arguments import local_path
 
@@ -49,11 +43,6 @@ def _batch_arguments(p: argparse.ArgumentParser) -> None:
                    help="commands, one per line in this CLI's syntax (default -: stdin)")
     p.add_argument("--keep-going", action="store_true",
                    help="run every line even after one fails (exit code: the first failure's)")
-
-
-def _serve_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["start", "stop", "status"],
-                   help="start the resident engine, stop it, or say whether commands use it")
 
 
 # The table, in the order --help lists it.
@@ -68,9 +57,6 @@ COMMANDS: dict[str, Command] = {
     "batch": Command(_batch, "run commands from a file or stdin, one per line, over one "
                      "connection", "batch commands.txt --keep-going", _batch_arguments),
     "viz": reading.COMMANDS["viz"],
-    "serve": Command(_serve, "a resident engine that keeps the connection open, so each "
-                     "command starts in milliseconds", "serve start", _serve_arguments,
-                     json=False),
     **{k: reading.COMMANDS[k] for k in ("compact",)},
     **keeping.COMMANDS,  # supersede, challenge, defend, defeat, editing, summarize
     **{k: reading.COMMANDS[k] for k in ("get-metadata",)},
@@ -184,11 +170,12 @@ def execute(args: argparse.Namespace, environ: Mapping[str, str], streams: Strea
             return COMMANDS[args.command].handler(
                 Call(args, context, streams.out, streams.err, streams.stdin))
 
-    return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err)
+    return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err, prog=prog)
 
 
-def guarded(command: Callable[[], int], *, debug: bool, err: Writer) -> int:
-    """Run a command; map errors to one "Error: ..." line and an exit code."""
+def guarded(command: Callable[[], int], *, debug: bool, err: Writer, prog: str = PROG) -> int:
+    """Run a command; map errors to one "Error: ..." line (a command it suggests named under
+    `prog`) and an exit code."""
     from engine.errors import EngineError
 
     try:
@@ -196,7 +183,7 @@ def guarded(command: Callable[[], int], *, debug: bool, err: Writer) -> int:
     except EngineError as e:
         if debug:
             traceback.print_exc(file=err)
-        err.write(f"Error: {e}\n")
+        err.write(f"Error: {e.said(prog)}\n")
         return e.exit_code
     except KeyboardInterrupt:
         err.write("Error: interrupted\n")

@@ -6,7 +6,7 @@ EEM. A face: each tool call is one call of the service layer, with the caller's 
     eem mcp token add NAME --role read|propose|write [--visible-to TAGS]
 
 The server opens the store once and keeps one driver for its life, so a tool call costs what
-its transaction costs. Tools are the methods engine/agents/tools.py declares (TOOLS); sync
+its transaction costs. Tools are the methods engine/mcp/tools.py declares (TOOLS); sync
 tools run on the SDK's worker threads, each call in its own transaction(s) through the
 store's read / write paths, with a Context made for the calling client (its writes by it,
 its reads filtered to the access tags it may see). A call that fails on bad input answers a
@@ -17,7 +17,7 @@ once the server is back.
 HTTP needs `Authorization: Bearer <token>`: EEM_MCP_TOKEN, else a token generated once and
 kept beside the local Neo4j password (`.neo4j/mcp-token`, mode 600), which has the write
 role; or a named token of `token add` (engine/mcp/tokens.py), with its own role. A
-client's role (engine/agents/roles.py) decides which tools it is listed and may call; stdio
+client's role (engine/mcp/roles.py) decides which tools it is listed and may call; stdio
 serves the role of `--role`.
 
 This module is the only one that imports the `mcp` SDK (the `mcp` extra).
@@ -40,9 +40,9 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from engine.agents.declaration import bound_tools
-from engine.agents.roles import ROLES, WRITE, Access
-from engine.agents.tools import TOOLS, AgentTools
+from engine.mcp.declaration import bound_tools
+from engine.mcp.roles import ROLES, WRITE, Access
+from engine.mcp.tools import TOOLS, AgentTools
 from engine.errors import EngineError, StoreError
 from engine.mcp.tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.memory import history
@@ -102,7 +102,7 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
         try:
             return method(ctx, **kwargs)
         except EngineError as e:
-            message = str(e)
+            message = e.said(served.prog)
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
             message = _describe(e, uri or "the Neo4j server")
         return _tool_error(types, message)

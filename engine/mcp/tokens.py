@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from engine.agents.roles import WRITE, Access, check_role
+from engine.mcp.roles import WRITE, Access, check_role
 from engine.errors import InvalidInput, NotFound, StoreError
 from engine.tms import access
 

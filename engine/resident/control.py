@@ -16,10 +16,30 @@ import time
 from engine.cli.command import Writer
 from engine.errors import InvalidInput, StoreError
 from engine.resident import address, wire
-from engine.resident.client import connect, request_fields
+from engine.resident.connection import connect, request_fields
 
 START_SECONDS = 60.0
 STOP_SECONDS = 35.0  # the engine gives running commands 30 s
+
+
+def main(argv: list[str] | None = None, *, prog: str = "eem serve") -> int:
+    """`serve start|stop|status` in this process; `prog`: the name it goes by."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog=prog, description="A resident engine that keeps the connection open, so each "
+                               "command starts in milliseconds.",
+        epilog=f"example: {prog} start")
+    parser.add_argument("action", choices=["start", "stop", "status"],
+                        help="start the resident engine, stop it, or say whether commands "
+                             "use it")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    program = prog.removesuffix(" serve")
+    from engine.cli.main import guarded
+
+    return guarded(lambda: command(args.action, program, sys.stdout), debug=args.debug,
+                   err=sys.stderr, prog=program)
 
 
 def command(action: str, prog: str, out: Writer) -> int:

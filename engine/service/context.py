@@ -71,3 +71,10 @@ class Context:
     def command(self, words: str) -> str:
         """A command line to suggest: `words` after the program's name."""
         return f"{self.prog} {words}"
+
+    def stage_command(self, stage: str, words: str) -> str:
+        """A stage program's command line to suggest (`eem repair gaps`, or `python -m
+        engine.repair gaps` under that name)."""
+        if self.prog.startswith("python -m engine"):
+            return f"python -m engine.{stage} {words}"
+        return f"{self.prog} {stage} {words}"

@@ -4,6 +4,7 @@ as the caller may see it (Context.seen: `visible_to`) and, where it takes `as_of
 memory was at that point."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -332,7 +333,8 @@ def compact(ctx: Context, options: Any = None, write: str | None = None) -> Comp
     from engine.reading.compact.build import check_options
     from engine.reading.compact.markers import write_compact
 
-    options = options or CompactOptions()
+    options = dataclasses.replace(options or CompactOptions(),
+                                  gaps_command=ctx.stage_command("repair", "gaps"))
     check_options(options)
     summary = summarize(ctx.seen(), options)
     written = write_compact(write, summary.text, umask=ctx.umask) if write else None

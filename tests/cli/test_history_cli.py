@@ -17,7 +17,7 @@ pytestmark = pytest.mark.neo4j
 
 
 def last_seq(cli) -> int:  # noqa: F811
-    return cli_json(cli, "log", "--limit", "1")[0]["seq"]
+    return cli_json(cli, "log", "--limit", "1")["entries"][0]["seq"]
 
 
 def setup(cli) -> int:  # noqa: F811
@@ -26,7 +26,7 @@ def setup(cli) -> int:  # noqa: F811
     cli("add", "b", "B from a.", "--sl", "a")
     cli("add", "c", "C from b.", "--sl", "b")
     assert "release v1 names seq" in cli("release", "v1", "--note", "first").stdout
-    v1 = cli_json(cli, "releases")[0]["seq"]
+    v1 = cli_json(cli, "releases")["releases"][0]["seq"]
     cli("retract", "a", "--reason", "wrong")
     cli("supersede", "b", "--text", "B, reworded.")
     return v1
@@ -38,13 +38,13 @@ def test_reads_as_of_a_release_a_seq_and_a_time(cli, tmp_path):  # noqa: F811
     assert cli_json(cli, "status")["in"] != 3
     shown = cli_json(cli, "show", "b", "--as-of", "v1")
     assert shown["truth"] == "IN" and shown["text"] == "B from a."
-    assert "b-v2" not in {b["id"] for b in cli_json(cli, "list", "--as-of", str(v1))}
+    assert "b-v2" not in {b["id"] for b in cli_json(cli, "list", "--as-of", str(v1))["beliefs"]}
     assert "b is IN" in cli("explain", "b", "--as-of", "v1").stdout
     then = json.loads(cli("export", "--as-of", "v1").stdout)
     assert then["nodes"]["a"]["truth_value"] == "IN" and "b-v2" not in then["nodes"]
     cli("export", "--as-of", "v1", "-o", str(tmp_path / "then.md"))
     assert "B from a." in (tmp_path / "then.md").read_text(encoding="utf-8")
-    now = cli_json(cli, "log", "--limit", "1")[0]["at"]
+    now = cli_json(cli, "log", "--limit", "1")["entries"][0]["at"]
     assert cli_json(cli, "status", "--as-of", now)["beliefs"] == cli_json(cli, "status")[
         "beliefs"]
 
@@ -73,7 +73,7 @@ def test_rollback_then_rolling_it_back_restores_the_present(cli):  # noqa: F811
     before = last_seq(cli)
     assert "rolled back to seq" in cli("rollback", "--to", "v1", "--reason", "oops").stdout
     assert cli("export").stdout == at_v1
-    entry = cli_json(cli, "log", "--limit", "1")[0]
+    entry = cli_json(cli, "log", "--limit", "1")["entries"][0]
     assert entry["op"] == "rollback" and entry["reason"] == "oops"
     cli("rollback", "--to", str(before))
     assert cli("export").stdout == present

@@ -10,8 +10,8 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import Client, types  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agents.declaration import declared_tools  # noqa: E402
-from engine.agents.tools import ProposalTools  # noqa: E402
+from engine.mcp.declaration import declared_tools  # noqa: E402
+from engine.mcp.tools import ProposalTools  # noqa: E402
 from tests.integration.test_mcp_server import (  # noqa: E402
     _cli_error,
     build,

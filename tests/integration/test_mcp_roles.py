@@ -19,14 +19,10 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import Client, MCPError  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agents.roles import TOOL_ROLES, allows, role_of  # noqa: E402
-
-
-def tools_of(role: str) -> set[str]:
-    return {name for name, has in TOOL_ROLES.items() if has == role}
 from engine.change_records import LogQuery  # noqa: E402
 from engine.mcp import tokens as token_file  # noqa: E402
-from engine.memory import changelog
+from engine.mcp.roles import TOOL_ROLES, allows, role_of  # noqa: E402
+from engine.memory import changelog  # noqa: E402
 from tests.integration.test_mcp_server import (  # noqa: E402
     ROOT,
     SERVED,
@@ -44,6 +40,10 @@ from tests.integration.test_mcp_server import (  # noqa: E402
 pytestmark = pytest.mark.neo4j
 
 DEFAULT_TOKEN = "default-token-7d21"
+
+
+def tools_of(role: str) -> set[str]:
+    return {name for name, has in TOOL_ROLES.items() if has == role}
 
 
 def token_cli(home, *args: str) -> subprocess.CompletedProcess:

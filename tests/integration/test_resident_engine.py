@@ -39,7 +39,7 @@ def engine(args, env, *, cwd=ROOT, stdin: str | None = None,
                           check=False)
 
 
-EEM = "import sys; from engine.cli.eem import main; sys.exit(main())"  # the console script
+EEM = "import sys; from engine.eem import main; sys.exit(main())"  # the console script
 
 
 def eem(args, env, *, python_flags=()) -> subprocess.CompletedProcess:
@@ -140,7 +140,7 @@ FORWARDING_PATH = {"engine", "engine.cli", "engine.resident", "engine.resident.c
                    "engine.resident.address", "engine.resident.wire"}
 
 
-@pytest.mark.parametrize("run, entry", [(engine, set()), (eem, {"engine.cli.eem"})],
+@pytest.mark.parametrize("run, entry", [(engine, set()), (eem, {"engine.eem"})],
                          ids=["python -m engine", "eem"])
 def test_the_forwarding_path_imports_only_the_standard_library(resident, run, entry):
     done = run(["status"], resident.env, python_flags=("-X", "importtime"))

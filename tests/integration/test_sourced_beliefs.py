@@ -13,7 +13,7 @@ import pytest
 
 from adapters.formats import parse_network
 from engine import interchange, tms
-from engine.agents.tools import ProposalTools
+from engine.mcp.tools import ProposalTools
 from engine.change_records import LogQuery
 from engine.cli.sources import memory_files
 from engine.cli.main import main
@@ -118,10 +118,10 @@ def test_an_edited_file_makes_the_belief_stale_and_retract_takes_its_dependents(
     engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py",
            "--quote", "jwt.decode(token, key)")
     engine("add", "auth-stateless", "Auth keeps no sessions", "--sl", "auth-uses-jwt")
-    assert json.loads(engine("sources", "stale", "--json").out) == []
+    assert json.loads(engine("sources", "stale", "--json").out)["beliefs"] == []
     (folder / "src" / "auth.py").write_text(AUTH.replace("jwt.decode", "sessions.get"),
                                             encoding="utf-8")
-    [row] = json.loads(engine("sources", "stale", "--json").out)
+    [row] = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert (row["id"], row["state"], row["now"]) == ("auth-uses-jwt", "gone", "quote gone")
     assert "auth-uses-jwt" in engine("sources", "status").out
     done = json.loads(engine("sources", "stale", "--retract", "--json").out)
@@ -146,7 +146,7 @@ def test_stale_retract_prints_what_it_retracted_with_its_label_after(engine, sto
     assert row[:3] == ["auth-uses-jwt", "OUT", "src/auth.py"]
     assert "quote gone (retracted)" in out
     assert "went OUT: 2 (auth-stateless, auth-uses-jwt)" in out
-    done = json.loads(engine("sources", "stale", "--json").out)
+    done = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert [(r["id"], r["truth"], r["now"]) for r in done] == [
         ("auth-uses-jwt", "OUT", "quote gone")]  # a later check says what it finds
 
@@ -159,7 +159,7 @@ def test_a_moved_quote_is_re_pinned_and_a_missing_file_retracted(engine, store, 
     engine("add", "both", "Both hold", "--sl", "auth-uses-jwt,noted")
     (folder / "src" / "auth.py").write_text("import jwt\n\n" + AUTH, encoding="utf-8")
     (folder / "notes.md").unlink()
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert rows["auth-uses-jwt"]["now"] == "quote moved to lines 5-5"
     assert rows["noted"]["now"] == "file missing"
     out = engine("sources", "stale", "--retract").out
@@ -172,7 +172,7 @@ def test_a_moved_quote_is_re_pinned_and_a_missing_file_retracted(engine, store, 
     assert b.source_hash == hashlib.sha256((folder / "src" / "auth.py").read_bytes()).hexdigest()
     assert tms.show(store, "noted")[0].retract_reason == "source missing: notes.md"
     assert tms.show(store, "both")[0].truth.value == "OUT"
-    now = {r["id"]: r["now"] for r in json.loads(engine("sources", "status", "--json").out)}
+    now = {r["id"]: r["now"] for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert now["auth-uses-jwt"] == "unchanged, lines 5-5"
 
 
@@ -272,7 +272,7 @@ def test_export_reset_import_gives_the_same_graph_supersessions_and_pins_include
     engine("supersede", "auth-uses-jwt", "--undo")  # the link came back whole: undo works
     b = tms.show(store, "auth-stateless")[0]
     assert b.justifications[0].antecedents == ("auth-uses-jwt", "tokens")
-    assert json.loads(engine("sources", "stale", "--json").out) == []
+    assert json.loads(engine("sources", "stale", "--json").out)["beliefs"] == []
 
 
 def test_a_proposed_sourced_add_is_read_now_and_pinned_when_accepted(engine, store, folder):
@@ -355,7 +355,7 @@ def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, 
                                      source="docs/queue.md")
     proposals.accept_proposal(proposed["id"])
     assert tms.show(store, "whole")[0].source_hash == sha
-    rows = json.loads(engine("sources", "status", "--json").out)
+    rows = json.loads(engine("sources", "status", "--json").out)["beliefs"]
     assert [(r["id"], r["state"]) for r in rows] == [("once", "unchanged"),
                                                      ("whole", "unchanged")]
 
@@ -372,7 +372,7 @@ def test_the_root_is_recorded_and_read_from_any_folder(engine, store, folder, mo
     assert store.read(lambda tx: tx.project_root()) == str(project.resolve())
     engine("add", "size", "The queue holds 100 jobs", "--source", "docs/queue.md:2")
     assert tms.show(store, "size")[0].source == "docs/queue.md"
-    rows = json.loads(engine("sources", "status", "--json").out)
+    rows = json.loads(engine("sources", "status", "--json").out)["beliefs"]
     assert [(r["id"], r["state"]) for r in rows] == [("ok", "unchanged"), ("size", "unchanged")]
     out = engine("add", "x", "x", "--source", "q.md", "--root", str(elsewhere), code=2)
     assert "is not this memory's root" in error_line(out) and "init --root" in error_line(out)
@@ -381,7 +381,7 @@ def test_the_root_is_recorded_and_read_from_any_folder(engine, store, folder, mo
     out = engine("sources", "stale", "--retract", "--missing", code=2)
     assert "is not a folder" in error_line(out) and "init --root DIR" in error_line(out)
     assert "(was " in engine("init", "--root", str(moved)).out
-    assert {r["state"] for r in json.loads(engine("sources", "status", "--json").out)} == {
+    assert {r["state"] for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]} == {
         "unchanged"}
 
 
@@ -393,17 +393,17 @@ def test_staleness_is_per_belief_and_re_pinning_one_never_clears_another(engine,
     engine("add", "pg", "Postgres has a replica", "--source", "facts.md:2")
     (folder / "facts.md").write_text("Redis is a cluster now.\nPostgres has a replica.\n",
                                      encoding="utf-8")
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert (rows["redis"]["state"], rows["redis"]["reason"]) == ("gone", "content_changed")
     assert (rows["pg"]["state"], rows["pg"]["stale"]) == ("still", False)
-    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)] == ["redis"]
+    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)["beliefs"]] == ["redis"]
     done = json.loads(engine("sources", "stale", "--retract", "--json").out)
     assert (done["repinned"], done["retracted"]) == (["pg"], ["redis"])
     engine("assert", "redis")
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert (rows["redis"]["state"], rows["redis"]["now"]) == ("gone", "quote gone")
     assert rows["pg"]["state"] == "unchanged"
-    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)] == ["redis"]
+    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)["beliefs"]] == ["redis"]
 
 
 def test_a_missing_file_is_retracted_only_with_missing_and_what_came_in_is_printed(
@@ -460,19 +460,19 @@ def test_their_source_hashes_are_checked_through_the_repos_map_and_refreshed(
         "repos": {"physics": str(repo)}}
     (folder / "network.json").write_text(json.dumps(data), encoding="utf-8")
     engine("import", "network.json")
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert {i: (r["kind"], r["state"]) for i, r in rows.items()} == {
         "p": ("hash", "unchanged"), "q": ("hash", "unchanged")}
     (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
-    stale = json.loads(engine("sources", "stale", "--json").out)
+    stale = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert [(r["id"], r["reason"]) for r in stale] == [("p", "content_changed"),
                                                        ("q", "content_changed")]
     other = tmp_path_factory.mktemp("copy")
     (other / "a.md").write_text("Alpha.\n", encoding="utf-8")
     assert json.loads(engine("sources", "stale", "--json", "--repo",
-                             f"physics={other}").out) == []
+                             f"physics={other}").out)["beliefs"] == []
     (repo / "a.md").unlink()
-    stale = json.loads(engine("sources", "stale", "--json").out)
+    stale = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert {r["reason"] for r in stale} == {"source_deleted"}
     done = json.loads(engine("sources", "stale", "--retract", "--json").out)
     assert done["left_missing"] == ["p", "q"] and done["change"]["went_out"] == []
@@ -496,10 +496,10 @@ def test_an_imported_agents_repos_map_finds_its_beliefs_files(engine, store, fol
             "repos": {"billing": str(repo)}}
     (folder / "agent.json").write_text(json.dumps(data), encoding="utf-8")
     engine("import-agent", "bill", "agent.json")
-    assert [(r["id"], r["state"]) for r in json.loads(engine("sources", "status", "--json").out)
+    assert [(r["id"], r["state"]) for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]
             ] == [("bill:p", "unchanged")]
     (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
-    assert [(r["id"], r["reason"]) for r in json.loads(engine("sources", "stale", "--json").out)
+    assert [(r["id"], r["reason"]) for r in json.loads(engine("sources", "stale", "--json").out)["beliefs"]
             ] == [("bill:p", "content_changed")]
 
 

@@ -1,4 +1,4 @@
-"""engine/agents/tools.py on the in-memory store: the JSON each tool returns, and bad input
+"""engine/mcp/tools.py on the in-memory store: the JSON each tool returns, and bad input
 raised as the CLI raises it."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import os
 import pytest
 
 from engine import tms
-from engine.agents.declaration import bound_tools, declared_tools
-from engine.agents.tools import AgentTools, report_files
+from engine.mcp.declaration import bound_tools, declared_tools
+from engine.mcp.tools import AgentTools, report_files
 from engine.errors import InvalidInput, NotAddedYet, NotFound
 from engine.service.context import Context
 from engine.stages.provenance import RunRecord

@@ -1,5 +1,5 @@
-"""One list of agent tools (engine/agents/tools.py TOOLS): every tool declares its role where
-it is defined, and every table of roles (engine/agents/roles.py) names only tools that exist."""
+"""One list of agent tools (engine/mcp/tools.py TOOLS): every tool declares its role where
+it is defined, and every table of roles (engine/mcp/roles.py) names only tools that exist."""
 from __future__ import annotations
 
 import inspect
@@ -7,8 +7,8 @@ import inspect
 import pytest
 
 from engine.agents import roles
-from engine.agents.declaration import PROPOSE, READ, WRITE, declared_tools, tool
-from engine.agents.tools import TOOLS, AgentTools
+from engine.mcp.declaration import PROPOSE, READ, WRITE, declared_tools, tool
+from engine.mcp.tools import TOOLS, AgentTools
 
 
 def public_methods(cls: type) -> list[str]:

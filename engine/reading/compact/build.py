@@ -63,6 +63,7 @@ class CompactOptions:
     around: str | None = None
     steps: int = 2
     namespace: str | None = None  # only an imported agent's beliefs (engine/agents/namespace.py)
+    gaps_command: str = ""  # the command that lists the gaps, as the caller names it
 
 
 @dataclass
@@ -151,11 +152,11 @@ def compact_in(tx: CompactTx, options: CompactOptions,
     impacts.update(tx.impacts(c.row.id for c in premises.candidates))
     premises.candidates.sort(key=lambda c: (-impacts.get(c.row.id, 0), c.row.id))
     packer = _Packer(tx, options.budget, counter, impacts)
-    heading = _heading(counts, scope_text) + _gap_lines(tx, scope)
+    heading = _heading(counts, scope_text) + _gap_lines(tx, scope, options.gaps_command)
     return packer.pack(sections, heading, scope_text, premise_pool=len(premises.candidates))
 
 
-def _gap_lines(tx: RepairTx, scope: list[str] | None) -> list[str]:
+def _gap_lines(tx: RepairTx, scope: list[str] | None, command: str) -> list[str]:
     """The premises the network lacks (repair's research), newest first: for the scope's
     beliefs only when a scope is given."""
     gaps, total = tx.gaps(GAPS_READ)
@@ -165,8 +166,8 @@ def _gap_lines(tx: RepairTx, scope: list[str] | None) -> list[str]:
         total = len(gaps)
     if not gaps:
         return []
-    lines = [f"Gaps (premises the network lacks, from repair): {total}; "
-             "`python -m engine.repair gaps` lists them"]
+    lines = [f"Gaps (premises the network lacks, from repair): {total}"
+             + (f"; `{command}` lists them" if command else "")]
     return lines + [_gap_line(g) for g in gaps[:GAPS_SHOWN]]
 
 

@@ -1,6 +1,6 @@
 """The operations an agent calls, each one call of the service layer (engine/service/) the
 command line makes too, returning its result's `as_dict()`: the JSON `--json` prints. Each is
-a method declared with `@tool` (engine/agents/declaration.py: its role, whether it only reads,
+a method declared with `@tool` (engine/mcp/declaration.py: its role, whether it only reads,
 whether it answers under a visibility set, whether it needs the server's model); `TOOLS` at
 the end is the one list of them. `eem mcp` publishes each as an MCP tool: the method's name
 is the tool's name, its typed parameters after `ctx` the tool's input, and its docstring
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import defaults
-from engine.agents.declaration import PROPOSE, READ, WRITE, ToolSpec, declared_tools, tool
+from engine.mcp.declaration import PROPOSE, READ, WRITE, ToolSpec, declared_tools, tool
 from engine.errors import InvalidInput
 from engine.model import Justification, Truth
 from engine.service import history, keeping, network, proposals, reading
@@ -184,6 +184,15 @@ class AgentTools:
         return history.log(ctx, history.LogOptions(
             since=since or None, ids=(id,) if id else (), op=op or None, actor=actor or None,
             limit=limit)).as_dict()
+
+    @tool(READ)
+    def diff(self, ctx: Context, first: str, second: str = "") -> JSON:
+        """What differs between two points of the memory (a seq, an ISO time or a release
+        name; second: default now): beliefs added, removed, reworded, re-justified,
+        relabelled, retracted or restored, nogoods added and removed, each with the change
+        that did it. Use it to see what a release or a session changed.
+        Example: diff(first="v1.0")."""
+        return history.diff(ctx, [first, *([second] if second else [])]).as_dict()
 
     @tool(READ)
     def changes_since(self, ctx: Context, seq: int = 0, limit: int = 1000) -> JSON:
@@ -363,6 +372,14 @@ class AgentTools:
         if unset:
             return keeping.unset_metadata(ctx, id, key).as_dict()
         return keeping.set_metadata(ctx, id, key, value).as_dict()
+
+    @tool(WRITE)
+    def rollback(self, ctx: Context, to: str, reason: str = "") -> JSON:
+        """Set every definition back to what it was at a point (a seq, an ISO time or a
+        release name) in ONE logged write; itself undone by rolling back to the seq before
+        it. Returns what it restored and what went IN and OUT. Call diff first.
+        Example: rollback(to="v1.0", reason="the import was wrong")."""
+        return history.rollback(ctx, to, reason).as_dict()
 
     # --- proposals: an agent proposes, a person accepts ----------------------------------
     @tool(PROPOSE, read_only=True)

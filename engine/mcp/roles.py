@@ -1,7 +1,7 @@
 """Who may call which agent tool: the three roles of an MCP client, and what a client holds.
 
 Each tool declares the least role that may call it where it is defined (`@tool`,
-engine/agents/tools.py); the tables here are read from those declarations. A name no tool
+engine/mcp/tools.py); the tables here are read from those declarations. A name no tool
 declares needs `write` (deny by default). Nothing here knows MCP: engine/mcp/server.py asks
 `allows` for each call and for the tool listing.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.agents.declaration import PROPOSE, READ, ROLES, WRITE
-from engine.agents.tools import TOOLS
+from engine.mcp.declaration import PROPOSE, READ, ROLES, WRITE
+from engine.mcp.tools import TOOLS
 from engine.errors import InvalidInput
 
 __all__ = ["FILTERED_TOOLS", "PROPOSE", "READ", "ROLES", "TOOL_ROLES", "WRITE", "Access", "allows",

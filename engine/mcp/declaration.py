@@ -1,4 +1,4 @@
-"""How an agent tool declares itself, where it is defined (engine/agents/tools.py): `@tool`
+"""How an agent tool declares itself, where it is defined (engine/mcp/tools.py): `@tool`
 on the method gives the least role that may call it (read < propose < write), whether it
 changes nothing (the read-only hint a client sees), whether it answers a client that sees
 only some access tags (filtered: its reads go through the visibility filter), and whether it
