@@ -134,4 +134,4 @@ def test_batch_refuses_bad_lines_and_itself(env, store):
     assert errors == ["Error: line 1: cannot split the line: No closing quotation",
                       "Error: line 2: batch cannot run batch"]
     missing = batch(env, "no-such-file.txt")
-    assert_one_error_line(missing, "cannot read no-such-file.txt")
+    assert_one_error_line(missing, "cannot read", "/no-such-file.txt: No such file")

@@ -66,7 +66,7 @@ def test_drift_is_refused_with_exit_1_and_force_applies(store, env):  # noqa: F8
     refused = engine(env, "accept", "prop-1", actor="bob", code=1)
     [line] = refused.stderr.strip().splitlines()
     assert line == ("Error: proposal 'prop-1' is out of date: target 'a' was IN, is OUT now "
-                    "(accept prop-1 --force applies it anyway)")
+                    "(`python -m engine accept prop-1 --force` applies it anyway)")
     assert engine_json(env, "proposal", "prop-1")["status"] == "pending"
     forced = engine(env, "accept", "prop-1", "--force", actor="bob").stdout
     assert "forced past: target 'a' was IN, is OUT now" in forced
