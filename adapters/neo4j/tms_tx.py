@@ -247,6 +247,11 @@ class TmsTxPart(TxBase):
         return [Nogood(r["id"], tuple(r["members"])) for r in
                 self._run("nogoods_holding_with", ids=ids)]
 
+    def unresolved_nogoods_holding(self) -> list[Nogood]:
+        if self._nogoods_exist is False:
+            return []
+        return [nogood_from_record(r) for r in self._run("unresolved_nogoods_holding")]
+
     # --- writes -----------------------------------------------------------------------
     def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
         ids = [b.id for b in beliefs]

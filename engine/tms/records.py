@@ -134,6 +134,10 @@ class TmsTx(Protocol):
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         """Nogoods with a member among `member_ids` whose members are all IN now."""
 
+    def unresolved_nogoods_holding(self) -> list[Nogood]:
+        """Nogoods recorded unresolved (their members rested on no assumption) whose members
+        are all IN now, with their resolution."""
+
     def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
         """Create beliefs with their justifications (ids must be new; named ids that do
         not exist yet are kept as forward references). Labels are not computed here."""
