@@ -165,7 +165,8 @@ class TmsTxPart(TxBase):
         return self.get_beliefs(seen)
 
     def direct_dependents(self, belief_id: str) -> set[str]:
-        return {c for r in self._run("region_dependents", ids=[belief_id]) for c in r["dependents"]}
+        record = self._single("direct_dependents", id=belief_id)
+        return set(record["dependents"]) if record else set()
 
     def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
         record = self._single("belief_with_dependents", id=belief_id)

@@ -99,7 +99,8 @@ class TmsTx(Protocol):
         with justifications: the material for explain, trace and nogood resolution."""
 
     def direct_dependents(self, belief_id: str) -> set[str]:
-        """Beliefs with a justification that names `belief_id`."""
+        """Beliefs with a justification that names `belief_id` (a belief, or an id not added
+        yet)."""
 
     def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
         """The belief (as get_beliefs gives it) and its direct dependents, read together
