@@ -3,7 +3,7 @@
 summaries, defeats and their migration, namespaces and agents, imports and `import --sync`,
 sources and forge, every stage's round (derive, review, repair, premise review, negatives,
 dedup), proposals accepted, rejected and withdrawn, and history's own writes (revert,
-rollback, release, `log --prune`).
+rollback, release; the test prunes the log itself, once all is drawn).
 
 `World` keeps what a write is drawn from (the beliefs, the namespaces, the source folder);
 `draw_write` draws one, `World.apply` applies it, raising InvalidInput / NotFound (or
