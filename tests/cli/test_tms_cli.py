@@ -77,9 +77,20 @@ def exported(store) -> str:
 
 
 # --- mutating commands ---------------------------------------------------------------
-def test_init_is_idempotent(cli):
-    assert "schema ready" in cli("init").stdout
-    assert "schema ready" in cli("init").stdout
+def test_init_is_idempotent(cli, store, driver, neo4j_settings):
+    """init again on a memory in use: the same one line, the beliefs and labels as they
+    were, the same constraints and indexes (none added twice, none dropped)."""
+    def schema() -> list[tuple[str, str]]:
+        with driver.session(database=neo4j_settings.database) as session:
+            return sorted((r["name"], r["type"]) for r in session.run(
+                "SHOW INDEXES YIELD name, type RETURN name, type"))
+
+    assert cli("init").stdout == "schema ready (constraints and indexes)\n"
+    build(store)
+    before, indexes = exported(store), schema()
+    assert cli("init").stdout == "schema ready (constraints and indexes)\n"
+    assert (exported(store), schema()) == (before, indexes)
+    assert any(kind == "FULLTEXT" for _, kind in indexes)
 
 
 def test_add_prints_what_went_in(cli):
