@@ -35,6 +35,7 @@ import os
 import secrets
 import sys
 import threading
+import typing
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
@@ -108,14 +109,18 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
         return _tool_error(types, message)
 
     call.__name__, call.__qualname__, call.__doc__ = tool_name, tool_name, method.__doc__
-    # what the SDK reads as the tool's input: the method's parameters but the Context
-    parameters = [p for p in inspect.signature(method).parameters.values() if p.name != "ctx"]
-    annotations = {k: v for k, v in method.__annotations__.items() if k != "ctx"}
+    # what the SDK reads as the tool's input and output: the method's parameters but the
+    # Context, their types resolved where the method is defined
+    hints = typing.get_type_hints(method)
+    parameters = [p.replace(annotation=hints.get(p.name, p.annotation))
+                  for p in inspect.signature(method).parameters.values() if p.name != "ctx"]
+    annotations = {k: v for k, v in hints.items() if k != "ctx"}
     if context_type is not None:  # the SDK passes its request Context to this parameter
         parameters.append(inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY,
                                             default=None, annotation=context_type))
         annotations["mcp_context"] = context_type
-    vars(call)["__signature__"] = inspect.Signature(parameters)
+    vars(call)["__signature__"] = inspect.Signature(parameters,
+                                                    return_annotation=hints.get("return"))
     call.__annotations__ = annotations
     return call
 
