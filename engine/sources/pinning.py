@@ -184,7 +184,7 @@ class HashedLate:
     refreshed: list[tuple[str, str]] = field(default_factory=list)  # (id, source)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"hashed": [{"id": i, "source": s} for i, s in self.hashed],
                 "refreshed": [{"id": i, "source": s} for i, s in self.refreshed],
                 "skipped": [{"id": i, "reason": r} for i, r in self.skipped]}
