@@ -15,13 +15,13 @@ from itertools import combinations
 from typing import Any
 
 from engine.contradictions.pairs import PAIRS, PairAnswer, ShownPair
-from engine.dedup.stage import CandidateSource, stale_member
 from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.pairs.candidates import current_verdicts
 from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
 from engine.pairs.records import PairVerdict
+from engine.pairs.source import CandidateSource, stale_member
 from engine.pairs.stage import GroupStage
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord

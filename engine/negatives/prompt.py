@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.negatives.records import NegativeCandidate
+from engine.stages.records import NegativeCandidate
 from engine.negatives.verdicts import KINDS, combine
 from engine.stages.contract import JsonReply, verdict_per_item
 from engine.stages.echo import PromptEcho

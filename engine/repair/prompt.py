@@ -18,7 +18,7 @@ from engine.reading.search import SearchHit
 from engine.repair.due import CHALLENGE, Defeat, Defeated
 from engine.repair.parser import combine
 from engine.repair.repairs import ACTIONS
-from engine.review.material import ShownJustification
+from engine.stages.arguments import ShownJustification
 from engine.stages.contract import JsonReply
 from engine.stages.item_reader import ItemsRetry, justification_named
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from engine.embedding.cache import Embedder
 
 from engine.repair import parser
 from engine.repair.apply import write_repairs
@@ -25,13 +27,12 @@ from engine.repair.prompt import RETRY, RepairCase, build_prompt, json_reply
 from engine.repair.proposals_file import render
 from engine.repair.repairs import Repair
 from engine.repair.validate import check_repairs, graph_problems
-from engine.review.material import read_under_review
-from engine.review.records import ReviewRecords
+from engine.stages.arguments import ArgumentsTx, read_under_review
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput
-from engine.stages.turns import Turns
+from engine.stages.turns import TakesTurnsBase
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -58,8 +59,8 @@ def _context(shown: RoundInput | None) -> RepairRound | None:
     return shown.context if shown is not None and isinstance(shown.context, RepairRound) else None
 
 
-class RepairCaseTx(ReviewRecords, HybridSearchTx, Protocol):
-    """What a repair case reads: the argument as review shows it (ReviewRecords) and the
+class RepairCaseTx(ArgumentsTx, HybridSearchTx, Protocol):
+    """What a repair case reads: the argument as review shows it (ArgumentsTx) and the
     beliefs that could bridge it (HybridSearchTx)."""
 
 
@@ -79,14 +80,15 @@ def cases_of(tx: RepairCaseTx, chosen: Sequence[Defeated], words: Mapping[str, S
     return out
 
 
-class RepairStage(RetriesItems[parser.RepairParse]):
+class RepairStage(RetriesItems[parser.RepairParse], TakesTurnsBase[Repair]):
     name = "repair"
     retry = RETRY
 
-    def __init__(self, settings: RepairSettings = RepairSettings(), *, embedder: Any = None):
+    def __init__(self, settings: RepairSettings = RepairSettings(), *,
+                 embedder: Embedder | None = None):
+        super().__init__()
         self.settings = settings
-        self.embedder = embedder  # engine.embedding.cache.Embedder, or None: words only
-        self.turns = Turns()
+        self.embedder = embedder  # None: bridges by their words only
 
     # --- a round ---------------------------------------------------------------------
     def read_round(self, store: Store, n: int) -> RoundInput:
@@ -94,12 +96,12 @@ class RepairStage(RetriesItems[parser.RepairParse]):
 
         def first(tx: GraphTx):
             due = read_due(tx)
-            queue = self.turns.order(due.due, _key)
-            chosen = with_findings(tx, queue[:s.budget])
+            turn = self.take(due.due, _key, s.budget)
+            chosen = with_findings(tx, turn.chosen)
             claims = {b.id: b.text for b in tx.get_beliefs({d.belief for d in chosen}).values()}
-            return due, queue, chosen, claims
+            return due, turn, chosen, claims
 
-        due, queue, chosen, claims = store.read(first)
+        due, turn, chosen, claims = store.read(first)
         texts = {d.key: query_text(d, claims.get(d.belief, "")) for d in chosen}
         words = {k: query_words(t) for k, t in texts.items()}
         vectors: dict[str, Sequence[float]] = {}
@@ -107,7 +109,7 @@ class RepairStage(RetriesItems[parser.RepairParse]):
             keys = [k for k in texts if words[k]]
             vectors = dict(zip(keys, self.embedder.embed([texts[k] for k in keys])))
         cases = tuple(store.read(lambda tx: cases_of(tx, chosen, words, vectors, s.bridges)))
-        prompt = build_prompt(cases, due_total=len(queue), domain=s.domain)
+        prompt = build_prompt(cases, due_total=len(turn.queue), domain=s.domain)
         expected: dict[str, dict[int, str]] = {}
         for c in cases:
             expected.setdefault(c.defeated.belief, {})[c.defeated.position] = c.claim
@@ -117,15 +119,12 @@ class RepairStage(RetriesItems[parser.RepairParse]):
         details = {"strategy": STRATEGY, "due": len(due.due), "defeated": due.defeated,
                    "answered": due.answered,
                    "bridges": sum(len(c.bridges) for c in cases),
-                   **self.turns.details(d.key for d in due.due)}
+                   **turn.details}
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
             contract=RoundContract(tuple(allowed), json_reply(cases), stage=self.name),
             shown=prompt.keys, empty=not cases, details=details,
             context=RepairRound(cases, expected, store), first_shown=self.turns.show(prompt.keys))
-
-    def round_closed(self, shown: RoundInput, valid: Sequence[Repair]) -> None:
-        self.turns.closed(shown.shown, {r.key for r in valid})
 
     def parse(self, reply: str, shown: RoundInput | None) -> parser.RepairParse:
         ctx = _context(shown)

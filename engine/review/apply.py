@@ -22,7 +22,8 @@ from types import MappingProxyType
 from typing import Any, Protocol
 
 from engine.model import Belief, Change, Justification, Kind
-from engine.review.material import UnderReview, read_under_review
+from engine.stages.arguments import UnderReview, read_under_review
+from engine.stages.records import ArgumentsTx
 from engine.review.records import ReviewRecords, ReviewStamp, VerdictEdge
 from engine.review.suggestions import Suggestion, suggestion_for
 from engine.review.validate import read_and_check
@@ -82,8 +83,9 @@ def edge_fields(p: Planned, at: str) -> dict[str, Any]:
     }
 
 
-class ReviewApplyTx(ResolutionTx, ReviewRecords, Protocol):
-    """What applying verdicts writes: labels and nogoods (conclusions added), review records."""
+class ReviewApplyTx(ResolutionTx, ReviewRecords, ArgumentsTx, Protocol):
+    """What applying verdicts reads and writes: the arguments judged, labels and nogoods
+    (conclusions added), review records."""
 
 
 def write_review(tx: ReviewApplyTx, verdicts: Sequence[Verdict], shown_hashes: Mapping[str, str],

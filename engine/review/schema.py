@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from engine.review.material import UnderReview
+from engine.stages.arguments import UnderReview
 from engine.review.verdicts import MODES, NO_REASON, REASON_TYPES
 from engine.stages.contract import JsonReply
 

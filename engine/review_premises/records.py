@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.review.records import ReviewStamp
 
 
 def lines_of(value: Any) -> tuple[int, int] | None:
@@ -40,10 +39,14 @@ class PremiseCandidate:
 
 
 @dataclass(frozen=True)
-class PremiseStamp(ReviewStamp):
+class PremiseStamp:
     """A judged premise: when, the hash of what was judged, by which run; for a confirmed
     one also `verified_at`."""
 
+    id: str
+    at: str
+    sha256: str
+    run_id: str
     verified: bool = False
 
 

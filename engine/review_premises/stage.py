@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.review.stage import ReviewScope, ScopedReview
 from engine.review_premises.apply import check_verdicts, write_premise_review
 from engine.review_premises.due import PremiseUnderReview, read_premises
 from engine.review_premises.prompt import RETRY, build_prompt, json_reply
@@ -26,7 +25,9 @@ from engine.review_premises.window import DEFAULT_BUDGET
 from engine.sources.reader import SourceReader
 from engine.stages.contract import RoundContract
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
+from engine.stages.item_reader import RetriesItems
+from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput
+from engine.stages.turns import TakesTurnsBase
 from engine.store import GraphTx, Store
 from engine.tms import now
 
@@ -34,7 +35,12 @@ STRATEGY = "premises, most depended-on first"
 
 
 @dataclass(frozen=True)
-class PremiseSettings(ReviewScope):
+class PremiseSettings:
+    budget: int = 20  # premises per round
+    ids: tuple[str, ...] = ()
+    review_all: bool = False  # review again what has a current review
+    apply_suggestions: bool = False
+    domain: str | None = None
     source_tokens: int = DEFAULT_BUDGET  # source lines shown per premise, in tokens
 
 
@@ -43,13 +49,17 @@ class PremiseRound:
     shown: tuple[PremiseUnderReview, ...]
 
 
-class PremiseReviewStage(ScopedReview[PremiseParse, PremiseSettings]):
+class PremiseReviewStage(RetriesItems[PremiseParse], TakesTurnsBase[PremiseVerdict],
+                         ReadsAround):
+    name = "review"
     retry = RETRY
 
     def __init__(self, reader: SourceReader, settings: PremiseSettings = PremiseSettings(), *,
                  since: str | None = None):
-        super().__init__(settings, since)
+        super().__init__()
         self.reader = reader
+        self.settings = settings
+        self.since = since or now()  # with review_all, reviews older than this are redone
 
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """`busy`: premises shown by rounds in flight (--parallel), left out. A verdict on
@@ -59,24 +69,21 @@ class PremiseReviewStage(ScopedReview[PremiseParse, PremiseSettings]):
         due = store.read(lambda tx: read_premises(
             tx, self.reader, ids=s.ids, budget=s.source_tokens, review_all=s.review_all,
             since=self.since))
-        queue = self.turns.order([p for p in due.due if p.id not in busy], _premise_id)
-        shown = tuple(queue[:s.budget])
-        prompt = build_prompt(shown, due_total=len(queue), budget=s.source_tokens,
+        turn = self.take(due.due, _premise_id, s.budget, busy=busy)
+        shown = tuple(turn.chosen)
+        prompt = build_prompt(shown, due_total=len(turn.queue), budget=s.source_tokens,
                               domain=s.domain)
         details: dict[str, Any] = {"strategy": STRATEGY, "mode": "premises",
                                    "due": len(due.due), "with_source": due.with_source,
                                    **{k.replace(" ", "_"): v for k, v in due.counts.items()
                                       if k != "due"},
-                                   **self.turns.details(p.id for p in due.due)}
+                                   **turn.details}
         details["split"] = sum(p.window.split for p in shown)
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
             contract=RoundContract(prompt.ids, json_reply(shown), stage=self.name),
             shown=prompt.ids, empty=not shown, details=details, context=PremiseRound(shown),
             first_shown=self.turns.show(prompt.ids))
-
-    def round_closed(self, shown: RoundInput, valid: Sequence[PremiseVerdict]) -> None:
-        self.turns.closed(shown.shown, {v.belief for v in valid})
 
     def parse(self, reply: str, shown: RoundInput | None) -> PremiseParse:
         ctx = shown.context if shown is not None else None

@@ -21,6 +21,7 @@ transaction, so what was validated is what is written.
 from __future__ import annotations
 
 import hashlib
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -271,6 +272,18 @@ class TakesTurns(Protocol):
 
     def round_closed(self, shown: RoundInput, valid: Sequence[Any]) -> None:
         """Round `shown` is closed with `valid` items: record who had a turn."""
+
+
+class ReadsAround(ABC):
+    """`read_round` of a stage that reads around the rounds in flight (ReadsAroundInFlight):
+    the round read with none in flight."""
+
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        return self.read_round_besides(store, n, frozenset())
+
+    @abstractmethod
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """Round `n`'s view without the ids in `busy` (shown by rounds in flight)."""
 
 
 class KeyedItem(Protocol):
