@@ -15,23 +15,25 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.agents.namespace import prefix
-from engine.agents.records import Digest, NamespaceRecord
-from engine.ask.records import CitedBelief, StaleCitation
+from engine.agents.records import AgentTx, Digest, NamespaceRecord
+from engine.ask.records import AskTx, CitedBelief, StaleCitation
 from engine.errors import StoreError
 from engine.model import Belief, Truth
-from engine.proposals.records import Decision, Proposal, Status
+from engine.proposals.records import Decision, Proposal, ProposalTx, Status
 from engine.reading.records import (
     NetworkCounts,
+    ReadingTx,
     Row,
     Section,
     SectionRows,
     SummaryCover,
     VisibleNetwork,
 )
-from engine.repair.records import DefeatedRow, Finding, Gap, RepairEdge
+from engine.repair.records import DefeatedRow, Finding, Gap, RepairEdge, RepairTx
 from engine.review_premises.records import (
     PremiseCandidate,
     PremisePin,
+    PremiseReviewTx,
     PremiseStamp,
     PremiseVerdictEdge,
     lines_of,
@@ -501,3 +503,12 @@ class FakeProposals(FakePart):
 
     def this_change_seq(self) -> int:
         return self.change_seq
+
+
+# The protocol each part implements, checked by mypy (as the Neo4j parts' are).
+_READING: type[ReadingTx] = FakeReading
+_REPAIR: type[RepairTx] = FakeRepair
+_ASK: type[AskTx] = FakeAsk
+_PREMISE_REVIEW: type[PremiseReviewTx] = FakePremiseReview
+_AGENTS: type[AgentTx] = FakeAgents
+_PROPOSALS: type[ProposalTx] = FakeProposals

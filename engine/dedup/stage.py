@@ -24,7 +24,7 @@ from engine.dedup.verdicts import ClusterVerdict, ShownCluster
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.pairs.candidates import Cluster, complete_link
-from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.nogood_pairs import ContradictionTx, has_nogood_over, record_contradiction
 from engine.pairs.records import PairVerdict
 from engine.pairs.source import (
     DEFAULT_ID_THRESHOLD,
@@ -35,8 +35,8 @@ from engine.pairs.source import (
 )
 from engine.pairs.stage import GroupStage
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Action, AppliedEntry
-from engine.store import GraphTx, Store
+from engine.stages.stage import Action, AppliedEntry, Parsed, Stage
+from engine.store import Store
 from engine.tms.records import TmsTx
 
 # Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md).
@@ -82,7 +82,8 @@ def find_clusters(store: Store, source: CandidateSource, max_cluster: int = DEFA
     return complete_link(live, max_cluster), shas
 
 
-class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, ClusterVerdict]):
+class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, ClusterVerdict,
+                            ContradictionTx]):
     name = "dedup"
     reply = CLUSTERS
 
@@ -98,7 +99,7 @@ class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, Cluster
         return shown, {**strategy, "clusters": len(shown), "candidates": len(clusters)}
 
     # --- validation and apply -----------------------------------------------------------
-    def fault(self, tx: GraphTx, item: ClusterVerdict) -> str:
+    def fault(self, tx: ContradictionTx, item: ClusterVerdict) -> str:
         stale = stale_member(tx, item.members, item.shas)
         if stale:
             return stale
@@ -110,7 +111,7 @@ class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, Cluster
                             "circular")
         return ""
 
-    def write(self, tx: GraphTx, valid: Sequence[ClusterVerdict], run: RunRecord,
+    def write(self, tx: ContradictionTx, valid: Sequence[ClusterVerdict], run: RunRecord,
               record: RoundRecord, at: str) -> tuple[list[AppliedEntry], Change]:
         change = Change()
         entries: list[AppliedEntry] = []
@@ -160,3 +161,5 @@ def _keep(tx: TmsTx, v: ClusterVerdict) -> str:
     beliefs = tx.get_beliefs(v.same)
     return choose_keep(v.same, v.keep, beliefs, tx.dependent_counts(v.same))
 
+
+_STAGE: type[Stage[ClusterVerdict, Parsed[ClusterVerdict], ContradictionTx]] = DedupStage

@@ -35,20 +35,27 @@ from engine.embedding.records import VectorTx
 from engine.sources.records import SourcePin, SourceRecord, SourceRecords
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.proposals_file import ProposalsFile
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, AppliedEntry, Checked, KeyedItems, Parsed
-from engine.stages.stage import Prompt, RoundInput
-from engine.store import GraphTx, Store
+from engine.stages.stage import Prompt, RoundInput, Stage
+from engine.store import Store
 from engine.tms.kernel import add_beliefs_in
-from engine.tms.records import TmsTx
+from engine.tms.records import ResolutionTx, TmsTx
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk
 
 
 class ChunkViewTx(TmsTx, SourceRecords, VectorTx, Protocol):
     """What a chunk's view reads: the premises already drawn from its file (SourceRecords,
-    TmsTx) and the beliefs nearest each quote (VectorTx)."""
+    TmsTx) and the beliefs nearest each quote (VectorTx); and what checking a premise reads
+    (the ids taken, the nearest belief)."""
+
+
+class ForgeApplyTx(ChunkViewTx, ResolutionTx, ProvenanceTx, Protocol):
+    """What a forge round writes: the premises with their propagation (ResolutionTx), their
+    sources and pins (SourceRecords), their embeddings (VectorTx), the PROPOSED edges from
+    the round (ProvenanceTx)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +160,7 @@ class ForgeStage(KeyedItems):
         return second
 
     # --- validation and apply ------------------------------------------------------------
-    def check(self, tx: GraphTx, items: Sequence[ProposedPremise],
+    def check(self, tx: ChunkViewTx, items: Sequence[ProposedPremise],
               shown: RoundInput | None) -> Checked[ProposedPremise]:
         ground_of = self._ground_for_round(shown) if shown is not None else self._ground_in_file()
         existing = tx.existing_ids([p.id for p in items if p.id])
@@ -193,7 +200,7 @@ class ForgeStage(KeyedItems):
 
         return ground_of
 
-    def apply(self, tx: GraphTx, items: Sequence[ProposedPremise], shown: RoundInput | None,
+    def apply(self, tx: ForgeApplyTx, items: Sequence[ProposedPremise], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
 
         checked = self.check(tx, items, shown)
@@ -274,3 +281,6 @@ class ForgeStage(KeyedItems):
 def _summary(p: ProposedPremise) -> list[str]:
     where = f"{p.source}, lines {p.lines[0]}-{p.lines[1]}" if p.source and p.lines else p.source
     return [f"### {p.id}" + (f" ({where})" if where else ""), p.claim]
+
+
+_STAGE: type[Stage[ProposedPremise, Parsed[ProposedPremise], ForgeApplyTx]] = ForgeStage

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from engine.embedding.cache import text_sha256
 from engine.negatives.apply import check_verdicts, write_verdicts
 from engine.negatives.due import read_due
+from engine.negatives.records import NegativeTx
 from engine.negatives.prompt import RETRY, build_prompt, json_reply
 from engine.negatives.proposals_file import render
 from engine.negatives.verdicts import NegativeParse, NegativeVerdict, parse_reply
@@ -22,9 +23,9 @@ from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.records import NegativeCandidate
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, ReadsAround, RoundInput
+from engine.stages.stage import Applied, Checked, ReadsAround, RoundInput, Stage
 from engine.stages.turns import TakesTurnsBase
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import now
 
 NAME = "negatives"
@@ -70,11 +71,11 @@ class NegativesStage(RetriesItems[NegativeParse], TakesTurnsBase[NegativeVerdict
         expected = shown.context if shown is not None else None
         return parse_reply(reply, expected)
 
-    def check(self, tx: GraphTx, items: Sequence[NegativeVerdict], shown: RoundInput | None
-              ) -> Checked:
+    def check(self, tx: NegativeTx, items: Sequence[NegativeVerdict], shown: RoundInput | None
+              ) -> Checked[NegativeVerdict]:
         return check_verdicts(tx, items)[0]
 
-    def apply(self, tx: GraphTx, items: Sequence[NegativeVerdict], shown: RoundInput | None,
+    def apply(self, tx: NegativeTx, items: Sequence[NegativeVerdict], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         self.run_id = run.id
         return write_verdicts(tx, items, run, record, at=record.at or now())
@@ -85,3 +86,7 @@ class NegativesStage(RetriesItems[NegativeParse], TakesTurnsBase[NegativeVerdict
 
 def _belief_id(c: NegativeCandidate) -> str:
     return c.id
+
+
+# The store parts the negatives stage reads and writes (mypy holds the stage to them).
+_STAGE: type[Stage[NegativeVerdict, NegativeParse, NegativeTx]] = NegativesStage

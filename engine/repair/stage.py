@@ -19,21 +19,23 @@ from typing import Protocol
 from engine.embedding.cache import Embedder
 
 from engine.repair import parser
-from engine.repair.apply import write_repairs
+from engine.repair.apply import RepairApplyTx, write_repairs
 from engine.reading.search import HybridSearchTx
 from engine.repair.bridges import candidates_for, query_text, query_words
-from engine.repair.due import Defeated, read_due, with_findings
+from engine.repair.due import Defeated, DueList, read_due, with_findings
 from engine.repair.prompt import RETRY, RepairCase, build_prompt, json_reply
 from engine.repair.proposals_file import render
+from engine.repair.records import RepairTx
 from engine.repair.repairs import Repair
-from engine.repair.validate import check_repairs, graph_problems
+from engine.repair.validate import RepairCheckTx, check_repairs, graph_problems
 from engine.stages.arguments import ArgumentsTx, read_under_review
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
-from engine.stages.turns import TakesTurnsBase
-from engine.store import GraphTx, Store
+from engine.stages.stage import Applied, Checked, Prompt, RoundInput, Stage
+from engine.stages.turns import TakesTurnsBase, Taken
+from engine.store import Store
+from engine.tms.records import TmsTx
 from engine.tms import now
 
 STRATEGY = "most depended on first"
@@ -57,6 +59,10 @@ class RepairRound:
 
 def _context(shown: RoundInput | None) -> RepairRound | None:
     return shown.context if shown is not None and isinstance(shown.context, RepairRound) else None
+
+
+class RepairDueTx(RepairTx, TmsTx, Protocol):
+    """What the due justifications read: the defeats and findings (RepairTx), the claims."""
 
 
 class RepairCaseTx(ArgumentsTx, HybridSearchTx, Protocol):
@@ -94,7 +100,8 @@ class RepairStage(RetriesItems[parser.RepairParse], TakesTurnsBase[Repair]):
     def read_round(self, store: Store, n: int) -> RoundInput:
         s = self.settings
 
-        def first(tx: GraphTx):
+        def first(tx: RepairDueTx) -> tuple[DueList, Taken[Defeated], list[Defeated],
+                                            dict[str, str]]:
             due = read_due(tx)
             turn = self.take(due.due, _key, s.budget)
             chosen = with_findings(tx, turn.chosen)
@@ -136,11 +143,11 @@ class RepairStage(RetriesItems[parser.RepairParse], TakesTurnsBase[Repair]):
                 return store.read(lambda tx: graph_problems(tx, repairs))
         return parser.parse_reply(reply, ctx.expected if ctx else None, check)
 
-    def check(self, tx: GraphTx, items: Sequence[Repair], shown: RoundInput | None
+    def check(self, tx: RepairCheckTx, items: Sequence[Repair], shown: RoundInput | None
               ) -> Checked[Repair]:
         return check_repairs(tx, items)[0]
 
-    def apply(self, tx: GraphTx, items: Sequence[Repair], shown: RoundInput | None,
+    def apply(self, tx: RepairApplyTx, items: Sequence[Repair], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         return write_repairs(tx, items, run, record, at=record.at or now())
 
@@ -151,3 +158,10 @@ class RepairStage(RetriesItems[parser.RepairParse], TakesTurnsBase[Repair]):
 
 def _key(d: Defeated) -> str:
     return d.key
+
+
+class RepairStageTx(RepairCheckTx, RepairApplyTx, Protocol):
+    """The store parts repair reads and writes."""
+
+
+_STAGE: type[Stage[Repair, parser.RepairParse, RepairStageTx]] = RepairStage

@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.review import parser
-from engine.review.apply import write_review
-from engine.review.due import DueList, DueOptions, read_due
+from engine.review.apply import ReviewApplyTx, write_review
+from engine.review.due import DueList, DueOptions, ReviewDueTx, read_due
 from engine.stages.arguments import UnderReview, read_under_review
 from engine.review.prompt import RETRY, build_prompt
 from engine.review.proposals_file import render
@@ -27,9 +27,10 @@ from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput
-from engine.stages.turns import HELD_BACK, RELEASED, WAITING_ON, TakesTurnsBase
-from engine.store import GraphTx, Store
+from engine.stages.records import ArgumentsTx
+from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput, Stage
+from engine.stages.turns import HELD_BACK, RELEASED, WAITING_ON, TakesTurnsBase, Taken
+from engine.store import Store
 from engine.tms import now
 
 STRATEGY = "dependency order"
@@ -79,7 +80,7 @@ class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], Rea
         options = DueOptions(ids=s.ids, min_depth=s.min_depth, review_all=s.review_all,
                              since=self.since, wait=s.wait, given_up=self.turns.given_up())
 
-        def work(tx: GraphTx):
+        def work(tx: ReviewDueTx) -> tuple[DueList, Taken[str], tuple[UnderReview, ...]]:
             listed = read_due(tx, options)
             due = dataclasses.replace(listed, due=tuple(i for i in listed.due if i not in busy))
             turn = self.take(due.due, str, s.budget, once=due.released)
@@ -124,11 +125,12 @@ class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], Rea
                             for v in parsed.items]
         return parsed
 
-    def check(self, tx: GraphTx, items: Sequence[Verdict], shown: RoundInput | None) -> Checked:
+    def check(self, tx: ArgumentsTx, items: Sequence[Verdict], shown: RoundInput | None
+              ) -> Checked[Verdict]:
         ctx = _context(shown)
         return read_and_check(tx, items, ctx.hashes if ctx else {})[0]
 
-    def apply(self, tx: GraphTx, items: Sequence[Verdict], shown: RoundInput | None,
+    def apply(self, tx: ReviewApplyTx, items: Sequence[Verdict], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         ctx = _context(shown)
         return write_review(tx, items, ctx.hashes if ctx else {}, run, record,
@@ -145,3 +147,7 @@ def held_back(due: DueList) -> dict[str, list[str]]:
     the unreviewed beliefs it waits on."""
     named = sorted(due.waiting_on)[:HELD_NAMED]
     return {b: list(due.waiting_on[b]) for b in named}
+
+
+# The store parts review reads and writes (mypy holds the stage to them).
+_STAGE: type[Stage[Verdict, parser.ReviewParse, ReviewApplyTx]] = ReviewStage

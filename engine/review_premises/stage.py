@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.review_premises.apply import check_verdicts, write_premise_review
+from engine.review_premises.apply import PremiseApplyTx, check_verdicts, write_premise_review
 from engine.review_premises.due import PremiseUnderReview, read_premises
 from engine.review_premises.prompt import RETRY, build_prompt, json_reply
 from engine.review_premises.proposals_file import render
@@ -26,9 +26,10 @@ from engine.sources.reader import SourceReader
 from engine.stages.contract import RoundContract
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.item_reader import RetriesItems
-from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput
+from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput, Stage
 from engine.stages.turns import TakesTurnsBase
-from engine.store import GraphTx, Store
+from engine.review_premises.records import PremiseReviewTx
+from engine.store import Store
 from engine.tms import now
 
 STRATEGY = "premises, most depended-on first"
@@ -90,11 +91,12 @@ class PremiseReviewStage(RetriesItems[PremiseParse], TakesTurnsBase[PremiseVerdi
         expected = ({p.id: p for p in ctx.shown} if isinstance(ctx, PremiseRound) else None)
         return parse_reply(reply, expected)
 
-    def check(self, tx: GraphTx, items: Sequence[PremiseVerdict], shown: RoundInput | None
-              ) -> Checked:
+    def check(self, tx: PremiseReviewTx, items: Sequence[PremiseVerdict],
+              shown: RoundInput | None) -> Checked[PremiseVerdict]:
         return check_verdicts(tx, items, self.reader, budget=self.settings.source_tokens).checked
 
-    def apply(self, tx: GraphTx, items: Sequence[PremiseVerdict], shown: RoundInput | None,
+    def apply(self, tx: PremiseApplyTx, items: Sequence[PremiseVerdict],
+              shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         return write_premise_review(tx, items, self.reader, run, record,
                                     budget=self.settings.source_tokens,
@@ -107,3 +109,7 @@ class PremiseReviewStage(RetriesItems[PremiseParse], TakesTurnsBase[PremiseVerdi
 
 def _premise_id(p: PremiseUnderReview) -> str:
     return p.id
+
+
+# The store parts premise review reads and writes (mypy holds the stage to them).
+_STAGE: type[Stage[PremiseVerdict, PremiseParse, PremiseApplyTx]] = PremiseReviewStage

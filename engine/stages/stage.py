@@ -204,11 +204,14 @@ class Applied:
 
 
 ParseT = TypeVar("ParseT", bound="ParsedReply[Any]")
+TxT_contra = TypeVar("TxT_contra", contravariant=True)
 
 
-class Stage(Protocol[ItemT, ParseT]):
+class Stage(Protocol[ItemT, ParseT, TxT_contra]):
     """A stage's own parts. `ParseT` is its parse (a `Parsed`, or its own type with the
-    members of ParsedReply), which its retry message and combine take back."""
+    members of ParsedReply), which its retry message and combine take back; `TxT_contra`
+    the store parts its `check` and `apply` read and write (a Protocol intersection of the
+    parts of engine/store.py's GraphTx), so mypy holds the stage to them."""
 
     name: str  # "derive", "review", "dedup", "contradictions", "forge"
 
@@ -224,11 +227,11 @@ class Stage(Protocol[ItemT, ParseT]):
     def combine(self, first: ParseT, second: ParseT) -> ParseT:
         """The round's parse after the retry (e.g. the second, or both merged)."""
 
-    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None
+    def check(self, tx: TxT_contra, items: Sequence[ItemT], shown: RoundInput | None
               ) -> Checked[ItemT]:
         """Validate against the graph as it is now; reads only."""
 
-    def apply(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None,
+    def apply(self, tx: TxT_contra, items: Sequence[ItemT], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         """Inside the round's write transaction: check again, write the valid items and
         their provenance (the Run and Round nodes are written by the machinery)."""
@@ -244,6 +247,11 @@ class Stage(Protocol[ItemT, ParseT]):
     def render_file(self, items: Sequence[ItemT], run: RunRecord, command: str) -> str:
         """The proposals file of a run without --auto; `stage.parse` reads it back.
         `command` is the accept command line to print in it."""
+
+
+# A stage as the machinery runs it: its check and apply handed the store's whole transaction
+# (which has every part a stage may declare).
+AnyStage = Stage[Any, Any, GraphTx]
 
 
 @runtime_checkable
