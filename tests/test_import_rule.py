@@ -1,5 +1,6 @@
-"""The rule of the rooms: `engine/` imports no `adapters/` module, except from the entry-point
-room `engine/cli/` (the composition roots, which wire adapters in).
+"""The rule of the rooms: `engine/` imports no `adapters/` module, except from the composition
+root `engine/wiring/` and the faces `engine/cli/`, `engine/mcp/` and `engine/resident/`,
+which wire adapters in.
 
 Every import counts, at the top of a module or inside a function (a lazy import is still a
 dependency), and so does `importlib.import_module("adapters...")` with a literal name.
@@ -10,9 +11,13 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "engine"
 ENTRY_POINTS = ENGINE / "cli"
+# Where adapters are wired in: the composition root and the faces.
+WIRED = [ENGINE / "wiring", ENTRY_POINTS, ENGINE / "mcp", ENGINE / "resident"]
 
 
 def adapter_imports(source: str, filename: str = "<source>") -> list[tuple[int, str]]:
@@ -41,19 +46,19 @@ def _names_import_function(func: ast.expr) -> bool:
     return name in ("import_module", "__import__")
 
 
-def engine_modules_outside_the_entry_points() -> list[Path]:
-    return sorted(p for p in ENGINE.rglob("*.py") if ENTRY_POINTS not in p.parents)
+def engine_modules_outside_the_wiring() -> list[Path]:
+    return sorted(p for p in ENGINE.rglob("*.py") if not any(w in p.parents for w in WIRED))
 
 
-def test_no_engine_module_outside_the_entry_points_imports_an_adapter():
-    modules = engine_modules_outside_the_entry_points()
+def test_no_engine_module_outside_the_wiring_imports_an_adapter():
+    modules = engine_modules_outside_the_wiring()
     assert len(modules) > 20  # the walk found the engine, not an empty folder
     offenders = [f"{path.relative_to(ROOT)}:{line} imports {module}"
                  for path in modules
                  for line, module in adapter_imports(path.read_text(encoding="utf-8"),
                                                      str(path))]
-    assert not offenders, ("engine/ outside engine/cli/ must not import adapters/; inject "
-                           "what it needs from the entry point instead:\n"
+    assert not offenders, ("engine/ outside engine/wiring/ and the faces must not import "
+                           "adapters/; inject what it needs from there instead:\n"
                            + "\n".join(offenders))
 
 
@@ -76,17 +81,17 @@ def test_the_check_sees_every_form_of_import():
     ]
 
 
-def test_the_entry_point_room_is_where_adapters_come_in():
-    wired = [p for p in ENTRY_POINTS.rglob("*.py")
+def test_the_wiring_is_where_adapters_come_in():
+    wired = [p for p in (ENGINE / "wiring").rglob("*.py")
              if adapter_imports(p.read_text(encoding="utf-8"), str(p))]
     assert wired  # the rule's exception is used, so its folder name is still right
 
 
 # --- the stage CLIs share one skeleton, not each other ----------------------------------
-SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_parts", "engine.cli.support",
-              "engine.cli.visible_to", "engine.cli.source_report"}
-STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "pipeline", "repair",
-              "review"]
+SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_flags", "engine.cli.arguments",
+              "engine.cli.command", "engine.cli.main", "engine.cli.sources"}
+STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "negatives", "pipeline",
+              "repair", "review"]
 
 
 def cli_imports(source: str) -> set[str]:
@@ -105,7 +110,7 @@ def cli_imports(source: str) -> set[str]:
 
 def test_cli_imports_sees_both_forms():
     assert cli_imports("from engine.cli import forge as f\nimport engine.cli.derive\n"
-                       "from engine.cli.stage_cli import Wiring\n") == {
+                       "from engine.cli.stage_cli import StageCall\n") == {
         "engine.cli.forge", "engine.cli.derive", "engine.cli.stage_cli"}
 
 
@@ -117,6 +122,41 @@ def test_no_stage_cli_imports_another_cli_module():
         if other:
             offenders[name] = sorted(other)
     assert not offenders, f"stage CLIs importing other CLI modules: {offenders}"
+
+
+# --- a stage is only what is its own ------------------------------------------------------
+# Each LLM stage's package; what two of them share lives in engine/stages/ or engine/pairs/.
+STAGE_PACKAGES = ["ask", "contradictions", "dedup", "derive", "forge", "negatives", "repair",
+                  "review", "review_premises"]
+
+
+def stage_imports(package: str) -> dict[str, set[str]]:
+    """Each module of engine/<package>/ -> the other stage packages it imports."""
+    found = {}
+    for path in sorted((ENGINE / package).rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        modules = imported_modules(path.read_text(encoding="utf-8"), name.rpartition(".")[0])
+        others = {m.split(".")[1] for m in modules
+                  if m.startswith("engine.") and m.count(".") >= 1
+                  and m.split(".")[1] in STAGE_PACKAGES and m.split(".")[1] != package}
+        if others:
+            found[name] = others
+    return found
+
+
+@pytest.mark.parametrize("package", STAGE_PACKAGES)
+def test_no_stage_package_imports_another(package):
+    assert (ENGINE / package / "__init__.py").is_file()
+    assert stage_imports(package) == {}
+
+
+def test_no_library_code_reads_options_off_a_namespace():
+    """Options travel as typed records: nothing in engine/ digs them out of an argparse
+    Namespace by name."""
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sorted(ENGINE.rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if "getattr(args" in line]
+    assert found == []
 
 
 # --- the kernel is the ground floor -----------------------------------------------------

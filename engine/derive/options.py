@@ -14,7 +14,22 @@ from engine.stages.run import RunOptions
 if TYPE_CHECKING:
     from engine.derive.sampling import Sampler
 
-ACCEPT_COMMAND = "python -m engine.derive accept"
+
+@dataclass(frozen=True)
+class SamplerOptions:
+    """Which premises each round shows: the strategy (engine/derive/sampling's STRATEGIES),
+    at most `budget` lines, the seed, and for the cluster strategies how many clusters and
+    which local embedding model (None: the packaged one)."""
+
+    strategy: str = "alphabetical"
+    budget: int = 300
+    seed: int | None = None
+    n_clusters: int | None = None
+    embedding_model: str | None = None
+
+    @property
+    def clustered(self) -> bool:
+        return self.strategy in ("cluster", "intra-cluster")
 
 
 @dataclass(frozen=True)
@@ -51,9 +66,5 @@ class DeriveOptions(RunOptions):
 
     def for_sampler(self, sampler: "Sampler | None") -> DeriveOptions:
         """These options as the run loop takes them: the dry-round limit for this sampler,
-        the accept command, every parameter."""
-        accept = self.accept_command or ACCEPT_COMMAND
-        if self.output and not self.accept_command:
-            accept = f"{ACCEPT_COMMAND} {self.output}"
-        return replace(self, dry_rounds=self.dry_round_limit(sampler), accept_command=accept,
-                       params=self.all_params())
+        every parameter."""
+        return replace(self, dry_rounds=self.dry_round_limit(sampler), params=self.all_params())

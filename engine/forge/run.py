@@ -88,9 +88,10 @@ class ForgeRunOptions:
     max_rounds: int | None = None  # at most this many chunks in this run
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
-    accept_command: str = "python -m engine.forge accept"
+    accept_command: str = ""  # how to apply the proposals file, printed in it
     params: Mapping[str, Any] = field(default_factory=dict)
     parallel: int = 1  # chunks whose model calls are in flight at once
+    umask: int | None = None  # the caller's, for the proposals file (None: this process's)
 
 
 @dataclass
@@ -151,8 +152,9 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
     todo = list(plan.pending)[:options.max_rounds]
     run_options = RunOptions(
         model=options.model, auto=options.auto, calls=options.calls, output=options.output,
-        accept_command=f"{options.accept_command} {options.output}", params=options.params,
-        planned_rounds=len(todo), proposals_of_every_round=True, parallel=options.parallel)
+        accept_command=options.accept_command, params=options.params,
+        planned_rounds=len(todo), proposals_of_every_round=True, parallel=options.parallel,
+        umask=options.umask)
     result = run_stage(store, make_stage(todo), model_for_round, run_options,
                        report_file=report_file, progress=progress, cost=cost, now=now,
                        report=report)

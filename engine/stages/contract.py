@@ -26,6 +26,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable
 
+from engine.stages.calls import default_is_transient
+
 
 @dataclass(frozen=True)
 class MarkdownProposals:
@@ -91,6 +93,16 @@ class RoundContract:
 
 
 ModelForRound = Callable[[RoundContract], Runnable[list[BaseMessage], BaseMessage]]
+
+
+@dataclass(frozen=True)
+class ModelBinding:
+    """What the entry point builds from --model: the engine's only view of the model (how
+    each round talks to it, which of its errors are worth a retry, what a call costs)."""
+
+    model_for_round: ModelForRound
+    is_transient: Callable[[BaseException], bool] = default_is_transient
+    cost: Callable[[int, int], float | None] | None = None
 
 
 def unconstrained(chat: BaseChatModel) -> ModelForRound:

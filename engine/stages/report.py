@@ -334,14 +334,15 @@ def report_path(report_dir: Path, started: datetime, stage: str = "derive") -> P
 class ReportFile:
     """Where the report goes; `path` None (`--no-report`) writes nothing."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, *, umask: int | None = None):
         self.path = path
+        self.umask = umask  # the caller's, for the file (None: this process's)
 
     def write(self, report: RunReport) -> None:
         if self.path is None:
             return
         text = json.dumps(report.to_json(), indent=2, ensure_ascii=False, default=str) + "\n"
-        write_text_atomically(self.path, text)
+        write_text_atomically(self.path, text, umask=self.umask)
 
 
 def summary_table(report: RunReport) -> str:

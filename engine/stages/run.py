@@ -70,6 +70,7 @@ class RunOptions:
     proposals_of_every_round: bool = False  # the proposals file: every round's valid items
     # (a planned run), or the last round's
     parallel: int = 1  # model calls in flight at once (--parallel)
+    umask: int | None = None  # the caller's, for the proposals file (None: this process's)
 
     @property
     def applies(self) -> bool:
@@ -222,7 +223,8 @@ def run_stage(
                  else report.rounds[-1].valid)
         try:
             report.proposals_file = write_text_atomically(
-                options.output, stage.render_file(valid, run, options.accept_command))
+                options.output, stage.render_file(valid, run, options.accept_command),
+                umask=options.umask)
         except OSError as e:
             reason, report.status = StopReason.ERROR, RunStatus.ERROR
             report.error = (f"cannot write the proposals file {options.output}: "
