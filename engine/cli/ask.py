@@ -11,7 +11,6 @@ reached.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
@@ -21,9 +20,7 @@ from engine.cli.stage_flags import domain_flag, model_spec, positive_int, whole
 if TYPE_CHECKING:
     from engine.ask.run import AskResult
     from engine.embedding.cache import Embedder
-    from engine.service.context import Context
     from engine.store import Store
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.ask"
 
@@ -179,6 +176,4 @@ COMMAND = sc.StageCommand(
     add_arguments=add_arguments, check=check_args, run=_run, json_help="print JSON")
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

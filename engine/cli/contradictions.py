@@ -11,7 +11,6 @@ ContradictionOptions and a Near (engine/contradictions/stage.py, engine/pairs/so
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
@@ -19,9 +18,7 @@ from engine.cli.stage_flags import candidate_flags, positive_int
 from engine.contradictions.stage import DEFAULT_BATCH, DEFAULT_MAX_SIBLINGS, DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
-    from engine.service.context import Context
     from engine.stages.stage import AnyStage
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.contradictions"
 DEFAULT_OUTPUT = "proposed-contradictions.md"
@@ -91,6 +88,4 @@ COMMAND = sc.StageCommand(
               "transaction.", DEFAULT_OUTPUT, accept_stage)})
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

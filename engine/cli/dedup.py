@@ -12,7 +12,6 @@ The flags become a DedupOptions (engine/dedup/stage.py) and its neighbour search
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
@@ -22,9 +21,7 @@ from engine.dedup.stage import DEFAULT_BATCH, DEFAULT_MAX_CLUSTER, DEFAULT_THRES
 
 if TYPE_CHECKING:
     from engine.dedup.stage import DedupOptions
-    from engine.service.context import Context
     from engine.stages.stage import AnyStage
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.dedup"
 DEFAULT_OUTPUT = "proposed-dedup.md"
@@ -130,6 +127,4 @@ COMMAND = sc.StageCommand(
             cmd_undo)})
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

@@ -9,7 +9,6 @@ in error, 2 bad input or usage.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
@@ -24,9 +23,7 @@ from engine.cli.stage_flags import (
 if TYPE_CHECKING:
     from engine.derive.options import DeriveOptions, SamplerOptions
     from engine.derive.validate import ValidationRules
-    from engine.service.context import Context
     from engine.stages.stage import AnyStage
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.derive"
 DEFAULT_OUTPUT = "proposed-derivations.md"
@@ -159,6 +156,4 @@ COMMAND = sc.StageCommand(
                              "max_depth": call.args.max_depth})})
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

@@ -9,7 +9,7 @@ bad input or usage.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,15 +26,14 @@ from engine.cli.stage_flags import (
     source_options,
 )
 from engine.defaults import SOURCES_OUT_LIMIT
+from engine.sources.reader import SourceOptions
 
 if TYPE_CHECKING:
-    from engine.embedding.cache import Embedder
     from engine.forge.prompt import PromptOptions
     from engine.forge.run import Plan
-    from engine.forge.stage import ForgeStage, PlannedChunk
-    from engine.service.context import Context
-    from engine.sources.reader import Scan, SourceOptions, SourceReader
-    from engine.wiring.parts import StageParts
+    from engine.forge.stage import ForgeSettings, ForgeStage
+    from engine.sources.reader import Scan
+    from engine.wiring.forge import ForgeFiles
 
 PROG = "python -m engine.forge"
 DEFAULT_OUTPUT = "proposed-premises.md"
@@ -98,51 +97,33 @@ def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None
         p.error("-o/--output is for runs without --auto")
 
 
-# --- the wiring ----------------------------------------------------------------------
-def own_files(call: sc.StageCall, root: Path, output: str | None = None,
-              report_dir: str = "reports") -> tuple[str, ...]:
-    """What forge itself writes under `root` (the proposals file, the reports folder), left
-    out of what its reader walks, so a later run does not read them."""
-    from engine.forge.roots import own_files
+# --- the commands --------------------------------------------------------------------
+def _files(call: sc.StageCall, paths: Sequence[str] = (),
+           sources: SourceOptions | None = None) -> ForgeFiles:
+    """Where accept, status and stale read (forge_files), as --root says."""
+    from engine.wiring.forge import forge_files
 
-    return own_files(root, call.folder, (output or DEFAULT_OUTPUT, False), (report_dir, True))
-
-
-def _reader(call: sc.StageCall, root: Path, options: SourceOptions | None = None
-            ) -> SourceReader:
-    from engine.sources.reader import SourceOptions
-
-    return call.parts.reader(root, options or SourceOptions(exclude=own_files(call, root)))
+    return forge_files(call.context.store, call.parts, call.folder, root=call.args.root,
+                       paths=paths, sources=sources or SourceOptions())
 
 
-def stage_factory(call: sc.StageCall, reader: SourceReader, embedder: Embedder | None, *,
-                  prompt: PromptOptions | None = None, tags: tuple[str, ...] = ()
-                  ) -> Callable[[list[PlannedChunk]], ForgeStage]:
-    """The ForgeStage of a plan's pending chunks, as the flags configure it."""
-    from engine.clock import now_iso
+def _settings(args: argparse.Namespace, prompt: PromptOptions | None = None,
+              tags: tuple[str, ...] = ()) -> ForgeSettings:
     from engine.forge.prompt import PromptOptions
-    from engine.forge.stage import ForgeSettings, ForgeStage
+    from engine.forge.stage import ForgeSettings
     from engine.forge.validate import ForgeRules
 
-    a = call.args
-    settings = ForgeSettings(prompt or PromptOptions(), ForgeRules(a.max_claim_chars, a.similar),
-                             tags)
-    return lambda plan: ForgeStage(plan, reader, now_iso, settings, embedder)
+    return ForgeSettings(prompt or PromptOptions(), ForgeRules(args.max_claim_chars,
+                                                               args.similar), tags)
 
 
-def _embedder(call: sc.StageCall) -> Embedder | None:
-    return None if call.args.no_embeddings else call.parts.optional_embedder()
-
-
-# --- the commands --------------------------------------------------------------------
 def print_dry_run(call: sc.StageCall, scan: Scan, plan: Plan, first_prompt: str) -> None:
     call.say(f"{len(scan.sources)} source(s), {plan.chunks} chunk(s), {len(plan.pending)} not "
              f"forged yet; {len(plan.new)} new, {len(plan.changed)} changed",
-             *(f"skipped {s.path}: {s.reason}" for s in scan.skipped))
-    for p in plan.pending:
-        c = p.chunk
-        title = f", {shorten(c.title, 50)}" if c.title else ""
-        call.say(f"chunk {c.path}:{c.start}-{c.end} ({c.kind}{title})")
+             *(f"skipped {s.path}: {s.reason}" for s in scan.skipped),
+             *(f"chunk {c.path}:{c.start}-{c.end} ({c.kind}"
+               + (f", {shorten(c.title, 50)}" if c.title else "") + ")"
+               for c in (p.chunk for p in plan.pending)))
     if plan.pending:
         call.say("\n--- the first prompt ---")
         call.write(first_prompt)
@@ -150,26 +131,26 @@ def print_dry_run(call: sc.StageCall, scan: Scan, plan: Plan, first_prompt: str)
 
 def cmd_forge(call: sc.StageCall) -> int:
     from engine.forge.prompt import PromptOptions
-    from engine.forge.roots import record_root, run_root
+    from engine.forge.roots import record_root
     from engine.forge.run import ForgeRunOptions, forge, plan_forge
     from engine.stages.calls import CallPolicy
+    from engine.wiring.forge import forge_files, forge_stages
 
     a, store = call.args, call.context.store
     binding = None if a.dry_run else call.parts.model(model_spec(a))  # fail before any work
-    root = run_root(store, a.root, a.paths, call.folder)
-    reader = _reader(call, root, source_options(
-        a, own=own_files(call, root, a.output, a.report_dir)))
-    scan = reader.scan(a.paths)
+    files = forge_files(store, call.parts, call.folder, root=a.root, paths=a.paths, run=True,
+                        sources=source_options(a), output=a.output, report_dir=a.report_dir)
+    scan = files.reader.scan(a.paths)
     for note in scan.notes:
         call.note(f"note: {note}")
-    embedder = _embedder(call)
-    make_stage = stage_factory(call, reader, embedder,
-                               prompt=PromptOptions(a.max_premises, a.domain), tags=a.tags)
+    embedder = None if a.no_embeddings else call.parts.optional_embedder()
+    make_stage = forge_stages(files.reader, _settings(a, PromptOptions(a.max_premises,
+                                                                       a.domain), a.tags),
+                              embedder)
     if binding is None:
         plan = plan_forge(store, scan)
-        first = make_stage(list(plan.pending)).read_round(store, 1).prompt.text \
-            if plan.pending else ""
-        print_dry_run(call, scan, plan, first)
+        print_dry_run(call, scan, plan, make_stage(list(plan.pending)).read_round(
+            store, 1).prompt.text if plan.pending else "")
         return 0
     output = None if a.auto else Path(a.output or DEFAULT_OUTPUT)
     result = forge(store, scan, make_stage, binding.model_for_round, ForgeRunOptions(
@@ -180,19 +161,18 @@ def cmd_forge(call: sc.StageCall) -> int:
         params=sc.run_params(a, embeddings=embedder.model_name if embedder else None)),
         report_file=sc.report_file(call, "forge"), progress=sc.progress(call),
         cost=binding.cost)
-    if a.auto:
-        recorded = record_root(store, root)
-        if recorded:
-            call.note(f"note: this run's root {root} is not the memory's root {recorded}: "
-                      f"`sources` reads files under {recorded} (`{call.program()} init --root "
-                      "DIR` moves it)")
+    recorded = record_root(store, files.root) if a.auto else ""
+    if recorded:
+        call.note(f"note: this run's root {files.root} is not the memory's root {recorded}: "
+                  f"`sources` reads files under {recorded} (`{call.program()} init --root DIR` "
+                  "moves it)")
     if not a.json:
-        for r in result.reconciled:
-            call.say(f"changed {r.path}: {len(r.kept)} premise(s) kept (re-pinned), "
-                     f"{len(r.restored)} restored, {len(r.retracted)} retracted")
-        g, plan_counts = result.report.grounding(), result.report.plan
-        call.say(f"{plan_counts['sources']} source(s), {plan_counts['chunks']} chunk(s), "
-                 f"{plan_counts['pending']} to forge; {g['proposed']} premise(s) proposed, "
+        call.say(*(f"changed {r.path}: {len(r.kept)} premise(s) kept (re-pinned), "
+                   f"{len(r.restored)} restored, {len(r.retracted)} retracted"
+                   for r in result.reconciled))
+        g, counts = result.report.grounding(), result.report.plan
+        call.say(f"{counts['sources']} source(s), {counts['chunks']} chunk(s), "
+                 f"{counts['pending']} to forge; {g['proposed']} premise(s) proposed, "
                  f"{g['not_grounded']} not grounded")
     return sc.print_run(call, result)
 
@@ -201,26 +181,18 @@ def accept_stage(call: sc.StageCall) -> ForgeStage:
     """A ForgeStage with no chunks: it checks a file's premises (each quote grounded again in
     its source as it is now) and adds them; their paths are read under --root, else the
     memory's recorded root (where a run under it read them), else the current folder."""
-    root = accept_root(call)
-    return stage_factory(call, _reader(call, root), _embedder(call))([])
+    from engine.wiring.forge import forge_stages
 
-
-def accept_root(call: sc.StageCall) -> Path:
-    from engine.forge.roots import read_root
-
-    return read_root(call.context.store, call.args.root, call.folder)
+    embedder = None if call.args.no_embeddings else call.parts.optional_embedder()
+    return forge_stages(_files(call).reader, _settings(call.args), embedder)([])
 
 
 def cmd_status(call: sc.StageCall) -> int:
-    from engine.forge.roots import read_root
-    from engine.sources.reader import SourceOptions
     from engine.sources.staleness import source_states
 
     a = call.args
-    root = read_root(call.context.store, a.root, call.folder, a.paths)
-    reader = _reader(call, root, SourceOptions(tuple(a.include),
-                                               tuple(a.exclude) + own_files(call, root)))
-    states = source_states(call.context.store, reader, a.paths)
+    files = _files(call, a.paths, SourceOptions(tuple(a.include), tuple(a.exclude)))
+    states = source_states(call.context.store, files.reader, a.paths)
     if call.as_json:
         return call.print_json([s.as_dict() for s in states])
     if not states:
@@ -238,14 +210,13 @@ def cmd_stale(call: sc.StageCall) -> int:
     from engine.cli.sources import print_retraction
     from engine.clock import now_iso
     from engine.errors import InvalidInput
-    from engine.forge.roots import read_root
     from engine.sources.staleness import stale_beliefs
     from engine.sources.status import retract_stale_sourced
 
     a, store = call.args, call.context.store
     if (a.missing or a.yes) and not a.retract:
         raise InvalidInput("--missing and --yes go with --retract", field="retract")
-    reader = _reader(call, read_root(store, a.root, call.folder))
+    reader = _files(call).reader
     if a.retract:
         return print_retraction(call, retract_stale_sourced(
             store, reader, at=now_iso(), missing=a.missing, yes=a.yes),
@@ -277,7 +248,7 @@ COMMAND = sc.StageCommand(
                   "transaction, recorded as a forge run.", f"{DEFAULT_OUTPUT} --json",
             accept_stage, add_arguments=_accept_arguments,
             params=lambda call: {"similar": call.args.similar,
-                                 "root": str(accept_root(call))}),
+                                 "root": str(_files(call).root)}),
         "status": sc.Subcommand(lambda: sc.subcommand_parser(
             PROG, "status", "Hash every forged source again: unchanged, changed or missing; "
                             "with PATHS, also the files there not forged yet (new).",
@@ -294,6 +265,4 @@ COMMAND = sc.StageCommand(
         "gaps": sc.gaps_subcommand(PROG)})
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

@@ -9,16 +9,14 @@ shared ones. Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
 from engine.cli.stage_flags import budget_flag, domain_flag, id_list
 
 if TYPE_CHECKING:
-    from engine.service.context import Context
     from engine.stages.stage import AnyStage
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.negatives"
 DEFAULT_OUTPUT = "proposed-negatives.md"
@@ -74,6 +72,4 @@ COMMAND = sc.StageCommand(
         f"{DEFAULT_OUTPUT} --json", accept_stage, file_help="a verdicts file")})
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

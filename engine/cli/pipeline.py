@@ -10,7 +10,6 @@ engine/pipeline/passes.py runs them. Exit codes: 0 ok, 1 a stage ended in error,
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,8 +21,6 @@ from engine.pipeline.stages import REVIEW_APPLY
 
 if TYPE_CHECKING:
     from engine.pipeline.passes import StageOutcome
-    from engine.service.context import Context
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.pipeline"
 REVIEW_OUTPUT = "proposed-review.md"
@@ -80,12 +77,11 @@ class StageLines:
 def cmd_pipeline(call: sc.StageCall) -> int:
     from engine.derive.options import SamplerOptions
     from engine.forge.prompt import PromptOptions
-    from engine.forge.roots import own_files, run_root
-    from engine.forge.stage import ForgeSettings, ForgeStage
+    from engine.forge.stage import ForgeSettings
     from engine.forge.validate import ForgeRules
-    from engine.clock import now_iso
     from engine.pipeline.passes import ERROR, run_pipeline
     from engine.pipeline.stages import PipelineOptions, Runs, pipeline_stages
+    from engine.wiring.forge import forge_files, forge_stages
 
     a, store = call.args, call.context.store
     binding = call.parts.model(model_spec(a))
@@ -98,16 +94,14 @@ def cmd_pipeline(call: sc.StageCall) -> int:
         call.context.umask)
     runs = Runs(options, binding.model_for_round, binding.is_transient,
                 lambda stage: sc.report_file(call, stage), sc.progress(call))
-    root = run_root(store, a.root, a.paths, call.folder)
-    reader = call.parts.reader(root, source_options(a, own=own_files(
-        root, call.folder, ("proposed-premises.md", False), (a.report_dir, True))))
+    reader = forge_files(store, call.parts, call.folder, root=a.root, paths=a.paths, run=True,
+                         sources=source_options(a), report_dir=a.report_dir).reader
     embedder = None if a.no_embeddings else call.parts.optional_embedder()
     settings = ForgeSettings(PromptOptions(a.max_premises, a.domain),
                              ForgeRules(a.max_claim_chars, a.similar), a.tags)
-    sampling = SamplerOptions(strategy, a.budget)
-    cache = call.vector_cache()
+    sampling, cache = SamplerOptions(strategy, a.budget), call.vector_cache()
     first, loop = pipeline_stages(
-        runs, reader, lambda plan: ForgeStage(plan, reader, now_iso, settings, embedder),
+        runs, reader, forge_stages(reader, settings, embedder),
         lambda s: call.parts.sampler(s, sampling, cache=cache), embedder,
         None if embedder is None else cache)
     result = run_pipeline(store, first, loop, max_passes=a.max_passes,
@@ -135,6 +129,4 @@ COMMAND = sc.StageCommand(
     check=lambda parser, args: None, run=cmd_pipeline)
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

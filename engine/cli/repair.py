@@ -10,16 +10,13 @@ input or usage.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
 from engine.cli.stage_flags import budget_flag, domain_flag, whole
 
 if TYPE_CHECKING:
-    from engine.service.context import Context
     from engine.stages.stage import AnyStage
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.repair"
 DEFAULT_OUTPUT = "proposed-repairs.md"
@@ -74,6 +71,4 @@ COMMAND = sc.StageCommand(
         "gaps": sc.gaps_subcommand(PROG)})
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

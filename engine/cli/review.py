@@ -10,7 +10,7 @@ ended in error, 2 bad input or usage.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,9 +19,7 @@ from engine.cli.stage_flags import budget_flag, domain_flag, id_list, positive_i
 from engine.cli.stage_flags import whole
 
 if TYPE_CHECKING:
-    from engine.service.context import Context
     from engine.stages.stage import AnyStage
-    from engine.wiring.parts import StageParts
 
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
@@ -149,6 +147,4 @@ COMMAND = sc.StageCommand(
         file_help="a verdicts file")})
 
 
-def main(argv: Sequence[str] | None = None, *, prog: str = PROG, context: Context | None = None,
-         parts: StageParts | None = None) -> int:
-    return sc.stage_main(COMMAND, argv, prog, context=context, parts=parts)
+main = sc.entry(COMMAND)

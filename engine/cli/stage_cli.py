@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from engine.cli.command import Call, table
 from engine.cli.main import Streams, guarded
@@ -35,16 +35,12 @@ if TYPE_CHECKING:
     from engine.embedding.cache import VectorCache
     from engine.pairs.source import CandidateSource, Nearness
     from engine.service.context import Context
-    from engine.stages.accept import AcceptResult
     from engine.stages.calls import CallPolicy
     from engine.stages.report import ReportFile, RoundResult
     from engine.stages.run import RunResult
     from engine.stages.stage import AnyStage
 
-__all__ = ["TURNS_DRY_ROUNDS_HELP", "Rounds", "StageCall", "StageCommand", "Subcommand",
-           "accept_subcommand", "gaps_subcommand", "print_run", "progress", "program",
-           "report_file", "run_examples", "run_fields", "run_params", "run_rounds",
-           "stage_main", "subcommand_parser", "usage"]
+__all__ = ["TURNS_DRY_ROUNDS_HELP"]
 
 
 @dataclass(frozen=True)
@@ -68,25 +64,13 @@ class StageCall(Call):
     def write(self, text: str) -> None:
         self.out.write(text)
 
-    def candidates(self, near: Nearness, stage: str) -> CandidateSource:
-        """The neighbour search of dedup or contradictions (`stage`: whose verdicts count
-        as judged): embeddings from the store, computed by the local model (the
-        `--embedding-model` named) where missing; none with --by-id."""
-        from engine.pairs.source import CandidateSource
-
-        if near.by_id:
-            return CandidateSource(near, stage=stage)
-        return CandidateSource(near, embedder=self.parts.embedder(self.args.embedding_model),
-                               cache=self.vector_cache(), stage=stage)
-
     def vector_cache(self) -> VectorCache:
-        """The file copy of embeddings in the engine's cache folder (one in memory when the
-        context names no folder)."""
-        if self.context.cache_folder is None:
-            from engine.embedding.cache import MemoryVectorCache
-
-            return MemoryVectorCache()
         return vector_cache(self.context.cache_folder, self.context.umask)
+
+    def candidates(self, near: Nearness, stage: str) -> CandidateSource:
+        """dedup's or contradictions' neighbour search, by `--embedding-model`."""
+        return self.parts.candidates(near, stage, model=self.args.embedding_model,
+                                     cache=self.vector_cache())
 
 
 def program(prog: str, name: str = "") -> str:
@@ -222,6 +206,21 @@ def named(parser: argparse.ArgumentParser, own: str, prog: str) -> argparse.Argu
     return parser
 
 
+class Main(Protocol):
+    def __call__(self, argv: Sequence[str] | None = None, *, prog: str = ...,
+                 context: Context | None = None, parts: StageParts | None = None) -> int: ...
+
+
+def entry(command: StageCommand) -> Main:
+    """A stage program's `main(argv, prog=...)` (eem's programs call it so), which a caller
+    may hand its own `context` and `parts` (a test's store and model)."""
+    def main(argv: Sequence[str] | None = None, *, prog: str = command.prog,
+             context: Context | None = None, parts: StageParts | None = None) -> int:
+        return stage_main(command, argv, prog, context=context, parts=parts)
+
+    return main
+
+
 def stage_main(command: StageCommand, argv: Sequence[str] | None, prog: str, *,
                context: Context | None = None, parts: StageParts | None = None,
                streams: Streams | None = None) -> int:
@@ -325,16 +324,9 @@ class StderrProgress:
         self.call.note(f"round {n}/{max_rounds}: asking the model...")
 
     def round_finished(self, r: RoundResult) -> None:
-        from engine.stages.report import round_notes
+        from engine.stages.report import round_progress
 
-        if r.error:
-            self.call.note(f"round {r.n}: error: {r.error}")
-            return
-        self.call.note(f"round {r.n}: {r.outcome}: {len(r.shown)} shown, "
-                       f"{len(r.proposals)} proposed, {len(r.valid)} valid, {len(r.applied)} "
-                       f"applied ({r.applied_in} IN), {len(r.skipped)} skipped; {r.calls} "
-                       f"call(s), {r.tokens_in}+{r.tokens_out} tokens, {r.seconds:.1f} s")
-        for line in round_notes(r):
+        for line in round_progress(r):
             self.call.note(line)
 
 
@@ -375,51 +367,15 @@ def run_rounds(call: StageCall, command: StageCommand,
 # --- rendering ---------------------------------------------------------------------------
 def print_run(call: StageCall, result: RunResult) -> int:
     """The summary table (or the totals as JSON); exit 1 when the run ended in error."""
-    from engine.stages.report import RunStatus, summary_table, unanswered_line
+    from engine.stages.report import RunStatus, run_summary
 
     report = result.report
-    if call.as_json:
-        call.print_json({
-            "run_id": result.run_id, "stage": report.stage, "status": report.status.value,
-            "stopped": report.stopped,
-            "report": str(result.report_path) if result.report_path else None,
-            "proposals_file": str(report.proposals_file) if report.proposals_file else None,
-            "totals": report.totals.to_json(), "error": report.error,
-            **({} if report.unanswered is None else {"unanswered": report.unanswered})})
-    else:
-        call.say(summary_table(report),
-                 f"run {result.run_id}: {report.status.value}, stopped: {report.stopped}")
-        unanswered = unanswered_line(report)
-        if unanswered:
-            call.say(unanswered)
-        if result.report_path:
-            call.say(f"report: {result.report_path}")
-        if report.proposals_file:
-            call.say(f"proposals: {report.proposals_file} (apply with: "
-                     f"{call.command(f'accept {report.proposals_file}')})")
+    if not call.emit(result):
+        call.say(*run_summary(report, result.report_path,
+                              call.command(f"accept {report.proposals_file}")))
     if report.status is RunStatus.ERROR:
         call.note(f"Error: {report.error}")
         return 1
-    return 0
-
-
-def print_accept(call: StageCall, result: AcceptResult) -> int:
-    applied = result.applied
-    if call.as_json:
-        return call.print_json({
-            "run_id": result.run_id, "parse": result.parse.as_dict(),
-            "applied": [dict(e) for e in applied.entries],
-            "skipped": [s.as_dict() for s in applied.checked.skipped],
-            "change": applied.change.as_dict()})
-    for d in result.parse.diagnostics:
-        call.say(f"rejected (line {d.line}): {d.reason}" if d.line else f"rejected: {d.reason}")
-    for s in applied.checked.skipped:
-        call.say(f"skipped {s.id}: {s.reason}")
-    for entry in applied.entries:
-        truth = entry.get("truth_value")
-        call.say(f"applied {entry['id']}" + (f" [{truth}]" if truth else ""))
-    call.say(f"run {result.run_id}: {len(applied.entries)} applied, "
-             f"{len(applied.checked.skipped)} skipped, {len(result.parse.diagnostics)} rejected")
     return 0
 
 
@@ -445,7 +401,9 @@ def accept_subcommand(prog: str, description: str, example: str,
 
         result = accept(call.context.store, make_stage(call), Path(call.args.file),
                         params=params(call) if params else None)
-        return print_accept(call, result)
+        if not call.emit(result):
+            call.say(*result.lines())
+        return 0
 
     return Subcommand(build, run)
 

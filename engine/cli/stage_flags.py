@@ -184,10 +184,10 @@ def filter_flags(p: Group, include: str = "as for forge", exclude: str = "as for
     p.add_argument("--exclude", action="append", metavar="GLOB", default=[], help=exclude)
 
 
-def source_options(args: argparse.Namespace, *, own: tuple[str, ...] = ()) -> SourceOptions:
-    """The files `source_flags` select, less forge's `own` (its proposals file, reports)."""
+def source_options(args: argparse.Namespace) -> SourceOptions:
+    """The files `source_flags` select, and how they are cut."""
     from engine.sources.reader import SourceOptions
 
-    return SourceOptions(tuple(args.include), tuple(args.exclude) + own,
+    return SourceOptions(tuple(args.include), tuple(args.exclude),
                          gitignore=not args.no_gitignore, max_bytes=args.max_bytes,
                          chunk_tokens=args.chunk_tokens)

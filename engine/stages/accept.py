@@ -30,6 +30,24 @@ class AcceptResult:
     parse: ParsedReply
     applied: Applied
 
+    def lines(self) -> list[str]:
+        """What was rejected, skipped and applied, and the counts."""
+        applied = self.applied
+        return [*(f"rejected (line {d.line}): {d.reason}" if d.line else f"rejected: {d.reason}"
+                  for d in self.parse.diagnostics),
+                *(f"skipped {s.id}: {s.reason}" for s in applied.checked.skipped),
+                *(f"applied {e.id}" + (f" [{e.truth_value}]" if e.truth_value else "")
+                  for e in applied.entries),
+                f"run {self.run_id}: {len(applied.entries)} applied, "
+                f"{len(applied.checked.skipped)} skipped, "
+                f"{len(self.parse.diagnostics)} rejected"]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"run_id": self.run_id, "parse": self.parse.as_dict(),
+                "applied": [dict(e) for e in self.applied.entries],
+                "skipped": [s.as_dict() for s in self.applied.checked.skipped],
+                "change": self.applied.change.as_dict()}
+
 
 def read_proposals_file(path: Path) -> str:
     try:

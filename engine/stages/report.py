@@ -312,6 +312,28 @@ def round_notes(r: RoundResult) -> list[str]:
     return [f"round {r.n}: {line}" for line in lines]
 
 
+def round_progress(r: RoundResult) -> list[str]:
+    """A round's lines as it ends, for a face's progress: its counts, then its notes."""
+    if r.error:
+        return [f"round {r.n}: error: {r.error}"]
+    return [f"round {r.n}: {r.outcome}: {len(r.shown)} shown, {len(r.proposals)} proposed, "
+            f"{len(r.valid)} valid, {len(r.applied)} applied ({r.applied_in} IN), "
+            f"{len(r.skipped)} skipped; {r.calls} call(s), {r.tokens_in}+{r.tokens_out} "
+            f"tokens, {r.seconds:.1f} s", *round_notes(r)]
+
+
+def run_summary(report: RunReport, path: Path | None, apply_with: str = "") -> list[str]:
+    """A run as a face shows it: the table of rounds, how it stopped, what was never
+    judged, where the report is, and the proposals file with `apply_with` (the command
+    that applies it)."""
+    unanswered = unanswered_line(report)
+    return [summary_table(report),
+            f"run {report.run_id}: {report.status.value}, stopped: {report.stopped}",
+            *([unanswered] if unanswered else []), *([f"report: {path}"] if path else []),
+            *([f"proposals: {report.proposals_file} (apply with: {apply_with})"]
+              if report.proposals_file else [])]
+
+
 def unanswered_line(report: RunReport) -> str | None:
     """The run's items shown and never judged, with their showings; None when there are none."""
     if not report.unanswered:

@@ -130,6 +130,16 @@ class RunResult:
     def proposals_file(self) -> Path | None:
         return self.report.proposals_file
 
+    def as_dict(self) -> dict[str, object]:
+        """The run's totals, as a face shows them (the report file has every round)."""
+        report = self.report
+        return {"run_id": self.run_id, "stage": report.stage, "status": report.status.value,
+                "stopped": report.stopped,
+                "report": str(self.report_path) if self.report_path else None,
+                "proposals_file": str(report.proposals_file) if report.proposals_file
+                else None, "totals": report.totals.to_json(), "error": report.error,
+                **({} if report.unanswered is None else {"unanswered": report.unanswered})}
+
 
 def new_run_id(started: datetime) -> str:
     return started.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)

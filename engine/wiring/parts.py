@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from engine.derive.sampling import Sampler
     from engine.derive.sampling.sample import Clusterer
     from engine.embedding.cache import Embedder, VectorCache
+    from engine.pairs.source import CandidateSource, Nearness
     from engine.sources.reader import SourceOptions, SourceReader
     from engine.stages.contract import ModelBinding
     from engine.store import Store
@@ -49,8 +50,13 @@ def file_reader(root: Path, options: SourceOptions) -> SourceReader:
                             max_bytes=options.max_bytes, chunk_tokens=options.chunk_tokens)
 
 
-def vector_cache(cache_folder: Path, umask: int | None = None) -> VectorCache:
-    """The file copy of embeddings (under the engine's cache folder), beside the store's."""
+def vector_cache(cache_folder: Path | None, umask: int | None = None) -> VectorCache:
+    """The file copy of embeddings (under the engine's cache folder), beside the store's;
+    without a cache folder, one in memory."""
+    if cache_folder is None:
+        from engine.embedding.cache import MemoryVectorCache
+
+        return MemoryVectorCache()
     from adapters.vector_cache import NpyVectorCache
 
     return NpyVectorCache(cache_folder / "embeddings", umask=umask)
@@ -73,6 +79,17 @@ class StageParts:
                 importlib.util.find_spec("sentence_transformers") is None:
             return None
         return self.embedder(None)
+
+    def candidates(self, near: Nearness, stage: str, *, model: str | None,
+                   cache: VectorCache) -> CandidateSource:
+        """The neighbour search of dedup or contradictions (`stage`: whose verdicts count as
+        judged): embeddings from the store, computed by the local `model` where missing;
+        none by id."""
+        from engine.pairs.source import CandidateSource
+
+        if near.by_id:
+            return CandidateSource(near, stage=stage)
+        return CandidateSource(near, embedder=self.embedder(model), cache=cache, stage=stage)
 
     def sampler(self, store: Store, options: SamplerOptions, *, cache: VectorCache,
                 progress: Progress | None = None) -> Sampler:
