@@ -21,7 +21,7 @@ from engine.dedup.stage import DEFAULT_BATCH, DEFAULT_MAX_CLUSTER, DEFAULT_THRES
 
 if TYPE_CHECKING:
     from engine.dedup.stage import DedupOptions
-    from engine.stages.stage import AnyStage
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.dedup"
 DEFAULT_OUTPUT = "proposed-dedup.md"
@@ -100,7 +100,7 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         sc.check_mode_args(parser, args)
 
 
-def _accept_stage(call: sc.StageCall) -> AnyStage:
+def _accept_stage(call: sc.StageCall) -> LoopStage:
     from engine.dedup.stage import DedupOptions, DedupStage
     from engine.pairs.source import CandidateSource
 

@@ -23,7 +23,7 @@ from engine.cli.stage_flags import (
 if TYPE_CHECKING:
     from engine.derive.options import DeriveOptions, SamplerOptions
     from engine.derive.validate import ValidationRules
-    from engine.stages.stage import AnyStage
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.derive"
 DEFAULT_OUTPUT = "proposed-derivations.md"
@@ -131,7 +131,7 @@ def cmd_derive(call: sc.StageCall) -> int:
                                      progress=sc.progress(call), cost=binding.cost))
 
 
-def accept_stage(call: sc.StageCall) -> AnyStage:
+def accept_stage(call: sc.StageCall) -> LoopStage:
     from engine.derive.options import DeriveOptions
     from engine.derive.stage import DeriveStage
 

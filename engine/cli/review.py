@@ -19,7 +19,7 @@ from engine.cli.stage_flags import budget_flag, domain_flag, id_list, positive_i
 from engine.cli.stage_flags import whole
 
 if TYPE_CHECKING:
-    from engine.stages.stage import AnyStage
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
@@ -74,7 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def premise_stage(call: sc.StageCall, *, budget: int = 20, ids: tuple[str, ...] = (),
-                  review_all: bool = False, domain: str | None = None) -> AnyStage:
+                  review_all: bool = False, domain: str | None = None) -> LoopStage:
     from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
     from engine.sources.reader import SourceOptions
 
@@ -83,7 +83,7 @@ def premise_stage(call: sc.StageCall, *, budget: int = 20, ids: tuple[str, ...] 
         budget, ids, review_all, a.apply_suggestions, domain, source_tokens=a.source_tokens))
 
 
-def run_stage(call: sc.StageCall) -> AnyStage:
+def run_stage(call: sc.StageCall) -> LoopStage:
     from engine.review.stage import ReviewSettings, ReviewStage
 
     a = call.args
@@ -94,7 +94,7 @@ def run_stage(call: sc.StageCall) -> AnyStage:
                                       a.domain, a.min_depth or 0, a.wait))
 
 
-def accept_stage(call: sc.StageCall) -> AnyStage:
+def accept_stage(call: sc.StageCall) -> LoopStage:
     from engine.review.stage import ReviewSettings, ReviewStage
     from engine.review_premises.proposals_file import holds_premise_verdicts
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from engine.stages.calls import CallPolicy
     from engine.stages.report import ReportFile, RoundResult
     from engine.stages.run import RunResult
-    from engine.stages.stage import AnyStage
+    from engine.stages.stage import LoopStage
 
 __all__ = ["TURNS_DRY_ROUNDS_HELP"]
 
@@ -154,7 +154,7 @@ class Rounds:
     model); `nothing_due`: what --dry-run says when round 1 is empty."""
 
     stage_name: str
-    make_stage: Callable[[StageCall], AnyStage]
+    make_stage: Callable[[StageCall], LoopStage]
     nothing_due: str | Callable[[Mapping[str, object]], str] | None = None
 
 
@@ -335,7 +335,7 @@ def progress(call: StageCall) -> StderrProgress | None:
 
 
 def run_rounds(call: StageCall, command: StageCommand,
-               make_stage: Callable[[StageCall], AnyStage], *,
+               make_stage: Callable[[StageCall], LoopStage], *,
                params: Mapping[str, object] | None = None,
                nothing_due: str | Callable[[Mapping[str, object]], str] | None = None) -> int:
     """A stage's run on the shared loop: the model first (so a bad one fails before any
@@ -381,7 +381,7 @@ def print_run(call: StageCall, result: RunResult) -> int:
 
 # --- the shared subcommands --------------------------------------------------------------
 def accept_subcommand(prog: str, description: str, example: str,
-                      make_stage: Callable[[StageCall], AnyStage], *,
+                      make_stage: Callable[[StageCall], LoopStage], *,
                       add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags,
                       params: Callable[[StageCall], dict[str, object]] | None = None,
                       file_help: str = "a proposals file") -> Subcommand:

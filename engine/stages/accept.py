@@ -17,7 +17,7 @@ from engine.errors import InvalidInput
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round, round_entry
 from engine.stages.run import iso_utc, new_run_id, utc_now
-from engine.stages.stage import AnyStage, Applied, ParsedReply
+from engine.stages.stage import LoopStage, Applied, ParsedReply
 from engine.store import Store
 
 # The note a proposals file carries: <!-- eem-<stage> run <id>, model <spec>, <time> -->
@@ -61,7 +61,7 @@ def read_proposals_file(path: Path) -> str:
 
 def accept(
     store: Store,
-    stage: AnyStage,
+    stage: LoopStage,
     path: Path,
     *,
     params: Mapping[str, Any] | None = None,

@@ -44,7 +44,7 @@ from engine.stages.report import (
     stop_description,
 )
 from engine.stages.rounds import RoundSettings
-from engine.stages.stage import AnyStage, TakesTurns
+from engine.stages.stage import LoopStage, TakesTurns
 from engine.store import Store
 
 CostFunction = Callable[[int, int], "float | None"]  # (tokens_in, tokens_out) -> dollars
@@ -154,7 +154,7 @@ def new_report(stage: str, options: RunOptions, cost: CostFunction | None,
 
 def run_stage(
     store: Store,
-    stage: AnyStage,
+    stage: LoopStage,
     model_for_round: ModelForRound,
     options: RunOptions,
     *,

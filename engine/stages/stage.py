@@ -251,7 +251,7 @@ class Stage(Protocol[ItemT, ParseT, TxT_contra]):
 
 # A stage as the machinery runs it: its check and apply handed the store's whole transaction
 # (which has every part a stage may declare).
-AnyStage = Stage[Any, Any, GraphTx]
+LoopStage = Stage[Any, Any, GraphTx]
 
 
 @runtime_checkable
