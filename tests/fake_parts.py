@@ -264,6 +264,10 @@ class FakeReading(FakePart):
         return True
 
 
+def _listed(value: object) -> list[object]:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
 def _json_list(text: Any) -> list[Any]:
     try:
         value = json.loads(text) if text else []
@@ -292,7 +296,8 @@ class FakeRepair(FakePart):
         return rows
 
     def repaired_defeaters(self) -> set[str]:
-        return {d for _, _, e in self.s.repairs for d in e.fields.get("defeaters") or ()}
+        return {str(d) for _, _, e in self.s.repairs
+                for d in _listed(e.fields.get("defeaters"))}
 
     def review_findings(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Finding]:
         out = {}
@@ -306,10 +311,10 @@ class FakeRepair(FakePart):
             if not edges:
                 out[(belief, position)] = Finding()
                 continue
-            e = max(edges, key=lambda f: f.get("at") or "")
+            e = max(edges, key=lambda f: str(f.get("at") or ""))
             out[(belief, position)] = Finding(
-                e.get("reason_type") or "", e.get("missing_property") or "",
-                e.get("comment") or "",
+                str(e.get("reason_type") or ""), str(e.get("missing_property") or ""),
+                str(e.get("comment") or ""),
                 tuple(f for f in _json_list(e.get("antecedent_findings")) if isinstance(f, dict)))
         return out
 

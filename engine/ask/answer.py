@@ -46,13 +46,13 @@ class AskAnswer:
     dropped: list[dict[str, str]] = field(default_factory=list)  # citations left out, why
     problems: list[str] = field(default_factory=list)  # what else was still wrong
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"status": self.status, "answer": self.answer,
                 "citations": [c.as_dict() for c in self.citations], "gaps": list(self.gaps),
                 "dropped": list(self.dropped), "problems": list(self.problems)}
 
 
-def answer_object(text: str) -> dict[str, Any] | None:
+def answer_object(text: str) -> dict[str, object] | None:
     """The last JSON object of the reply that is an answer (not a tool request)."""
     found = None
     for value in json_values(text):
@@ -62,7 +62,7 @@ def answer_object(text: str) -> dict[str, Any] | None:
     return found
 
 
-def _is_tool_request(value: dict[str, Any]) -> bool:
+def _is_tool_request(value: dict[str, object]) -> bool:
     tool = value.get("tool")
     return isinstance(tool, str) and tool.strip().lower() not in ("", "none")
 

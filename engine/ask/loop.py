@@ -38,7 +38,7 @@ def tool_request(text: str) -> tuple[str, Any] | None:
     return None
 
 
-def tool_args(name: str, given: Any) -> dict[str, Any]:
+def tool_args(name: str, given: Any) -> dict[str, object]:
     """A JSON-mode tool input (a string, or already an object) as the tool's arguments."""
     if isinstance(given, dict):
         return given

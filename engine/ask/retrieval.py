@@ -61,7 +61,7 @@ class Entry:
             out += f" (OUT because: {shorten_words(self.why_out, 200)})"
         return out
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "text": self.text, "truth": self.truth, "depth": self.depth,
                 "role": self.role, "why_out": self.why_out, "related": self.related,
                 "summary_of": self.summary_of}
@@ -83,7 +83,7 @@ class Bundle:
     def text(self) -> str:
         return render(self.question, self.entries, self.left_out)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"question": self.question, "budget": self.budget, "tokens": self.tokens,
                 "estimator": self.estimator, "left_out": self.left_out,
                 "entries": [e.as_dict() for e in self.entries], "text": self.text()}

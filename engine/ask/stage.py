@@ -133,7 +133,7 @@ class AskStage:
     def item_key(self, item: AskAnswer) -> str:
         return "answer"  # one answer a round
 
-    def item_dict(self, item: AskAnswer) -> dict[str, Any]:
+    def item_dict(self, item: AskAnswer) -> dict[str, object]:
         return {**item.as_dict(), "id": "answer", "fetched": sorted(self.session.fetched),
                 "tool_calls": list(self.session.tool_calls)}
 

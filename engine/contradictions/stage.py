@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
 
 from engine.contradictions.pairs import PAIRS, PairAnswer, ShownPair
 from engine.embedding.cache import text_sha256
@@ -97,7 +96,7 @@ class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair
     reply = PAIRS
 
     def due_groups(self, store: Store, busy: frozenset[str]
-                   ) -> tuple[tuple[ShownPair, ...], dict[str, Any]]:
+                   ) -> tuple[tuple[ShownPair, ...], dict[str, object]]:
         # A pair with a belief in a round in flight waits: a nogood over them may take it OUT.
         pairs, shas = self.source.open_pairs(store)
         due = self.first_due(pairs, lambda p: (p[0], p[1]), busy)

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any
 
 from engine.dedup.merge import choose_keep, merge_in, rests_on
 from engine.dedup.prompt import CLUSTERS
@@ -70,7 +69,7 @@ class DedupOptions:
                                    field=name, value=value)
         return self
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"threshold": self.cutoff, "k": self.k, "max_cluster": self.max_cluster,
                 "by_id": self.by_id, "batch": self.batch, "search": self.search}
 
@@ -89,7 +88,7 @@ class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, Cluster
 
     # --- one round's view ---------------------------------------------------------------
     def due_groups(self, store: Store, busy: frozenset[str]
-                   ) -> tuple[tuple[ShownCluster, ...], dict[str, Any]]:
+                   ) -> tuple[tuple[ShownCluster, ...], dict[str, object]]:
         # A cluster with a belief in a round in flight waits: its merges may change it.
         clusters, shas = find_clusters(store, self.source, self.options.max_cluster)
         due = self.first_due(clusters, lambda c: c.members, busy)

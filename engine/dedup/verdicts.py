@@ -48,7 +48,7 @@ class ClusterVerdict:
     def key(self) -> str:
         return f"cluster {self.cluster}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"cluster": self.cluster, "verdict": self.verdict, "keep": self.keep,
                 "same": list(self.same), "contradicts": [list(p) for p in self.contradicts],
                 "comment": self.comment, "members": list(self.members),

@@ -5,7 +5,7 @@ the tests build it, the stage reads it, and engine/derive/run.derive takes it.""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.derive.prompt import PromptOptions
 from engine.derive.validate import ValidationRules
@@ -43,7 +43,7 @@ class DeriveOptions(RunOptions):
     def prompt_options(self) -> PromptOptions:
         return PromptOptions(self.domain, self.topic, self.rules.min_antecedents)
 
-    def all_params(self) -> dict[str, Any]:
+    def all_params(self) -> dict[str, object]:
         """The run's settings, then `params` (the entry point's, as given) over them."""
         base = {
             "budget": self.budget, "domain": self.domain, "topic": self.topic,

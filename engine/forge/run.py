@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.forge.stage import ForgeStage, PlannedChunk
@@ -46,7 +45,7 @@ class Plan:
     pending: tuple[PlannedChunk, ...]
     chunks: int  # in all the sources
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"sources": len(self.sources), "new": list(self.new),
                 "changed": [s.path for s in self.changed], "chunks": self.chunks,
                 "pending": len(self.pending)}
@@ -89,7 +88,7 @@ class ForgeRunOptions:
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
     accept_command: str = ""  # how to apply the proposals file, printed in it
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, object] = field(default_factory=dict)
     parallel: int = 1  # chunks whose model calls are in flight at once
     umask: int | None = None  # the caller's, for the proposals file (None: this process's)
 
@@ -98,19 +97,19 @@ class ForgeRunOptions:
 class ForgeReport(RunReport):
     """The shared run report, with what forge read and reconciled."""
 
-    plan: dict[str, Any] = field(default_factory=dict)
+    plan: dict[str, object] = field(default_factory=dict)
     skipped_files: list[dict[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     reconciled: list[Reconciled] = field(default_factory=list)
 
-    def grounding(self) -> dict[str, Any]:
+    def grounding(self) -> dict[str, object]:
         found = sum(len(r.proposals) for r in self.rounds)
         not_grounded = sum(1 for r in self.rounds for s in r.skipped
                            if s.reason.startswith(NOT_GROUNDED))
         return {"proposed": found, "not_grounded": not_grounded,
                 "grounded_share": round(1 - not_grounded / found, 3) if found else None}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {**super().to_json(), "plan": self.plan, "skipped_files": self.skipped_files,
                 "notes": self.notes, "reconciled": [r.as_dict() for r in self.reconciled],
                 "grounding": self.grounding()}

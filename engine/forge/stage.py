@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.embedding.cache import Embedder, text_sha256
 from engine.embedding.records import StoredEmbedding
@@ -235,7 +235,7 @@ class ForgeStage(KeyedItems):
     @staticmethod
     def _belief(p: ProposedPremise, run: RunRecord, record: RoundRecord, at: str,
                 access_tags: tuple[str, ...] = ()) -> Belief:
-        metadata: dict[str, Any] = {"source_type": "forge", "quote": clean_quote(p.quote),
+        metadata: dict[str, object] = {"source_type": "forge", "quote": clean_quote(p.quote),
                                     "lines": list(p.lines or ()), "chunk": p.chunk,
                                     "forge_run": run.id, "forge_round": record.round}
         if access_tags:

@@ -71,7 +71,7 @@ class GroupStage(KeyedItems, ReadsAround, Generic[OptionsT, SourceT, ShownT, Ite
     # --- a stage's own ------------------------------------------------------------------
     @abstractmethod
     def due_groups(self, store: Store, busy: frozenset[str]
-                   ) -> tuple[tuple[ShownT, ...], dict[str, Any]]:
+                   ) -> tuple[tuple[ShownT, ...], dict[str, object]]:
         """The groups the round shows, numbered from 1, and its details for the report."""
 
     @abstractmethod

@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.model import Belief, Change, Justification, Kind
 from engine.stages.arguments import UnderReview, read_under_review
@@ -45,7 +45,7 @@ class Planned:
     suggestion: Suggestion | None = None
 
 
-def _premise(ident: str, text: str, meta: Mapping[str, Any], at: str) -> Belief:
+def _premise(ident: str, text: str, meta: Mapping[str, object], at: str) -> Belief:
     return Belief(id=ident, text=text, metadata=MappingProxyType(dict(meta)), created_at=at,
                   updated_at=at)
 
@@ -69,7 +69,7 @@ def plan(verdicts: Sequence[Verdict], material: Mapping[str, UnderReview], *,
     return out
 
 
-def edge_fields(p: Planned, at: str) -> dict[str, Any]:
+def edge_fields(p: Planned, at: str) -> dict[str, object]:
     v = p.verdict
     return {
         "belief": v.belief, "position": v.justification, "at": at, "valid": v.valid,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class VerdictEdge:
 
     belief_id: str
     position: int
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
 
 
 class ReviewRecords(Protocol):

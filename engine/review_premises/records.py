@@ -33,7 +33,7 @@ class PremiseCandidate:
     source: str  # the path, relative to the root sources are read from
     source_hash: str  # sha256 of the file's bytes when it was pinned; "" when never hashed
     lines: tuple[int, int] | None  # the pinned line range; None when nothing says
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, object] = field(default_factory=dict)
     review_sha256: str = ""  # hash of claim + lines shown at the last premise review
     reviewed_at: str = ""
 
@@ -60,7 +60,7 @@ class PremisePin:
     source_hash: str
     size: int
     lines: tuple[int, int]
-    metadata: Mapping[str, Any]
+    metadata: Mapping[str, object]
     at: str
 
 
@@ -70,7 +70,7 @@ class PremiseVerdictEdge:
     scalars or lists of scalars."""
 
     belief_id: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
 
 
 class PremiseReviewTx(Protocol):

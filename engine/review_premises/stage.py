@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.review_premises.apply import PremiseApplyTx, check_verdicts, write_premise_review
 from engine.review_premises.due import PremiseUnderReview, read_premises
@@ -74,7 +73,7 @@ class PremiseReviewStage(RetriesItems[PremiseParse], TakesTurnsBase[PremiseVerdi
         shown = tuple(turn.chosen)
         prompt = build_prompt(shown, due_total=len(turn.queue), budget=s.source_tokens,
                               domain=s.domain)
-        details: dict[str, Any] = {"strategy": STRATEGY, "mode": "premises",
+        details: dict[str, object] = {"strategy": STRATEGY, "mode": "premises",
                                    "due": len(due.due), "with_source": due.with_source,
                                    **{k.replace(" ", "_"): v for k, v in due.counts.items()
                                       if k != "due"},

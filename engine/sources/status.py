@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine import defaults
 from engine.change_records import ChangeEntry
@@ -99,7 +98,7 @@ class SourcedRow:
     def stale(self) -> bool:
         return self.state not in (UNCHANGED, STILL)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d = dataclasses.asdict(self)
         d["lines"] = list(self.lines)
         d["new_lines"] = list(self.new_lines) if self.new_lines else None
@@ -180,7 +179,7 @@ class Retracted:
     change: Change = field(default_factory=Change)
     written: bool = True  # False: a what-if over OUT_LIMIT that needs confirming
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"stale": [r.as_dict() for r in self.rows], "repinned": self.repinned,
                 "retracted": self.retracted, "restored": self.restored,
                 "left_missing": self.left_missing, "change": self.change.as_dict(),

@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from engine.errors import InvalidInput
 from engine.stages.provenance import RoundRecord, RunRecord
@@ -64,7 +63,7 @@ def accept(
     stage: LoopStage,
     path: Path,
     *,
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, object] | None = None,
     now: Callable[[], datetime] = utc_now,
 ) -> AcceptResult:
     text = read_proposals_file(path)

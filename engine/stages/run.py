@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.clock import iso_utc, utc_now
 from engine.files import write_text_atomically
@@ -63,7 +63,7 @@ class RunOptions:
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
     accept_command: str = ""  # how to apply the proposals file, printed in it
-    params: Mapping[str, Any] = field(default_factory=dict)  # every parameter, as given
+    params: Mapping[str, object] = field(default_factory=dict)  # every parameter, as given
     # A planned run (forge: one round per pending chunk): exactly this many rounds, with or
     # without `auto`, dry ones included; only an error ends it sooner.
     planned_rounds: int | None = None

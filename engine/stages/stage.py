@@ -58,7 +58,7 @@ class RoundInput:
     contract: RoundContract
     shown: tuple[str, ...] = ()  # the ids the round is about (sample, beliefs due, clusters)
     empty: bool = False  # nothing to do this round: the model is not called
-    details: Mapping[str, Any] = field(default_factory=dict)  # the stage's own, for the
+    details: Mapping[str, object] = field(default_factory=dict)  # the stage's own, for the
     # report and the Round node (scalars only there): strategy, cluster, network counts...
     context: Any = None  # anything the stage keeps for parse/check/apply of this round
     # a stage that takes turns (TakesTurns): how many of `shown` the run shows for the first
@@ -73,7 +73,7 @@ class Diagnostic:
     reason: str
     line: int = 0  # 0: about the reply as a whole
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"line": self.line, "reason": self.reason}
 
 
@@ -90,7 +90,7 @@ class ParsedReply(Protocol[ItemT_co]):
     @property
     def diagnostics(self) -> Sequence[Diagnostic]: ...  # each with .line and .reason
 
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 @dataclass
@@ -102,7 +102,7 @@ class Parsed(Generic[ItemT]):
     nothing_to_say: bool = False  # an explicit "nothing" (NO PROPOSALS, an empty list)
     needs_retry: bool = False  # a format failure, or parts of the answer missing
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"items": len(self.items), "nothing_to_say": self.nothing_to_say,
                 "needs_retry": self.needs_retry,
                 "diagnostics": [d.as_dict() for d in self.diagnostics]}
@@ -117,7 +117,7 @@ class Skip:
     reason: str
     line: int = 0  # 0: not from a reply line
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "reason": self.reason, "line": self.line}
 
 
@@ -164,7 +164,7 @@ class Action(StrEnum):
 
 
 @dataclass(frozen=True, eq=False)
-class AppliedEntry(Mapping[str, Any]):
+class AppliedEntry(Mapping[str, object]):
     """One applied item, for the report. Read as a mapping it is the report's JSON object:
     `id`, `action` (left out for ADDED), the stage's own fields, and `truth_value` when
     the belief's label is the point."""
@@ -172,10 +172,10 @@ class AppliedEntry(Mapping[str, Any]):
     id: str
     action: Action = Action.ADDED
     truth_value: str | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id}
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"id": self.id}
         if self.action is not Action.ADDED:
             out["action"] = self.action.value
         out.update(self.fields)
@@ -236,7 +236,7 @@ class Stage(Protocol[ItemT, ParseT, TxT_contra]):
         """Inside the round's write transaction: check again, write the valid items and
         their provenance (the Run and Round nodes are written by the machinery)."""
 
-    def item_dict(self, item: ItemT) -> dict[str, Any]:
+    def item_dict(self, item: ItemT) -> dict[str, object]:
         """An item as the report shows it."""
 
     def item_key(self, item: ItemT) -> str:
@@ -298,13 +298,13 @@ class KeyedItem(Protocol):
     @property
     def key(self) -> str: ...
 
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 class KeyedItems:
     """`item_dict` and `item_key` for a stage whose items say them (`as_dict()`, `key`)."""
 
-    def item_dict(self, item: KeyedItem) -> dict[str, Any]:
+    def item_dict(self, item: KeyedItem) -> dict[str, object]:
         return item.as_dict()
 
     def item_key(self, item: KeyedItem) -> str:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from engine.stages.stage import RoundInput
@@ -111,7 +111,7 @@ class Turns:
         return {k: n for k, n in sorted(self._passed.items(),
                                         key=lambda kv: (self._first_due.get(kv[0], 0), kv[0]))}
 
-    def details(self, due: Iterable[str]) -> dict[str, Any]:
+    def details(self, due: Iterable[str]) -> dict[str, object]:
         """A round's report fields: the due items passed over before (waiting for their next
         turn, with their count), and the items given up so far; the first NAMED of each."""
         waiting = [k for k in due if k in self._passed][:NAMED]
@@ -127,7 +127,7 @@ class Taken(Generic[T]):
 
     queue: list[T]
     chosen: list[T]
-    details: dict[str, Any]
+    details: dict[str, object]
 
 
 class Keyed(Protocol):
