@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.ask.tools import AskSession
 from engine.stages.echo import ECHO_REASON, PromptEcho
@@ -113,7 +112,7 @@ def parse_answer(text: str, session: AskSession) -> Parsed[AskAnswer]:
     return Parsed(items=[item], diagnostics=diagnostics, needs_retry=bool(diagnostics))
 
 
-def _citations(value: Any, session: AskSession, diagnostics: list[Diagnostic]
+def _citations(value: object, session: AskSession, diagnostics: list[Diagnostic]
                ) -> tuple[list[Citation], list[dict[str, str]]]:
     if not isinstance(value, list):
         diagnostics.append(Diagnostic("citations must be a list of {\"id\", \"role\"} objects"))
@@ -140,7 +139,7 @@ def _citations(value: Any, session: AskSession, diagnostics: list[Diagnostic]
     return kept, dropped
 
 
-def _citation_problem(bid: str, role: Any, session: AskSession) -> str:
+def _citation_problem(bid: str, role: object, session: AskSession) -> str:
     if role not in ROLES:
         return (f"citation of {bid}: role must be supports, contradicts or context, "
                 f"not {json.dumps(role)}")

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine import defaults
+from engine.embedding.cache import Embedder
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading.compact.lines import depth_text, shorten_words
@@ -118,7 +119,7 @@ def check_budget(budget: int) -> int:
 
 
 def retrieve(store: Store, question: str, *, budget: int = DEFAULT_BUDGET,
-             counter: TokenCounter = ESTIMATE, embedder: Any = None) -> Bundle:
+             counter: TokenCounter = ESTIMATE, embedder: Embedder | None = None) -> Bundle:
     """The bundle for `question`: search (text, and meaning with `embedder`), then one read
     transaction for support, dependents, summaries and why OUT."""
     if not question.strip():

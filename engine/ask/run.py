@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.embedding.cache import Embedder
 from engine.ask.answer import AskAnswer
 from engine.ask.loop import tool_rounds
 from engine.ask.prompt import ToolMode
@@ -57,7 +58,7 @@ class AskResult:
 
 
 def ask(store: Store, question: str, backend: AskBackend, *, budget: int,
-        max_tool_rounds: int, domain: str | None = None, embedder: Any = None,
+        max_tool_rounds: int, domain: str | None = None, embedder: Embedder | None = None,
         params: dict[str, object] | None = None, report_file: ReportFile | None = None,
         progress: Progress | None = None) -> AskResult:
     mode = ToolMode.NATIVE if backend.tool_chat is not None else ToolMode.JSON

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Protocol, cast
 
+from engine.embedding.cache import Embedder
 from engine.ask import answer as answers
 from engine.ask.answer import AskAnswer
 from engine.ask.prompt import ToolMode, build_prompt, reply_schema, retry_text
@@ -57,7 +58,7 @@ class AskStage:
     name = "ask"
 
     def __init__(self, settings: AskSettings, *, counter: TokenCounter = ESTIMATE,
-                 embedder: Any = None, at: str = ""):
+                 embedder: Embedder | None = None, at: str = ""):
         self.settings = settings
         self.counter = counter
         self.embedder = embedder

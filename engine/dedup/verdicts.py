@@ -144,7 +144,7 @@ def _read_item(reading: _Reading, k: int, obj: Any,
         comment=comment[:MAX_COMMENT] if isinstance(comment, str) else "")
 
 
-def _strings(value: Any) -> tuple[str, ...] | None:
+def _strings(value: object) -> tuple[str, ...] | None:
     if value is None:
         return ()
     if isinstance(value, list) and all(isinstance(x, str) for x in value):

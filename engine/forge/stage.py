@@ -179,8 +179,7 @@ class ForgeStage(KeyedItems):
 
     @staticmethod
     def _ground_for_round(shown: RoundInput) -> Callable[[ProposedPremise], Ground | str]:
-        planned: PlannedChunk = shown.context
-        ground = planned.ground
+        ground = _planned(shown).ground
         return lambda p: ground
 
     def _ground_in_file(self) -> Callable[[ProposedPremise], Ground | str]:
@@ -251,7 +250,7 @@ class ForgeStage(KeyedItems):
         stored = {s.path: s for s in tx.sources()}
         touched: dict[str, tuple[SourceText, set[str]]] = {}
         if shown is not None:
-            planned: PlannedChunk = shown.context
+            planned = _planned(shown)
             touched[planned.source.path] = (planned.source, {planned.chunk.sha256})
         for p in valid:
             if p.source in touched:
@@ -282,5 +281,12 @@ def _summary(p: ProposedPremise) -> list[str]:
     where = f"{p.source}, lines {p.lines[0]}-{p.lines[1]}" if p.source and p.lines else p.source
     return [f"### {p.id}" + (f" ({where})" if where else ""), p.claim]
 
+
+
+def _planned(shown: RoundInput) -> PlannedChunk:
+    """The chunk a round of forge showed."""
+    if not isinstance(shown.context, PlannedChunk):
+        raise TypeError("a forge round shows one planned chunk")
+    return shown.context
 
 _STAGE: type[Stage[ProposedPremise, Parsed[ProposedPremise], ForgeApplyTx]] = ForgeStage

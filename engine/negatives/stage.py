@@ -69,7 +69,7 @@ class NegativesStage(RetriesItems[NegativeParse], TakesTurnsBase[NegativeVerdict
 
     def parse(self, reply: str, shown: RoundInput | None) -> NegativeParse:
         expected = shown.context if shown is not None else None
-        return parse_reply(reply, expected)
+        return parse_reply(reply, expected if isinstance(expected, dict) else None)
 
     def check(self, tx: NegativeTx, items: Sequence[NegativeVerdict], shown: RoundInput | None
               ) -> Checked[NegativeVerdict]:

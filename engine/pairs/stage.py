@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, Self, TypeVar
 
 from engine.model import Change
 from engine.pairs.prompt import GroupReply, ItemT, ShownGroup, ShownT
@@ -39,7 +39,7 @@ class GroupOptions(Protocol):
     @property
     def batch(self) -> int: ...  # groups per round
 
-    def check(self) -> Any: ...  # the options themselves, once valid; else InvalidInput
+    def check(self) -> Self: ...  # the options themselves, once valid; else InvalidInput
 
 
 OptionsT = TypeVar("OptionsT", bound=GroupOptions)
@@ -114,7 +114,8 @@ class GroupStage(KeyedItems, ReadsAround, Generic[OptionsT, SourceT, ShownT, Ite
 
     # --- the reply ----------------------------------------------------------------------
     def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ItemT]:
-        return self.reply.parse(reply, shown.context if shown is not None else None)
+        groups = shown.context if shown is not None else None
+        return self.reply.parse(reply, groups if isinstance(groups, tuple) else None)
 
     def retry_message(self, parsed: Parsed[ItemT], shown: RoundInput) -> str:
         return self.reply.retry_text(parsed.diagnostics)

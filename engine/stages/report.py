@@ -74,7 +74,7 @@ class RoundResult:
     responses: list[str] = field(default_factory=list)
     parse: ParsedReply | None = None
     first_parse: ParsedReply | None = None  # the reply that was retried, when it was
-    proposals: list[Any] = field(default_factory=list)
+    proposals: list[object] = field(default_factory=list)
     proposal_dicts: list[dict[str, object]] = field(default_factory=list)  # as the report shows
     proposal_keys: list[str] = field(default_factory=list)  # stage.item_key of each proposal
     valid: list[Any] = field(default_factory=list)

@@ -60,7 +60,7 @@ class RoundInput:
     empty: bool = False  # nothing to do this round: the model is not called
     details: Mapping[str, object] = field(default_factory=dict)  # the stage's own, for the
     # report and the Round node (scalars only there): strategy, cluster, network counts...
-    context: Any = None  # anything the stage keeps for parse/check/apply of this round
+    context: object = None  # what the stage keeps for parse, check and apply of the round
     # a stage that takes turns (TakesTurns): how many of `shown` the run shows for the first
     # time; a dry round with none counts towards --exhaust's stop (engine/stages/turns.py)
     first_shown: int | None = None
