@@ -2,7 +2,7 @@
 
 The CLI boundary maps them to a single "Error: ..." line and an exit code:
 InvalidInput / NotFound -> 2 (bad input or usage), StoreError / ModelError -> 1 or 2 as the
-boundary decides (see engine/cli/support.py). Adapters may add kinds below these (a broken
+boundary decides (engine/cli/main.guarded). Adapters may add kinds below these (a broken
 query file is adapters.cypher_files.CypherFileError, a StoreError).
 """
 from __future__ import annotations

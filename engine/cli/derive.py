@@ -21,7 +21,7 @@ from engine.cli.stage_flags import (
 )
 
 if TYPE_CHECKING:
-    from engine.derive.options import DeriveOptions, SamplerOptions
+    from engine.derive.options import SamplerOptions
     from engine.derive.validate import ValidationRules
     from engine.stages.stage import LoopStage
 
@@ -115,11 +115,8 @@ def cmd_derive(call: sc.StageCall) -> int:
 
     sampler = call.parts.sampler(call.context.store, sampling, cache=call.vector_cache(),
                                  progress=computed)
-    params = sc.run_params(a, strategy=sampling.strategy)
-    if params.get("seed") is None:
-        params["seed"] = sampler.seed  # the seed the sampler drew
-    options: DeriveOptions = DeriveOptions(
-        **sc.run_fields(call, COMMAND, params=params,
+    options = DeriveOptions(
+        **sc.run_fields(call, COMMAND, params=sc.run_params(a, strategy=sampling.strategy),
                         is_transient=binding.is_transient if binding else None),
         budget=a.budget, domain=a.domain, topic=a.topic, intra_cluster=a.intra_cluster,
         rules=_rules(a))

@@ -66,5 +66,8 @@ class DeriveOptions(RunOptions):
 
     def for_sampler(self, sampler: "Sampler | None") -> DeriveOptions:
         """These options as the run loop takes them: the dry-round limit for this sampler,
-        every parameter."""
-        return replace(self, dry_rounds=self.dry_round_limit(sampler), params=self.all_params())
+        every parameter (the seed the sampler drew, when none was given)."""
+        params = self.all_params()
+        if params.get("seed") is None and sampler is not None and sampler.seed is not None:
+            params["seed"] = sampler.seed
+        return replace(self, dry_rounds=self.dry_round_limit(sampler), params=params)
