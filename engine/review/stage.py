@@ -29,7 +29,14 @@ from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.records import ArgumentsTx
 from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput, Stage
-from engine.stages.turns import HELD_BACK, RELEASED, WAITING_ON, TakesTurnsBase, Taken
+from engine.stages.turns import (
+    HELD_BACK,
+    RELEASED,
+    WAITING_ON,
+    ShownRound,
+    TakesTurnsBase,
+    Taken,
+)
 from engine.store import Store
 from engine.tms import now
 
@@ -59,7 +66,7 @@ class ReviewRound:
     expected: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
-def _context(shown: RoundInput | None) -> ReviewRound | None:
+def _context(shown: ShownRound | None) -> ReviewRound | None:
     return shown.context if shown is not None and isinstance(shown.context, ReviewRound) else None
 
 
@@ -108,7 +115,7 @@ class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], Rea
             shown=prompt.belief_ids, empty=not shown, details=details, context=context,
             first_shown=self.turns.show(prompt.belief_ids))
 
-    def judged(self, shown: RoundInput, valid: Sequence[Verdict]) -> set[str]:
+    def judged(self, shown: ShownRound, valid: Sequence[Verdict]) -> set[str]:
         """A belief is judged when every justification shown of it has a valid verdict."""
         ctx = _context(shown)
         answered: dict[str, set[int]] = {}

@@ -6,7 +6,7 @@ sha256 of the text judged (a verdict on another text is stale), when, and by whi
 """
 from __future__ import annotations
 
-from engine.embedding.cache import text_sha256
+from engine.model import text_sha256
 from engine.stages.records import NegativeCandidate, ProblemsTx
 from engine.store import Store
 

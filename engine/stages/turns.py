@@ -29,10 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
-
-if TYPE_CHECKING:
-    from engine.stages.stage import RoundInput
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -130,6 +127,17 @@ class Taken(Generic[T]):
     details: dict[str, object]
 
 
+class ShownRound(Protocol):
+    """What the turns read of a closed round (engine/stages/stage.RoundInput): the keys it
+    showed, and what the stage kept of it."""
+
+    @property
+    def shown(self) -> tuple[str, ...]: ...
+
+    @property
+    def context(self) -> object: ...
+
+
 class Keyed(Protocol):
     @property
     def key(self) -> str: ...
@@ -155,9 +163,9 @@ class TakesTurnsBase(Generic[KeyedT]):
         queue = self.turns.order([d for d in due if key(d) not in busy], key, once=once)
         return Taken(queue, queue[:budget], self.turns.details(key(d) for d in due))
 
-    def round_closed(self, shown: RoundInput, valid: Sequence[KeyedT]) -> None:
+    def round_closed(self, shown: ShownRound, valid: Sequence[KeyedT]) -> None:
         self.turns.closed(shown.shown, self.judged(shown, valid))
 
-    def judged(self, shown: RoundInput, valid: Sequence[KeyedT]) -> set[str]:
+    def judged(self, shown: ShownRound, valid: Sequence[KeyedT]) -> set[str]:
         """The items of round `shown` judged by its `valid` answers."""
         return {v.key for v in valid}
