@@ -397,6 +397,11 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         return [n for n in self.s.nogoods if ids & set(n.members) and all(
             m in self.s.beliefs and self.s.beliefs[m].truth == Truth.IN for m in n.members)]
 
+    def unresolved_nogoods_holding(self) -> list[Nogood]:
+        return sorted((n for n in self.s.nogoods if n.resolution.startswith("unresolved") and all(
+            m in self.s.beliefs and self.s.beliefs[m].truth == Truth.IN for m in n.members)),
+            key=lambda n: n.id)
+
     def read_network(self) -> Network:
         rest = self.network_rest()
         rest.beliefs.update(self.s.beliefs)

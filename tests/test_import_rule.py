@@ -1,6 +1,8 @@
-"""The rule of the rooms: `engine/` imports no `adapters/` module, except from the composition
-root `engine/wiring/` and the faces `engine/cli/`, `engine/mcp/` and `engine/resident/`,
-which wire adapters in.
+"""The rule of the rooms: `engine/` imports no `adapters/` module, except the faces and the
+composition root (`engine/cli/`, `engine/mcp/`, `engine/resident/`, `engine/wiring/`, which
+wire adapters in) and the service layer (`engine/service/`), which may load the file formats
+and file readers it reads and writes, but never picks a store, a chat model or an embedder:
+those come in its Context.
 
 Every import counts, at the top of a module or inside a function (a lazy import is still a
 dependency), and so does `importlib.import_module("adapters...")` with a literal name.
@@ -16,8 +18,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "engine"
 ENTRY_POINTS = ENGINE / "cli"
-# Where adapters are wired in: the composition root and the faces.
-WIRED = [ENGINE / "wiring", ENTRY_POINTS, ENGINE / "mcp", ENGINE / "resident"]
+FACES = [ENGINE / room for room in ("cli", "mcp", "resident", "wiring")]
+SERVICE = ENGINE / "service"
+# what the service layer may load itself: formats and readers of files, nothing that talks
+# to a server or runs a model
+SERVICE_ADAPTERS = ("adapters.formats", "adapters.network_stream", "adapters.ftl_registry",
+                    "adapters.markdown_registry", "adapters.sources", "adapters.query_pack",
+                    "adapters.viz", "adapters.wiki_site", "adapters.clustering",
+                    "adapters.vector_cache", "adapters.cypher_files", "adapters.neo4j_browser")
 
 
 def adapter_imports(source: str, filename: str = "<source>") -> list[tuple[int, str]]:
@@ -46,20 +54,32 @@ def _names_import_function(func: ast.expr) -> bool:
     return name in ("import_module", "__import__")
 
 
-def engine_modules_outside_the_wiring() -> list[Path]:
-    return sorted(p for p in ENGINE.rglob("*.py") if not any(w in p.parents for w in WIRED))
+def engine_modules_below_the_faces() -> list[Path]:
+    return sorted(p for p in ENGINE.rglob("*.py")
+                  if not any(face in p.parents for face in FACES) and SERVICE not in p.parents)
 
 
-def test_no_engine_module_outside_the_wiring_imports_an_adapter():
-    modules = engine_modules_outside_the_wiring()
+def test_no_engine_module_below_the_faces_imports_an_adapter():
+    modules = engine_modules_below_the_faces()
     assert len(modules) > 20  # the walk found the engine, not an empty folder
     offenders = [f"{path.relative_to(ROOT)}:{line} imports {module}"
                  for path in modules
                  for line, module in adapter_imports(path.read_text(encoding="utf-8"),
                                                      str(path))]
-    assert not offenders, ("engine/ outside engine/wiring/ and the faces must not import "
-                           "adapters/; inject what it needs from there instead:\n"
-                           + "\n".join(offenders))
+    assert not offenders, ("engine/ below the faces must not import adapters/; inject "
+                           "what it needs from the face instead:\n" + "\n".join(offenders))
+
+
+def test_the_service_loads_only_file_formats_and_readers():
+    modules = sorted(SERVICE.rglob("*.py"))
+    assert modules
+    offenders = [f"{path.relative_to(ROOT)}:{line} imports {module}"
+                 for path in modules
+                 for line, module in adapter_imports(path.read_text(encoding="utf-8"),
+                                                     str(path))
+                 if not module.startswith(SERVICE_ADAPTERS)]
+    assert not offenders, ("the service layer gets its store, model and embedder in the "
+                           "Context:\n" + "\n".join(offenders))
 
 
 def test_the_check_sees_every_form_of_import():
@@ -81,8 +101,9 @@ def test_the_check_sees_every_form_of_import():
     ]
 
 
-def test_the_wiring_is_where_adapters_come_in():
-    wired = [p for p in (ENGINE / "wiring").rglob("*.py")
+@pytest.mark.parametrize("face", FACES, ids=lambda p: p.name)
+def test_each_face_is_where_adapters_come_in(face):
+    wired = [p for p in face.rglob("*.py")
              if adapter_imports(p.read_text(encoding="utf-8"), str(p))]
     assert wired  # the rule's exception is used, so its folder name is still right
 

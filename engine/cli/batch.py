@@ -84,7 +84,7 @@ def run_line(call: Call, line: str) -> tuple[int, str, str]:
         return code, out.getvalue(), _last_line(err) if code else ""
     command = COMMANDS[parsed.command]
     code = guarded(lambda: command.handler(Call(parsed, call.context, out, err, call.stdin)),
-                   debug=bool(vars(parsed).get("debug")), err=err)
+                   debug=bool(vars(parsed).get("debug")), err=err, prog=call.context.prog)
     return code, out.getvalue(), _error_text(err) if code else ""
 
 

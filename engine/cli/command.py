@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from engine.model import Change
@@ -29,7 +29,22 @@ if TYPE_CHECKING:
 
 
 class Result(Protocol):
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
+
+
+class Writer(Protocol):
+    """Where a command writes: its caller's stdout or stderr (a file, a buffer, a
+    connection)."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+class Reader(Protocol):
+    """What a command reads its input from: its caller's stdin, line by line."""
+
+    def __iter__(self) -> Iterator[str]: ...
 
 
 @dataclass(frozen=True)
@@ -38,9 +53,9 @@ class Call:
 
     args: argparse.Namespace
     context: Context
-    out: TextIO
-    err: TextIO
-    stdin: TextIO
+    out: Writer
+    err: Writer
+    stdin: Reader
 
     @property
     def as_json(self) -> bool:

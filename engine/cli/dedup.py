@@ -89,9 +89,10 @@ def cmd_undo(call: sc.StageCall) -> int:
     from engine.dedup.merge import undo
 
     change = undo(call.context.store, call.args.id)
-    if not call.emit(change):
-        call.say(f"restored {call.args.id}", *(f"IN   {bid}" for bid in change.went_in),
-                 *(f"OUT  {bid}" for bid in change.went_out))
+    if call.as_json:
+        return call.print_json(change.as_dict())
+    call.say(f"restored {call.args.id}", *(f"IN   {bid}" for bid in change.went_in),
+             *(f"OUT  {bid}" for bid in change.went_out))
     return 0
 
 

@@ -18,11 +18,11 @@ import sys
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from engine.cli import EEM, PROG, agents, history, keeping, network, proposals, reading
 from engine.cli import registry, sources, verbs
-from engine.cli.command import Call, Command
+from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
     from engine.wiring.store import BorrowedDriver
@@ -36,12 +36,6 @@ def _batch(call: Call) -> int:
     return run_batch(call)
 
 
-def _serve(call: Call) -> int:
-    from engine.resident import control
-
-    return control.command(call.args.action, call.context.prog, call.out)
-
-
 def _batch_arguments(p: argparse.ArgumentParser) -> None:
     from engine.cli.arguments import local_path
 
@@ -49,11 +43,6 @@ def _batch_arguments(p: argparse.ArgumentParser) -> None:
                    help="commands, one per line in this CLI's syntax (default -: stdin)")
     p.add_argument("--keep-going", action="store_true",
                    help="run every line even after one fails (exit code: the first failure's)")
-
-
-def _serve_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["start", "stop", "status"],
-                   help="start the resident engine, stop it, or say whether commands use it")
 
 
 # The table, in the order --help lists it.
@@ -68,9 +57,6 @@ COMMANDS: dict[str, Command] = {
     "batch": Command(_batch, "run commands from a file or stdin, one per line, over one "
                      "connection", "batch commands.txt --keep-going", _batch_arguments),
     "viz": reading.COMMANDS["viz"],
-    "serve": Command(_serve, "a resident engine that keeps the connection open, so each "
-                     "command starts in milliseconds", "serve start", _serve_arguments,
-                     json=False),
     **{k: reading.COMMANDS[k] for k in ("compact",)},
     **keeping.COMMANDS,  # supersede, challenge, defend, defeat, editing, summarize
     **{k: reading.COMMANDS[k] for k in ("get-metadata",)},
@@ -86,14 +72,14 @@ def _epilog(prog: str) -> str:
     derive = "python -m engine.derive" if prog == PROG else f"{prog} derive"
     return ("Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. A writer "
             "waits for the write lock at most EEM_LOCK_TIMEOUT seconds (60). "
-            f"Derive: {derive} --help")
+            f"Derive: {derive} --help. A resident engine: {prog} serve start|stop|status")
 
 
 class CommandParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage, errors and help go to the streams it was given (a
     batch line's buffers), not to this process's; subparsers inherit them."""
 
-    def __init__(self, *args: Any, streams: tuple[TextIO | None, TextIO | None] = (None, None),
+    def __init__(self, *args: Any, streams: tuple[Writer | None, Writer | None] = (None, None),
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._streams = streams
@@ -110,7 +96,7 @@ class CommandParser(argparse.ArgumentParser):
 
 
 def build_parser(prog: str = PROG, only: str | None = None, *,
-                 streams: tuple[TextIO | None, TextIO | None] = (None, None)
+                 streams: tuple[Writer | None, Writer | None] = (None, None)
                  ) -> argparse.ArgumentParser:
     """The parser of every command, or of the command `only` alone (when the table has it);
     `prog`: the name it goes by (`eem` under eem); `streams`: where its messages go (out,
@@ -142,7 +128,7 @@ def command_name(argv: Sequence[str]) -> str | None:
 
 
 def parse(argv: Sequence[str], folder: str, prog: str = PROG, *,
-          streams: tuple[TextIO | None, TextIO | None] = (None, None)) -> argparse.Namespace:
+          streams: tuple[Writer | None, Writer | None] = (None, None)) -> argparse.Namespace:
     """`argv` as typed in `folder`, parsed, its paths absolute; argparse's SystemExit on a
     usage error or --help (it prints them to `streams`)."""
     from engine.cli.arguments import resolve_paths
@@ -155,9 +141,9 @@ def parse(argv: Sequence[str], folder: str, prog: str = PROG, *,
 class Streams:
     """Where a command writes and what it reads: its caller's."""
 
-    out: TextIO
-    err: TextIO
-    stdin: TextIO
+    out: Writer
+    err: Writer
+    stdin: Reader
 
 
 def current_umask() -> int:
@@ -184,11 +170,12 @@ def execute(args: argparse.Namespace, environ: Mapping[str, str], streams: Strea
             return COMMANDS[args.command].handler(
                 Call(args, context, streams.out, streams.err, streams.stdin))
 
-    return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err)
+    return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err, prog=prog)
 
 
-def guarded(command: Callable[[], int], *, debug: bool, err: TextIO) -> int:
-    """Run a command; map errors to one "Error: ..." line and an exit code."""
+def guarded(command: Callable[[], int], *, debug: bool, err: Writer, prog: str = PROG) -> int:
+    """Run a command; map errors to one "Error: ..." line (a command it suggests named under
+    `prog`) and an exit code."""
     from engine.errors import EngineError
 
     try:
@@ -196,7 +183,7 @@ def guarded(command: Callable[[], int], *, debug: bool, err: TextIO) -> int:
     except EngineError as e:
         if debug:
             traceback.print_exc(file=err)
-        err.write(f"Error: {e}\n")
+        err.write(f"Error: {e.said(prog)}\n")
         return e.exit_code
     except KeyboardInterrupt:
         err.write("Error: interrupted\n")

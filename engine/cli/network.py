@@ -109,10 +109,10 @@ def cmd_what_if(call: Call) -> int:
     if args.operation == "supersede":
         from engine.service import keeping
 
-        done = keeping.what_if_supersede(call.context, args.id, replacement_of(args))
+        superseded = keeping.what_if_supersede(call.context, args.id, replacement_of(args))
         if not call.as_json:
-            call.say(f"if {done.new} superseded {done.old} (nothing written):")
-        return report_change(call, done, done.change)
+            call.say(f"if {superseded.new} superseded {superseded.old} (nothing written):")
+        return report_change(call, superseded, superseded.change)
     if args.new or args.text is not None:
         raise InvalidInput(f"NEW and --text go with what-if supersede, not {args.operation}",
                            field="operation")

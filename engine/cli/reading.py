@@ -5,7 +5,7 @@ given."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, BinaryIO
 
 from engine.cli.arguments import (
     local_path,
@@ -25,8 +25,16 @@ from engine.defaults import (
     WIKI_TOPICS,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-def seen(call: Call) -> Any:
+    from engine.model import Belief
+    from engine.reading.records import BeliefHit
+    from engine.reading.search import Neighbour, SearchHit
+    from engine.service.context import Context
+
+
+def seen(call: Call) -> Context:
     """The call's context as the --visible-to client sees it (unchanged without the flag)."""
     given = call.args.visible_to
     if given is None:
@@ -36,7 +44,7 @@ def seen(call: Call) -> Any:
     return call.context.seeing(frozenset(parse_tags(given, field="visible_to")))
 
 
-def _depth(b: Any) -> Any:
+def _depth(b: Belief | BeliefHit) -> int | str:
     return b.depth if b.depth is not None else "-"
 
 
@@ -120,7 +128,7 @@ def cmd_show(call: Call) -> int:
     return 0
 
 
-def source_lines(b: Any) -> list[str]:
+def source_lines(b: Belief) -> list[str]:
     """Where a belief comes from: its file and lines, the quote pinned there, its URL."""
     found = []
     if b.source:
@@ -181,7 +189,7 @@ def cmd_get_metadata(call: Call) -> int:
     if found.key is not None and isinstance(found.value, str):
         call.say(found.value)
     else:
-        call.print_json(dict(found.value) if found.key is None else found.value)
+        call.print_json(found.as_dict()["metadata"] if found.key is None else found.value)
     return 0
 
 
@@ -201,7 +209,8 @@ def cmd_search(call: Call) -> int:
     return 0
 
 
-def _hits(call: Call, found: Any, first: str, steps: Any = ()) -> None:
+def _hits(call: Call, found: Sequence[SearchHit] | Sequence[Neighbour], first: str,
+          steps: Sequence[int] = ()) -> None:
     rows: list[tuple] = [(h.belief.id, h.belief.truth.value, _depth(h.belief),
                           h.belief.dependents, shorten(h.belief.text, 60)) for h in found]
     if steps:
@@ -230,7 +239,11 @@ def cmd_query(call: Call) -> int:
         from engine.files import write_atomically
 
         data = favourites_zip()
-        write_atomically(a.favourites, lambda f: f.write(data), umask=call.context.umask)
+
+        def write(f: BinaryIO) -> None:
+            f.write(data)
+
+        write_atomically(a.favourites, write, umask=call.context.umask)
         call.note(f"wrote {a.favourites}: {len(reading.query_pack().queries)} queries; drop it "
                   "on Neo4j Browser")
         return 0

@@ -4,16 +4,20 @@ network.py's.)"""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import local_path
 from engine.cli.command import Call, Command, listing, some_ids, table
 from engine.defaults import SOURCES_OUT_LIMIT as OUT_LIMIT
 
+if TYPE_CHECKING:
+    from engine.sources.pinning import HashedLate
+    from engine.sources.status import Retracted, SourcedRow
+
 HEADERS = ("belief", "truth", "source", "now")
 
 
-def row(r: Any) -> tuple[Any, ...]:
+def row(r: SourcedRow) -> tuple[object, ...]:
     return (r.id, r.truth, r.path, r.now)
 
 
@@ -47,7 +51,7 @@ def cmd_sources(call: Call) -> int:
     return 0
 
 
-def _hashed(call: Call, hashed: Any) -> int:
+def _hashed(call: Call, hashed: HashedLate) -> int:
     if call.emit(hashed):
         return 0
     call.say(*(f"hashed late {bid}: {spec}" for bid, spec in hashed.hashed),
@@ -58,7 +62,7 @@ def _hashed(call: Call, hashed: Any) -> int:
     return 0
 
 
-def print_retraction(call: Call, done: Any, command: str) -> int:
+def print_retraction(call: Call, done: Retracted, command: str) -> int:
     """What `stale --retract` did (or, over the limit, would do): what went OUT and what
     came IN, and the missing files' beliefs left alone."""
     from engine.errors import InvalidInput

@@ -13,17 +13,36 @@ import subprocess
 import sys
 import time
 
-from typing import TextIO
-
-from engine.resident import address, wire
-from engine.resident.client import connect, request_fields
+from engine.cli.command import Writer
 from engine.errors import InvalidInput, StoreError
+from engine.resident import address, wire
+from engine.resident.connection import connect, request_fields
 
 START_SECONDS = 60.0
 STOP_SECONDS = 35.0  # the engine gives running commands 30 s
 
 
-def command(action: str, prog: str, out: TextIO) -> int:
+def main(argv: list[str] | None = None, *, prog: str = "eem serve") -> int:
+    """`serve start|stop|status` in this process; `prog`: the name it goes by."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog=prog, description="A resident engine that keeps the connection open, so each "
+                               "command starts in milliseconds.",
+        epilog=f"example: {prog} start")
+    parser.add_argument("action", choices=["start", "stop", "status"],
+                        help="start the resident engine, stop it, or say whether commands "
+                             "use it")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    program = prog.removesuffix(" serve")
+    from engine.cli.main import guarded
+
+    return guarded(lambda: command(args.action, program, sys.stdout), debug=args.debug,
+                   err=sys.stderr, prog=program)
+
+
+def command(action: str, prog: str, out: Writer) -> int:
     """`serve ACTION` as `prog` names it; what it says goes to `out`."""
     if action == "status":
         return status(prog, out)
@@ -53,7 +72,7 @@ def _where() -> str:
     return f"{uri} (user {user}, database {database})"
 
 
-def status(prog: str, out: TextIO) -> int:
+def status(prog: str, out: Writer) -> int:
     """`prog`: the name the command goes by, in the hint (eem, python -m engine)."""
     found = ask_status("status", prog)
     if found is None:
@@ -68,7 +87,7 @@ def status(prog: str, out: TextIO) -> int:
     return 0
 
 
-def stop(out: TextIO) -> int:
+def stop(out: Writer) -> int:
     found = ask_status("stop")
     if found is None:
         out.write(f"no resident engine running for {_where()}\n")
@@ -84,7 +103,7 @@ def stop(out: TextIO) -> int:
     return 0
 
 
-def start(prog: str, out: TextIO) -> int:
+def start(prog: str, out: Writer) -> int:
     path = address.socket_path(os.environ)
     problem = address.private_folder(os.path.dirname(path))
     if problem:

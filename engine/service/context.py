@@ -56,6 +56,12 @@ class Context:
                                field="as_of")
         return AsOfStore(self.store, as_of)
 
+    def acting_as(self, actor: str) -> Context:
+        """This context for a caller whose writes are by `actor` (a server's client)."""
+        from engine.memory.changelog import ActingStore
+
+        return dataclasses.replace(self, store=ActingStore(self.store, actor), actor=actor)
+
     def seeing(self, visible_to: frozenset[str] | None) -> Context:
         """This context for a client that sees only `visible_to` (None: unchanged)."""
         if visible_to is None:
@@ -65,3 +71,10 @@ class Context:
     def command(self, words: str) -> str:
         """A command line to suggest: `words` after the program's name."""
         return f"{self.prog} {words}"
+
+    def stage_command(self, stage: str, words: str) -> str:
+        """A stage program's command line to suggest (`eem repair gaps`, or `python -m
+        engine.repair gaps` under that name)."""
+        if self.prog.startswith("python -m engine"):
+            return f"python -m engine.{stage} {words}"
+        return f"{self.prog} {stage} {words}"

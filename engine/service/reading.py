@@ -4,10 +4,11 @@ as the caller may see it (Context.seen: `visible_to`) and, where it takes `as_of
 memory was at that point."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import defaults, results, tms
 from engine.errors import InvalidInput
@@ -16,7 +17,16 @@ from engine.reading import search as searching
 from engine.service.context import Context
 from engine.store import Store
 from engine.tms import explain as explaining
-from engine.tms.records import BeliefFilter
+from engine.tms.records import BeliefFilter, Network
+
+if TYPE_CHECKING:
+    from engine.ask.retrieval import Bundle
+    from engine.reading.blockers import Blockers
+    from engine.reading.compact.build import Compact, CompactOptions
+    from engine.reading.queries import PackQuery
+    from engine.reading.records import QueryResult
+    from engine.reading.wiki import Topic
+    from engine.stages.provenance import RunRecord
 
 LIST_SORTS = defaults.LIST_SORTS
 
@@ -65,12 +75,12 @@ class Listed:
     def truncated(self) -> bool:
         return self.total > len(self.beliefs)
 
-    def row(self, b: Belief) -> dict[str, Any]:
+    def row(self, b: Belief) -> dict[str, object]:
         return {**results.belief_row(b),
                 **({"impact": self.impact.get(b.id, 0)} if self.impact is not None else {}),
                 **({"negative": self.negative[b.id]} if self.negative is not None else {})}
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"beliefs": [self.row(b) for b in self.beliefs], "total": self.total,
                 "truncated": self.truncated}
 
@@ -122,7 +132,7 @@ class Shown:
     superseded_by: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**results.belief_record(self.belief, self.dependents), "impact": self.impact,
                 "superseded_by": list(self.superseded_by), "supersedes": list(self.supersedes)}
 
@@ -151,7 +161,7 @@ class Traced:
     id: str
     rests_on: tuple[explaining.TraceEntry, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "rests_on": [e.__dict__ for e in self.rests_on]}
 
 
@@ -163,9 +173,9 @@ def trace(ctx: Context, belief_id: str, as_of: str | None = None) -> Traced:
 class TagTrace:
     """A belief's effective access tags, and where each comes from."""
 
-    found: Mapping[str, Any]
+    found: Mapping[str, Any]  # the JSON engine/tms/explain.trace_tags answers
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return dict(self.found)
 
 
@@ -179,10 +189,10 @@ class Metadata:
 
     id: str
     key: str | None
-    value: Any
+    value: object
 
-    def as_dict(self) -> dict[str, Any]:
-        if self.key is None:
+    def as_dict(self) -> dict[str, object]:
+        if self.key is None and isinstance(self.value, Mapping):
             return {"id": self.id, "metadata": dict(self.value)}
         return {"id": self.id, "key": self.key, "value": self.value}
 
@@ -214,7 +224,7 @@ class Found:
     neighbours: tuple[searching.Neighbour, ...] = ()
     depth: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"hits": [h.as_dict() for h in self.hits],
                 **({"neighbours": [n.as_dict() for n in self.neighbours]} if self.depth else {})}
 
@@ -247,9 +257,9 @@ def search(ctx: Context, options: SearchOptions) -> Found:
 class Pack:
     """The queries of the pack: name, description, parameters (type and example)."""
 
-    queries: tuple[Any, ...]
+    queries: tuple[PackQuery, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         from engine.reading.queries import pack_json
 
         return {"queries": pack_json(self.queries)}
@@ -267,9 +277,9 @@ class Answered:
 
     name: str
     columns: tuple[str, ...]
-    result: Any  # engine.reading.records.QueryResult
+    result: QueryResult
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         from engine.reading.queries import json_rows
 
         return {"columns": list(self.columns), "rows": json_rows(self.result)}
@@ -295,41 +305,61 @@ def _param_text(value: QueryValue) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+# --- the stages' runs ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Runs:
+    """The stages' most recent runs, newest first."""
+
+    runs: tuple[RunRecord, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"runs": [{"id": r.id, "stage": r.stage, "model": r.model,
+                          "started_at": r.started_at, "params": dict(r.params)}
+                         for r in self.runs]}
+
+
+def stage_runs(ctx: Context, limit: int) -> Runs:
+    return Runs(tuple(ctx.store.read(lambda tx: tx.recent_stage_runs(limit))))
+
+
 # --- compact, context, blockers ---------------------------------------------------------
 @dataclass(frozen=True)
 class Compacted:
     """The summary, and the file it was written into (between the eem:compact markers)."""
 
-    summary: Any  # engine.reading.compact.Compact
+    summary: Compact
     written: Path | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.summary.as_dict(), "written": str(self.written) if self.written else None}
 
 
-def compact(ctx: Context, options: Any = None, write: str | None = None) -> Compacted:
+def compact(ctx: Context, options: CompactOptions | None = None, write: str | None = None
+            ) -> Compacted:
     """A token-budgeted summary of the network (a CompactOptions); with `write`, put into
     that file between the eem:compact markers (the rest of the file kept)."""
-    from engine.reading.compact import CompactOptions
     from engine.reading.compact import compact as summarize
     from engine.reading.compact.build import check_options
     from engine.reading.compact.markers import write_compact
 
-    options = options or CompactOptions()
+    from engine.reading.compact import CompactOptions
+
+    options = dataclasses.replace(options or CompactOptions(),
+                                  gaps_command=ctx.stage_command("repair", "gaps"))
     check_options(options)
     summary = summarize(ctx.seen(), options)
     written = write_compact(write, summary.text, umask=ctx.umask) if write else None
     return Compacted(summary, written)
 
 
-def context_for(ctx: Context, question: str, budget: int = 3000) -> Any:
+def context_for(ctx: Context, question: str, budget: int = defaults.CONTEXT_BUDGET) -> Bundle:
     """The beliefs that bear on a question, packed to `budget` tokens (engine/ask)."""
     from engine.ask.retrieval import retrieve
 
     return retrieve(ctx.seen(), question, budget=budget)
 
 
-def blockers(ctx: Context, limit: int | None = None) -> Any:
+def blockers(ctx: Context, limit: int | None = None) -> Blockers:
     """What holds conclusions OUT, by what closes them; the retracted premises most rest on."""
     from engine.reading import blockers as blocking
 
@@ -347,7 +377,7 @@ class Drawn:
     beliefs: int
     justifications: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"written": str(self.path), "id": self.id, "depth": self.depth,
                 "beliefs": self.beliefs, "justifications": self.justifications}
 
@@ -383,7 +413,7 @@ class Site:
     topics: int
     beliefs: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"written": len(self.written), "topics": self.topics, "beliefs": self.beliefs}
 
 
@@ -427,16 +457,16 @@ def wiki(ctx: Context, options: WikiOptions,
     return Site(tuple(written), len(topics), len(network.beliefs))
 
 
-def _cluster_topics(ctx: Context, network: Any,
-                    progress: Callable[[int, int], None] | None) -> Any:
+def _cluster_topics(ctx: Context, network: Network,
+                    progress: Callable[[int, int], None] | None) -> list[Topic]:
     from adapters.clustering import kmeans_labels
-    from engine.embedding.cache import MemoryVectorCache, ensure_embeddings
+    from engine.embedding.cache import MemoryVectorCache, VectorCache, ensure_embeddings
     from engine.reading import wiki as pages
 
     if ctx.embedder is None:
         raise InvalidInput("--topics clusters needs an embedding model", field="topics")
     pool = [(b.id, b.text) for b in sorted(network.beliefs.values(), key=lambda b: b.id)]
-    cache: Any = MemoryVectorCache()
+    cache: VectorCache = MemoryVectorCache()
     if ctx.cache_folder is not None:
         from adapters.vector_cache import NpyVectorCache
 

@@ -9,7 +9,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from engine import interchange
 from engine.errors import InvalidInput
@@ -19,7 +19,16 @@ from engine.model import Belief, Truth
 from engine.service.context import Context
 from engine.tms.records import Network
 
+if TYPE_CHECKING:
+    from engine.registry_sync import SyncReport
+
 FORMATS = ("json", "markdown")
+
+
+class TextSink(Protocol):
+    """Where a network goes when no file is named: the caller's output."""
+
+    def write(self, text: str, /) -> int: ...
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 
 
@@ -59,11 +68,11 @@ def read_network(given: NetworkFile) -> FileRead:
     beliefs.md of ftl-reasons / reasonsforge with its nogoods.md."""
     path, nogoods = given.path, given.nogoods
     if file_format(path, given.format) == "markdown":
-        from adapters import ftl_registry
+        from adapters.ftl_registry import nogoods_path, read_ftl_registry
         from adapters.markdown_registry import MARKER, read_markdown
 
         if not Path(path).is_dir() and _is_ftl_registry(Path(path), MARKER):
-            got = ftl_registry.read_ftl_registry(path, ftl_registry.nogoods_path(path, nogoods))
+            got = read_ftl_registry(path, nogoods_path(path, nogoods))
             return FileRead(got.network, got.stored, got.notes)
         if nogoods:
             raise InvalidInput("--nogoods goes with a beliefs.md of ftl-reasons or reasonsforge;"
@@ -108,7 +117,7 @@ class Imported:
     report: ImportReport
     notes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.report.as_dict(), "notes": list(self.notes)}
 
 
@@ -123,10 +132,10 @@ class Synced:
     """What `import --sync` applied (or, dry, would apply) and the file's notes."""
 
     file: str
-    report: Any  # engine.registry_sync.SyncReport
+    report: SyncReport
     notes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.report.as_dict(), "notes": list(self.notes)}
 
 
@@ -160,12 +169,12 @@ class Exported:
     written: tuple[Path, ...] = ()  # the files written (none: to the caller's stream)
     beliefs: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"format": self.format, "written": [str(p) for p in self.written],
                 "beliefs": self.beliefs}
 
 
-def export(ctx: Context, options: ExportOptions, stream: TextIO | None = None) -> Exported:
+def export(ctx: Context, options: ExportOptions, stream: TextSink | None = None) -> Exported:
     """The network written to `options.output`, or to `stream` (text) when none is named."""
     output = options.output if options.output and options.output != "-" else None
     if options.split and options.format == "json":
@@ -220,7 +229,7 @@ def _network(ctx: Context, options: ExportOptions) -> Network:
     return network
 
 
-def _export_streamed(ctx: Context, output: str | None, stream: TextIO | None) -> Exported:
+def _export_streamed(ctx: Context, output: str | None, stream: TextSink | None) -> Exported:
     """network.json written page by page from one read transaction into a temporary file
     renamed over `output` (or copied to `stream`), so a read the store retries starts the
     file again and a failure leaves no half-written file."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.clock import now_iso
@@ -84,7 +83,7 @@ class RootSet:
     root: str
     was: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"root": self.root, "was": self.was, "changed": self.was is not None}
 
 
@@ -124,7 +123,7 @@ class SourceRows:
 
     rows: tuple[SourcedRow, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"beliefs": [r.as_dict() for r in self.rows]}
 
     @property

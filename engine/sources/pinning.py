@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.change_records import ChangeEntry
-from engine.errors import InvalidInput
+from engine.errors import COMMAND, InvalidInput
 from engine.model import Change, Justification
 from engine.sources.grounding import clean_quote, find_quote
 from engine.sources.reader import SkippedFile, SourceReader, SourceText, WholeFileHashes
@@ -139,8 +139,8 @@ def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dic
     stored = {s.path: s for s in tx.sources()}.get(claim.path)
     if stored is not None and stored.sha256 != claim.sha256:
         raise InvalidInput(f"{claim.path} changed since the beliefs drawn from it were pinned: "
-                           f"`python -m engine sources stale --retract` re-pins or retracts "
-                           f"them first", field="source", value=claim.path)
+                           f"`{COMMAND}` re-pins or retracts them first", field="source",
+                           value=claim.path, suggest="sources stale --retract")
     if check_only:
         return
     if stored is None:

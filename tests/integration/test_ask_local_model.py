@@ -32,7 +32,10 @@ def test_a_grammar_bound_answer_cites_only_shown_ids(store, capsys, tmp_path):
     out, said = captured.out, captured.err
     if code == 2:  # a 135M model often copies the format's example: refused, never shown
         assert out == "" and "echoes the prompt's example" in said, said
-        return
+        # the refusal is right, but no answer was there to check the citations of: this run
+        # did not test the property (counted among the xfails, tests/ci_rule.py)
+        pytest.xfail("the local model copied the format's example, so no answer's citations "
+                     "could be checked (the refusal itself was checked)")
     assert code == 0, said
     answer = json.loads(out)
     assert answer["status"] in ("answered", "insufficient")

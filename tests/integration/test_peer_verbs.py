@@ -417,7 +417,7 @@ def tagged(store):
 def test_export_visible_to_leaves_out_what_the_client_may_not_see(store, driver, neo4j_settings,
                                                                   fmt, capsys, tmp_path):
     from engine import interchange
-    from engine.cli.tms import main
+    from engine.cli.main import main
     from tests.conftest import empty_graph
 
     tagged(store)

@@ -1,20 +1,23 @@
-"""`python -m engine.mcp`: the network as an MCP server, for agents that keep an EEM.
+"""`eem mcp` (`python -m engine.mcp`): the network as an MCP server, for agents that keep an
+EEM. A face: each tool call is one call of the service layer, with the caller's Context.
 
-    python -m engine.mcp                      stdio (an MCP client starts it as a subprocess)
-    python -m engine.mcp --http --port 8765   streamable HTTP on 127.0.0.1, bearer token required
-    python -m engine.mcp token add NAME --role read|propose|write [--visible-to TAGS]
+    eem mcp                      stdio (an MCP client starts it as a subprocess)
+    eem mcp --http --port 8765   streamable HTTP on 127.0.0.1, bearer token required
+    eem mcp token add NAME --role read|propose|write [--visible-to TAGS]
 
 The server opens the store once and keeps one driver for its life, so a tool call costs what
-its transaction costs. Tools are the methods engine/agents/tools.py declares (TOOLS); sync
+its transaction costs. Tools are the methods engine/mcp/tools.py declares (TOOLS); sync
 tools run on the SDK's worker threads, each call in its own transaction(s) through the
-store's read / write paths. A call that fails on bad input answers a tool error whose text is
-the CLI's `Error: ...` line; nothing is written. While Neo4j is down a call answers one
-`Error: ...` line saying so, and the driver reconnects on its own once the server is back.
+store's read / write paths, with a Context made for the calling client (its writes by it,
+its reads filtered to the access tags it may see). A call that fails on bad input answers a
+tool error whose text is the CLI's `Error: ...` line; nothing is written. While Neo4j is
+down a call answers one `Error: ...` line saying so, and the driver reconnects on its own
+once the server is back.
 
 HTTP needs `Authorization: Bearer <token>`: EEM_MCP_TOKEN, else a token generated once and
 kept beside the local Neo4j password (`.neo4j/mcp-token`, mode 600), which has the write
-role; or a named token of `token add` (engine/cli/mcp_tokens.py), with its own role. A
-client's role (engine/agents/roles.py) decides which tools it is listed and may call; stdio
+role; or a named token of `token add` (engine/mcp/tokens.py), with its own role. A
+client's role (engine/mcp/roles.py) decides which tools it is listed and may call; stdio
 serves the role of `--role`.
 
 This module is the only one that imports the `mcp` SDK (the `mcp` extra).
@@ -24,7 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
+import dataclasses
 import inspect
 import json
 import logging
@@ -32,27 +35,20 @@ import os
 import secrets
 import sys
 import threading
+import typing
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from engine.agents.declaration import bound_tools
-from engine.agents.roles import ROLES, WRITE, Access
-from engine.agents.tools import (
-    TOOLS,
-    AgentTools,
-    PackEntry,
-    ProposalTools,
-    ReadingTools,
-    pack_resource,
-)
-from engine.agents.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
-from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
-from engine.cli.support import LazyStore
+from engine.mcp.declaration import bound_tools
+from engine.mcp.roles import ROLES, WRITE, Access
+from engine.mcp.tools import TOOLS, AgentTools
 from engine.errors import EngineError, StoreError
+from engine.mcp.tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.memory import history
 from engine.memory.as_of import AsOfStore
-from engine.memory.changelog import CALLER, ActingStore
+from engine.service.context import Context
 
 PROG = "python -m engine.mcp"
 MCP_HINT = "pip install 'eem-engine[mcp]'"
@@ -87,38 +83,51 @@ def _sdk():
     return MCPServer, types
 
 
-def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[], str],
+def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
             context_type: Any = None, base_actor: str = "mcp", name: str = "",
-            default_access: Access = Access("", WRITE)):
+            default_access: Access = Access("", WRITE), uri: str = "") -> Callable[..., Any]:
     """The tool as the SDK calls it: refused (a tool error naming the role, nothing run)
-    when the caller's role does not reach it; its writes are by the calling client (the
-    change log's actor: `<base_actor>` with the client's name and its token's name); an
+    when the caller's role does not reach it; else the method is called with a Context for
+    the calling client (its writes by `<base_actor>` with the client's name and its token's
+    name, its reads filtered to the tags it may see) and the call's arguments. An
     EngineError becomes a tool error with the CLI's one line; a lost connection the store
     did not name becomes one line saying so."""
     tool_name = name or method.__name__
 
-    @functools.wraps(method)
     def call(mcp_context: Any = None, **kwargs: Any) -> Any:
         access = context_access(mcp_context, default_access)
         if not access.may_call(tool_name):
             return _tool_error(types, access.refusal(tool_name))
-        actor = caller_actor(labelled(base_actor, access.name), mcp_context)
-        token = CALLER.set(actor)
-        seeing = VISIBLE_TO.set(access.visible_to)  # the store's reads filter by it
+        ctx = caller_context(served, access, caller_actor(labelled(base_actor, access.name),
+                                                          mcp_context))
         try:
-            return method(**kwargs)
+            return method(ctx, **kwargs)
         except EngineError as e:
-            message = str(e)
+            message = e.said(served.prog)
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
-            message = _describe(e, uri())
-        finally:
-            VISIBLE_TO.reset(seeing)
-            CALLER.reset(token)
+            message = _describe(e, uri or "the Neo4j server")
         return _tool_error(types, message)
 
+    call.__name__, call.__qualname__, call.__doc__ = tool_name, tool_name, method.__doc__
+    # what the SDK reads as the tool's input and output: the method's parameters but the
+    # Context, their types resolved where the method is defined
+    hints = typing.get_type_hints(method)
+    parameters = [p.replace(annotation=hints.get(p.name, p.annotation))
+                  for p in inspect.signature(method).parameters.values() if p.name != "ctx"]
+    annotations = {k: v for k, v in hints.items() if k != "ctx"}
     if context_type is not None:  # the SDK passes its request Context to this parameter
-        call.__annotations__ = {**method.__annotations__, "mcp_context": context_type}
+        parameters.append(inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY,
+                                            default=None, annotation=context_type))
+        annotations["mcp_context"] = context_type
+    vars(call)["__signature__"] = inspect.Signature(parameters,
+                                                    return_annotation=hints.get("return"))
+    call.__annotations__ = annotations
     return call
+
+
+def caller_context(served: Context, access: Access, actor: str) -> Context:
+    """The server's Context for one client: its writes by `actor`, its reads as it sees."""
+    return served.acting_as(actor).seeing(access.visible_to)
 
 
 def _tool_error(types: Any, message: str) -> Any:
@@ -153,6 +162,11 @@ def labelled(base: str, label: str) -> str:
     return f"{base.partition('@')[0]}@{label}"
 
 
+# The Access of the client whose resources/read is being answered: the SDK hands a resource
+# function no request, so the middleware leaves it here for the resource to build its Context.
+READING_ACCESS: ContextVar[Access | None] = ContextVar("eem_reading_access", default=None)
+
+
 def tool_listing_filter(default: Access):
     """SDK middleware: a tools/list answer holds only the tools the caller's role reaches,
     and a resource is read as the caller sees (its visibility set in force: eem://compact is
@@ -160,11 +174,11 @@ def tool_listing_filter(default: Access):
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
         if ctx.method == "resources/read":
-            seeing = VISIBLE_TO.set(request_access(ctx.request, default).visible_to)
+            seeing = READING_ACCESS.set(request_access(ctx.request, default))
             try:
                 return await call_next(ctx)
             finally:
-                VISIBLE_TO.reset(seeing)
+                READING_ACCESS.reset(seeing)
         result = await call_next(ctx)
         if ctx.method != "tools/list" or not isinstance(result, dict):
             return result  # the chain answers the wire form: {"tools": [{"name": ...}]}
@@ -206,8 +220,8 @@ def refusal(tool: str, unknown: Sequence[str], takes: Sequence[str]) -> str:
 
 
 def tool_arguments(method: Callable[..., Any]) -> tuple[str, ...]:
-    """The arguments a tool takes: its method's parameters."""
-    return tuple(inspect.signature(method).parameters)
+    """The arguments a tool takes: its method's parameters but the caller's Context."""
+    return tuple(p for p in inspect.signature(method).parameters if p != "ctx")
 
 
 def caller_actor(base: str, context: Any) -> str:
@@ -290,15 +304,17 @@ class BeliefWatch:
                 self._stop.wait(self._interval)
 
 
-def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = "",
-                 base_actor: str = "mcp", reading: ReadingTools | None = None,
-                 with_ask: bool = False, proposals: ProposalTools | None = None,
-                 default_access: Access = Access("", WRITE), watch_store: Any = None):
-    """`default_access`: the client's when a message came without an HTTP request (stdio);
+def build_server(tools: AgentTools, served: Context, base_actor: str = "mcp",
+                 with_ask: bool = False, default_access: Access = Access("", WRITE),
+                 watch_store: Any = None, uri: str = ""):
+    """`served`: the server's Context (each call's is made from it for its client);
+    `default_access`: the client's when a message came without an HTTP request (stdio);
     over HTTP each message carries the Access of its token (RequireBearer). `watch_store`:
     the store whose change log the belief resources' subscribers follow (None: no watch)."""
     MCPServer, types = _sdk()
     from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
+
+    from engine.service import network, reading
 
     bus = InMemorySubscriptionBus()
     watch = (BeliefWatch(watch_store, bus, lambda u: ResourceUpdated(uri=u))
@@ -310,11 +326,10 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
             watch.start(asyncio.get_running_loop())
         yield {}
 
-    methods = {**bound_tools(tools), **(bound_tools(reading) if reading is not None else {}),
-               **(bound_tools(proposals) if proposals is not None else {})}
-    served = [(spec, methods[spec.name]) for spec in TOOLS  # the one list, in its order
-              if spec.name in methods and (with_ask or not spec.needs_model)]  # ask: a model
-    accepted = {spec.name: tool_arguments(method) for spec, method in served}
+    methods = bound_tools(tools)
+    offered = [(spec, methods[spec.name]) for spec in TOOLS  # the one list, in its order
+               if with_ask or not spec.needs_model]  # ask: a model
+    accepted = {spec.name: tool_arguments(method) for spec, method in offered}
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING",
                        middleware=[tool_listing_filter(default_access),
                                    unknown_argument_refusal(accepted, default_access, types)],
@@ -322,39 +337,54 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
     server.belief_watch = watch
     context_type = _context_type()
 
-    def wrap(name: str, method: Callable[..., dict[str, Any]]) -> Any:
-        return guarded(method, types, lambda: uri, context_type, base_actor, name,
-                       default_access)
-
-    for spec, method in served:
-        server.add_tool(wrap(spec.name, method), name=spec.name,
+    for spec, method in offered:
+        server.add_tool(guarded(method, types, served, context_type, base_actor, spec.name,
+                                default_access, uri),
+                        name=spec.name,
                         annotations=types.ToolAnnotations(read_only_hint=spec.read_only))
-    if reading is not None:  # issue 21: the compact summary as a resource too
 
-        @server.resource("eem://compact", name="compact", mime_type="text/markdown",
-                         description="The network summarized in 800 tokens (compact).")
-        def compact_summary() -> str:
-            return reading.compact_resource()
+    def reader() -> Context:
+        access = READING_ACCESS.get() or default_access
+        return caller_context(served, access, labelled(base_actor, access.name))
+
+    @server.resource("eem://compact", name="compact", mime_type="text/markdown",
+                     description="The network summarized in 800 tokens (compact).")
+    def compact_summary() -> str:
+        return reading.compact(reader()).summary.text
 
     @server.resource("eem://query-pack", name="query-pack", mime_type="application/json",
                      description="Every query of the pack: name, description, parameters "
                                  "(type and example) and its Cypher text; run one with the "
                                  "query tool.")
     def query_pack() -> str:
-        return json.dumps(pack_resource(pack_entries), indent=2)
+        return json.dumps(pack_resource(), indent=2)
 
     @server.resource(BELIEF_URI, name="belief", mime_type="application/json",
                      description="One belief as show gives it. Subscribe (subscriptions/"
                                  "listen) to be told when a change touches it, by anyone.")
     def belief(id: str) -> str:
-        return tools.belief_resource(id)
+        return json.dumps(reading.show(reader(), id).as_dict(), indent=2, ensure_ascii=False)
 
     @server.resource("eem://status", name="status", mime_type="application/json",
                      description="The network's counts, as the status tool returns them.")
     def network_status() -> str:
-        return tools.status_resource()
+        ctx = reader()
+        if ctx.visible_to is not None:
+            from engine.agents.visibility import refusal
+
+            raise refusal(ctx.visible_to, "the status resource")
+        return json.dumps(network.status(ctx).as_dict(), indent=2)
 
     return server
+
+
+def pack_resource() -> list[dict[str, Any]]:
+    """The query pack with each query's Cypher text."""
+    from adapters.cypher_files import cypher
+    from adapters.query_pack import load_pack
+    from engine.reading.queries import pack_json
+
+    return [{**pack_json([q])[0], "cypher": cypher(q.name)} for q in load_pack()]
 
 
 # --- the bearer token -------------------------------------------------------------------
@@ -449,44 +479,25 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     return parser
 
 
-def make_reading(store: Any, args: argparse.Namespace) -> ReadingTools:
-    """The reading tools; with --model, ask through the CLI's own back-end (checked now)."""
-    if not args.model:
-        return ReadingTools(ActingStore(VisibleStore(store)))
+def make_ask(args: argparse.Namespace) -> Callable[[Context, str], dict[str, Any]]:
+    """ask through the command line's own back-end (checked now): each question answered
+    from what the calling client may see, its run recorded."""
+    from engine.agents.visibility import VisibleReadsStore
     from engine.ask.run import ask
-    from engine.cli.stage_cli import Wiring, build_ask_model
-    from engine.cli.stage_cli import ask_backend as backend_for
     from engine.clock import utc_now
     from engine.stages.report import ReportFile, report_path
+    from engine.wiring.models import ModelSpec, ask_backend
 
-    args.structured = False
-    wiring = Wiring()
-    backend = backend_for(build_ask_model(args, wiring), args, wiring)
+    backend = ask_backend(ModelSpec(args.model, args.timeout))
 
-    def answer(question: str) -> dict[str, Any]:
+    def answer(ctx: Context, question: str) -> dict[str, Any]:
         report = ReportFile(report_path(Path(args.report_dir), utc_now(), "ask"))
-        return ask(VisibleReadsStore(store), question, backend, budget=3000, max_tool_rounds=3,
+        store = (ctx.store if ctx.visible_to is None
+                 else VisibleReadsStore(ctx.store, ctx.visible_to))
+        return ask(store, question, backend, budget=3000, max_tool_rounds=3,
                    report_file=report).as_dict()
 
-    return ReadingTools(ActingStore(VisibleStore(store)), ask=answer)
-
-
-def make_tools(store: Any, report_dir: Path) -> tuple[AgentTools, list[PackEntry]]:
-    from adapters.cypher_files import cypher
-    from adapters.query_pack import load_pack
-
-    pack = load_pack()
-    entries = [PackEntry(q, cypher(q.name)) for q in pack]
-
-    def make_embedder():
-        from adapters.embeddings import SentenceTransformerEmbedder
-
-        return SentenceTransformerEmbedder()
-
-    from engine.cli.sources import memory_files
-
-    return AgentTools(ActingStore(VisibleStore(store)), pack, report_dir=report_dir,
-                      make_embedder=make_embedder, source_files=memory_files), entries
+    return answer
 
 
 def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
@@ -498,11 +509,20 @@ def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["token"]:
-        from engine.cli.mcp_tokens import token_command
+    from engine.wiring.context import opened
+    from engine.wiring.settings import Settings
 
-        return token_command(argv[1:], local_home(os.environ) / TOKENS_FILE, f"{prog} token")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        settings = Settings.of(os.environ)
+    except EngineError as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return e.exit_code
+    if argv[:1] == ["token"]:
+        from engine.mcp.tokens import token_command
+
+        return token_command(argv[1:], local_home(settings.environ) / TOKENS_FILE,
+                             f"{prog} token", sys.stdout, sys.stderr)
     args = build_parser(prog).parse_args(argv)
     try:
         visible_to = parse_tags(args.visible_to) if args.visible_to is not None else None
@@ -510,31 +530,30 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
         print(f"Error: {e}", file=sys.stderr)
         return e.exit_code
     logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
-    store = LazyStore(retry_seconds=RETRY_SECONDS, actor=mcp_actor(os.environ, args.http))
+    actor = mcp_actor(settings.environ, args.http)
     try:
-        served = released(store, args.release) if args.release else store
-        tools, entries = make_tools(served, Path(args.report_dir))
-        from adapters.neo4j.connection import DEFAULT_URI
-        from engine.cli.sources import memory_files
+        with opened(settings, prog=prog.removesuffix(" mcp") or prog, folder=Path.cwd(),
+                    actor=actor, retry_seconds=RETRY_SECONDS) as ctx:
+            served = ctx
+            if args.release:
+                served = dataclasses.replace(ctx, store=released(ctx.store, args.release))
+            tools = AgentTools(report_dir=Path(args.report_dir).resolve(),
+                               ask=make_ask(args) if args.model else None)
+            from adapters.neo4j.connection import Neo4jSettings
 
-        server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
-                              base_actor=mcp_actor(os.environ, args.http),
-                              reading=make_reading(served, args), with_ask=bool(args.model),
-                              proposals=ProposalTools(ActingStore(served),
-                                                      source_files=memory_files),
-                              default_access=Access("", args.role, visible_to),
-                              watch_store=None if args.release else store)
-        if args.http:
-            return _serve_http(server, args.port)
-        server.run("stdio")
-        return 0
+            server = build_server(tools, served, base_actor=actor, with_ask=bool(args.model),
+                                  default_access=Access("", args.role, visible_to),
+                                  watch_store=None if args.release else ctx.store,
+                                  uri=Neo4jSettings.from_env(settings.environ).uri)
+            if args.http:
+                return _serve_http(server, args.port, settings.environ)
+            server.run("stdio")
+            return 0
     except EngineError as e:
         print(f"Error: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         return 130
-    finally:
-        store.close()
 
 
 def released(store: Any, name: str) -> AsOfStore:
@@ -547,11 +566,11 @@ def released(store: Any, name: str) -> AsOfStore:
     return served
 
 
-def _serve_http(server: Any, port: int) -> int:
+def _serve_http(server: Any, port: int, environ: Mapping[str, str]) -> int:
     import uvicorn
 
-    token, where = bearer_token(os.environ)
-    table = TokenTable(token, local_home(os.environ) / TOKENS_FILE)
+    token, where = bearer_token(environ)
+    table = TokenTable(token, local_home(environ) / TOKENS_FILE)
     app = RequireBearer(server.streamable_http_app(host=HOST), table)
     print(f"MCP server on http://{HOST}:{port}/mcp (bearer token: {where})", file=sys.stderr,
           flush=True)

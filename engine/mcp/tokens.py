@@ -18,9 +18,9 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from engine.agents.roles import WRITE, Access, check_role
+from engine.mcp.roles import WRITE, Access, check_role
 from engine.errors import InvalidInput, NotFound, StoreError
 from engine.tms import access
 
@@ -40,7 +40,7 @@ class TokenEntry:
     def access(self) -> Access:
         return Access(self.name, self.role, self.visible_to)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"name": self.name, "role": self.role, "sha256": self.sha256,
                 "created": self.created,
                 **({"visible_to": sorted(self.visible_to)} if self.visible_to is not None
@@ -192,27 +192,29 @@ def build_token_parser(prog: str = TOKEN_PROG) -> Any:
     return parser
 
 
-def token_command(argv: list[str], path: Path, prog: str = TOKEN_PROG) -> int:
+def token_command(argv: list[str], path: Path, prog: str, out: TextIO, err: TextIO) -> int:
     args = build_token_parser(prog).parse_args(argv)
+
+    def say(line: str) -> None:
+        out.write(line + "\n")
+
     try:
         if args.command == "add":
             tags = parse_tags(args.visible_to) if args.visible_to is not None else None
             entry, token = add_token(path, args.name, args.role, tags)
             seen = ", ".join(sorted(tags)) if tags is not None else "all"
-            print(f"token {entry.name}: role {entry.role}, sees {seen or 'untagged only'}; "
-                  f"kept in {path} (only its sha256). Copy it now, it is not shown again:")
-            print(token)
+            say(f"token {entry.name}: role {entry.role}, sees {seen or 'untagged only'}; "
+                f"kept in {path} (only its sha256). Copy it now, it is not shown again:")
+            say(token)
         elif args.command == "list":
-            print(f"{DEFAULT_NAME}\t{WRITE}\tall\t(EEM_MCP_TOKEN or mcp-token)")
+            say(f"{DEFAULT_NAME}\t{WRITE}\tall\t(EEM_MCP_TOKEN or mcp-token)")
             for e in read_entries(path):
                 seen = ",".join(sorted(e.visible_to)) if e.visible_to is not None else "all"
-                print(f"{e.name}\t{e.role}\t{seen or '(untagged only)'}\t{e.created}")
+                say(f"{e.name}\t{e.role}\t{seen or '(untagged only)'}\t{e.created}")
         else:
             revoke_token(path, args.name)
-            print(f"revoked token {args.name}")
+            say(f"revoked token {args.name}")
         return 0
     except (InvalidInput, NotFound, StoreError) as e:
-        import sys
-
-        print(f"Error: {e}", file=sys.stderr)
+        err.write(f"Error: {e}\n")
         return e.exit_code

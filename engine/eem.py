@@ -1,11 +1,11 @@
 """`eem`: the one entry point (pyproject's console script).
 
-    eem COMMAND ...    every command of `python -m engine` (init, add, show, ..., serve),
-                       handed to the resident engine when one serves, exactly as
+    eem COMMAND ...    every command of `python -m engine` (init, add, show, ...), parsed here
+                       and handed to the resident engine when one serves, exactly as
                        `python -m engine COMMAND ...` is (engine/resident/client.py)
     eem PROGRAM ...    every program: `eem derive` is `python -m engine.derive`, and so are
                        review, repair, dedup, contradictions, negatives, forge, pipeline,
-                       ask and mcp
+                       ask and mcp; `eem serve` is the resident engine's own life
     eem --help         all of them, grouped, one line each
 
 The parsers go by the name they were called with (`usage: eem show ...`, `example: eem
@@ -39,8 +39,10 @@ PROGRAMS = {
     "pipeline": ("engine.cli.pipeline", "forge, derive, review, repair and dedup, pass after "
                                         "pass"),
     "ask": ("engine.cli.ask", "answer a question from the network, citations checked"),
-    "mcp": ("engine.cli.mcp", "the network as an MCP server for agents (stdio, or HTTP with "
+    "mcp": ("engine.mcp.server", "the network as an MCP server for agents (stdio, or HTTP with "
                               "tokens)"),
+    "serve": ("engine.resident.control", "a resident engine that keeps the connection open, "
+                                         "so each command starts in milliseconds"),
 }
 
 # `eem --help`, group by group. tests/cli/test_eem_cli.py holds it to every command of the

@@ -1,8 +1,8 @@
 """Who may call which agent tool: the three roles of an MCP client, and what a client holds.
 
 Each tool declares the least role that may call it where it is defined (`@tool`,
-engine/agents/tools.py); the tables here are read from those declarations. A name no tool
-declares needs `write` (deny by default). Nothing here knows MCP: engine/cli/mcp.py asks
+engine/mcp/tools.py); the tables here are read from those declarations. A name no tool
+declares needs `write` (deny by default). Nothing here knows MCP: engine/mcp/server.py asks
 `allows` for each call and for the tool listing.
 """
 from __future__ import annotations
@@ -10,19 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.agents.declaration import PROPOSE, READ, ROLES, WRITE
-from engine.agents.tools import TOOLS
+from engine.mcp.declaration import PROPOSE, READ, ROLES, WRITE
+from engine.mcp.tools import TOOLS
 from engine.errors import InvalidInput
 
-__all__ = ["FILTERED_TOOLS", "PROPOSE", "PROPOSE_TOOLS", "READ", "READ_TOOLS", "ROLES",
-           "TOOL_ROLES", "WRITE", "WRITE_TOOLS", "Access", "allows", "check_role", "role_of"]
+__all__ = ["FILTERED_TOOLS", "PROPOSE", "READ", "ROLES", "TOOL_ROLES", "WRITE", "Access", "allows",
+           "check_role", "role_of"]
 
 _RANK = {role: rank for rank, role in enumerate(ROLES)}
 
 TOOL_ROLES: Mapping[str, str] = {spec.name: spec.role for spec in TOOLS}
-READ_TOOLS = tuple(name for name, role in TOOL_ROLES.items() if role == READ)
-PROPOSE_TOOLS = tuple(name for name, role in TOOL_ROLES.items() if role == PROPOSE)
-WRITE_TOOLS = tuple(name for name, role in TOOL_ROLES.items() if role == WRITE)
 # The reads that filter by a visibility set (engine/agents/visibility.py): the only tools a
 # client with one is offered; `query`, export, the change log, what-if and the writes cannot
 # be filtered (their answers name beliefs the client may not see).

@@ -1,9 +1,9 @@
-"""How an agent tool declares itself, where it is defined (engine/agents/tools.py): `@tool`
+"""How an agent tool declares itself, where it is defined (engine/mcp/tools.py): `@tool`
 on the method gives the least role that may call it (read < propose < write), whether it
 changes nothing (the read-only hint a client sees), whether it answers a client that sees
 only some access tags (filtered: its reads go through the visibility filter), and whether it
 needs the server's model (ask). The roles (roles.py), the read-only set and the tools the
-MCP server serves (engine/cli/mcp.py) are all read from these declarations: there is no
+MCP server serves (engine/mcp/server.py) are all read from these declarations: there is no
 second list of tool names to keep in step.
 """
 from __future__ import annotations
