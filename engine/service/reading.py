@@ -149,6 +149,65 @@ def show(ctx: Context, belief_id: str, as_of: str | None = None) -> Shown:
     return Shown(b, tuple(dependents), impact, tuple(links[0]), tuple(links[1]))
 
 
+@dataclass(frozen=True)
+class Beliefs:
+    """The named beliefs that exist (as the caller may see them), by id, and the ids that
+    name none."""
+
+    found: Mapping[str, Belief]
+    missing: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"beliefs": [results.belief_row(b) for b in self.found.values()],
+                "missing": list(self.missing)}
+
+
+def beliefs(ctx: Context, ids: Sequence[str]) -> Beliefs:
+    """Several beliefs at once, in one read."""
+    wanted = list(dict.fromkeys(ids))
+    found = tms.show_many(ctx.seen(), wanted) if wanted else {}
+    return Beliefs({i: found[i] for i in wanted if i in found},
+                   tuple(i for i in wanted if i not in found))
+
+
+@dataclass(frozen=True)
+class Similar:
+    """For each text, the stored beliefs nearest to it by meaning, best first: (id,
+    cosine), as dedup measures it (the packaged embedding model over the embeddings the
+    beliefs carry)."""
+
+    model: str
+    nearest: tuple[tuple[tuple[str, float], ...], ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"model": self.model,
+                "nearest": [[{"id": i, "cosine": round(c, 4)} for i, c in row]
+                            for row in self.nearest]}
+
+
+def similar(ctx: Context, texts: Sequence[str], limit: int = 3) -> Similar:
+    """The beliefs nearest to each text; the texts are embedded now and stored nowhere
+    (a belief without a stored embedding is not among the candidates)."""
+    if ctx.embedder is None:
+        raise InvalidInput("similarity needs the embedding model (the embeddings extra)",
+                           field="texts")
+    if limit < 1:
+        raise InvalidInput(f"limit takes a positive number, not {limit}", field="limit",
+                           value=limit)
+    if not texts:
+        return Similar("", ())
+    embedder = ctx.embedder()
+    vectors = embedder.embed(list(texts))  # before the transaction: it is slow
+    store = ctx.seen()
+
+    def read(tx: Any) -> tuple[tuple[tuple[str, float], ...], ...]:
+        rows = [tx.similar_beliefs(v, limit) for v in vectors]
+        seen = tx.get_beliefs(sorted({i for row in rows for i, _ in row}))
+        return tuple(tuple((i, c) for i, c in row if i in seen) for row in rows)
+
+    return Similar(embedder.model_name, store.read(read))
+
+
 def explain(ctx: Context, belief_id: str, as_of: str | None = None) -> explaining.Step:
     """Why a belief is IN (the justification that holds, down to premises) or OUT."""
     return explaining.explain(ctx.seen_as_of(as_of), belief_id)
