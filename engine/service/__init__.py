@@ -15,8 +15,8 @@ call and render.
     reading.py    list, show (one belief, or several at once), explain, trace, trace-tags,
                   search, the beliefs nearest to a text, query, compact, blockers,
                   get-metadata, context for a question
-    keeping.py    supersede (and undo), challenge, defend (each with its what-if), defeat, mark-duplicate, the
-                  editing verbs, summarize, migrate-retractions
+    keeping.py    supersede (and undo), challenge, defend (each with its what-if), defeat,
+                  mark-duplicate, the editing verbs, summarize, migrate-retractions
     history.py    log, a belief's history, diff, releases, rollback, revert
     registry.py   import (and --sync), export
     sources.py    the memory's root, a belief's source lines, sources status / stale / hash
