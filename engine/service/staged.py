@@ -64,8 +64,9 @@ def _keys(source: StagedSource) -> list[str]:
 
 
 def _chosen(source: StagedSource, keys: Sequence[str], edited: Mapping[str, Any] | None
-            ) -> list[Any]:
-    """The items of `keys`, in the file's order, each replaced by its edit when given."""
+            ) -> list[tuple[str, Any]]:
+    """(key in the file, item) for the items of `keys`, in the file's order, each item
+    replaced by its edit when given (an edit may change the item's own key)."""
     if not keys:
         raise InvalidInput("choose at least one item", field="items")
     by_key = dict(zip(_keys(source), source.items))
@@ -75,7 +76,14 @@ def _chosen(source: StagedSource, keys: Sequence[str], edited: Mapping[str, Any]
                            "(decided meanwhile, or the file changed)", field="items",
                            value=unknown[0])
     edits = dict(edited or {})
-    return [edits.get(k, by_key[k]) for k in by_key if k in set(keys)]
+    return [(k, edits.get(k, item)) for k, item in by_key.items() if k in set(keys)]
+
+
+def _decided(stage: Stage[Any, Any], chosen: Sequence[tuple[str, Any]], valid: Sequence[Any]
+             ) -> list[str]:
+    """The keys in the file of the chosen items the stage found valid."""
+    valid_keys = {stage.item_key(v) for v in valid}
+    return [k for k, item in chosen if stage.item_key(item) in valid_keys]
 
 
 def _run_and_round(ctx: Context, source: StagedSource, keys: Sequence[str], items: Sequence[Any],
@@ -118,27 +126,30 @@ def check(ctx: Context, source: StagedSource) -> StagedChecks:
 
 @dataclass(frozen=True)
 class StagedWouldChange:
-    """What accepting the items would change (nothing was written), and the items the
-    stage's check would skip, with why."""
+    """What accepting the items would change (nothing was written): what each would write
+    (the stage's report entries: a belief added and its label, a verdict kept...), the
+    labels that would change, and the items the stage's check would skip, with why."""
 
     keys: tuple[str, ...]
     change: Change
     skipped: Mapping[str, str]
+    entries: tuple[Mapping[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {"items": list(self.keys), **self.change.as_dict(),
-                "skipped": dict(self.skipped)}
+                "skipped": dict(self.skipped), "entries": [dict(e) for e in self.entries]}
 
 
 def what_if(ctx: Context, source: StagedSource, keys: Sequence[str],
             edited: Mapping[str, Any] | None = None) -> StagedWouldChange:
     """Accepting `keys` run in a transaction that is rolled back."""
-    items = _chosen(source, keys, edited)
+    items = [item for _, item in _chosen(source, keys, edited)]
     run, record = _run_and_round(ctx, source, keys, items, list(edited or ()))
     applied: Applied = ctx.store.dry_run(
         lambda tx: apply_round(tx, source.stage, items, None, run, record))
     return StagedWouldChange(tuple(keys), applied.change,
-                             {s.id: s.reason for s in applied.checked.skipped})
+                             {s.id: s.reason for s in applied.checked.skipped},
+                             tuple(e.as_dict() for e in applied.entries))
 
 
 # --- deciding ------------------------------------------------------------------------------
@@ -166,7 +177,8 @@ def accept(ctx: Context, source: StagedSource, keys: Sequence[str],
     """Apply the items of `keys` (an edited item in place of the file's) in ONE write
     transaction with the stage's check run again inside it; refused, nothing written, when
     the check leaves none to apply."""
-    items = _chosen(source, keys, edited)
+    chosen = _chosen(source, keys, edited)
+    items = [item for _, item in chosen]
     stage = source.stage
     run, record = _run_and_round(ctx, source, keys, items, list(edited or ()))
 
@@ -181,7 +193,7 @@ def accept(ctx: Context, source: StagedSource, keys: Sequence[str],
     entry = round_entry(stage, run, record, accept=str(source.path),
                         proposed_by_run=source.run.id, items=list(keys))
     applied, seq = ctx.store.write(work, dataclasses.replace(entry, actor=ctx.actor or run.id))
-    done = [stage.item_key(v) for v in applied.checked.valid]
+    done = _decided(stage, chosen, applied.checked.valid)
     return StagedAccepted(run.id, seq, tuple(done),
                           {s.id: s.reason for s in applied.checked.skipped}, applied.change,
                           _rewrite(ctx, source, done))
@@ -237,6 +249,7 @@ class StagedDecision:
     seq: int
     at: str
     reason: str = ""
+    whole_file: bool = False  # by `<stage> accept FILE`, of every item the file held
 
     def as_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
@@ -263,8 +276,10 @@ def decisions(ctx: Context, source: StagedSource) -> dict[str, StagedDecision]:
         if run is None or run.params.get("proposed_by_run") != proposed_by:
             continue
         named = run.params.get("items")
-        for k in (named if isinstance(named, list) else keys):
-            found.setdefault(str(k), StagedDecision(str(k), "accepted", e.actor, e.seq, e.at))
+        whole = not isinstance(named, list)
+        for k in (keys if not isinstance(named, list) else named):
+            found.setdefault(str(k), StagedDecision(str(k), "accepted", e.actor, e.seq, e.at,
+                                                    whole_file=whole))
     for e in sorted(rejects, key=lambda e: e.seq):
         if e.args.get("proposed_by_run") != proposed_by or e.args.get("stage") != stage_name:
             continue

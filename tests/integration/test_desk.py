@@ -1,0 +1,324 @@
+"""The review desk's web application (engine/desk/) in-process, through Starlette's test
+client, against the real Neo4j: the token on every request, CSRF on every POST, no write
+from a GET, HTML shown as text, the person as the actor of every decision, agents'
+proposals and a derive file decided, and a decision made elsewhere never applied twice."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette", reason="the desk extra is not installed")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from engine.derive.options import DeriveOptions  # noqa: E402
+from engine.derive.proposals import Proposal, ProposalKind  # noqa: E402
+from engine.derive.stage import DeriveStage  # noqa: E402
+from engine.desk.app import Desk, build_app  # noqa: E402
+from engine.desk.guard import Gate  # noqa: E402
+from engine.desk.queue import Sources  # noqa: E402
+from engine.desk.stage_files import StageTools  # noqa: E402
+from engine.mcp.tokens import TokenTable, add_token  # noqa: E402
+from engine.service import history  # noqa: E402
+from engine.service import proposals as proposing  # noqa: E402
+from engine.service.context import Context  # noqa: E402
+from engine.service.network import NewBelief  # noqa: E402
+from engine.stages.provenance import RunRecord  # noqa: E402
+from tests.derive_fakes import load, premise  # noqa: E402
+
+pytestmark = pytest.mark.neo4j
+
+TOKEN = "desk-test-token-0123456789"
+RUN = RunRecord("20260101T000000Z-abc123", "scripted", "2026-01-01T00:00:00+00:00",
+                stage="derive")
+PREMISES = [premise("auth-jwt", "Auth validates JWTs."), premise("auth-refresh", "One thread."),
+            premise("db-pool", "Pool of 10."), premise("db-sync", "Sync writes."),
+            premise("bug-99", "<script>alert('x')</script> & bug 99 is open")]
+
+
+def derived(bid: str, antecedents: list[str], text: str) -> Proposal:
+    return Proposal(ProposalKind.DERIVE, bid, text, tuple(antecedents), label="because")
+
+
+def write_derive_file(folder: Path, *items: Proposal) -> Path:
+    stage = DeriveStage(None, DeriveOptions())
+    path = folder / "proposed-derivations.md"
+    path.write_text(stage.render_file(list(items), RUN,
+                                      "python -m engine.derive accept proposed-derivations.md"),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def desk(store, tmp_path):
+    load(store, PREMISES)
+    tokens = tmp_path / "mcp-tokens.json"
+    served = Context(store, "ada", folder=tmp_path)
+    d = Desk(served, Sources((tmp_path,), StageTools(lambda: None)), "ada",
+             Gate(TokenTable(TOKEN, tokens), 80, {"testserver"}))
+    return d
+
+
+@pytest.fixture
+def client(desk):
+    with TestClient(build_app(desk), base_url="http://testserver") as c:
+        c.cookies.set(desk.gate.cookie, TOKEN)
+        yield c
+
+
+def csrf_of(html: str) -> str:
+    found = re.search(r'<meta name="csrf" content="([0-9a-f]+)">', html)
+    assert found, html[:500]
+    return found.group(1)
+
+
+def log_seqs(store) -> list[int]:
+    return [e.seq for e in history.log(Context(store), history.LogOptions(limit=None)).entries]
+
+
+def test_every_request_needs_the_token_and_nothing_is_written_without_it(desk, store,
+                                                                         tmp_path):
+    path = write_derive_file(tmp_path, derived("auth-slow", ["auth-jwt", "auth-refresh"],
+                                               "Auth is slow."))
+    before, text = log_seqs(store), path.read_text(encoding="utf-8")
+    with TestClient(build_app(desk), base_url="http://testserver") as anonymous:
+        for url in ("/", "/queue", "/queue/rows", "/belief/auth-jwt", "/search?q=auth",
+                    "/events", "/static/desk.js", "/log"):
+            r = anonymous.get(url)
+            assert r.status_code == 401, url
+            assert "needs its token" in r.text
+        r = anonymous.post("/queue/decide", data={"decision": "accept",
+                                                  "key": "file:x:auth-slow", "csrf": "0"})
+        assert r.status_code == 401
+        assert anonymous.post("/act/auth-jwt", data={"op": "retract",
+                                                            "reason": "x"}).status_code == 401
+        assert anonymous.get("/queue", params={"token": "wrong"}).status_code == 401
+        assert anonymous.get("/queue", headers={"Authorization": "Bearer wrong"}
+                             ).status_code == 401
+    assert log_seqs(store) == before and path.read_text(encoding="utf-8") == text
+
+
+def test_the_token_in_the_url_becomes_a_cookie_and_leaves_the_address(desk):
+    with TestClient(build_app(desk), base_url="http://testserver",
+                    follow_redirects=False) as c:
+        r = c.get("/queue", params={"token": TOKEN, "x": "1"})
+        assert r.status_code == 303 and r.headers["location"] == "/queue?x=1"
+        cookie = r.headers["set-cookie"]
+        assert cookie.startswith(f"{desk.gate.cookie}={TOKEN};")
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        c.cookies.set(desk.gate.cookie, TOKEN)
+        assert c.get("/queue").status_code == 200
+        assert c.get("/queue", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
+
+
+def test_a_post_without_its_csrf_token_or_from_elsewhere_writes_nothing(client, store,
+                                                                         tmp_path):
+    path = write_derive_file(tmp_path, derived("auth-slow", ["auth-jwt", "auth-refresh"],
+                                               "Auth is slow."))
+    key = re.search(r'data-key="(file:[^"]+)"', client.get("/queue").text).group(1)
+    csrf = csrf_of(client.get("/queue").text)
+    before, text = log_seqs(store), path.read_text(encoding="utf-8")
+    for data in ({"decision": "accept", "key": key},
+                 {"decision": "accept", "key": key, "csrf": "0" * 64}):
+        r = client.post("/queue/decide", data=data)
+        assert r.status_code == 403 and "CSRF" in r.json()["error"]
+    r = client.post("/queue/decide", data={"decision": "accept", "key": key, "csrf": csrf},
+                    headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+    assert client.post("/act/auth-jwt", data={"op": "retract", "reason": "x"}
+                       ).status_code == 403
+    assert client.post("/queue/edit", data={"key": key, "text": "y"}).status_code == 403
+    # a GET never writes: the decision routes answer only POST
+    assert client.get("/queue/decide", params={"decision": "accept", "key": key,
+                                               "csrf": csrf}).status_code == 405
+    assert client.get("/act/auth-jwt", params={"op": "retract", "reason": "x",
+                                                      "csrf": csrf}).status_code == 405
+    assert log_seqs(store) == before and path.read_text(encoding="utf-8") == text
+    r = client.get("/queue", headers={"Host": "evil.example"})
+    assert r.status_code == 400
+
+
+def test_a_belief_text_with_html_shows_as_text(client, store):
+    proposing.propose_add(Context(store).acting_as("bot"),
+                          NewBelief("x-img", "<img src=x onerror=alert(1)> claims"), "<i>why</i>")
+    for url in ("/belief/bug-99", "/queue", "/search?q=bug", "/list", "/log"):
+        html = client.get(url).text
+        assert "<script>alert" not in html and "<img src=x" not in html, url
+        assert "<i>why" not in html, url
+    page = client.get("/belief/bug-99").text
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; bug 99 is open" in page
+    assert "&lt;img src=x onerror=alert(1)&gt; claims" in client.get("/queue").text
+
+
+def test_agents_proposals_decided_by_the_person(client, store):
+    bot = Context(store).acting_as("bot")
+    add = proposing.propose_add(bot, NewBelief(
+        "auth-slow", "Auth is slow.", (_just("auth-jwt", "auth-refresh"),)), "both hold")
+    retract = proposing.propose_retract(bot, "db-sync", "writes are async now")
+    edit = proposing.propose_add(bot, NewBelief("db-slow", "DB slow.",
+                                                (_just("db-pool", "db-sync"),)), "pool")
+    elsewhere = proposing.propose_add(bot, NewBelief("pool-sync", "Pool is sync.",
+                                                     (_just("db-pool", "db-sync"),)), "x")
+    page = client.get("/queue").text
+    csrf = csrf_of(page)
+    for p in (add, retract, edit, elsewhere):
+        assert f'data-key="agent:{p.proposal.id}"' in page
+    assert "Auth validates JWTs." in page  # an antecedent's text beside its label
+    proposing.accept(Context(store).acting_as("cli-person"), elsewhere.proposal.id)
+    before = log_seqs(store)
+
+    r = client.post("/queue/decide", data={"decision": "accept", "csrf": csrf, "key": [
+        f"agent:{add.proposal.id}", f"agent:{elsewhere.proposal.id}"]}).json()["outcomes"]
+    assert r[0]["status"] == "accepted" and r[0]["went_in"] == ["auth-slow"]
+    assert r[1]["status"] == "accepted" and "meanwhile" in r[1]["message"]
+    r = client.post("/queue/decide", data={"decision": "reject", "csrf": csrf,
+                                           "key": f"agent:{retract.proposal.id}"}).json()
+    assert "error" in r and "reason" in r["error"]  # a reject without its why
+    r = client.post("/queue/decide", data={"decision": "reject", "csrf": csrf,
+                                           "key": f"agent:{retract.proposal.id}",
+                                           "reason": "still sync"}).json()["outcomes"]
+    assert r[0]["status"] == "rejected"
+    r = client.post("/queue/edit", data={"csrf": csrf, "key": f"agent:{edit.proposal.id}",
+                                         "text": "The DB is slow under load."}
+                    ).json()["outcomes"]
+    assert r[0]["status"] == "accepted", r
+
+    new = log_seqs(store)[:len(log_seqs(store)) - len(before)]
+    entries = {e.seq: e for e in history.log(Context(store), history.LogOptions(
+        limit=None)).entries if e.seq in new}
+    assert {e.actor for e in entries.values()} == {"ada"}
+    assert sorted(e.op for e in entries.values()) == ["add", "add", "proposal-reject",
+                                                      "propose"]
+    shown = {p.id: p for p in proposing.list_proposals(Context(store)).proposals}
+    assert shown[add.proposal.id].decided_by == "ada"
+    assert shown[elsewhere.proposal.id].decided_by == "cli-person"
+    assert shown[retract.proposal.id].decision_reason == "still sync"
+    assert shown[edit.proposal.id].status.value == "superseded"
+    from engine import tms
+
+    assert tms.show(store, "db-slow")[0].text == "The DB is slow under load."
+    assert tms.show(store, "db-sync")[0].truth.value == "IN"  # the rejected retract
+
+
+def _just(*antecedents: str):
+    from engine.service.network import justifications
+
+    return justifications(antecedents)[0]
+
+
+def test_a_derive_file_decided_item_by_item_and_what_the_cli_accepted(client, store,
+                                                                      tmp_path):
+    from engine.derive.accept import accept as accept_file
+
+    path = write_derive_file(
+        tmp_path, derived("auth-slow", ["auth-jwt", "auth-refresh"], "Auth is slow."),
+        derived("db-slow", ["db-pool", "db-sync"], "DB is slow."),
+        derived("all-slow", ["auth-jwt", "db-sync"], "All is slow."),
+        derived("late", ["db-pool", "auth-refresh"], "Late."))
+    page = client.get("/queue").text
+    seq, csrf = int(re.search(r'data-seq="(\d+)"', page).group(1)), csrf_of(page)
+    keys = re.findall(r'data-key="(file:[^"]+)"', page)
+    assert [k.rsplit(":", 1)[1] for k in keys] == ["auth-slow", "db-slow", "all-slow", "late"]
+    detail = client.get("/queue/detail", params={"key": keys[0]}).text
+    assert "auth-slow: added, IN" in detail and "IN 1" in detail
+
+    r = client.post("/queue/decide", data={"decision": "accept", "csrf": csrf,
+                                           "key": keys[:2]}).json()["outcomes"]
+    assert [o["status"] for o in r] == ["accepted", "accepted"] and r[0]["seq"] == r[1]["seq"]
+    r = client.post("/queue/decide", data={"decision": "reject", "csrf": csrf,
+                                           "key": keys[2], "reason": "too broad"}
+                    ).json()["outcomes"]
+    assert r[0]["status"] == "rejected"
+    left = path.read_text(encoding="utf-8")
+    assert "### DERIVE late" in left and "all-slow" not in left and "auth-slow" not in left
+    assert left.startswith(f"<!-- eem-derive run {RUN.id}, model scripted,")
+
+    accept_file(store, path)  # `derive accept FILE` from a shell: what is left, `late`
+    rows = client.get("/queue/rows", params={"since": seq}).text
+    states = dict(re.findall(r'data-key="file:[^"]+:([^"]+)" data-state="(\w+)"', rows))
+    assert states == {"auth-slow": "accepted", "db-slow": "accepted", "all-slow": "rejected",
+                      "late": "accepted"}
+    assert "accepted with the whole file" in rows
+    before = log_seqs(store)
+    r = client.post("/queue/decide", data={"decision": "accept", "csrf": csrf,
+                                           "key": keys[3]}).json()["outcomes"]
+    assert r[0]["status"] == "accepted" and "meanwhile" in r[0]["message"]
+    assert log_seqs(store) == before  # not applied twice
+    assert "data-key" not in client.get("/queue").text  # nothing open any more
+
+    entries = history.log(Context(store), history.LogOptions(limit=None)).entries
+    mine = [e for e in entries if e.actor == "ada"]
+    assert sorted((e.op, tuple(e.args["items"])) for e in mine) == [
+        ("derive", ("auth-slow", "db-slow")), ("proposal-reject", ("all-slow",))]
+    assert next(e for e in mine if e.op == "proposal-reject").reason == "too broad"
+
+
+def test_an_edited_item_is_accepted_as_edited_and_validated(client, store, tmp_path):
+    write_derive_file(tmp_path, derived("auth-slow", ["auth-jwt", "auth-refresh"], "Slow."))
+    page = client.get("/queue").text
+    key, csrf = re.search(r'data-key="(file:[^"]+)"', page).group(1), csrf_of(page)
+    r = client.post("/queue/edit", data={"csrf": csrf, "key": key,
+                                         "antecedents": "auth-jwt, no-such-belief"}).json()
+    assert r["outcomes"][0]["status"] == "open"  # the stage's check refuses it: not written
+    assert "no-such-belief" in r["outcomes"][0]["message"]
+    r = client.post("/queue/edit", data={"csrf": csrf, "key": key, "kind": "GATE",
+                                         "text": "Auth is slow unless bug 99 is open.",
+                                         "unless": "bug-99"}).json()
+    assert r["outcomes"][0]["status"] == "accepted", r
+    from engine import tms
+
+    b = tms.show(store, "auth-slow")[0]
+    assert b.text == "Auth is slow unless bug 99 is open." and b.justifications[0].outlist == (
+        "bug-99",) and b.truth.value == "OUT"
+
+
+def test_roles_decide_what_the_desk_offers(desk, store, tmp_path):
+    tokens = tmp_path / "mcp-tokens.json"
+    _, reader = add_token(tokens, "rita", "read", None)
+    _, proposer = add_token(tokens, "pia", "propose", None)
+    with TestClient(build_app(desk), base_url="http://testserver") as c:
+        c.cookies.set(desk.gate.cookie, reader)
+        page = c.get("/belief/db-sync").text
+        assert "rita · read" in page and 'class="act"' not in page
+        r = c.post("/act/db-sync", data={"op": "retract", "reason": "x",
+                                                "csrf": csrf_of(page)})
+        assert r.status_code == 403 and "write role" in r.json()["error"]
+        c.cookies.set(desk.gate.cookie, proposer)
+        page = c.get("/belief/db-sync").text
+        assert 'data-op="retract"' in page and "your role proposes" in page
+        r = c.post("/act/db-sync", data={"op": "retract", "reason": "async now",
+                                                "csrf": csrf_of(page)}).json()
+        assert r["message"].startswith("proposed: prop-")
+        r = c.post("/queue/decide", data={"decision": "accept", "csrf": csrf_of(page),
+                                          "key": f"agent:{r['proposal']}"})
+        assert r.status_code == 403
+    from engine import tms
+
+    assert tms.show(store, "db-sync")[0].truth.value == "IN"
+    p = proposing.list_proposals(Context(store), pending=True).proposals
+    assert [(x.action, x.proposer) for x in p] == [("retract", "pia")]
+
+
+def test_a_belief_page_shows_its_support_history_and_what_if(client, store):
+    proposing.accept(Context(store).acting_as("ada"), proposing.propose_add(
+        Context(store).acting_as("bot"), NewBelief(
+            "auth-slow", "Auth is slow.", (_just("auth-jwt", "auth-refresh"),)), "x"
+    ).proposal.id)
+    page = client.get("/belief/auth-slow").text
+    assert "depth 1" in page and "Auth validates JWTs." in page and "holds" in page
+    assert 'class="explain"' in page and "<details" in page
+    assert "rests on:" in page and "auth-refresh" in page
+    assert "<td>ada</td>" in page  # its history: who
+    w = client.get("/what-if/auth-jwt", params={"op": "retract", "reason": "x"}).text
+    assert "OUT 2" in w and "auth-slow" in w  # auth-jwt itself and what rests on it
+    csrf = csrf_of(page)
+    r = client.post("/act/auth-jwt", data={"op": "retract", "reason": "keys rotate",
+                                                  "csrf": csrf}).json()
+    assert "auth-slow" in r["went_out"]
+    failing = client.get("/belief/auth-slow").text
+    assert "does not hold" in failing and 'class="ref failing"' in failing
+    e = history.log(Context(store), history.LogOptions(limit=1)).entries[0]
+    assert (e.op, e.actor, e.reason) == ("retract", "ada", "keys rotate")
+    assert client.get("/belief/no-such").status_code == 404
