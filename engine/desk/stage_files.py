@@ -20,7 +20,7 @@ from typing import Any
 
 from engine.errors import InvalidInput
 from engine.stages.provenance import RunRecord
-from engine.stages.stage import Stage
+from engine.stages.stage import LoopStage
 
 # What engine/stages/proposals_file.run_note writes on a file's first line.
 RUN_NOTE = re.compile(r"<!--\s*eem-(?P<stage>[a-z_-]+) run (?P<id>\S+), model (?P<model>\S+),"
@@ -28,7 +28,7 @@ RUN_NOTE = re.compile(r"<!--\s*eem-(?P<stage>[a-z_-]+) run (?P<id>\S+), model (?
 FILE_PATTERN = "proposed-*.md"  # the stages' default outputs: proposed-derivations.md, ...
 FIELDS_NOT_EDITED = frozenset({"line", "shown_sha256", "source_hash", "chunk"})
 
-AnyStage = Stage[Any, Any]
+AnyStage = LoopStage
 
 
 @dataclass(frozen=True)
