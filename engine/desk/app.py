@@ -5,7 +5,8 @@ partial updates and the live stream. No GET writes; every POST passes the CSRF c
 
     GET  /                        the memory at a glance: status's numbers, each a link
     GET  /queue                   every open proposal (/queue/rows: the rows alone;
-                                  /queue/detail: one row's what-if, nearest beliefs, lines)
+                                  /queue/detail: one row's what-if and source lines;
+                                  /queue/nearest: the beliefs nearest to its text)
     POST /queue/decide            accept or reject the rows named (a reason to reject)
     POST /queue/edit              accept one row as edited
     GET  /belief/ID               a belief's page (?part=main: the part that changes);
@@ -150,6 +151,7 @@ def build_app(desk: Desk) -> Any:
     routes = [
         Route("/", pages.home), Route("/queue", pages.queue),
         Route("/queue/rows", pages.queue_rows), Route("/queue/detail", pages.queue_detail),
+        Route("/queue/nearest", pages.queue_nearest),
         Route("/queue/decide", pages.decide, methods=["POST"]),
         Route("/queue/edit", pages.edit, methods=["POST"]),
         Route("/belief/{id:path}", pages.belief),
@@ -256,7 +258,13 @@ class Pages:
     def queue_detail(self, request: Any) -> Any:
         key = request.query_params.get("key", "")
         return self._fragment_or_error(lambda: self.fragment("detail.html", d=detail.read_detail(
-            self.desk.context(request), self.desk.sources, key, self.desk.nearest)))
+            self.desk.context(request), self.desk.sources, key)))
+
+    def queue_nearest(self, request: Any) -> Any:
+        key = request.query_params.get("key", "")
+        return self._fragment_or_error(lambda: self.fragment(
+            "nearest.html", d=detail.read_nearest(self.desk.context(request),
+                                                  self.desk.sources, key, self.desk.nearest)))
 
     def _fragment_or_error(self, draw: Callable[[], Any]) -> Any:
         from markupsafe import escape

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.desk.queue import AGENT, Ref, Sources
+from engine.desk.stage_files import StageFile
 from engine.errors import EngineError
 from engine.service import proposals as proposing
 from engine.service import reading, sources, staged
@@ -61,16 +62,15 @@ class NearestCache:
             self._found.clear()
 
 
-def read_detail(ctx: Context, source: Sources, key: str, nearest: NearestCache) -> Detail:
+def read_detail(ctx: Context, source: Sources, key: str) -> Detail:
+    """A row's what-if now, and its source lines."""
     origin, _, rest = key.partition(":")
     if origin == AGENT:
-        return _agent_detail(ctx, key, rest, nearest)
-    fid, _, item_key = rest.partition(":")
-    f = source.file(fid)
-    item = f.item(item_key)
+        return _agent_detail(ctx, key, rest)
+    f, item = _file_item(source, rest)
     d = Detail(key)
     try:
-        would = staged.what_if(ctx, f, [item_key])
+        would = staged.what_if(ctx, f, [f.key(item)])
         d.went_in, d.went_out = tuple(would.change.went_in), tuple(would.change.went_out)
         d.by_nogood = tuple(would.change.retracted_by_nogood)
         d.refused = "; ".join(would.skipped.values())
@@ -78,11 +78,33 @@ def read_detail(ctx: Context, source: Sources, key: str, nearest: NearestCache) 
     except EngineError as e:
         d.refused = str(e)
     shown = f.as_dict(item)
-    subject = str(shown.get("id") or shown.get("belief") or "")
-    text = str(shown.get("text") or shown.get("claim") or shown.get("narrower") or "")
-    _nearest(ctx, d, text, subject, nearest)
-    _lines(ctx, d, shown, subject)
+    _lines(ctx, d, shown, str(shown.get("id") or shown.get("belief") or ""))
     return d
+
+
+def read_nearest(ctx: Context, source: Sources, key: str, cache: NearestCache) -> Detail:
+    """The beliefs nearest to a row's text."""
+    origin, _, rest = key.partition(":")
+    d = Detail(key)
+    if origin == AGENT:
+        found = [p for p in proposing.list_proposals(ctx, pending=True).proposals
+                 if p.id == rest]
+        if not found:
+            d.nearest_note = f"{rest} is no longer pending"
+            return d
+        _nearest(ctx, d, str(found[0].args.get("text") or ""), found[0].target, cache)
+        return d
+    f, item = _file_item(source, rest)
+    shown = f.as_dict(item)
+    _nearest(ctx, d, str(shown.get("text") or shown.get("claim") or shown.get("narrower") or ""),
+             str(shown.get("id") or shown.get("belief") or ""), cache)
+    return d
+
+
+def _file_item(source: Sources, rest: str) -> tuple[StageFile, Any]:
+    fid, _, item_key = rest.partition(":")
+    f = source.file(fid)
+    return f, f.item(item_key)
 
 
 def _entry_line(entry: Mapping[str, Any]) -> str:
@@ -93,15 +115,13 @@ def _entry_line(entry: Mapping[str, Any]) -> str:
     return f"{entry.get('id', '')}: {', '.join(said)}"
 
 
-def _agent_detail(ctx: Context, key: str, proposal_id: str, nearest: NearestCache) -> Detail:
+def _agent_detail(ctx: Context, key: str, proposal_id: str) -> Detail:
     d = Detail(key)
     shown = proposing.show_proposal(ctx, proposal_id)
     p = shown.proposal
     impact = shown.fresh or p.impact
     d.went_in, d.went_out = impact.went_in, impact.went_out
     d.by_nogood, d.refused, d.drift = impact.retracted_by_nogood, impact.error, shown.drift
-    text = str(p.args.get("text") or "")
-    _nearest(ctx, d, text, p.target, nearest)
     pin = p.args.get("pin")
     if isinstance(pin, Mapping):
         _lines(ctx, d, {"source": pin.get("path"), "lines": pin.get("lines"),

@@ -225,11 +225,12 @@ def _item_row(f: StageFile, item: Any, checks: staged.StagedChecks,
     members = [str(x) for x in d.get("members") or ()]
     skip = ("id", "belief", "text", "claim", "antecedents", "unless", "outlist", "label",
             "line", "members", "chunk", "source_hash", "shown_sha256")
+    kind = str(d.get("kind") or d.get("verdict") or d.get("action") or f.stage.name)
     fields = [(name, _shown(v)) for name, v in d.items()
-              if name not in skip and v not in (None, "", [], ())]
+              if name not in skip and v not in (None, "", [], ()) and _shown(v) != kind
+              and not (name == "mode" and v == "ALL")]
     return Row(
-        key=file_key(f, k), origin=f.stage.name, where=_file_where(f),
-        kind=str(d.get("kind") or d.get("verdict") or d.get("action") or f.stage.name),
+        key=file_key(f, k), origin=f.stage.name, where=_file_where(f), kind=kind,
         subject=subject, text=text,
         antecedents=[Ref(i, "", "") for i in dict.fromkeys(antecedents + members)],
         outlist=[Ref(i, "", "") for i in dict.fromkeys(outlist)], fields=fields,

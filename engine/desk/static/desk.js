@@ -36,6 +36,7 @@
   }
 
   // --- the queue ---------------------------------------------------------------------
+  const EAGER = 10;  // rows whose details are read at once; the rest when they come into view
   let focus = -1;
   const rows = () => $$("#rows > li.row");
   const openRows = () => rows().filter((r) => r.dataset.state === "open");
@@ -110,36 +111,37 @@
     refreshRows();
   }
 
-  // a row's what-if, nearest beliefs and lines: read when it comes into view, two at a time
-  const waiting = [];
-  let reading = 0;
+  // a row's what-if and lines, and its nearest beliefs: read when it comes into view, the
+  // what-ifs first (two at a time), the nearest beliefs one at a time (an embedding model
+  // may still be loading)
+  const waiting = { first: [], later: [] };
+  const reading = { first: 0, later: 0 };
   function loadDetail(row) {
-    const d = row && $(".detail[data-detail]", row);
-    if (!d || d.dataset.loaded) return;
-    d.dataset.loaded = "1";
-    waiting.push(d);
+    if (!row) return;
+    $$(".lazy[data-src]", row).forEach((part) => {
+      if (part.dataset.loaded) return;
+      part.dataset.loaded = "1";
+      waiting[part.classList.contains("nearest-part") ? "later" : "first"].push(part);
+    });
     pump();
   }
+  function take(kind) {
+    const part = waiting[kind].shift();
+    reading[kind] += 1;
+    fetch(part.dataset.src, { credentials: "same-origin" })
+      .then((r) => r.text())
+      .then((html) => { part.replaceChildren(fragment(html)); part.classList.add("loaded"); })
+      .finally(() => { reading[kind] -= 1; pump(); });
+  }
   function pump() {
-    while (reading < 2 && waiting.length) {
-      const d = waiting.shift();
-      reading += 1;
-      fetch(d.dataset.detail, { credentials: "same-origin" })
-        .then((r) => r.text())
-        .then((html) => {
-          const loading = $(".loading", d);
-          if (loading) loading.remove();
-          d.appendChild(fragment(html));
-          d.classList.add("loaded");
-        })
-        .finally(() => { reading -= 1; pump(); });
-    }
+    while (reading.first < 2 && waiting.first.length) take("first");
+    while (reading.later < 1 && waiting.later.length) take("later");
   }
   const seen = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
     entries.filter((e) => e.isIntersecting).forEach((e) => loadDetail(e.target.closest("li.row")));
   }) : null;
   function watchDetails(root) {
-    $$(".detail[data-detail]", root).forEach((d) => (seen ? seen.observe(d) : loadDetail(d.closest("li.row"))));
+    $$(".detail", root).forEach((d) => (seen ? seen.observe(d) : loadDetail(d.closest("li.row"))));
   }
 
   let refreshing = null;
@@ -180,7 +182,12 @@
 
   function queueKeys(e) {
     if (e.target.closest("input, textarea, select")) {
-      if (e.key === "Escape") { e.target.closest("form") && (e.target.closest("form").hidden = true); e.target.blur(); }
+      if (e.key === "Escape") {
+        const form = e.target.closest("form");
+        if (form) form.hidden = true;
+        e.target.blur();
+        setFocus(focus);
+      }
       return;
     }
     if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -212,7 +219,11 @@
     });
     $("#rows").addEventListener("change", (e) => { if (e.target.matches(".pick")) countSelected(); });
     $("#rows").addEventListener("submit", (e) => {
-      if (e.target.matches("form.edit")) { e.preventDefault(); submitEdit(e.target); }
+      if (!e.target.matches("form.edit")) return;
+      e.preventDefault();
+      e.target.hidden = true;
+      setFocus(focus);
+      submitEdit(e.target);
     });
     $("#rows").addEventListener("click", (e) => {
       if (e.target.matches("form.edit [data-cancel]")) e.target.closest("form").hidden = true;
@@ -227,11 +238,14 @@
         if (!reason) return;
         rf.hidden = true;
         $("#reject-reason").value = "";
+        $("#reject-reason").blur();
+        setFocus(focus);
         decide("reject", reason);
       });
       $("[data-cancel]", rf).addEventListener("click", () => { rf.hidden = true; });
     }
     watchDetails(document);
+    rows().slice(0, EAGER).forEach(loadDetail);  // a short queue: every what-if at once
     if (rows().length) setFocus(0);
   }
 
