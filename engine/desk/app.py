@@ -9,7 +9,8 @@ partial updates and the live stream. No GET writes; every POST passes the CSRF c
                                   /queue/nearest: the beliefs nearest to its text)
     POST /queue/decide            accept or reject the rows named (a reason to reject)
     POST /queue/edit              accept one row as edited
-    GET  /belief/ID               a belief's page (?part=main: the part that changes);
+    GET  /belief/ID               a belief's page (?part=main: the part that changes;
+                                  ?part=why: its explain tree and trace, read after);
                                   /what-if/ID?op=...: an action's what-if; /then/ID?seq=N:
                                   its text after change N
     POST /act/ID                  retract, assert, supersede, challenge, defend
@@ -320,6 +321,8 @@ class Pages:
     # -- a belief -------------------------------------------------------------------------
     def belief(self, request: Any) -> Any:
         ident = request.path_params["id"]
+        if request.query_params.get("part") == "why":
+            return self._fragment_or_error(lambda: self.belief_why(request, ident))
 
         def draw() -> Any:
             ctx = self.desk.context(request)
@@ -339,6 +342,11 @@ class Pages:
         if request.query_params.get("part") == "main":
             return self._fragment_or_error(draw)
         return self.guarded(request, draw)
+
+    def belief_why(self, request: Any, ident: str) -> Any:
+        ctx = self.desk.context(request)
+        why = belief_page.read_why(ctx, ident)
+        return self.fragment("belief_why.html", why=why, truth=why.explained.truth)
 
     def _actions(self, request: Any, page: belief_page.BeliefPage) -> list[Action]:
         b = page.belief

@@ -128,7 +128,7 @@ class Shown:
 
     belief: Belief
     dependents: tuple[str, ...]
-    impact: int
+    impact: int | None  # None: not counted (show(..., impact=False); see `impact`)
     superseded_by: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()
 
@@ -137,16 +137,40 @@ class Shown:
                 "superseded_by": list(self.superseded_by), "supersedes": list(self.supersedes)}
 
 
-def show(ctx: Context, belief_id: str, as_of: str | None = None) -> Shown:
-    from engine.reading.impact import impacts
-
+def show(ctx: Context, belief_id: str, as_of: str | None = None, *,
+         impact: bool = True) -> Shown:
+    """With impact=False the impact is not counted (for a hub, a walk over most of the
+    network): a face that shows it apart reads it with `impact`."""
     store = ctx.seen_as_of(as_of)
     b, dependents = tms.show(store, belief_id)
-    impact = impacts(store, [b.id]).get(b.id, 0)  # under a visibility set: visible ones only
+    counted = _impact(store, b.id) if impact else None
     links: tuple[list[str], list[str]] = ([], [])
     if ctx.visible_to is None:
         links = tms.supersede_links(store if as_of is None else ctx.store, belief_id)
-    return Shown(b, tuple(dependents), impact, tuple(links[0]), tuple(links[1]))
+    return Shown(b, tuple(dependents), counted, tuple(links[0]), tuple(links[1]))
+
+
+def _impact(store: Store, belief_id: str) -> int:
+    from engine.reading.impact import impacts
+
+    return impacts(store, [belief_id]).get(belief_id, 0)  # under a visibility set: visible ones
+
+
+@dataclass(frozen=True)
+class Impact:
+    """How many beliefs rest on one, at any distance (its transitive dependents)."""
+
+    id: str
+    impact: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"id": self.id, "impact": self.impact}
+
+
+def impact(ctx: Context, belief_id: str, as_of: str | None = None) -> Impact:
+    store = ctx.seen_as_of(as_of)
+    tms.show(store, belief_id)  # NotFound when there is no such belief
+    return Impact(belief_id, _impact(store, belief_id))
 
 
 @dataclass(frozen=True)
@@ -226,6 +250,24 @@ class Traced:
 
 def trace(ctx: Context, belief_id: str, as_of: str | None = None) -> Traced:
     return Traced(belief_id, tuple(explaining.trace(ctx.seen_as_of(as_of), belief_id)))
+
+
+@dataclass(frozen=True)
+class Support:
+    """A belief's `explain` tree and its `trace`, read together (one read upstream)."""
+
+    id: str
+    explained: explaining.Step
+    rests_on: tuple[explaining.TraceEntry, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"id": self.id, "explain": self.explained.as_dict(),
+                "rests_on": [e.__dict__ for e in self.rests_on]}
+
+
+def support(ctx: Context, belief_id: str, as_of: str | None = None) -> Support:
+    explained, rests_on = explaining.support(ctx.seen_as_of(as_of), belief_id)
+    return Support(belief_id, explained, tuple(rests_on))
 
 
 @dataclass(frozen=True)

@@ -308,8 +308,11 @@ def test_a_belief_page_shows_its_support_history_and_what_if(client, store):
     ).proposal.id)
     page = client.get("/belief/auth-slow").text
     assert "depth 1" in page and "Auth validates JWTs." in page and "holds" in page
-    assert 'class="explain"' in page and "<details" in page
-    assert "rests on:" in page and "auth-refresh" in page
+    assert 'data-src="/belief/auth-slow?part=why"' in page  # read after the page is drawn
+    why = client.get("/belief/auth-slow", params={"part": "why"}).text
+    assert 'class="explain"' in why and "<details" in why and "auth-jwt" in why
+    assert "rests on (2):" in why and "auth-refresh" in why and "impact: 0 belief(s)" in why
+    assert "impact: 1 belief(s)" in client.get("/belief/auth-jwt", params={"part": "why"}).text
     assert "<td>ada</td>" in page  # its history: who
     w = client.get("/what-if/auth-jwt", params={"op": "retract", "reason": "x"}).text
     assert "OUT 2" in w and "auth-slow" in w  # auth-jwt itself and what rests on it
@@ -322,3 +325,34 @@ def test_a_belief_page_shows_its_support_history_and_what_if(client, store):
     e = history.log(Context(store), history.LogOptions(limit=1)).entries[0]
     assert (e.op, e.actor, e.reason) == ("retract", "ada", "keys rotate")
     assert client.get("/belief/no-such").status_code == 404
+
+
+def test_a_deep_explanation_is_cut_and_its_steps_link_to_their_pages(client, store):
+    from engine.desk.belief_page import CUT, read_why
+
+    chain = [premise("c-0", "The first link."), premise("c-0b", "A side fact.")]
+    load(store, chain)
+    below = "c-0"
+    for i in range(1, 8):
+        proposing.accept(Context(store).acting_as("ada"), proposing.propose_add(
+            Context(store).acting_as("bot"), NewBelief(
+                f"c-{i}", f"Link {i}.", (_just(below, "c-0b"),)), "x").proposal.id)
+        below = f"c-{i}"
+    whole = read_why(Context(store), "c-7", steps_shown=1000)
+    assert whole.left_out == 0
+    cut = read_why(Context(store), "c-7", steps_shown=5)
+
+    def walk(step):
+        yield step
+        for j in step.justifications:
+            for s in (*j.antecedents, *j.outlist):
+                yield from walk(s)
+
+    shown = list(walk(cut.explained))
+    # breadth first: c-7, c-6 and c-0b, c-5 and c-0b (see above) make 5; c-4 is past the cut
+    # (a leaf past it costs no more than the cut step would, so it is drawn)
+    assert [s.id for s in shown if s.justifications] == ["c-7", "c-6", "c-5"]
+    assert [s.id for s in shown if s.why == CUT] == ["c-4"]
+    assert cut.left_out == len(list(walk(whole.explained))) - len(shown) > 0
+    why = client.get("/belief/c-7", params={"part": "why"}).text
+    assert "on-its-page" not in why and "<details" in why

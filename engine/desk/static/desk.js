@@ -250,8 +250,20 @@
   }
 
   // --- a belief's page -----------------------------------------------------------------
+  // the explain tree and trace: a part of its own, read after the page is drawn; the steps a
+  // person folded stay folded when it is read again
+  async function loadWhy(closed) {
+    const why = $("#belief-why");
+    if (!why) return;
+    const r = await fetch(why.dataset.src, { credentials: "same-origin" });
+    why.replaceChildren(fragment(await r.text()));
+    why.classList.add("loaded");
+    $$("details.step", why).forEach((d) => { if (closed.has($("summary a", d).textContent)) d.open = false; });
+  }
+
   function startBelief() {
     const main = $("#belief-main");
+    loadWhy(new Set());
     main.addEventListener("click", async (e) => {
       const fold = e.target.closest("[data-fold]");
       if (fold) { $$("details.step", main).forEach((d) => { d.open = fold.dataset.fold === "open"; }); return; }
@@ -293,9 +305,13 @@
       const closed = new Set($$("details.step", $("#belief-main")).filter((d) => !d.open).map((d) => $("summary a", d).textContent));
       const r = await fetch(location.pathname + "?part=main", { credentials: "same-origin" });
       if (!r.ok) return;
-      $("#belief-main").replaceChildren(fragment(await r.text()));
-      $$("details.step", $("#belief-main")).forEach((d) => { if (closed.has($("summary a", d).textContent)) d.open = false; });
+      const drawn = fragment(await r.text());
+      const before = $("#belief-why");
+      const placeholder = $("#belief-why", drawn);
+      if (before && placeholder) placeholder.replaceWith(before);  // kept until read again
+      $("#belief-main").replaceChildren(drawn);
       body.dataset.seq = r.headers.get("x-eem-seq") || body.dataset.seq;
+      await loadWhy(closed);
     } finally {
       const again = beliefBusy.again;
       beliefBusy = null;
