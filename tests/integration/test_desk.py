@@ -356,3 +356,48 @@ def test_a_deep_explanation_is_cut_and_its_steps_link_to_their_pages(client, sto
     assert cut.left_out == len(list(walk(whole.explained))) - len(shown) > 0
     why = client.get("/belief/c-7", params={"part": "why"}).text
     assert "on-its-page" not in why and "<details" in why
+
+
+AUTH_DOC = """# Authentication
+
+The auth service validates the JWT signature on every request.
+The JWKS key cache expires every five minutes.
+Token refresh runs on a single worker thread.
+"""
+JWT_ID = "the-auth-service-validates-the-jwt"
+
+
+def test_a_forge_file_shows_its_quoted_lines_and_is_accepted_by_the_person(store, tmp_path):
+    """Another stage's file than derive's: forge's premises, each with the lines of its file
+    and the quote marked; one accepted at the desk is the premise `forge accept` writes,
+    pinned to its lines, by the person."""
+    from adapters.sources.reader import FileSourceReader
+    from engine import tms
+    from tests.forge_fakes import QuotingChatModel, write_tree
+    from tests.forge_run import run_forge
+
+    tree = write_tree(tmp_path / "src-tree", {"docs/auth.md": AUTH_DOC})
+    out = tree / "proposed-premises.md"
+    run_forge(store, tree, QuotingChatModel(), auto=False, output=out)
+    desk = Desk(Context(store, "ada", folder=tree),
+                Sources((tree,), StageTools(lambda: FileSourceReader(tree))), "ada",
+                Gate(TokenTable(TOKEN, tmp_path / "mcp-tokens.json"), 80, {"testserver"}))
+    with TestClient(build_app(desk), base_url="http://testserver") as c:
+        c.cookies.set(desk.gate.cookie, TOKEN)
+        page = c.get("/queue").text
+        keys = re.findall(r'data-key="(file:[^"]+)"', page)
+        assert len(keys) == 3 and "The auth service validates the JWT signature" in page
+        key = next(k for k in keys if k.endswith(":" + JWT_ID))
+        shown = c.get("/queue/detail", params={"key": key}).text
+        assert "docs/auth.md" in shown and "if accepted now" in shown
+        assert re.search(r"<mark>[^<]*validates the JWT signature[^<]*</mark>", shown), shown
+        before = log_seqs(store)
+        r = c.post("/queue/decide", data={"decision": "accept", "csrf": csrf_of(page),
+                                          "key": key}).json()["outcomes"]
+        assert r[0]["status"] == "accepted", r
+    b = tms.show(store, JWT_ID)[0]
+    assert (b.source, b.metadata["lines"]) == ("docs/auth.md", [3, 3])
+    new = [e for e in history.log(Context(store), history.LogOptions(limit=None)).entries
+           if e.seq not in before]
+    assert [(e.op, e.actor, list(e.created)) for e in new] == [("forge", "ada", [JWT_ID])]
+    assert JWT_ID not in out.read_text(encoding="utf-8")  # decided: out of the file
