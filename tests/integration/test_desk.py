@@ -401,3 +401,59 @@ def test_a_forge_file_shows_its_quoted_lines_and_is_accepted_by_the_person(store
            if e.seq not in before]
     assert [(e.op, e.actor, list(e.created)) for e in new] == [("forge", "ada", [JWT_ID])]
     assert JWT_ID not in out.read_text(encoding="utf-8")  # decided: out of the file
+
+
+def test_a_review_file_at_the_desk_a_defeat_shown_with_its_cascade(store, neo4j_settings,
+                                                                   tmp_path):
+    """Review's verdicts file: each verdict a row with its cascade; the NOT VALID one
+    accepted (its defeater written, the belief and what rests on it OUT, as `review accept`
+    writes it, by the person), a valid one rejected with a reason, the rest left open."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from engine import tms
+    from tests.derive_fakes import SCRIPT_ENV
+    from tests.review_fakes import loaded, reply, verdict
+
+    loaded(store)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), NEO4J_URI=neo4j_settings.uri,
+               NEO4J_USER=neo4j_settings.user, NEO4J_PASSWORD=neo4j_settings.password or "",
+               NEO4J_DATABASE=neo4j_settings.database)
+    env[SCRIPT_ENV] = json.dumps([reply(
+        verdict("either", 1, mode="ANY"), verdict("either", 2, mode="ANY"),
+        verdict("mixed", 1, False), verdict("mixed", 2), verdict("solo", 1, False))])
+    r = subprocess.run([sys.executable, "-m", "engine.review", "--model",
+                        "py:tests.derive_fakes:scripted_from_env"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    desk = Desk(Context(store, "ada", folder=tmp_path),
+                Sources((tmp_path,), StageTools(lambda: None)), "ada",
+                Gate(TokenTable(TOKEN, tmp_path / "mcp-tokens.json"), 80, {"testserver"}))
+    with TestClient(build_app(desk), base_url="http://testserver") as c:
+        c.cookies.set(desk.gate.cookie, TOKEN)
+        page = c.get("/queue").text
+        keys = re.findall(r'data-key="(file:[^"]+)"', page)
+        assert len(keys) == 5 and page.count('<span class="origin">review</span>') == 5
+        solo = next(k for k in keys if "solo" in k)
+        shown = c.get("/queue/detail", params={"key": solo}).text
+        assert "if accepted now" in shown and re.search(r"OUT 2</span>: .*solo", shown), shown
+        before = log_seqs(store)
+        csrf = csrf_of(page)
+        r1 = c.post("/queue/decide", data={"decision": "accept", "csrf": csrf, "key": solo}
+                    ).json()["outcomes"]
+        assert r1[0]["status"] == "accepted" and sorted(r1[0]["went_out"]) == ["solo", "top"]
+        mixed2 = next(k for k in keys if "mixed" in k and k.endswith("2"))
+        r2 = c.post("/queue/decide", data={"decision": "reject", "csrf": csrf, "key": mixed2,
+                                           "reason": "the second one is weak too"}
+                    ).json()["outcomes"]
+        assert r2[0]["status"] == "rejected", r2
+        left = re.findall(r'data-key="(file:[^"]+)" data-state="open"', c.get("/queue").text)
+        assert sorted(left) == sorted(set(keys) - {solo, mixed2})
+    assert tms.show(store, "solo")[0].truth.value == "OUT"
+    new = [e for e in history.log(Context(store), history.LogOptions(limit=None)).entries
+           if e.seq not in before]
+    assert sorted((e.op, e.actor) for e in new) == [("proposal-reject", "ada"),
+                                                     ("review", "ada")]
