@@ -202,6 +202,7 @@ def test_a_person_reviews_a_derive_run_at_the_desk(desk, page, store):
     edit.locator("textarea[name=text]").fill(EDITED_TEXT)
     edit.locator("button[type=submit]").click()
     expect(rows.nth(4)).to_have_attribute("data-state", "accepted")
+    expect(rows.nth(4).locator("p.text")).to_have_text(EDITED_TEXT)  # what was written
     shoot(page, "desk-decided.png")
 
     # the sixth, accepted meanwhile from the command line: the page says so, by itself

@@ -108,6 +108,14 @@
     answer.outcomes.forEach(applyOutcome);
     const o = answer.outcomes[0];
     if (o && o.status !== "open") toast(o.message);
+    const edited = fields.find(([k]) => k === "text");
+    const row = o && o.status === "accepted" && edited && rows().find((r) => r.dataset.key === o.key);
+    const said = row && $("p.text", row);
+    if (said) {  // the row says what was written, not what was proposed
+      said.textContent = edited[1];
+      said.classList.add("edited");
+      said.title = "as edited at the desk";
+    }
     refreshRows();
   }
 
