@@ -457,3 +457,30 @@ def test_a_review_file_at_the_desk_a_defeat_shown_with_its_cascade(store, neo4j_
            if e.seq not in before]
     assert sorted((e.op, e.actor) for e in new) == [("proposal-reject", "ada"),
                                                      ("review", "ada")]
+
+
+def test_each_number_at_a_glance_links_to_the_list_behind_it(client, store):
+    from engine.service import keeping, network
+
+    ada = Context(store).acting_as("ada")
+    proposing.accept(ada, proposing.propose_add(ada, NewBelief(
+        "auth-slow", "Auth is slow.", (_just("auth-jwt", "auth-refresh"),)), "x").proposal.id)
+    network.retract(ada, "db-sync", "async now")
+    keeping.challenge(ada, "auth-jwt", "the gateway validates, not the service")
+    home = client.get("/").text
+    numbers = re.findall(r'<a class="number" href="([^"]+)"><b>(\d+)</b> ([^<]+)</a>', home)
+    said = {name: (href.replace("&amp;", "&"), int(n)) for href, n, name in numbers}
+    assert said["beliefs"][1] == 7 and said["OUT"][1] == 3  # db-sync, auth-jwt, auth-slow
+    assert said["challenged"][1] == 1 and said["derived"][1] == 1  # auth-slow
+    for name in ("beliefs", "IN", "OUT", "premises", "derived", "challenged", "max depth"):
+        href, n = said[name]
+        listed = client.get(href).text
+        ids = re.findall(r'<td><a href="/belief/[^"]+">([^<]+)</a></td>', listed)
+        if name == "max depth":
+            assert ids and n == 1, (name, ids)
+        else:
+            assert len(ids) == n, (name, href, ids)
+    assert re.findall(r'<td><a href="/belief/[^"]+">([^<]+)</a></td>',
+                      client.get(said["challenged"][0]).text) == ["auth-jwt"]
+    assert client.get(said["nogoods"][0]).status_code == 200
+    assert client.get(said["undetermined"][0]).status_code == 200
