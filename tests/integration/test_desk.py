@@ -408,30 +408,14 @@ def test_a_review_file_at_the_desk_a_defeat_shown_with_its_cascade(store, neo4j_
     """Review's verdicts file: each verdict a row with its cascade; the NOT VALID one
     accepted (its defeater written, the belief and what rests on it OUT, as `review accept`
     writes it, by the person), a valid one rejected with a reason, the rest left open."""
-    import json
-    import os
-    import subprocess
-    import sys
-
     from engine import tms
-    from tests.derive_fakes import SCRIPT_ENV
     from tests.review_fakes import loaded, reply, verdict
 
     loaded(store)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
-    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), NEO4J_URI=neo4j_settings.uri,
-               NEO4J_USER=neo4j_settings.user, NEO4J_PASSWORD=neo4j_settings.password or "",
-               NEO4J_DATABASE=neo4j_settings.database)
-    env[SCRIPT_ENV] = json.dumps([reply(
+    run_stage("engine.review", neo4j_settings, tmp_path, [reply(
         verdict("either", 1, mode="ANY"), verdict("either", 2, mode="ANY"),
         verdict("mixed", 1, False), verdict("mixed", 2), verdict("solo", 1, False))])
-    r = subprocess.run([sys.executable, "-m", "engine.review", "--model",
-                        "py:tests.derive_fakes:scripted_from_env"], cwd=tmp_path, env=env,
-                       capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    desk = Desk(Context(store, "ada", folder=tmp_path),
-                Sources((tmp_path,), StageTools(lambda: None)), "ada",
-                Gate(TokenTable(TOKEN, tmp_path / "mcp-tokens.json"), 80, {"testserver"}))
+    desk = file_desk(store, tmp_path, tmp_path)
     with TestClient(build_app(desk), base_url="http://testserver") as c:
         c.cookies.set(desk.gate.cookie, TOKEN)
         page = c.get("/queue").text
@@ -484,3 +468,67 @@ def test_each_number_at_a_glance_links_to_the_list_behind_it(client, store):
                       client.get(said["challenged"][0]).text) == ["auth-jwt"]
     assert client.get(said["nogoods"][0]).status_code == 200
     assert client.get(said["undetermined"][0]).status_code == 200
+
+
+def run_stage(module: str, neo4j_settings, folder: Path, script: list[str]) -> None:
+    """A stage run from the shell with a scripted model, leaving its proposals file in
+    `folder`."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.derive_fakes import SCRIPT_ENV
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), NEO4J_URI=neo4j_settings.uri,
+               NEO4J_USER=neo4j_settings.user, NEO4J_PASSWORD=neo4j_settings.password or "",
+               NEO4J_DATABASE=neo4j_settings.database, HF_HUB_OFFLINE="1")
+    env[SCRIPT_ENV] = json.dumps(script)
+    extra = ["--no-embeddings"] if module == "engine.repair" else []
+    r = subprocess.run([sys.executable, "-m", module, "--model",
+                        "py:tests.derive_fakes:scripted_from_env", *extra], cwd=folder, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+
+def file_desk(store, folder: Path, tmp_path: Path) -> Desk:
+    return Desk(Context(store, "ada", folder=folder),
+                Sources((folder,), StageTools(lambda: None)), "ada",
+                Gate(TokenTable(TOKEN, tmp_path / "mcp-tokens.json"), 80, {"testserver"}))
+
+
+def test_a_repair_file_accepted_in_bulk_in_one_write(store, neo4j_settings, tmp_path):
+    """Repair's file: four repairs selected and accepted at once are one logged write by the
+    person (a run of one round, as `repair accept FILE` makes), with the cascade the row's
+    what-if said."""
+    from engine import tms
+    from tests.repair_fakes import defeated_network, repair, reply
+
+    defeated_network(store)
+    run_stage("engine.repair", neo4j_settings, tmp_path, [reply(
+        repair("solo", 1, "link", bridges=["p5"]), repair("mixed", 1, "abandon"),
+        repair("cache", 1, "abandon"),
+        repair("gateway", 1, "research", text="Gateway latency is measured."))])
+    desk = file_desk(store, tmp_path, tmp_path)
+    with TestClient(build_app(desk), base_url="http://testserver") as c:
+        c.cookies.set(desk.gate.cookie, TOKEN)
+        page = c.get("/queue").text
+        keys = re.findall(r'data-key="(file:[^"]+)"', page)
+        assert len(keys) == 4 and page.count('<span class="origin">repair</span>') == 4
+        solo = next(k for k in keys if "solo" in k)
+        shown = c.get("/queue/detail", params={"key": solo}).text
+        assert re.search(r"IN 2</span>: .*solo", shown) and "top" in shown, shown
+        before = log_seqs(store)
+        r = c.post("/queue/decide", data={"decision": "accept", "csrf": csrf_of(page),
+                                          "key": keys}).json()["outcomes"]
+        assert [o["status"] for o in r] == ["accepted"] * 4, r
+        assert sorted(r[0]["went_in"]) == ["solo", "top"]
+        assert 'data-state="open"' not in c.get("/queue").text
+    new = [e for e in history.log(Context(store), history.LogOptions(limit=None)).entries
+           if e.seq not in before]
+    assert [(e.op, e.actor, sorted(e.went_in)) for e in new] == [("repair", "ada",
+                                                                  ["solo", "top"])]
+    assert tms.show(store, "solo")[0].truth.value == "IN" and tms.verify(store) == []
+    assert not (tmp_path / "proposed-repairs.md").exists() or "### " not in (
+        tmp_path / "proposed-repairs.md").read_text(encoding="utf-8")
