@@ -5,7 +5,8 @@
                        `python -m engine COMMAND ...` is (engine/resident/client.py)
     eem PROGRAM ...    every program: `eem derive` is `python -m engine.derive`, and so are
                        review, repair, dedup, contradictions, negatives, forge, pipeline,
-                       ask and mcp; `eem serve` is the resident engine's own life
+                       ask and mcp; `eem serve` is the resident engine's own life, `eem ui`
+                       the review desk (engine/desk/)
     eem --help         all of them, grouped, one line each
 
 The parsers go by the name they were called with (`usage: eem show ...`, `example: eem
@@ -43,6 +44,8 @@ PROGRAMS = {
                               "tokens)"),
     "serve": ("engine.resident.control", "a resident engine that keeps the connection open, "
                                          "so each command starts in milliseconds"),
+    "ui": ("engine.desk.server", "the review desk: proposals decided by the dozen with their "
+                                 "cascade in view, a page per belief (a local web page)"),
 }
 
 # `eem --help`, group by group. tests/cli/test_eem_cli.py holds it to every command of the
@@ -64,7 +67,7 @@ GROUPS = (
         "mcp", "propose", "proposals", "proposal", "accept", "reject", "withdraw",
         "import-agent", "sync-agent", "namespaces")),
     ("the registry", ("import", "export")),
-    ("the server", ("serve", "batch")),
+    ("the server", ("serve", "batch", "ui")),
 )
 
 EXAMPLES = (

@@ -12,13 +12,16 @@ call and render.
     context.py    Context
     network.py    init, reset, add, add-justification, retract, assert, nogood, what-if,
                   verify (and repair), status
-    reading.py    list, show, explain, trace, trace-tags, search, query, compact, blockers,
+    reading.py    list, show (one belief, or several at once), explain, trace, trace-tags,
+                  search, the beliefs nearest to a text, query, compact, blockers,
                   get-metadata, context for a question
-    keeping.py    supersede (and undo), challenge, defend, defeat, mark-duplicate, the
-                  editing verbs, summarize, migrate-retractions
+    keeping.py    supersede (and undo), challenge, defend (each with its what-if), defeat,
+                  mark-duplicate, the editing verbs, summarize, migrate-retractions
     history.py    log, a belief's history, diff, releases, rollback, revert
     registry.py   import (and --sync), export
-    sources.py    the memory's root, sources status / stale / hash
+    sources.py    the memory's root, a belief's source lines, sources status / stale / hash
     agents.py     import-agent, sync-agent, namespaces
     proposals.py  propose, proposals, proposal, accept, reject, withdraw
+    staged.py     a stage's proposals file decided item by item: check, what-if, accept
+                  (some items, perhaps edited), reject, what was decided already
 """

@@ -1,7 +1,7 @@
-"""Keeping a memory: supersede (and its undo, and what it would change), challenge, defend,
-defeat, migrate-retractions, mark-duplicate, the editing verbs (remove-justification,
-convert-to-premise, set-metadata, unset-metadata) and summarize. Each is one write
-transaction with its propagation, logged with the context's actor."""
+"""Keeping a memory: supersede, challenge and defend (each with what it would change, and
+supersede's undo), defeat, migrate-retractions, mark-duplicate, the editing verbs
+(remove-justification, convert-to-premise, set-metadata, unset-metadata) and summarize. Each
+is one write transaction with its propagation, logged with the context's actor."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -61,6 +61,20 @@ def challenge(ctx: Context, target: str, reason: str, justification: int | None 
 def defend(ctx: Context, challenged: str, reason: str) -> Argued:
     """A premise defence:<id> that gates a challenge or a defeater."""
     return dialectic.defend(ctx.store, challenged, reason)
+
+
+def what_if_challenge(ctx: Context, target: str, reason: str,
+                      justification: int | None = None) -> Argued:
+    """What challenging the target would change (a transaction rolled back)."""
+    text = dialectic.check_challenge(target, reason, justification)
+    return ctx.store.dry_run(
+        lambda tx: dialectic.challenge_in(tx, target, text, justification))
+
+
+def what_if_defend(ctx: Context, challenged: str, reason: str) -> Argued:
+    """What defending against a challenge or defeater would change (rolled back)."""
+    text = dialectic.reason_text(reason)
+    return ctx.store.dry_run(lambda tx: dialectic.defend_in(tx, challenged, text))
 
 
 def scopes(given: Sequence[str] = (), findings: Any = None, target: str = ""

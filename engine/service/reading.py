@@ -128,7 +128,7 @@ class Shown:
 
     belief: Belief
     dependents: tuple[str, ...]
-    impact: int
+    impact: int | None  # None: not counted (show(..., impact=False); see `impact`)
     superseded_by: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()
 
@@ -137,16 +137,99 @@ class Shown:
                 "superseded_by": list(self.superseded_by), "supersedes": list(self.supersedes)}
 
 
-def show(ctx: Context, belief_id: str, as_of: str | None = None) -> Shown:
-    from engine.reading.impact import impacts
-
+def show(ctx: Context, belief_id: str, as_of: str | None = None, *,
+         impact: bool = True) -> Shown:
+    """With impact=False the impact is not counted (for a hub, a walk over most of the
+    network): a face that shows it apart reads it with `impact`."""
     store = ctx.seen_as_of(as_of)
     b, dependents = tms.show(store, belief_id)
-    impact = impacts(store, [b.id]).get(b.id, 0)  # under a visibility set: visible ones only
+    counted = _impact(store, b.id) if impact else None
     links: tuple[list[str], list[str]] = ([], [])
     if ctx.visible_to is None:
         links = tms.supersede_links(store if as_of is None else ctx.store, belief_id)
-    return Shown(b, tuple(dependents), impact, tuple(links[0]), tuple(links[1]))
+    return Shown(b, tuple(dependents), counted, tuple(links[0]), tuple(links[1]))
+
+
+def _impact(store: Store, belief_id: str) -> int:
+    from engine.reading.impact import impacts
+
+    return impacts(store, [belief_id]).get(belief_id, 0)  # under a visibility set: visible ones
+
+
+@dataclass(frozen=True)
+class Impact:
+    """How many beliefs rest on one, at any distance (its transitive dependents)."""
+
+    id: str
+    impact: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"id": self.id, "impact": self.impact}
+
+
+def impact(ctx: Context, belief_id: str, as_of: str | None = None) -> Impact:
+    store = ctx.seen_as_of(as_of)
+    tms.show(store, belief_id)  # NotFound when there is no such belief
+    return Impact(belief_id, _impact(store, belief_id))
+
+
+@dataclass(frozen=True)
+class Beliefs:
+    """The named beliefs that exist (as the caller may see them), by id, and the ids that
+    name none."""
+
+    found: Mapping[str, Belief]
+    missing: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"beliefs": [results.belief_row(b) for b in self.found.values()],
+                "missing": list(self.missing)}
+
+
+def beliefs(ctx: Context, ids: Sequence[str]) -> Beliefs:
+    """Several beliefs at once, in one read."""
+    wanted = list(dict.fromkeys(ids))
+    found = tms.show_many(ctx.seen(), wanted) if wanted else {}
+    return Beliefs({i: found[i] for i in wanted if i in found},
+                   tuple(i for i in wanted if i not in found))
+
+
+@dataclass(frozen=True)
+class Similar:
+    """For each text, the stored beliefs nearest to it by meaning, best first: (id,
+    cosine), as dedup measures it (the packaged embedding model over the embeddings the
+    beliefs carry)."""
+
+    model: str
+    nearest: tuple[tuple[tuple[str, float], ...], ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"model": self.model,
+                "nearest": [[{"id": i, "cosine": round(c, 4)} for i, c in row]
+                            for row in self.nearest]}
+
+
+def similar(ctx: Context, texts: Sequence[str], limit: int = 3) -> Similar:
+    """The beliefs nearest to each text; the texts are embedded now and stored nowhere
+    (a belief without a stored embedding is not among the candidates)."""
+    if ctx.embedder is None:
+        raise InvalidInput("similarity needs the embedding model (the embeddings extra)",
+                           field="texts")
+    if limit < 1:
+        raise InvalidInput(f"limit takes a positive number, not {limit}", field="limit",
+                           value=limit)
+    if not texts:
+        return Similar("", ())
+    embedder = ctx.embedder()
+    vectors = embedder.embed(list(texts))  # before the transaction: it is slow
+    store = ctx.seen()
+
+    def read(tx: Any) -> tuple[tuple[tuple[str, float], ...], ...]:
+        rows = [tx.similar_beliefs(v, limit) for v in vectors]
+        seen = tx.get_beliefs(sorted({i for row in rows for i, _ in row}))
+        return tuple(tuple((i, c) for i, c in row if i in seen) for row in rows)
+
+    return Similar(embedder.model_name, store.read(read))
 
 
 def explain(ctx: Context, belief_id: str, as_of: str | None = None) -> explaining.Step:
@@ -167,6 +250,24 @@ class Traced:
 
 def trace(ctx: Context, belief_id: str, as_of: str | None = None) -> Traced:
     return Traced(belief_id, tuple(explaining.trace(ctx.seen_as_of(as_of), belief_id)))
+
+
+@dataclass(frozen=True)
+class Support:
+    """A belief's `explain` tree and its `trace`, read together (one read upstream)."""
+
+    id: str
+    explained: explaining.Step
+    rests_on: tuple[explaining.TraceEntry, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"id": self.id, "explain": self.explained.as_dict(),
+                "rests_on": [e.__dict__ for e in self.rests_on]}
+
+
+def support(ctx: Context, belief_id: str, as_of: str | None = None) -> Support:
+    explained, rests_on = explaining.support(ctx.seen_as_of(as_of), belief_id)
+    return Support(belief_id, explained, tuple(rests_on))
 
 
 @dataclass(frozen=True)

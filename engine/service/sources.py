@@ -1,5 +1,5 @@
 """The memory's root and its sourced beliefs: where source files are read, `init --root`,
-and `sources status | stale [--retract] | hash`.
+the lines a belief is pinned to, and `sources status | stale [--retract] | hash`.
 
 The root: `root` when a call gives one, else the root the memory recorded (its first sourced
 write records the root it used; `init --root DIR` records or moves it), else the folder the
@@ -74,6 +74,57 @@ def pin(ctx: Context, source: str, quote: str = "", root: str | None = None
     lines; and the root it was read under."""
     files = source_files(ctx, root)
     return files.pin(source, quote), files.root
+
+
+SHOWN_AROUND = 2  # lines shown before and after the pinned ones
+MOST_LINES_SHOWN = 60
+
+
+@dataclass(frozen=True)
+class SourceLines:
+    """The lines of a source file a belief is pinned to, as the file reads now, with a few
+    around them: (number, text) pairs; the quote and the lines it occurs on (None: no
+    quote, or it no longer occurs there)."""
+
+    path: str
+    pinned: tuple[int, int]
+    lines: tuple[tuple[int, str], ...]
+    quote: str = ""
+    quote_lines: tuple[int, int] | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": self.path, "pinned": list(self.pinned),
+                "lines": [{"n": n, "text": t} for n, t in self.lines], "quote": self.quote,
+                "quote_lines": list(self.quote_lines) if self.quote_lines else None}
+
+
+def source_lines(ctx: Context, path: str, lines: tuple[int, int] | None = None,
+                 quote: str = "", root: str | None = None) -> SourceLines:
+    """Lines `lines` of `path` (relative to the memory's root; the whole file when None, up
+    to MOST_LINES_SHOWN), and where `quote` occurs in them."""
+    from engine.sources.grounding import find_quote
+    from engine.sources.reader import SkippedFile
+
+    files = source_files(ctx, root)
+    located = files.locate(path)
+    got = files.reader.read(located)
+    if got is None:
+        raise InvalidInput(f"source file not found: {path}", field="source", value=path)
+    if isinstance(got, SkippedFile):
+        raise InvalidInput(f"source file {path} cannot be read: {got.reason}", field="source",
+                           value=path)
+    rows = got.text.split("\n")
+    if rows and rows[-1] == "":
+        rows.pop()
+    first, last = lines or (1, len(rows))
+    first, last = max(1, first), min(len(rows), last)
+    start = max(1, first - SHOWN_AROUND)
+    end = min(len(rows), last + SHOWN_AROUND, start + MOST_LINES_SHOWN - 1)
+    span = None
+    if quote.strip() and first <= last:
+        span = find_quote(quote, "\n".join(rows[first - 1:last]), first_line=first)
+    return SourceLines(located, (first, last),
+                       tuple((n, rows[n - 1]) for n in range(start, end + 1)), quote, span)
 
 
 @dataclass(frozen=True)

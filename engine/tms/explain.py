@@ -176,6 +176,14 @@ def trace(store: TmsStore, belief_id: str) -> list[TraceEntry]:
     return trace_in(upstream, belief_id)
 
 
+def support(store: TmsStore, belief_id: str) -> tuple[Step, list[TraceEntry]]:
+    """`explain` and `trace` of a belief from one read of what lies upstream of it."""
+    upstream = store.read(lambda tx: tx.upstream([belief_id]))
+    if belief_id not in upstream:
+        raise NotFound("belief", belief_id)
+    return explain_in(upstream, belief_id), trace_in(upstream, belief_id)
+
+
 def trace_in(beliefs: Mapping[str, Belief], root: str) -> list[TraceEntry]:
     truth = {i: b.truth for i, b in beliefs.items()}
     found: dict[str, TraceEntry] = {}

@@ -1,0 +1,3 @@
+from engine.desk.server import main
+
+raise SystemExit(main())
