@@ -64,7 +64,7 @@ COMMANDS: dict[str, Command] = {
     **agents.COMMANDS,  # import-agent, sync-agent, namespaces
     **proposals.COMMANDS,  # propose, proposals, proposal, accept, reject, withdraw
     **{k: reading.COMMANDS[k] for k in ("blockers", "wiki")},
-    **sources.COMMANDS,  # sources status|stale|hash
+    **sources.COMMANDS,  # sources status|stale|hash|repos, hooks install|uninstall|run
 }
 
 
