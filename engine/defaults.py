@@ -11,5 +11,9 @@ COMPACT_BUDGET = 800  # tokens
 CONTEXT_BUDGET = 3000  # tokens, for the material of a question
 LIST_SORTS = ("id", "depth", "impact", "updated")
 DEFEATER_TYPES = ("invalid-inference", "over-generalizes", "duplicate-of", "superseded-by")
+# what logically fails in a defeated justification (ftl-reasons' defeat_reason_type)
+DEFEAT_REASON_TYPES = ("unsupported-conjunct", "over-generalizes", "false-causal-claim",
+                       "internal-contradiction", "circular-reasoning", "missing-bridge",
+                       "scope-mismatch")
 WIKI_TOPICS = ("auto", "prefix", "clusters")
 SOURCES_OUT_LIMIT = 20  # sources stale --retract goes ahead without --yes up to this many OUT

@@ -7,7 +7,7 @@ import argparse
 
 from engine.cli.arguments import local_path, whole
 from engine.cli.command import Call, Command, id_argument, report_change, split_ids
-from engine.defaults import DEFEATER_TYPES
+from engine.defaults import DEFEAT_REASON_TYPES, DEFEATER_TYPES
 
 def replacement_of(args: argparse.Namespace):
     """What replaces OLD, from NEW or --text/--id and --premise or --sl/--cp/--unless (none
@@ -85,14 +85,17 @@ def cmd_defeat(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    scoped, file_reason = keeping.scopes(a.scope or (), _scope_file(a.scope_file), a.id)
+    findings = _scope_file(a.scope_file)
+    scoped, file_reason = keeping.scopes(a.scope or (), findings, a.id)
     done = keeping.defeat(call.context, a.id, a.justification, a.type, a.reason or file_reason,
-                          a.defeater_id, scoped)
+                          a.defeater_id, scoped,
+                          a.reason_type or keeping.reason_type_of(findings))
     if call.emit(done):
         return 0
+    kinds = f"{done.type}, {done.reason_type}" if done.reason_type else done.type
     call.say(f"{done.id} defeats justification {done.justification} of {done.target} "
-             f"({done.type})" + (f", derived from {', '.join(done.scopes)}" if done.scopes
-                                 else ""))
+             f"({kinds})" + (f", derived from {', '.join(done.scopes)}" if done.scopes
+                             else ""))
     return report_change(call, done, done.change)
 
 
@@ -209,6 +212,10 @@ def _defeat_arguments(p: argparse.ArgumentParser) -> None:
                    help="which justification (1-based, as show lists them)")
     p.add_argument("--type", choices=DEFEATER_TYPES, default=DEFEATER_TYPES[0],
                    help=f"what is wrong with it (default {DEFEATER_TYPES[0]})")
+    p.add_argument("--reason-type", choices=DEFEAT_REASON_TYPES, metavar="REASON_TYPE",
+                   help="what logically fails in it: " + ", ".join(DEFEAT_REASON_TYPES)
+                        + " (kept in the defeater's metadata, shown by show; a scope file's "
+                        "defeat_reason_type when not given)")
     p.add_argument("--reason", help="why: the defeater's text (required unless a scope file "
                                     "says what property is missing)")
     p.add_argument("--id", dest="defeater_id", metavar="DEFEATER_ID",

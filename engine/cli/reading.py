@@ -113,6 +113,9 @@ def cmd_show(call: Call) -> int:
         if j.outlist:
             line += f"  unless {', '.join(j.outlist)}"
         call.say(line + (f"  -- {j.label}" if j.label else ""))
+    defeats = defeater_line(b.metadata)
+    if defeats:
+        call.say(f"  {defeats}")
     if shown.dependents:
         call.say(f"  dependents: {', '.join(shown.dependents)}")
     call.say(*(f"  superseded by {new}" for new in shown.superseded_by),
@@ -136,6 +139,23 @@ def source_lines(b: Any) -> list[str]:
     if b.source_url:
         found.append(f"url: {b.source_url}")
     return found
+
+
+def defeater_line(metadata: Any) -> str:
+    """What a defeater defeats, and its type and reason type ("" for any other belief): ours
+    (`defeats`, `justification`) or a peer file's (`defeats_node`, `defeats_justification`,
+    counted from 0 there)."""
+    target = metadata.get("defeats") or metadata.get("defeats_node")
+    kind = metadata.get("defeater_type")
+    if not isinstance(target, str) or not target or not isinstance(kind, str):
+        return ""
+    position = metadata.get("justification")
+    if not isinstance(position, int) and isinstance(metadata.get("defeats_justification"), int):
+        position = metadata["defeats_justification"] + 1
+    reason_type = metadata.get("defeat_reason_type")
+    kinds = f"{kind}, {reason_type}" if isinstance(reason_type, str) and reason_type else kind
+    which = f"justification {position} of " if isinstance(position, int) else ""
+    return f"defeats {which}{target} ({kinds})"
 
 
 def cmd_explain(call: Call) -> int:

@@ -336,18 +336,21 @@ class AgentTools:
     @tool(WRITE)
     def defeat(self, ctx: Context, id: str, justification: int, reason: str,
                type: str = "invalid-inference", defeater_id: str = "",
-               scopes: dict[str, str] | None = None) -> JSON:
+               scopes: dict[str, str] | None = None, reason_type: str = "") -> JSON:
         """Defeat justification number `justification` (1-based) of a belief: a premise
         defeat:<id>:j<n> (or defeater_id; its text the reason) of a type (invalid-inference,
         over-generalizes, duplicate-of, superseded-by) joins that justification's outlist,
-        so id goes OUT unless another justification holds. scopes: antecedent -> what it
-        does and does not establish; each becomes a premise and the defeater is derived
-        from them, so challenging one restores the justification. Undo: defend the
-        defeater. Example: defeat(id="auth-bottleneck", justification=1,
-        type="over-generalizes", reason="one slow endpoint is not the whole service")."""
+        so id goes OUT unless another justification holds. reason_type: what logically
+        fails (unsupported-conjunct, over-generalizes, false-causal-claim,
+        internal-contradiction, circular-reasoning, missing-bridge, scope-mismatch), kept
+        on the defeater. scopes: antecedent -> what it does and does not establish; each
+        becomes a premise and the defeater is derived from them, so challenging one
+        restores the justification. Undo: defend the defeater. Example:
+        defeat(id="auth-bottleneck", justification=1, type="over-generalizes",
+        reason="one slow endpoint is not the whole service")."""
         scoped, _ = keeping.scopes([f"{a}={t}" for a, t in (scopes or {}).items()])
         return keeping.defeat(ctx, id, justification, type, reason, defeater_id or None,
-                              scoped).as_dict()
+                              scoped, reason_type).as_dict()
 
     @tool(WRITE)
     def remove_justification(self, ctx: Context, id: str, n: int) -> JSON:

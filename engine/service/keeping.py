@@ -66,7 +66,8 @@ def defend(ctx: Context, challenged: str, reason: str) -> Argued:
 def scopes(given: Sequence[str] = (), findings: Any = None, target: str = ""
            ) -> tuple[list[Scope], str]:
     """`ANTECEDENT=TEXT` scopes, and those of a scope file's findings (JSON, as ftl-reasons'
-    defeat-with-scope reads it) with the file's default reason."""
+    defeat-with-scope reads it) with the file's default reason (its reason type:
+    `reason_type_of`)."""
     found = []
     for text in given:
         antecedent, sep, what = text.partition("=")
@@ -80,11 +81,18 @@ def scopes(given: Sequence[str] = (), findings: Any = None, target: str = ""
     return found + more, reason
 
 
+def reason_type_of(findings: Any) -> str:
+    """The reason type a scope file names ("" none)."""
+    return defeating.reason_type_of(findings)
+
+
 def defeat(ctx: Context, target: str, justification: int, defeater_type: str, reason: str,
-           defeater_id: str | None = None, scoped: Sequence[Scope] = ()) -> Defeated:
-    """A typed defeater in one justification's outlist."""
+           defeater_id: str | None = None, scoped: Sequence[Scope] = (),
+           reason_type: str = "") -> Defeated:
+    """A typed defeater in one justification's outlist; `reason_type`, what logically fails
+    in it (kept in the defeater's metadata and shown)."""
     return defeating.defeat(ctx.store, target, justification, defeater_type, reason,
-                            defeater_id, list(scoped))
+                            defeater_id, list(scoped), reason_type)
 
 
 def migrate_retractions(ctx: Context, ids: Sequence[str] = (), *, dry_run: bool = False
