@@ -50,10 +50,21 @@ def cmd_list(call: Call) -> int:
         premises=True if a.premises else False if a.derived else None,
         challenged=a.challenged, superseded=a.superseded, min_depth=a.min_depth,
         max_depth=a.max_depth, has_dependents=a.has_dependents, label=a.label, sort=a.sort,
-        namespace=a.namespace, negative=a.negative, as_of=a.as_of, limit=a.limit))
+        namespace=a.namespace, negative=a.negative, as_of=a.as_of, limit=a.limit,
+        never_reviewed=a.never_reviewed, not_reviewed_since=a.not_reviewed_since))
     if call.emit(found):
         return 0
     beliefs = found.beliefs
+    if found.reviewed is not None:
+        when, impact = found.reviewed, found.impact
+        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
+                         *([impact.get(b.id, 0)] if impact is not None else []),
+                         when.get(b.id) or "never", shorten(b.text, 50)) for b in beliefs],
+                       ["id", "truth", "depth", *(["impact"] if impact is not None else []),
+                        "reviewed", "text"]))
+        if found.truncated:
+            call.say(f"({found.total - len(beliefs)} more: --limit)")
+        return 0
     if found.negative is not None:
         kinds = found.negative
         if not kinds:
@@ -357,6 +368,13 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--negative", action="store_true",
                    help="IN beliefs that state a problem (bug, risk, limitation, ...), as "
                         "the negatives stage classified them, with the kind")
+    reviewed = p.add_mutually_exclusive_group()
+    reviewed.add_argument("--never-reviewed", action="store_true",
+                          help="derived beliefs no review has judged (here, or in the file "
+                               "they were imported from: its reviewed_at)")
+    reviewed.add_argument("--not-reviewed-since", metavar="DAYS|POINT",
+                          help="derived beliefs not reviewed in the last DAYS days, or since a "
+                               "point (an ISO time or a release name); the never reviewed too")
     p.add_argument("--sort", choices=LIST_SORTS, default="id",
                    help="id (default), depth (deepest first), impact (transitive dependents, "
                         "most first), updated (newest first)")

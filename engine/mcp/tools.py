@@ -21,7 +21,7 @@ from engine import defaults
 from engine.mcp.declaration import PROPOSE, READ, WRITE, ToolSpec, declared_tools, tool
 from engine.errors import InvalidInput
 from engine.model import Justification, Truth
-from engine.service import history, keeping, network, proposals, reading
+from engine.service import health, history, keeping, network, proposals, reading
 from engine.service.context import Context
 from engine.service.keeping import Replacement
 from engine.service.network import NewBelief
@@ -73,6 +73,21 @@ class AgentTools:
         trace, list_beliefs): a seq, an ISO time or a release name, to read the memory as it
         was then. Example: status()."""
         return network.status(ctx, as_of or None).as_dict()
+
+    @tool(READ)
+    def health(self, ctx: Context, as_of: str = "", duplicates: bool = False,
+               max_stale: int | None = None, min_reviewed: float | None = None) -> JSON:
+        """How true the memory is, each number with the command that acts on it: beliefs
+        IN/OUT; sourced beliefs unchanged, moved, stale, missing; derived beliefs reviewed,
+        never reviewed, reviewed before their last change (the most load-bearing first);
+        duplicate candidates (duplicates=true: slow, it embeds every IN belief);
+        contradictions; beliefs OUT only because their support is circular; loose
+        premises; open proposals and challenges. `breaches` lists the thresholds crossed
+        (max_stale, min_reviewed percent). as_of: the memory as it was then (no files).
+        Example: health(max_stale=0)."""
+        return health.health(ctx, health.HealthOptions(
+            as_of=as_of or None, duplicates=duplicates, max_stale=max_stale,
+            min_reviewed=min_reviewed)).as_dict()
 
     @tool(READ, filtered=True)
     def show(self, ctx: Context, id: str, as_of: str = "") -> JSON:

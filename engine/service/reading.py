@@ -50,6 +50,8 @@ class ListOptions:
     negative: bool = False  # only the IN beliefs the negatives stage found state a problem
     as_of: str | None = None
     limit: int | None = None
+    never_reviewed: bool = False  # only derived beliefs no review has judged
+    not_reviewed_since: str | None = None  # ... or judged before: DAYS ago, or a point
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Listed:
     total: int
     impact: Mapping[str, int] | None = None
     negative: Mapping[str, str] | None = None
+    reviewed: Mapping[str, str] | None = None  # with the review filters: when, "" never
 
     @property
     def truncated(self) -> bool:
@@ -69,7 +72,9 @@ class Listed:
     def row(self, b: Belief) -> dict[str, Any]:
         return {**results.belief_row(b),
                 **({"impact": self.impact.get(b.id, 0)} if self.impact is not None else {}),
-                **({"negative": self.negative[b.id]} if self.negative is not None else {})}
+                **({"negative": self.negative[b.id]} if self.negative is not None else {}),
+                **({"reviewed_at": self.reviewed.get(b.id, "")} if self.reviewed is not None
+                   else {})}
 
     def as_dict(self) -> dict[str, Any]:
         return {"beliefs": [self.row(b) for b in self.beliefs], "total": self.total,
@@ -86,6 +91,16 @@ def list_beliefs(ctx: Context, options: ListOptions = ListOptions()) -> Listed:
     if options.negative and options.as_of is not None:
         raise InvalidInput("--negative reads the verdicts as they are now; it takes no --as-of",
                            field="as_of")
+    reviewing = options.never_reviewed or options.not_reviewed_since is not None
+    if reviewing and options.as_of is not None:
+        raise InvalidInput("--never-reviewed and --not-reviewed-since read the reviews as they "
+                           "are now; they take no --as-of", field="as_of")
+    if options.never_reviewed and options.not_reviewed_since is not None:
+        raise InvalidInput("give --never-reviewed or --not-reviewed-since, not both "
+                           "(the second lists the never reviewed too)",
+                           field="not_reviewed_since")
+    cutoff = (review_cutoff(ctx, options.not_reviewed_since)
+              if options.not_reviewed_since is not None else "")
     store = ctx.seen_as_of(options.as_of)
     found = tms.list_beliefs(store, BeliefFilter(
         truth=options.truth, premises=options.premises, challenged=options.challenged,
@@ -95,7 +110,15 @@ def list_beliefs(ctx: Context, options: ListOptions = ListOptions()) -> Listed:
     if options.namespace:
         inside = only_namespace(store, options.namespace, [b.id for b in found])
         found = [b for b in found if b.id in inside]
-    impact = negative = None
+    impact = negative = reviewed = None
+    if reviewing:
+        from engine.reading.health import is_derived
+
+        found = [b for b in found if is_derived(b)]
+        reviewed = store.read(lambda tx: tx.review_stamps([b.id for b in found]))
+        found = [b for b in found if not reviewed.get(b.id)
+                 or (cutoff and reviewed[b.id] < cutoff)]
+        reviewed = {b.id: reviewed.get(b.id, "") for b in found}
     if options.negative:
         from engine.negatives.due import negative_kinds
 
@@ -107,7 +130,28 @@ def list_beliefs(ctx: Context, options: ListOptions = ListOptions()) -> Listed:
         impact = impacts(store, [b.id for b in found])
         found = sorted(found, key=lambda b: (-impact.get(b.id, 0), b.id))
     shown = found if options.limit is None else found[:options.limit]
-    return Listed(tuple(shown), len(found), impact, negative)
+    return Listed(tuple(shown), len(found), impact, negative, reviewed)
+
+
+def review_cutoff(ctx: Context, since: str) -> str:
+    """The time a review must be at or after not to be listed: DAYS (a whole number) before
+    now, or a point's time (an ISO time, or a release name)."""
+    from datetime import timedelta
+
+    from engine.clock import iso_utc, utc_now
+    from engine.memory import history
+    from engine.memory.changelog import check_time
+
+    text = since.strip()
+    if text.isdigit():
+        return iso_utc(utc_now() - timedelta(days=int(text)))
+    if text[:1].isdigit():
+        return check_time(text, what="--not-reviewed-since")
+    if history.RELEASE_RE.fullmatch(text):
+        release = history.find_release(ctx.store, text)
+        return release.at
+    raise InvalidInput(f"--not-reviewed-since takes DAYS (a whole number), an ISO time or a "
+                       f"release name, not {since!r}", field="not_reviewed_since", value=since)
 
 
 # --- one belief -------------------------------------------------------------------------------
