@@ -5,6 +5,8 @@ verbs take without loading the library, and neither can drift from the other."""
 SEARCH_LIMIT = 10  # hits
 SEARCH_MAX_LIMIT = 1000
 SEARCH_MAX_DEPTH = 5  # justification steps from the hits
+SEARCH_SORTS = ("relevance", "impact", "recent")
+SEARCH_SORT_POOL = 100  # search --sort impact|recent: the best matches re-ordered
 LOG_LIMIT = 50  # entries
 BLOCKERS_LIMIT = 20  # groups and premises
 COMPACT_BUDGET = 800  # tokens

@@ -261,6 +261,22 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         return ([r.new for r in self.s.supersedes.values() if r.old == belief_id],
                 sorted(r.old for r in self.s.supersedes.values() if r.new == belief_id))
 
+    def rewire_antecedents(self, old: str, new: str, owners: Sequence[str]
+                           ) -> tuple[RewiredEdge, ...]:
+        moved = []
+        for bid in owners:
+            b = self.s.beliefs.get(bid)
+            if b is None:
+                continue
+            js = []
+            for seq, j in enumerate(b.justifications):
+                moved += [RewiredEdge(bid, seq, "REQUIRES", pos)
+                          for pos, r in enumerate(j.antecedents) if r == old]
+                js.append(dataclasses.replace(
+                    j, antecedents=tuple(new if r == old else r for r in j.antecedents)))
+            self._replace_justifications(bid, js)
+        return tuple(sorted(moved))
+
     def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
                            ) -> int:
         moved = 0

@@ -22,6 +22,8 @@ from engine.defaults import (
     LIST_SORTS,
     SEARCH_LIMIT,
     SEARCH_MAX_DEPTH,
+    SEARCH_SORT_POOL,
+    SEARCH_SORTS,
     WIKI_TOPICS,
 )
 
@@ -222,27 +224,36 @@ def cmd_search(call: Call) -> int:
     a = call.args
     found = reading.search(seen(call), reading.SearchOptions(
         a.words, include_out=a.all, semantic=a.semantic, limit=a.limit, depth=a.depth,
-        namespace=a.namespace))
+        namespace=a.namespace, sort=a.sort))
     if call.emit(found):
         return 0
-    _hits(call, found.hits, "id")
+    if found.order is not None:
+        by = {"impact": "impact", "recent": "updated"}[found.sort]
+        order = found.order
+        _hits(call, found.hits, "id", extra=(by, [order.get(h.belief.id, "")
+                                                  for h in found.hits]))
+    else:
+        _hits(call, found.hits, "id")
     if found.neighbours:
         call.say(f"\nwithin {a.depth} justification step(s) of them:")
         _hits(call, found.neighbours, "neighbour", [n.distance for n in found.neighbours])
     return 0
 
 
-def _hits(call: Call, found: Any, first: str, steps: Any = ()) -> None:
+def _hits(call: Call, found: Any, first: str, steps: Any = (),
+          extra: tuple[str, list[Any]] | None = None) -> None:
     rows: list[tuple] = [(h.belief.id, h.belief.truth.value, _depth(h.belief),
                           h.belief.dependents, shorten(h.belief.text, 60)) for h in found]
     if steps:
         rows = [(r[0], s, *r[1:]) for r, s in zip(rows, steps)]
+    if extra:
+        rows = [(*r[:-1], v, r[-1]) for r, v in zip(rows, extra[1])]
     if not rows:
         call.say("no belief matches" + ("" if call.args.all else
                                         " (IN beliefs only; --all for OUT)"))
         return
     call.say(table(rows, [first, *(["steps"] if steps else []), "truth", "depth", "dependents",
-                          "text"]))
+                          *([extra[0]] if extra else []), "text"]))
 
 
 def cmd_query(call: Call) -> int:
@@ -412,6 +423,10 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
                    help="also the beliefs within N justification steps of the hits (what they "
                         "rest on, their outlists, what rests on them; --json: hits and "
                         f"neighbours; at most {SEARCH_MAX_DEPTH})")
+    p.add_argument("--sort", choices=SEARCH_SORTS, default="relevance",
+                   help="relevance (default); impact (transitive dependents, most first) or "
+                        "recent (last updated, newest first): the best "
+                        f"{SEARCH_SORT_POOL} matches (or --limit, if more) re-ordered")
     namespace_flag(p)
 
 

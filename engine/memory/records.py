@@ -34,6 +34,8 @@ class SupersedeRecord:
     reason: str
     at: str
     gated: int | None = None
+    chain: tuple[str, ...] = ()  # the older versions OLD superseded, gated by NEW as well
+    # (supersede --transitive): undo takes those gates away
 
 
 def gated_of(value: Any) -> int | None:
@@ -72,6 +74,12 @@ class Editing(Protocol):
     def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
                            ) -> int:
         """Move recorded edges from `moved_to` back to `back_to`; how many were found."""
+
+    def rewire_antecedents(self, old: str, new: str, owners: Sequence[str]
+                           ) -> tuple[RewiredEdge, ...]:
+        """In the justifications of the beliefs `owners`, name `new` (which must exist)
+        wherever an antecedent names `old` (same position; outlists stay); the edges moved,
+        sorted."""
 
     def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None: ...
 

@@ -33,11 +33,19 @@ class Replacement:
     rewire: bool | None = None
 
 
-def supersede(ctx: Context, old: str, replacement: Replacement, reason: str = "") -> Superseded:
+def supersede(ctx: Context, old: str, replacement: Replacement, reason: str = "", *,
+              transitive: bool = False, yes: bool = False) -> Superseded:
+    """OLD replaced. `transitive`: the older versions OLD supersedes are gated by NEW too,
+    and what rests on them moves to NEW where NEW can carry it; the what-if first (nothing
+    written, `written` False) unless `yes`."""
     r = replacement
+    if transitive and not yes:
+        return superseding.what_if_supersede(ctx.store, old, r.new, text=r.text,
+                                             new_id=r.new_id, justifications=r.justifications,
+                                             rewire=r.rewire, transitive=True)
     return superseding.supersede(ctx.store, old, r.new, text=r.text, new_id=r.new_id,
                                  justifications=r.justifications, rewire=r.rewire,
-                                 reason=reason)
+                                 reason=reason, transitive=transitive)
 
 
 def undo_supersede(ctx: Context, old: str) -> Changed:
@@ -45,11 +53,13 @@ def undo_supersede(ctx: Context, old: str) -> Changed:
     return Changed(superseding.undo_supersede(ctx.store, old))
 
 
-def what_if_supersede(ctx: Context, old: str, replacement: Replacement) -> Superseded:
+def what_if_supersede(ctx: Context, old: str, replacement: Replacement,
+                      transitive: bool = False) -> Superseded:
     """What superseding OLD would change; nothing is written."""
     r = replacement
     return superseding.what_if_supersede(ctx.store, old, r.new, text=r.text, new_id=r.new_id,
-                                         justifications=r.justifications, rewire=r.rewire)
+                                         justifications=r.justifications, rewire=r.rewire,
+                                         transitive=transitive)
 
 
 def challenge(ctx: Context, target: str, reason: str, justification: int | None = None,

@@ -251,6 +251,10 @@ class SearchOptions:
     limit: int = searching.DEFAULT_LIMIT
     depth: int = 0
     namespace: str | None = None
+    sort: str = "relevance"  # or impact (transitive dependents), recent (last updated)
+
+
+SEARCH_SORTS = defaults.SEARCH_SORTS
 
 
 @dataclass(frozen=True)
@@ -258,33 +262,68 @@ class Found:
     hits: tuple[searching.SearchHit, ...]
     neighbours: tuple[searching.Neighbour, ...] = ()
     depth: int = 0
+    sort: str = "relevance"
+    order: Mapping[str, Any] | None = None  # impact, or when updated, by id (sort)
+
+    def hit(self, h: searching.SearchHit) -> dict[str, Any]:
+        key = {"impact": "impact", "recent": "updated_at"}.get(self.sort)
+        return {**h.as_dict(), **({key: self.order.get(h.belief.id)}
+                                  if key and self.order is not None else {})}
 
     def as_dict(self) -> dict[str, Any]:
-        return {"hits": [h.as_dict() for h in self.hits],
+        return {"hits": [self.hit(h) for h in self.hits],
                 **({"neighbours": [n.as_dict() for n in self.neighbours]} if self.depth else {})}
 
 
 def search(ctx: Context, options: SearchOptions) -> Found:
+    """The best matches for the words (relevance), or the best SEARCH_SORT_POOL of them (at
+    least `limit`) re-ordered by impact or by when they were last updated."""
     searching.check_depth(options.depth)
+    if options.sort not in SEARCH_SORTS:
+        raise InvalidInput(f"sort takes {', '.join(SEARCH_SORTS)}, not {options.sort!r}",
+                           field="sort", value=options.sort)
     store = ctx.seen()
     embedder = None
     if options.semantic:
         if ctx.embedder is None:
             raise InvalidInput("semantic search is not available here", field="semantic")
         embedder = ctx.embedder()
-    limit = searching.MAX_LIMIT if options.namespace else options.limit
     searching.check_limit(options.limit)
+    limit = (searching.MAX_LIMIT if options.namespace else options.limit
+             if options.sort == "relevance" else max(options.limit, defaults.SEARCH_SORT_POOL))
     hits = searching.search(store, options.words, limit=limit,
                             include_out=options.include_out, embedder=embedder)
     if options.namespace:  # ranked over every match, then cut to the namespace's first hits
         inside = only_namespace(store, options.namespace, [h.belief.id for h in hits])
-        hits = [h for h in hits if h.belief.id in inside][:options.limit]
+        hits = [h for h in hits if h.belief.id in inside]
+    order: Mapping[str, Any] | None = None
+    if options.sort != "relevance":
+        hits, order = _reordered(store, hits[:max(options.limit, defaults.SEARCH_SORT_POOL)],
+                                 options.sort)
+    hits = hits[:options.limit]
     near = searching.neighbours(store, [h.belief.id for h in hits], options.depth,
                                 options.include_out)
     if options.namespace:
         inside = only_namespace(store, options.namespace, [n.belief.id for n in near])
         near = [n for n in near if n.belief.id in inside]
-    return Found(tuple(hits), tuple(near), options.depth)
+    return Found(tuple(hits), tuple(near), options.depth, options.sort,
+                 {h.belief.id: order[h.belief.id] for h in hits} if order is not None else None)
+
+
+def _reordered(store: Store, hits: Sequence[searching.SearchHit], sort: str
+               ) -> tuple[list[searching.SearchHit], dict[str, Any]]:
+    """The hits by impact (most first) or by when last updated (newest first), ties in
+    their order of relevance."""
+    ids = [h.belief.id for h in hits]
+    if sort == "impact":
+        from engine.reading.impact import impacts
+
+        impact = impacts(store, ids)
+        order: dict[str, Any] = {i: impact.get(i, 0) for i in ids}
+        return sorted(hits, key=lambda h: -order[h.belief.id]), order
+    found = store.read(lambda tx: tx.get_beliefs(ids))
+    order = {i: found[i].updated_at if i in found else "" for i in ids}
+    return sorted(hits, key=lambda h: order[h.belief.id], reverse=True), order
 
 
 # --- the query pack --------------------------------------------------------------------------
