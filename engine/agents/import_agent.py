@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from engine.agents.namespace import check_name, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
@@ -47,7 +46,7 @@ class AgentImportReport:
     retracted_by_nogood: list[str]
     left_out: list[str] = dataclasses.field(default_factory=list)  # --only-in: OUT there
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 

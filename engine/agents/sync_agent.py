@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.agents.namespace import check_name, is_agents, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
@@ -72,7 +72,7 @@ class SyncReport:
     diff: AgentDiff
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"namespace": self.namespace, "file": self.file, "dry_run": self.dry_run,
                 **dataclasses.asdict(self.diff), **self.change.as_dict(),
                 "retracted_by_nogood": list(self.change.retracted_by_nogood)}

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 
 class Result(Protocol):
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 class Writer(Protocol):

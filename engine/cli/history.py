@@ -4,25 +4,29 @@ one call of engine/service/history.py."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import POINT_HELP, whole
 from engine.cli.command import Call, Command, listing, shorten
 from engine.defaults import LOG_LIMIT
 
+if TYPE_CHECKING:
+    from engine.change_records import LogEntry
+    from engine.memory.history import Diff, Restored
 
-def _counts(e: Any) -> str:
+
+def _counts(e: LogEntry) -> str:
     parts = [f"+{len(e.went_in)} IN" if e.went_in else "", f"-{len(e.went_out)} OUT"
              if e.went_out else "", f"{len(e.retracted_by_nogood)} by nogood"
              if e.retracted_by_nogood else "", f"{len(e.created)} new" if e.created else ""]
     return ", ".join(p for p in parts if p) or "-"
 
 
-def _args_text(e: Any) -> str:
+def _args_text(e: LogEntry) -> str:
     return " ".join(f"{k}={v}" for k, v in sorted(e.args.items()) if k != "removed")[:60]
 
 
-def log_row(e: Any) -> tuple:
+def log_row(e: LogEntry) -> tuple[object, ...]:
     return (e.seq, e.at[:19], e.actor, e.op, _args_text(e), _counts(e), e.reason[:40])
 
 
@@ -120,7 +124,7 @@ SECTIONS = (("added", "Added"), ("removed", "Removed"), ("reworded", "Reworded")
             ("redefined", "Otherwise redefined"))
 
 
-def diff_markdown(d: Any) -> str:
+def diff_markdown(d: Diff) -> str:
     """The diff in the markdown registry's words: a section per kind of change, each belief
     as the registry names it (`id`, its label, its text)."""
     lines = [f"## Changes from seq {d.start} to seq {d.end}", ""]
@@ -168,7 +172,7 @@ def cmd_releases(call: Call) -> int:
     return 0
 
 
-def render_restored(call: Call, r: Any, what: str) -> int:
+def render_restored(call: Call, r: Restored, what: str) -> int:
     """What a rollback or revert did (or would do)."""
     if call.emit(r):
         return 0

@@ -73,7 +73,7 @@ def _epilog(prog: str) -> str:
     derive = "python -m engine.derive" if prog == PROG else f"{prog} derive"
     return ("Connection: NEO4J_URI, NEO4J_USER, NEO4J_PASSWORD, NEO4J_DATABASE. A writer "
             "waits for the write lock at most EEM_LOCK_TIMEOUT seconds (60). "
-            f"Derive: {derive} --help")
+            f"Derive: {derive} --help. A resident engine: {prog} serve start|stop|status")
 
 
 class CommandParser(argparse.ArgumentParser):

@@ -4,10 +4,14 @@ reject, withdraw; each one call of engine/service/proposals.py."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli import keeping, verbs
 from engine.cli.command import Call, Command, listing, report_change, shorten
+
+if TYPE_CHECKING:
+    from engine.proposals.lifecycle import Proposed
+    from engine.proposals.records import Impact, Proposal
 
 ACTIONS = ("add", "add-justification", "retract", "assert", "supersede", "challenge")
 EXAMPLES = {
@@ -24,7 +28,7 @@ VERBS: dict[str, Command] = {name: {**verbs.COMMANDS, **keeping.COMMANDS}[name]
                              for name in ACTIONS}
 
 
-def _proposed(call: Call) -> Any:
+def _proposed(call: Call) -> Proposed:
     """The proposal the verb's arguments make, queued."""
     from engine.errors import InvalidInput
     from engine.service import proposals
@@ -48,7 +52,7 @@ def _proposed(call: Call) -> Any:
 
 
 # --- rendering -----------------------------------------------------------------------------
-def _impact_lines(impact: Any) -> list[str]:
+def _impact_lines(impact: Impact) -> list[str]:
     if impact.error:
         return [f"cannot apply now: {impact.error}"]
     lines = [f"IN  {i}" for i in impact.went_in] + [f"OUT {i}" for i in impact.went_out]
@@ -56,14 +60,14 @@ def _impact_lines(impact: Any) -> list[str]:
     return lines or ["no label would change"]
 
 
-def _what(p: Any) -> str:
+def _what(p: Proposal) -> str:
     extra = {k: v for k, v in p.args.items() if v not in (None, "", [], {})
              and k not in ("id", "old")}
     shown = " ".join(f"{k}={v}" for k, v in sorted(extra.items()))
     return shorten(f"{p.action} {p.target}" + (f" ({shown})" if shown else ""), 100)
 
 
-def _proposal_lines(p: Any) -> list[str]:
+def _proposal_lines(p: Proposal) -> list[str]:
     lines = [f"{p.id}  [{p.status.value}]  {_what(p)}",
              f"  proposed by {p.proposer} at {p.at}: {p.reason}"]
     if p.superseded_by:

@@ -5,7 +5,7 @@ given."""
 from __future__ import annotations
 
 import argparse
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from engine.cli.arguments import (
     local_path,
@@ -27,8 +27,16 @@ from engine.defaults import (
     WIKI_TOPICS,
 )
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
 
-def seen(call: Call) -> Any:
+    from engine.model import Belief
+    from engine.reading.records import BeliefHit
+    from engine.reading.search import Neighbour, SearchHit
+    from engine.service.context import Context
+
+
+def seen(call: Call) -> Context:
     """The call's context as the --visible-to client sees it (unchanged without the flag)."""
     given = call.args.visible_to
     if given is None:
@@ -38,7 +46,7 @@ def seen(call: Call) -> Any:
     return call.context.seeing(frozenset(parse_tags(given, field="visible_to")))
 
 
-def _depth(b: Any) -> Any:
+def _depth(b: Belief | BeliefHit) -> int | str:
     return b.depth if b.depth is not None else "-"
 
 
@@ -136,7 +144,7 @@ def cmd_show(call: Call) -> int:
     return 0
 
 
-def source_lines(b: Any) -> list[str]:
+def source_lines(b: Belief) -> list[str]:
     """Where a belief comes from: its file and lines, the quote pinned there, its URL."""
     found = []
     if b.source:
@@ -154,7 +162,7 @@ def source_lines(b: Any) -> list[str]:
     return found
 
 
-def defeater_line(metadata: Any) -> str:
+def defeater_line(metadata: Mapping[str, object]) -> str:
     """What a defeater defeats, and its type and reason type ("" for any other belief): ours
     (`defeats`, `justification`) or a peer file's (`defeats_node`, `defeats_justification`,
     counted from 0 there)."""
@@ -163,8 +171,9 @@ def defeater_line(metadata: Any) -> str:
     if not isinstance(target, str) or not target or not isinstance(kind, str):
         return ""
     position = metadata.get("justification")
-    if not isinstance(position, int) and isinstance(metadata.get("defeats_justification"), int):
-        position = metadata["defeats_justification"] + 1
+    counted_from_0 = metadata.get("defeats_justification")
+    if not isinstance(position, int) and isinstance(counted_from_0, int):
+        position = counted_from_0 + 1
     reason_type = metadata.get("defeat_reason_type")
     kinds = f"{kind}, {reason_type}" if isinstance(reason_type, str) and reason_type else kind
     which = f"justification {position} of " if isinstance(position, int) else ""
@@ -214,7 +223,7 @@ def cmd_get_metadata(call: Call) -> int:
     if found.key is not None and isinstance(found.value, str):
         call.say(found.value)
     else:
-        call.print_json(dict(found.value) if found.key is None else found.value)
+        call.print_json(found.as_dict()["metadata"] if found.key is None else found.value)
     return 0
 
 
@@ -240,8 +249,8 @@ def cmd_search(call: Call) -> int:
     return 0
 
 
-def _hits(call: Call, found: Any, first: str, steps: Any = (),
-          extra: tuple[str, list[Any]] | None = None) -> None:
+def _hits(call: Call, found: Sequence[SearchHit] | Sequence[Neighbour], first: str,
+          steps: Sequence[int] = (), extra: tuple[str, list[object]] | None = None) -> None:
     rows: list[tuple] = [(h.belief.id, h.belief.truth.value, _depth(h.belief),
                           h.belief.dependents, shorten(h.belief.text, 60)) for h in found]
     if steps:

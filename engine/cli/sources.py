@@ -5,16 +5,23 @@ uninstall | run`, the git hooks that run the stale check (engine/service/hooks.p
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import local_path
 from engine.cli.command import Call, Command, listing, some_ids, table
 from engine.defaults import SOURCES_OUT_LIMIT as OUT_LIMIT
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from engine.service.sources import Repos
+    from engine.sources.pinning import HashedLate
+    from engine.sources.status import Retracted, SourcedRow
+
 HEADERS = ("belief", "truth", "source", "now")
 
 
-def row(r: Any) -> tuple[Any, ...]:
+def row(r: SourcedRow) -> tuple[object, ...]:
     return (r.id, r.truth, r.path, r.now)
 
 
@@ -55,13 +62,13 @@ def cmd_sources(call: Call) -> int:
     return 1 if a.fail_on_stale and stale.failing else 0
 
 
-def _repos(call: Call, found: Any) -> int:
+def _repos(call: Call, found: Repos) -> int:
     listing(call, found, found.repos, empty="no repos map: an import keeps the file's, "
             "and --repo NAME=PATH adds one", row=lambda r: r, headers=("repo", "path", "from"))
     return 0
 
 
-def _hashed(call: Call, hashed: Any) -> int:
+def _hashed(call: Call, hashed: HashedLate) -> int:
     if call.emit(hashed):
         return 0
     call.say(*(f"hashed late {bid}: {spec}" for bid, spec in hashed.hashed),
@@ -74,7 +81,7 @@ def _hashed(call: Call, hashed: Any) -> int:
     return 0
 
 
-def print_retraction(call: Call, done: Any, command: str) -> int:
+def print_retraction(call: Call, done: Retracted, command: str) -> int:
     """What `stale --retract` did (or, over the limit, would do): what went OUT and what
     came IN, and the missing files' beliefs left alone."""
     from engine.errors import InvalidInput
@@ -189,13 +196,14 @@ def cmd_hooks(call: Call) -> int:
             if not removed.removed:
                 call.say(f"no hook of eem's in {removed.folder}")
         return 0
-    return _run_hook(call, hooks)
+    return _run_hook(call)
 
 
-def _run_hook(call: Call, hooks: Any) -> int:
+def _run_hook(call: Call) -> int:
     """What a hook prints: nothing when nothing changed, else one short block; never an
     exit status that could fail the git command."""
     from engine.errors import EngineError
+    from engine.service import hooks
 
     a = call.args
     if not a.event_args:
@@ -233,7 +241,7 @@ def _run_hook(call: Call, hooks: Any) -> int:
     return 0
 
 
-def _span(lines: Any) -> str:
+def _span(lines: Sequence[int] | None) -> str:
     if not lines:
         return "?"
     return f"{lines[0]}-{lines[-1]}"

@@ -35,6 +35,7 @@ import os
 import secrets
 import sys
 import threading
+import typing
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
@@ -108,14 +109,18 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
         return _tool_error(types, message)
 
     call.__name__, call.__qualname__, call.__doc__ = tool_name, tool_name, method.__doc__
-    # what the SDK reads as the tool's input: the method's parameters but the Context
-    parameters = [p for p in inspect.signature(method).parameters.values() if p.name != "ctx"]
-    annotations = {k: v for k, v in method.__annotations__.items() if k != "ctx"}
+    # what the SDK reads as the tool's input and output: the method's parameters but the
+    # Context, their types resolved where the method is defined
+    hints = typing.get_type_hints(method)
+    parameters = [p.replace(annotation=hints.get(p.name, p.annotation))
+                  for p in inspect.signature(method).parameters.values() if p.name != "ctx"]
+    annotations = {k: v for k, v in hints.items() if k != "ctx"}
     if context_type is not None:  # the SDK passes its request Context to this parameter
         parameters.append(inspect.Parameter("mcp_context", inspect.Parameter.KEYWORD_ONLY,
                                             default=None, annotation=context_type))
         annotations["mcp_context"] = context_type
-    vars(call)["__signature__"] = inspect.Signature(parameters)
+    vars(call)["__signature__"] = inspect.Signature(parameters,
+                                                    return_annotation=hints.get("return"))
     call.__annotations__ = annotations
     return call
 
@@ -479,14 +484,11 @@ def make_ask(args: argparse.Namespace) -> Callable[[Context, str], dict[str, Any
     from what the calling client may see, its run recorded."""
     from engine.agents.visibility import VisibleReadsStore
     from engine.ask.run import ask
-    from engine.cli.stage_cli import Wiring, build_ask_model
-    from engine.cli.stage_cli import ask_backend as backend_for
     from engine.clock import utc_now
     from engine.stages.report import ReportFile, report_path
+    from engine.wiring.models import ModelSpec, ask_backend
 
-    args.structured = False
-    wiring = Wiring()
-    backend = backend_for(build_ask_model(args, wiring), args, wiring)
+    backend = ask_backend(ModelSpec(args.model, args.timeout))
 
     def answer(ctx: Context, question: str) -> dict[str, Any]:
         report = ReportFile(report_path(Path(args.report_dir), utc_now(), "ask"))

@@ -40,7 +40,7 @@ class TokenEntry:
     def access(self) -> Access:
         return Access(self.name, self.role, self.visible_to)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"name": self.name, "role": self.role, "sha256": self.sha256,
                 "created": self.created,
                 **({"visible_to": sorted(self.visible_to)} if self.visible_to is not None

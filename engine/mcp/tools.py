@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from engine import defaults
 from engine.mcp.declaration import PROPOSE, READ, WRITE, ToolSpec, declared_tools, tool
@@ -29,7 +28,7 @@ from engine.service.network import NewBelief
 LIST_LIMIT = 200
 RUNS_LIMIT = 20
 REPORT_SUFFIX = ".json"
-JSON = dict[str, Any]
+JSON = dict[str, object]
 Ask = Callable[[Context, str], JSON]
 
 

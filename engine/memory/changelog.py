@@ -48,7 +48,7 @@ class DiffRow:
     now: Truth | None
     definition: str  # "added" | "removed" | "changed" | ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "then": self.then.value if self.then else None,
                 "now": self.now.value if self.now else None, "definition": self.definition}
 

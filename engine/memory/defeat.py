@@ -73,7 +73,7 @@ class Defeated:
     change: Change
     reason_type: str = ""  # what logically fails in the justification ("" not said)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "target": self.target, "justification": self.justification,
                 "type": self.type, "reason_type": self.reason_type, "scopes": list(self.scopes),
                 **self.change.as_dict()}
@@ -249,7 +249,7 @@ class Migrated:
     reason: str
     defeaters: tuple[tuple[int, str], ...]  # (justification, defeater id)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "reason": self.reason,
                 "defeaters": [{"justification": n, "id": d} for n, d in self.defeaters]}
 
@@ -261,7 +261,7 @@ class Migration:
     skipped: tuple[tuple[str, str], ...]  # (belief, why not)
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"dry_run": self.dry_run, "migrated": [m.as_dict() for m in self.migrated],
                 "skipped": [{"id": i, "why": why} for i, why in self.skipped],
                 **self.change.as_dict()}

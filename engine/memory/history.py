@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery
 from engine.clock import now_iso_ms
@@ -212,7 +212,7 @@ class BeliefDiff:
     text_then: str | None = None
     text_now: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "what": list(self.what), "then": self.then, "now": self.now,
                 "why": self.why, "text_then": self.text_then, "text_now": self.text_now}
 
@@ -226,7 +226,7 @@ class Diff:
     nogoods_removed: list[str] = field(default_factory=list)
     other: list[str] = field(default_factory=list)  # supersessions, sources, meta changed
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"from": self.start, "to": self.end,
                 "beliefs": [b.as_dict() for b in self.beliefs],
                 "nogoods_added": self.nogoods_added, "nogoods_removed": self.nogoods_removed,
@@ -355,7 +355,7 @@ class Restored:
     units: dict[str, list[str]]  # kind -> keys restored
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"to": self.to, "restored": {k: v for k, v in self.units.items() if v},
                 **self.change.as_dict()}
 

@@ -124,7 +124,7 @@ class Release:
     note: str = ""
     actor: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"name": self.name, "seq": self.seq, "at": self.at, "note": self.note,
                 "actor": self.actor}
 

@@ -4,11 +4,12 @@ namespaces there are."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from engine.agents import import_agent as agents
 from engine.agents import sync_agent as agent_sync
+from engine.agents.import_agent import AgentImportReport
 from engine.agents.namespace import check_name
+from engine.agents.sync_agent import SyncReport
 from engine.agents.records import NamespaceRecord
 from engine.service.context import Context
 from engine.service.registry import NetworkFile, read_network
@@ -16,10 +17,10 @@ from engine.service.registry import NetworkFile, read_network
 
 @dataclass(frozen=True)
 class AgentImported:
-    report: Any  # engine.agents.import_agent.AgentImportReport
+    report: AgentImportReport
     notes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.report.as_dict(), "notes": list(self.notes)}
 
 
@@ -34,10 +35,10 @@ def import_agent(ctx: Context, name: str, given: NetworkFile, *, only_in: bool =
 
 @dataclass(frozen=True)
 class AgentSynced:
-    report: Any  # engine.agents.sync_agent.SyncReport
+    report: SyncReport
     notes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.report.as_dict(), "notes": list(self.notes)}
 
 
@@ -54,7 +55,7 @@ def sync_agent(ctx: Context, name: str, given: NetworkFile, *, dry_run: bool = F
 class Namespaces:
     found: tuple[NamespaceRecord, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"namespaces": [{"name": r.name, "in": r.in_count, "beliefs": r.beliefs,
                                 "active": r.active, "file": r.file,
                                 "imported_at": r.imported_at, "synced_at": r.synced_at}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine import defaults
 from engine.change_records import LogEntry, LogQuery, Touch
@@ -37,7 +36,7 @@ class LogOptions:
 class Entries:
     entries: tuple[LogEntry, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"entries": [e.as_dict() for e in self.entries]}
 
 
@@ -65,7 +64,7 @@ def log(ctx: Context, options: LogOptions = LogOptions()) -> Entries:
 class Pruned:
     pruned: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"pruned": self.pruned}
 
 
@@ -113,7 +112,7 @@ class Since:
     entries: tuple[LogEntry, ...]
     last_seq: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"entries": [e.as_dict() for e in self.entries], "last_seq": self.last_seq}
 
 
@@ -129,7 +128,7 @@ class BeliefHistory:
     id: str
     items: tuple[tuple[LogEntry, Touch], ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "changes": [{**e.as_dict(ids=False), "did": list(t.did)}
                                            for e, t in self.items]}
 
@@ -149,7 +148,7 @@ class DiffSince:
     since: str
     rows: tuple[DiffRow, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"since": self.since, "beliefs": [r.as_dict() for r in self.rows]}
 
 
@@ -176,7 +175,7 @@ def release(ctx: Context, name: str, at: str | None = None, note: str = "") -> R
 class Releases:
     releases: tuple[Release, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"releases": [r.as_dict() for r in self.releases]}
 
 

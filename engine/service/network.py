@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine import tms
 from engine.errors import InvalidInput
-from engine.model import Change, Justification, Kind, Status, Truth
+from engine.model import Belief, Change, Justification, Kind, Status, Truth
 from engine.service.context import Context
 from engine.tms import fragility
 from engine.tms.access import TAGS_KEY, parse_tags
 from engine.tms.fragility import Fragile, Restorations
 from engine.tms.verify import Mismatch
+
+if TYPE_CHECKING:
+    from engine.service.sources import RootSet
 
 
 def justifications(antecedents: Sequence[str] = (), *, unless: Sequence[str] = (),
@@ -38,9 +41,9 @@ class Initialized:
     (how many nodes each changed); the root when one was set."""
 
     upgraded: Mapping[str, int]
-    root: Any = None  # a sources.RootSet when init was given a root
+    root: RootSet | None = None  # when init was given a root
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"schema": True, "upgraded": {k: v for k, v in self.upgraded.items() if v},
                 **({"root": self.root.as_dict()} if self.root is not None else {})}
 
@@ -62,7 +65,7 @@ class Emptied:
 
     rejected: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"emptied": True, "proposals_rejected": list(self.rejected)}
 
 
@@ -82,8 +85,8 @@ class Changed:
 
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
-        return self.change.as_dict()
+    def as_dict(self) -> dict[str, object]:
+        return {**self.change.as_dict()}
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ class Added:
     def is_in(self) -> bool:
         return self.id in self.change.went_in
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.change.as_dict(),
                 **({"fragile": [f.as_dict() for f in self.fragile]} if self.fragile else {}),
                 **({"not_added": list(self.not_added)} if self.not_added else {})}
@@ -180,7 +183,7 @@ class Retracted:
     change: Change
     restorations: Restorations
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         unexamined = self.restorations.unexamined
         return {**self.change.as_dict(),
                 "restore": [r.as_dict() for r in self.restorations.found],
@@ -203,7 +206,7 @@ class NogoodAdded:
     members: tuple[str, ...]
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, **self.change.as_dict()}
 
 
@@ -226,8 +229,8 @@ class WouldChange:
     id: str
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
-        return self.change.as_dict()
+    def as_dict(self) -> dict[str, object]:
+        return {**self.change.as_dict()}
 
 
 def what_if(ctx: Context, operation: str, belief_id: str) -> WouldChange:
@@ -248,7 +251,7 @@ class Verified:
     def ok(self) -> bool:
         return not self.problems
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"ok": self.ok, "mismatches": [p.__dict__ for p in self.problems],
                 "undetermined": list(self.undetermined)}
 
@@ -266,7 +269,7 @@ class Repaired:
     repaired: tuple[Mismatch, ...]
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"repaired": [p.__dict__ for p in self.repaired], **self.change.as_dict(),
                 "retracted_by_nogood": self.change.retracted_by_nogood}
 
@@ -284,9 +287,9 @@ class Counted:
 
     status: Status
     namespace: str | None = None
-    every: tuple[Any, ...] | None = None  # engine.model.Belief, without justifications
+    every: tuple[Belief, ...] | None = None  # without justifications
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         from engine import results
 
         return {**self.status.as_dict(), "undetermined_ids": list(self.status.undetermined_ids),

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.errors import InvalidInput
 from engine.model import Justification
@@ -24,7 +23,7 @@ def _reason(reason: str) -> str:
     return reason or ""
 
 
-def _justifications(given: Sequence[Justification] | None) -> list[dict[str, Any]] | None:
+def _justifications(given: Sequence[Justification] | None) -> list[dict[str, object]] | None:
     return None if given is None else [justification_args(j) for j in given]
 
 
@@ -36,7 +35,7 @@ def propose_add(ctx: Context, new: NewBelief, reason: str) -> Proposed:
 
     if new.quote is not None and not new.source:
         raise InvalidInput("--quote goes with --source PATH[:A-B]", field="quote")
-    args: dict[str, Any] = {"id": new.id, "text": new.text,
+    args: dict[str, object] = {"id": new.id, "text": new.text,
                             "justifications": _justifications(new.justifications),
                             "source": new.source, "source_url": new.source_url}
     if new.source:
@@ -91,7 +90,7 @@ def propose_challenge(ctx: Context, belief_id: str, reason: str,
 class Proposals:
     proposals: tuple[Proposal, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"proposals": [p.as_dict() for p in self.proposals]}
 
 
@@ -113,7 +112,7 @@ def accept(ctx: Context, proposal_id: str, *, force: bool = False) -> Accepted:
 class Decided:
     proposal: Proposal
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return self.proposal.as_dict()
 
 

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import defaults, results, tms
 from engine.errors import InvalidInput
@@ -17,7 +17,16 @@ from engine.reading import search as searching
 from engine.service.context import Context
 from engine.store import Store
 from engine.tms import explain as explaining
-from engine.tms.records import BeliefFilter
+from engine.tms.records import BeliefFilter, Network
+
+if TYPE_CHECKING:
+    from engine.ask.retrieval import Bundle
+    from engine.reading.blockers import Blockers
+    from engine.reading.compact.build import Compact, CompactOptions
+    from engine.reading.queries import PackQuery
+    from engine.reading.records import QueryResult
+    from engine.reading.wiki import Topic
+    from engine.stages.provenance import RunRecord
 
 LIST_SORTS = defaults.LIST_SORTS
 
@@ -69,14 +78,14 @@ class Listed:
     def truncated(self) -> bool:
         return self.total > len(self.beliefs)
 
-    def row(self, b: Belief) -> dict[str, Any]:
+    def row(self, b: Belief) -> dict[str, object]:
         return {**results.belief_row(b),
                 **({"impact": self.impact.get(b.id, 0)} if self.impact is not None else {}),
                 **({"negative": self.negative[b.id]} if self.negative is not None else {}),
                 **({"reviewed_at": self.reviewed.get(b.id, "")} if self.reviewed is not None
                    else {})}
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"beliefs": [self.row(b) for b in self.beliefs], "total": self.total,
                 "truncated": self.truncated}
 
@@ -167,7 +176,7 @@ class Shown:
     superseded_by: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**results.belief_record(self.belief, self.dependents), "impact": self.impact,
                 "superseded_by": list(self.superseded_by), "supersedes": list(self.supersedes)}
 
@@ -196,7 +205,7 @@ class Traced:
     id: str
     rests_on: tuple[explaining.TraceEntry, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "rests_on": [e.__dict__ for e in self.rests_on]}
 
 
@@ -208,9 +217,9 @@ def trace(ctx: Context, belief_id: str, as_of: str | None = None) -> Traced:
 class TagTrace:
     """A belief's effective access tags, and where each comes from."""
 
-    found: Mapping[str, Any]
+    found: Mapping[str, Any]  # the JSON engine/tms/explain.trace_tags answers
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return dict(self.found)
 
 
@@ -224,10 +233,10 @@ class Metadata:
 
     id: str
     key: str | None
-    value: Any
+    value: object
 
-    def as_dict(self) -> dict[str, Any]:
-        if self.key is None:
+    def as_dict(self) -> dict[str, object]:
+        if self.key is None and isinstance(self.value, Mapping):
             return {"id": self.id, "metadata": dict(self.value)}
         return {"id": self.id, "key": self.key, "value": self.value}
 
@@ -270,7 +279,7 @@ class Found:
         return {**h.as_dict(), **({key: self.order.get(h.belief.id)}
                                   if key and self.order is not None else {})}
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"hits": [self.hit(h) for h in self.hits],
                 **({"neighbours": [n.as_dict() for n in self.neighbours]} if self.depth else {})}
 
@@ -331,9 +340,9 @@ def _reordered(store: Store, hits: Sequence[searching.SearchHit], sort: str
 class Pack:
     """The queries of the pack: name, description, parameters (type and example)."""
 
-    queries: tuple[Any, ...]
+    queries: tuple[PackQuery, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         from engine.reading.queries import pack_json
 
         return {"queries": pack_json(self.queries)}
@@ -351,9 +360,9 @@ class Answered:
 
     name: str
     columns: tuple[str, ...]
-    result: Any  # engine.reading.records.QueryResult
+    result: QueryResult
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         from engine.reading.queries import json_rows
 
         return {"columns": list(self.columns), "rows": json_rows(self.result)}
@@ -384,9 +393,9 @@ def _param_text(value: QueryValue) -> str:
 class Runs:
     """The stages' most recent runs, newest first."""
 
-    runs: tuple[Any, ...]  # engine.stages.provenance.RunRecord
+    runs: tuple[RunRecord, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"runs": [{"id": r.id, "stage": r.stage, "model": r.model,
                           "started_at": r.started_at, "params": dict(r.params)}
                          for r in self.runs]}
@@ -401,20 +410,22 @@ def stage_runs(ctx: Context, limit: int) -> Runs:
 class Compacted:
     """The summary, and the file it was written into (between the eem:compact markers)."""
 
-    summary: Any  # engine.reading.compact.Compact
+    summary: Compact
     written: Path | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.summary.as_dict(), "written": str(self.written) if self.written else None}
 
 
-def compact(ctx: Context, options: Any = None, write: str | None = None) -> Compacted:
+def compact(ctx: Context, options: CompactOptions | None = None, write: str | None = None
+            ) -> Compacted:
     """A token-budgeted summary of the network (a CompactOptions); with `write`, put into
     that file between the eem:compact markers (the rest of the file kept)."""
-    from engine.reading.compact import CompactOptions
     from engine.reading.compact import compact as summarize
     from engine.reading.compact.build import check_options
     from engine.reading.compact.markers import write_compact
+
+    from engine.reading.compact import CompactOptions
 
     options = dataclasses.replace(options or CompactOptions(),
                                   gaps_command=ctx.stage_command("repair", "gaps"))
@@ -424,14 +435,14 @@ def compact(ctx: Context, options: Any = None, write: str | None = None) -> Comp
     return Compacted(summary, written)
 
 
-def context_for(ctx: Context, question: str, budget: int = 3000) -> Any:
+def context_for(ctx: Context, question: str, budget: int = defaults.CONTEXT_BUDGET) -> Bundle:
     """The beliefs that bear on a question, packed to `budget` tokens (engine/ask)."""
     from engine.ask.retrieval import retrieve
 
     return retrieve(ctx.seen(), question, budget=budget)
 
 
-def blockers(ctx: Context, limit: int | None = None) -> Any:
+def blockers(ctx: Context, limit: int | None = None) -> Blockers:
     """What holds conclusions OUT, by what closes them; the retracted premises most rest on."""
     from engine.reading import blockers as blocking
 
@@ -449,7 +460,7 @@ class Drawn:
     beliefs: int
     justifications: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"written": str(self.path), "id": self.id, "depth": self.depth,
                 "beliefs": self.beliefs, "justifications": self.justifications}
 
@@ -485,7 +496,7 @@ class Site:
     topics: int
     beliefs: int
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"written": len(self.written), "topics": self.topics, "beliefs": self.beliefs}
 
 
@@ -529,16 +540,16 @@ def wiki(ctx: Context, options: WikiOptions,
     return Site(tuple(written), len(topics), len(network.beliefs))
 
 
-def _cluster_topics(ctx: Context, network: Any,
-                    progress: Callable[[int, int], None] | None) -> Any:
+def _cluster_topics(ctx: Context, network: Network,
+                    progress: Callable[[int, int], None] | None) -> list[Topic]:
     from adapters.clustering import kmeans_labels
-    from engine.embedding.cache import MemoryVectorCache, ensure_embeddings
+    from engine.embedding.cache import MemoryVectorCache, VectorCache, ensure_embeddings
     from engine.reading import wiki as pages
 
     if ctx.embedder is None:
         raise InvalidInput("--topics clusters needs an embedding model", field="topics")
     pool = [(b.id, b.text) for b in sorted(network.beliefs.values(), key=lambda b: b.id)]
-    cache: Any = MemoryVectorCache()
+    cache: VectorCache = MemoryVectorCache()
     if ctx.cache_folder is not None:
         from adapters.vector_cache import NpyVectorCache
 

@@ -9,7 +9,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from engine import interchange
 from engine.errors import InvalidInput
@@ -18,6 +18,9 @@ from engine.interchange import ImportReport, NetworkInMemory, NetworkSource
 from engine.model import Belief, Truth
 from engine.service.context import Context
 from engine.tms.records import Network
+
+if TYPE_CHECKING:
+    from engine.registry_sync import SyncReport
 
 FORMATS = ("json", "markdown")
 
@@ -114,7 +117,7 @@ class Imported:
     report: ImportReport
     notes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.report.as_dict(), "notes": list(self.notes)}
 
 
@@ -129,10 +132,10 @@ class Synced:
     """What `import --sync` applied (or, dry, would apply) and the file's notes."""
 
     file: str
-    report: Any  # engine.registry_sync.SyncReport
+    report: SyncReport
     notes: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.report.as_dict(), "notes": list(self.notes)}
 
 
@@ -166,7 +169,7 @@ class Exported:
     written: tuple[Path, ...] = ()  # the files written (none: to the caller's stream)
     beliefs: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"format": self.format, "written": [str(p) for p in self.written],
                 "beliefs": self.beliefs}
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.clock import now_iso
@@ -87,7 +86,7 @@ class RootSet:
     root: str
     was: str | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"root": self.root, "was": self.was, "changed": self.was is not None}
 
 
@@ -128,7 +127,7 @@ class SourceRows:
     rows: tuple[SourcedRow, ...]
     since: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"beliefs": [r.as_dict() for r in self.rows],
                 **({"since": self.since} if self.since else {})}
 
@@ -202,7 +201,7 @@ class Repos:
 
     repos: tuple[tuple[str, str, str], ...]  # (name, path, from)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"repos": [{"name": n, "path": p, "from": f} for n, p, f in self.repos]}
 
 

@@ -15,9 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.errors import COMMAND, InvalidInput
@@ -71,8 +70,8 @@ class SourcedClaim:
     commit: str = ""  # in a git work tree: the commit HEAD named when the file was read
     clean: bool | None = None  # ... and whether the file read as that commit has it
 
-    def metadata(self, source_type: str = "add") -> dict[str, Any]:
-        out: dict[str, Any] = {"source_type": source_type, "lines": list(self.lines)}
+    def metadata(self, source_type: str = "add") -> dict[str, object]:
+        out: dict[str, object] = {"source_type": source_type, "lines": list(self.lines)}
         if self.quote:
             out["quote"] = self.quote
         if self.lines_sha256:
@@ -149,7 +148,7 @@ class SourceFiles:
 SourceFilesOf = Callable[[Store], SourceFiles]
 
 
-def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, Any],
+def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, object],
            at: str, *, check_only: bool = False) -> None:
     """Inside a write transaction: the Source node (created, or kept with its forged chunks
     when its hash is the file's) and the belief's FROM edge. A Source whose stored hash is
@@ -175,7 +174,7 @@ def record_root_in(tx: SourceRecords, root: str) -> None:
 
 def add_sourced(store: Store, belief_id: str, text: str,
                 justifications: Sequence[Justification], claim: SourcedClaim, *,
-                source_url: str = "", metadata: dict[str, Any] | None = None,
+                source_url: str = "", metadata: Mapping[str, object] | None = None,
                 root: str = "") -> Change:
     """`add` of a belief pinned to its source: the FROM edge and the Source node are written
     in the same transaction as the belief and its propagation (and the root, when none is
@@ -202,7 +201,7 @@ class HashedLate:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
     whole: list[tuple[str, str]] = field(default_factory=list)  # (id, the file hashed)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"hashed": [{"id": i, "source": s} for i, s in self.hashed],
                 "whole_file": [{"id": i, "file": f} for i, f in self.whole],
                 "refreshed": [{"id": i, "source": s} for i, s in self.refreshed],
@@ -267,7 +266,7 @@ def hash_late(store: Store, files: SourceFiles, hashes: WholeFileHashes | None =
     candidates = store.read(lambda tx: tx.get_beliefs(tx.unpinned_sourced_ids()))
     stored = {s.path: s.sha256 for s in store.read(lambda tx: tx.sources())}
     out = HashedLate()
-    pins: list[tuple[str, SourcedClaim, dict[str, Any]]] = []
+    pins: list[tuple[str, SourcedClaim, dict[str, object]]] = []
     whole: dict[str, str] = {}
     for bid in sorted(candidates):
         b = candidates[bid]

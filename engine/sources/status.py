@@ -20,7 +20,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine import defaults
 from engine.change_records import ChangeEntry
@@ -119,7 +118,7 @@ class SourcedRow:
     def stale(self) -> bool:
         return self.state not in (UNCHANGED, STILL)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d = dataclasses.asdict(self)
         d["lines"] = list(self.lines)
         d["new_lines"] = list(self.new_lines) if self.new_lines else None
@@ -234,7 +233,7 @@ def _stale_at(r: SourcedRow, change: FileChange | None) -> bool:
     return follow((r.lines[0], r.lines[-1]), change.hunks) is None
 
 
-def stamps_for(revisions: Revisions | None, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
+def stamps_for(revisions: Revisions | None, paths: Iterable[str]) -> dict[str, dict[str, object]]:
     """The commit and cleanliness a re-pin of each file records in a work tree."""
     head = revisions.head() if revisions is not None else ""
     if revisions is None or not head:
@@ -252,7 +251,7 @@ class Retracted:
     change: Change = field(default_factory=Change)
     written: bool = True  # False: a what-if over OUT_LIMIT that needs confirming
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"stale": [r.as_dict() for r in self.rows], "repinned": self.repinned,
                 "retracted": self.retracted, "restored": self.restored,
                 "left_missing": self.left_missing, "change": self.change.as_dict(),

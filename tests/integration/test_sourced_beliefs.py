@@ -13,9 +13,9 @@ import pytest
 
 from adapters.formats import parse_network
 from engine import interchange, tms
-from engine.mcp.tools import ProposalTools
 from engine.change_records import LogQuery
-from engine.cli.sources import memory_files
+from engine.mcp.tools import AgentTools
+from engine.service.context import Context
 from engine.cli.main import main
 from engine.memory import changelog
 
@@ -299,16 +299,16 @@ def test_a_proposed_add_keeps_its_access_tags_when_accepted(engine, store):
     assert list(tms.show(store, "salaries")[0].metadata["access_tags"]) == ["hr"]
 
 
-def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
+def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder, tmp_path):
     from engine.errors import InvalidInput
 
-    tools = ProposalTools(store, source_files=memory_files)
+    tools, ctx = AgentTools(report_dir=tmp_path), Context(store, "mcp:test", folder=folder)
     with pytest.raises(InvalidInput, match="quote does not occur"):
-        tools.propose_add("p", "Auth caches keys", "read it", source="src/auth.py",
+        tools.propose_add(ctx, "p", "Auth caches keys", "read it", source="src/auth.py",
                           quote="keys are cached")
-    proposed = tools.propose_add("auth-uses-jwt", "Auth validates JWTs", "read it",
+    proposed = tools.propose_add(ctx, "auth-uses-jwt", "Auth validates JWTs", "read it",
                                  source="src/auth.py", quote="jwt.decode(token, key)")
-    tools.accept_proposal(proposed["id"])
+    tools.accept_proposal(ctx, proposed["id"])
     b, _ = tms.show(store, "auth-uses-jwt")
     assert (b.source, b.metadata["lines"]) == ("src/auth.py", [3, 3])
     assert drawn_from(store, "src/auth.py") == ["auth-uses-jwt"]
@@ -329,9 +329,7 @@ def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, 
     """An MCP server started in another folder reads `add`'s and `propose_add`'s source
     against the root `init --root` recorded, as the CLI's add does, never against its own
     folder (where a file of the same name says something else)."""
-    from engine.mcp.server import make_tools
     from engine.errors import InvalidInput
-    from engine.memory.changelog import ActingStore
 
     project, elsewhere = folder / "project", folder / "elsewhere"
     (project / "docs").mkdir(parents=True)
@@ -341,19 +339,19 @@ def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, 
     (elsewhere / "docs" / "queue.md").write_text("other\nnothing about queues\n",
                                                  encoding="utf-8")
     engine("init", "--root", str(project))
-    monkeypatch.chdir(elsewhere)
-    tools, _ = make_tools(store, tmp_path / "reports")
-    tools.add(id="once", text="The queue delivers at least once", source="docs/queue.md:2",
-              quote="at least once")
+    tools = AgentTools(report_dir=tmp_path / "reports")
+    ctx = Context(store, "mcp:test", folder=elsewhere)  # the server's folder
+    tools.add(ctx, id="once", text="The queue delivers at least once",
+              source="docs/queue.md:2", quote="at least once")
     b, _ = tms.show(store, "once")
     sha = hashlib.sha256((project / "docs" / "queue.md").read_bytes()).hexdigest()
     assert (b.source, b.source_hash, b.metadata["lines"]) == ("docs/queue.md", sha, [2, 2])
     with pytest.raises(InvalidInput, match="quote does not occur"):
-        tools.add(id="other", text="x", source="docs/queue.md:2", quote="nothing about queues")
-    proposals = ProposalTools(ActingStore(store), source_files=memory_files)
-    proposed = proposals.propose_add("whole", "The queue note", "read it",
-                                     source="docs/queue.md")
-    proposals.accept_proposal(proposed["id"])
+        tools.add(ctx, id="other", text="x", source="docs/queue.md:2",
+                  quote="nothing about queues")
+    proposed = tools.propose_add(ctx, "whole", "The queue note", "read it",
+                                 source="docs/queue.md")
+    tools.accept_proposal(ctx, proposed["id"])
     assert tms.show(store, "whole")[0].source_hash == sha
     rows = json.loads(engine("sources", "status", "--json").out)["beliefs"]
     assert [(r["id"], r["state"]) for r in rows] == [("once", "unchanged"),

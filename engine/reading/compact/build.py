@@ -75,7 +75,7 @@ class ShownLine:
     impact: int | None
     summary_of: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "truth": self.truth, "depth": self.depth,
                 "impact": self.impact, "summary_of": self.summary_of, "line": self.line}
 
@@ -99,7 +99,7 @@ class SectionResult:
     def left_out(self) -> int:
         return max(0, self.total - len(self.shown) - self.covered)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         out: dict[str, Any] = {"section": self.section.value, "title": TITLES[self.section],
                                "total": self.total, "left_out": self.left_out,
                                "lines": [s.as_dict() for s in self.shown]}
@@ -117,7 +117,7 @@ class Compact:
     scope: str
     sections: list[SectionResult]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"budget": self.budget, "tokens": self.tokens, "estimator": self.estimator,
                 "scope": self.scope, "sections": [s.as_dict() for s in self.sections],
                 "text": self.text}
