@@ -5,7 +5,6 @@ block the stage's parser cannot read rejected with its line, a forge premise pin
 source; a file of another stage, or none, is one error line."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
