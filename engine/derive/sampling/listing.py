@@ -34,7 +34,7 @@ def list_clusters(store: Store, sampler: Sampler, topic: str | None = None) -> C
     """Fit `sampler` (a cluster strategy's) on the pool a derive run's first round reads."""
     if not isinstance(sampler, ClusterSampler):
         raise InvalidInput("list-clusters needs a cluster sampler", field="strategy",
-                           value=sampler.strategy)
+                           value=type(sampler).__name__)
     pool = store.read(lambda tx: premise_pool(tx, topic))
     sampler.sample(0, pool)
     return Clusters(len(pool), sampler.seed or 0,
