@@ -1,7 +1,8 @@
 """A memory in a real git work tree, on the real Neo4j: a pin records the commit it was read
 at; a commit that moves a pinned paragraph leaves its belief IN and re-pinned by git's diff
 (not by finding the quote again), one that edits it makes it stale, a rename is followed;
-the installed post-commit hook prints exactly those; `sources stale --since REV` lists what
+the installed post-commit hook prints exactly those, and the hooks follow a checkout, a
+merge and a rebase without failing them; `sources stale --since REV` lists what
 the commits after REV made stale, with `--fail-on-stale` as a CI gate; an existing hook is
 kept and chained, and a hook run against another memory writes nothing."""
 from __future__ import annotations
@@ -265,3 +266,54 @@ def test_without_git_the_check_is_by_text_and_since_is_refused(store, tmp_path, 
     assert (row["state"], row["new_lines"], row["by_git"]) == ("moved", [4, 4], False)
     assert main(["sources", "stale", "--since", "HEAD"]) == 2
     assert "--since needs the memory's root" in capsys.readouterr().err
+
+
+def hooked(repo: Path, *args: str) -> list[str]:
+    """A git command with the hooks installed: it succeeds, and what the hooks printed."""
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True,
+                          check=False, timeout=300)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return [line for line in (done.stdout + done.stderr).splitlines() if line.startswith(
+        ("eem:", "  "))]
+
+
+def test_the_hooks_follow_checkout_merge_and_rebase(engine, store, repo):
+    """Each git command succeeds, and its hook prints what it did to the memory: a checkout
+    back re-pins by the diff (a rename followed back), a merge brings the stale paragraph, a
+    rebase onto it re-pins what the replayed commit moved and names what the rewrite made
+    stale; nothing is retracted."""
+    add_three(engine)
+    engine("hooks", "install")
+    base = head(repo)
+    stale = ["eem: {} left 1 belief stale (`python -m engine sources stale --retract` takes "
+             "it down):", "  queue-once  notes.md:6-6  lines changed (git diff)"]
+    assert hooked(repo, "checkout", "-q", "-b", "feature") == []  # the same commit
+    move_edit_and_rename(repo)
+    assert hooked(repo, "commit", "-q", "-m", "move, edit, rename")[:2] == [
+        stale[0].format("this commit"), stale[1]]
+
+    assert hooked(repo, "checkout", "-q", "main") == [
+        "eem: re-pinned 2: cache-fast at notes.md:3-4, tokens-hour at auth.md:1-1 (renamed "
+        "from docs-auth.md)"]
+    assert pinned(store, "tokens-hour") == ("auth.md", [1, 1], base, True)
+
+    assert hooked(repo, "merge", "-q", "--no-ff", "-m", "merge feature", "feature") == [
+        stale[0].format("this merge"), stale[1],
+        "eem: re-pinned 2: cache-fast at notes.md:6-7, tokens-hour at docs-auth.md:1-1 "
+        "(renamed from auth.md)"]
+    merged = head(repo)
+    assert pinned(store, "cache-fast") == ("notes.md", [6, 7], merged, True)
+
+    hooked(repo, "checkout", "-q", "-b", "topic", base)
+    (repo / "auth.md").write_text("Intro.\n" + OTHER, encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "an intro above the tokens")
+    printed = hooked(repo, "rebase", "-q", "main")
+    assert "eem: re-pinned 1: tokens-hour at docs-auth.md:2-2" in printed  # the replayed
+    # commit's line, the rename followed
+    rewrite = printed.index(stale[0].format("this rewrite"))
+    assert printed[rewrite + 1] == stale[1]
+    assert pinned(store, "tokens-hour") == ("docs-auth.md", [2, 2], head(repo), True)
+    assert pinned(store, "cache-fast") == ("notes.md", [6, 7], merged, True)
+    assert {b: tms.show(store, b)[0].truth.value for b in (
+        "cache-fast", "queue-once", "tokens-hour")} == dict.fromkeys(
+        ("cache-fast", "queue-once", "tokens-hour"), "IN")  # retracted only if told to
