@@ -4,7 +4,8 @@
       [{"type", "antecedents", "outlist", "label"[, "gate"]}], "source", "source_url",
       "source_hash", "date", "metadata", "created_at", "updated_at", "retracted_at", ...}},
      "nogoods": [{"id", "nodes", "discovered", "resolution"}], "repos": {...},
-     "supersessions": [{"old", "new", "created_new", "reason", "at", "rewired"[, "gated"]}],
+     "supersessions": [{"old", "new", "created_new", "reason", "at", "rewired"[, "gated"]
+                        [, "chain"]}],
      "sources": [{"path", "sha256", "size", "forged_at", "chunks"}]}
 
 The last two are this engine's own (supersede's links; the files beliefs are pinned to, each
@@ -174,7 +175,8 @@ def parse_rest(data: Mapping[str, Any], bad: Callable[[str, str], InvalidInput])
 def supersession_json(r: SupersedeRecord) -> dict[str, Any]:
     return {"old": r.old, "new": r.new, "created_new": r.created_new, "reason": r.reason,
             "at": r.at, "rewired": [[e.belief, e.seq, e.kind, e.pos] for e in r.rewired],
-            **({"gated": r.gated} if r.gated is not None else {})}
+            **({"gated": r.gated} if r.gated is not None else {}),
+            **({"chain": list(r.chain)} if r.chain else {})}
 
 
 def supersession_from_json(d: Any, where: str, bad: Callable[[str, str], Exception]
@@ -200,8 +202,12 @@ def supersession_from_json(d: Any, where: str, bad: Callable[[str, str], Excepti
     gated = d.get("gated")
     if gated is not None and gated_of(gated) is None:
         raise bad(where, "'gated' must be how many justifications the gate went to (0 or more)")
+    chain = d.get("chain", [])
+    if not isinstance(chain, list) or not all(isinstance(i, str) and ID_RE.fullmatch(i)
+                                              for i in chain):
+        raise bad(where, "'chain' must be a list of belief ids")
     return SupersedeRecord(old, new, bool(d.get("created_new", False)), edges, reason, at,
-                           gated_of(gated))
+                           gated_of(gated), tuple(chain))
 
 
 def source_json(s: SourceRecord) -> dict[str, Any]:

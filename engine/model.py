@@ -213,6 +213,8 @@ class SupersedeRecord:
     reason: str
     at: str
     gated: int | None = None
+    chain: tuple[str, ...] = ()  # the older versions OLD superseded, gated by NEW as well
+    # (supersede --transitive): undo takes those gates away
 
 
 def gated_of(value: Any) -> int | None:

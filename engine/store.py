@@ -23,7 +23,7 @@ from engine.memory.records import Editing, HistoryRecords
 from engine.negatives.records import NegativeTx
 from engine.pairs.records import PairRecords
 from engine.proposals.records import ProposalTx
-from engine.reading.records import PackTx, ReadingTx, RegistryTx, SearchTx
+from engine.reading.records import HealthTx, PackTx, ReadingTx, RegistryTx, SearchTx
 from engine.repair.records import RepairTx
 from engine.review.records import ReviewRecords
 from engine.review_premises.records import PremiseReviewTx
@@ -36,7 +36,7 @@ T = TypeVar("T")
 
 
 class GraphTx(TmsTx, ChangeLog, Editing, HistoryRecords,  # the kernel, the memory room
-              SearchTx, ReadingTx, PackTx, RegistryTx,  # reading the memory
+              SearchTx, ReadingTx, PackTx, RegistryTx, HealthTx,  # reading the memory
               ProvenanceTx, ArgumentsTx, ProblemsTx,  # the stages
               ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
               VectorTx, SourceRecords,

@@ -21,6 +21,7 @@ from engine.errors import StoreError
 from engine.model import Belief, Truth
 from engine.proposals.records import Decision, Proposal, ProposalTx, Status
 from engine.reading.records import (
+    HealthFacts,
     NetworkCounts,
     ReadingTx,
     Row,
@@ -508,6 +509,29 @@ class FakeProposals(FakePart):
 
     def this_change_seq(self) -> int:
         return self.change_seq
+
+
+class FakeHealth(FakePart):
+    """What `health` reads: computed by engine/reading/health.facts_of over the network,
+    the same twin a memory read as of a point uses."""
+
+    def _stamps(self) -> dict[str, str]:
+        return {i: stamp.at for i, stamp in self.s.reviews.items()}
+
+    def health_facts(self, pool: int, listed: int) -> HealthFacts:
+        from engine.reading.health import facts_of
+        from engine.tms.records import Network
+
+        network = Network(dict(self.s.beliefs), list(self.s.nogoods))
+        return facts_of(network, self._stamps(), pool, listed)
+
+    def review_stamps(self, ids: Iterable[str] | None = None) -> dict[str, str]:
+        from engine.reading.health import reviewed_when
+
+        stamps = self._stamps()
+        wanted = self.s.beliefs if ids is None else [i for i in ids if i in self.s.beliefs]
+        found = {i: reviewed_when(self.s.beliefs[i], stamps.get(i, "")) for i in wanted}
+        return {i: at for i, at in found.items() if at}
 
 
 # The protocol each part implements, checked by mypy (as the Neo4j parts' are).

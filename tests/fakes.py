@@ -29,6 +29,7 @@ from engine.proposals.records import ProposalTx
 from engine.reading.records import (
     BeliefHit,
     GatedConclusion,
+    HealthTx,
     ReadingTx,
     RegistryTx,
     RetractedPremise,
@@ -56,6 +57,7 @@ from engine.tms.values import IN, OUT, RANK, TRUTH, UNDETERMINED
 from tests.fake_parts import (
     FakeAgents,
     FakeAsk,
+    FakeHealth,
     FakePremiseReview,
     FakeProposals,
     FakeReading,
@@ -161,7 +163,8 @@ class FakeRegionReader:
 _READER: type[RegionReader] = FakeRegionReader  # checked by mypy
 
 
-class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, FakeProposals):
+class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, FakeProposals,
+             FakeHealth):
     """The store seen from inside one transaction, in memory: every part of
     engine.store.GraphTx but the query pack (FakeGraphTx below; mypy checks it)."""
 
@@ -258,6 +261,22 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         return ([r.new for r in self.s.supersedes.values() if r.old == belief_id],
                 sorted(r.old for r in self.s.supersedes.values() if r.new == belief_id))
 
+    def rewire_antecedents(self, old: str, new: str, owners: Sequence[str]
+                           ) -> tuple[RewiredEdge, ...]:
+        moved = []
+        for bid in owners:
+            b = self.s.beliefs.get(bid)
+            if b is None:
+                continue
+            js = []
+            for seq, j in enumerate(b.justifications):
+                moved += [RewiredEdge(bid, seq, "REQUIRES", pos)
+                          for pos, r in enumerate(j.antecedents) if r == old]
+                js.append(dataclasses.replace(
+                    j, antecedents=tuple(new if r == old else r for r in j.antecedents)))
+            self._replace_justifications(bid, js)
+        return tuple(sorted(moved))
+
     def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
                            ) -> int:
         moved = 0
@@ -335,6 +354,9 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
             nogoods=len(self.s.nogoods),
             max_depth=max((b.depth for b in bs if b.depth is not None), default=0),
             undetermined_ids=tuple(und),
+            challenged=sum(1 for b in bs if any(
+                self._is_in(o) and "Challenge" in self.s.marks.get(o, ())
+                for j in b.justifications for o in j.outlist)),
         )
 
     def list_beliefs(self, which: BeliefFilter) -> list[Belief]:
@@ -904,7 +926,7 @@ class FakeStore:
 class FakeGraphTx(TmsTx, ChangeLog, Editing, SearchTx, ReadingTx, RegistryTx, ProvenanceTx,
                   ArgumentsTx, ProblemsTx,
                   ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
-                  VectorTx, SourceRecords, AgentTx, ProposalTx, Protocol):
+                  VectorTx, SourceRecords, AgentTx, ProposalTx, HealthTx, Protocol):
     """engine.store.GraphTx but for the query pack (PackTx: Cypher files users run, tested
     on Neo4j, tests/integration/test_query_pack.py) and history's before-images
     (HistoryRecords, tests/integration/test_history_property.py); tests/unit/

@@ -77,3 +77,18 @@ def stage(since: str | None = None, **settings: Any) -> ReviewStage:
 def loaded(store) -> Any:
     load(store, network())
     return store
+
+
+CARRIERS = ("k1", "k2", "k3")
+
+
+def carried_network() -> list[Belief]:
+    """Three unreviewed beliefs carrying most of the rest: twelve leaves a00..a11 and the
+    carriers k1..k3 all rest on premises only (depth 1; the leaves come first by id), and ten
+    beliefs rest on each carrier (depth 2): 30 of the other 42 derived beliefs."""
+    beliefs = [premise(f"p{i}", f"Premise number {i} holds.") for i in range(4)]
+    beliefs += [derived(f"a{i:02}", ("p0", "p1"), text=f"Leaf claim {i}.") for i in range(12)]
+    beliefs += [derived(k, ("p2", "p3"), text=f"Carrying claim {k}.") for k in CARRIERS]
+    beliefs += [derived(f"c{k}-{j}", (k, "p0"), text=f"Claim {j} resting on {k}.")
+                for k in CARRIERS for j in range(10)]
+    return beliefs

@@ -24,7 +24,7 @@ from engine.tms.access import own_tags
 def supersede_to_props(r: SupersedeRecord) -> dict[str, Any]:
     return {"created_new": r.created_new, "reason": r.reason, "at": r.at,
             "rewired": json.dumps([[e.belief, e.seq, e.kind, e.pos] for e in r.rewired]),
-            "gated": r.gated}
+            "gated": r.gated, "chain": list(r.chain) or None}
 
 
 def supersede_from_props(old: str, new: str, p: Mapping[str, Any]) -> SupersedeRecord:
@@ -32,7 +32,8 @@ def supersede_from_props(old: str, new: str, p: Mapping[str, Any]) -> SupersedeR
         old=old, new=new, created_new=bool(p.get("created_new")),
         rewired=tuple(RewiredEdge(b, int(s), k, int(pos))
                       for b, s, k, pos in json.loads(p.get("rewired") or "[]")),
-        reason=p.get("reason") or "", at=p.get("at") or "", gated=gated_of(p.get("gated")))
+        reason=p.get("reason") or "", at=p.get("at") or "", gated=gated_of(p.get("gated")),
+        chain=tuple(str(i) for i in p.get("chain") or ()))
 
 
 class EditTxPart(TxBase):
@@ -68,6 +69,14 @@ class EditTxPart(TxBase):
 
     def delete_supersede(self, old: str) -> None:
         self._run("delete_supersede", old=old)
+
+    def rewire_antecedents(self, old: str, new: str, owners: Sequence[str]
+                           ) -> tuple[RewiredEdge, ...]:
+        if not owners:
+            return ()
+        record = self._single("rewire_antecedents", old=old, new=new, owners=list(owners))
+        rows = record["rewired"] if record else []
+        return tuple(sorted(RewiredEdge(b, int(s), k, int(p)) for b, s, k, p in rows))
 
     def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
                            ) -> int:

@@ -23,6 +23,7 @@ from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.edit_tx import EditTxPart
 from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
+from adapters.neo4j.health_tx import HealthTxPart
 from adapters.neo4j.negative_tx import NegativeTxPart
 from adapters.neo4j.history_tx import HistoryTxPart
 from adapters.neo4j.premise_review_tx import PremiseReviewTxPart
@@ -49,7 +50,8 @@ INDEX_WAIT_SECONDS = 600  # how long init waits for a rebuilt belief_text to com
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
               ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
-              ProposalTxPart, RepairTxPart, AgentTxPart, HistoryTxPart, NegativeTxPart):
+              ProposalTxPart, RepairTxPart, AgentTxPart, HistoryTxPart, NegativeTxPart,
+              HealthTxPart):
     """The store seen from inside one transaction (engine.store.GraphTx)."""
 
 

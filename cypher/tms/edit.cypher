@@ -63,6 +63,17 @@ SET s = $props
 MATCH (:Belief {id: $old})-[s:SUPERSEDED_BY]->(n:Belief)
 RETURN n.id AS new, properties(s) AS props
 
+// name: rewire_antecedents
+// Moves every REQUIRES edge to belief $old of the justifications of the beliefs $owners onto belief $new (same position); one record, `rewired`: [belief id, justification seq, 'REQUIRES', pos] of each.
+// defines: belief $owners
+MATCH (m:Belief {id: $old}), (k:Belief {id: $new})
+UNWIND $owners AS oid
+MATCH (owner:Belief {id: oid})<-[:SUPPORTS]-(j:Justification)-[r:REQUIRES]->(m)
+WITH k, owner, j, r, r.pos AS pos
+CREATE (j)-[:REQUIRES {pos: pos}]->(k)
+DELETE r
+RETURN collect([owner.id, j.seq, 'REQUIRES', pos]) AS rewired
+
 // name: all_supersessions
 // Every SUPERSEDED_BY link: the old and new ids and the link's properties, by old id.
 MATCH (o:Belief)-[s:SUPERSEDED_BY]->(n:Belief)

@@ -5,6 +5,8 @@
     python -m engine.dedup accept FILE         apply a verdicts file
     python -m engine.dedup --model M --auto --exhaust
     python -m engine.dedup undo ID             restore a merged belief
+    python -m engine.dedup --auto [--yes]      merge above a threshold, no model (what-if
+                                               first)
 
 The flags become a DedupOptions (engine/dedup/stage.py) and its neighbour search
 (engine/pairs/source.py); the run and accept are the shared ones (engine/stages/).
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING
 from engine.cli import stage_cli as sc
 from engine.cli.command import table
 from engine.cli.stage_flags import candidate_flags, positive_int
+from engine.dedup.auto import DEFAULT_AUTO_THRESHOLD
 from engine.dedup.stage import DEFAULT_BATCH, DEFAULT_MAX_CLUSTER, DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
@@ -36,6 +39,10 @@ examples:
       apply a verdicts file (merges, nogoods, recorded differences)
   {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust
       judge every candidate cluster, round after round, and apply the verdicts
+  {PROG} --auto --threshold 0.97
+      no model: what merging every cluster at cosine >= 0.97 would do (nothing written)
+  {PROG} --auto --threshold 0.97 --yes
+      ... and merge them (each undone by `undo ID`)
   {PROG} undo auth-jwt-check
       restore a merged belief and every justification edge the merge moved
 
@@ -50,6 +57,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    metavar="N", help=f"largest cluster (default {DEFAULT_MAX_CLUSTER})")
     p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
                    help=f"clusters per round (default {DEFAULT_BATCH})")
+    p.add_argument("--yes", action="store_true",
+                   help=f"with --auto and no --model: merge every candidate cluster at or above "
+                        f"the threshold (default {DEFAULT_AUTO_THRESHOLD} then) without a "
+                        "model; without --yes that prints what it would do, writing nothing")
 
 
 def dedup_options(args: argparse.Namespace) -> DedupOptions:
@@ -85,6 +96,40 @@ def cmd_run(call: sc.StageCall) -> int:
         params=sc.run_params(call.args, threshold=options.cutoff))
 
 
+def without_model(args: argparse.Namespace) -> bool:
+    """`--auto` with no --model (nor --dry-run): merges above the threshold, no model."""
+    return bool(args.auto and not args.model and not args.dry_run and not args.candidates)
+
+
+def cmd_auto_merge(call: sc.StageCall) -> int:
+    import dataclasses
+
+    from engine.dedup.auto import auto_merge
+    from engine.dedup.stage import find_clusters
+
+    a = call.args
+    options = dataclasses.replace(dedup_options(a), threshold=a.threshold
+                                  if a.threshold is not None else DEFAULT_AUTO_THRESHOLD)
+    clusters, shas = find_clusters(call.context.store, call.candidates(options, "dedup"),
+                                   options.max_cluster)
+    done = auto_merge(call.context.store, clusters, shas, options.cutoff, write=a.yes)
+    if call.emit(done):
+        return 0
+    verb = "merged" if done.written else "would merge"
+    call.say(f"{verb} {len(done.merges)} beliefs at {options.cutoff:g} and above "
+             f"({'id-token Jaccard' if options.by_id else 'cosine'}), no model:")
+    if done.merges:
+        call.say(table([(m.merged, m.kept, f"{m.score:.3f}") for m in done.merges],
+                       ["merged", "into", "weakest"]))
+    call.say(*(f"left {', '.join(members)}: {why}" for members, why in done.skipped),
+             *(f"OUT  {b}" for b in sorted(done.change.went_out)),
+             *(f"IN   {b}" for b in sorted(done.change.went_in)))
+    if not done.written and done.merges:
+        call.say(f"nothing written: `{call.context.prog} --auto --threshold "
+                 f"{options.cutoff:g} --yes` merges them (each undone by `undo ID`)")
+    return 0
+
+
 def cmd_undo(call: sc.StageCall) -> int:
     from engine.dedup.merge import undo
 
@@ -97,6 +142,12 @@ def cmd_undo(call: sc.StageCall) -> int:
 
 
 def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.yes and not without_model(args):
+        parser.error("--yes goes with --auto and no --model (merging without a model)")
+    if without_model(args):
+        if args.exhaust or args.output is not None:
+            parser.error("--auto without --model merges in one step: no --exhaust or -o")
+        return
     if not args.candidates:
         sc.check_mode_args(parser, args)
 
@@ -114,7 +165,8 @@ COMMAND = sc.StageCommand(
     "Find beliefs that state the same claim; ask a model whether each cluster is the SAME "
     "claim, DIFFERENT claims, or a CONTRADICTION; merge duplicates and record nogoods.",
     EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
-    run=lambda call: (cmd_candidates if call.args.candidates else cmd_run)(call),
+    run=lambda call: (cmd_candidates if call.args.candidates else
+                      cmd_auto_merge if without_model(call.args) else cmd_run)(call),
     subcommands={
         "accept": sc.accept_subcommand(
             PROG, "Validate the verdicts in FILE (a proposals file, perhaps edited) and apply "

@@ -12,6 +12,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
+from engine.cli.command import some_ids, table
 from engine.cli.stage_flags import (
     domain_flag,
     embedding_model_flag,
@@ -128,6 +129,43 @@ def cmd_derive(call: sc.StageCall) -> int:
                                      progress=sc.progress(call), cost=binding.cost))
 
 
+def _clusters_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--intra-cluster", action="store_true",
+                   help="as --intra-cluster runs fit them (the same clusters: listed for "
+                        "the run's flags)")
+    p.add_argument("--budget", type=positive_int, default=300, metavar="N",
+                   help="the run's --budget: k follows it when --n-clusters is not given "
+                        "(default 300)")
+    p.add_argument("--seed", type=int, default=None, metavar="N",
+                   help="the KMeans seed (default 0, as a run without --seed)")
+    p.add_argument("--n-clusters", type=positive_int, default=None, metavar="K",
+                   help="number of clusters (default: the run's rule from the pool size)")
+    embedding_model_flag(p)
+    p.add_argument("--topic", metavar="WORDS",
+                   help="only beliefs whose id or text contains one of these words")
+
+
+def cmd_list_clusters(call: sc.StageCall) -> int:
+    """The clusters a --cluster or --intra-cluster run samples from, fitted by its sampler."""
+    from engine.derive.options import SamplerOptions
+    from engine.derive.sampling.listing import list_clusters
+
+    a = call.args
+    sampling = SamplerOptions("intra-cluster" if a.intra_cluster else "cluster", a.budget,
+                              a.seed, a.n_clusters, a.embedding_model)
+    sampler = call.parts.sampler(call.context.store, sampling, cache=call.vector_cache())
+    found = list_clusters(call.context.store, sampler, a.topic)
+    if call.emit(found):
+        return 0
+    if not found.clusters:
+        call.say("no IN premises to cluster")
+        return 0
+    call.say(f"{len(found.clusters)} clusters of {found.pool} IN premises (seed {found.seed}):",
+             table([(n, len(m), some_ids(list(m))) for n, m in enumerate(found.clusters)],
+                   ["cluster", "size", "members"]))
+    return 0
+
+
 def accept_stage(call: sc.StageCall) -> LoopStage:
     from engine.derive.options import DeriveOptions
     from engine.derive.stage import DeriveStage
@@ -144,7 +182,14 @@ COMMAND = sc.StageCommand(
     dry_rounds_help="stop after K consecutive dry rounds (default 1; the number of clusters "
                     "with --intra-cluster)",
     parallel=False, check=check_run_args, run=cmd_derive,
-    subcommands={"accept": sc.accept_subcommand(
+    subcommands={"list-clusters": sc.Subcommand(
+        lambda: sc.subcommand_parser(
+            PROG, "list-clusters", "List the embedding clusters --cluster and "
+                                   "--intra-cluster runs sample from (the IN premises, "
+                                   "clustered as a run clusters them); nothing is written.",
+            f"example:\n  {PROG} list-clusters --n-clusters 8 --json\n", _clusters_arguments),
+        cmd_list_clusters),
+                 "accept": sc.accept_subcommand(
         PROG, "Validate the proposals in FILE (a proposals file, perhaps edited) and apply the "
               "valid ones in one transaction, recorded as a derive run.",
         f"{DEFAULT_OUTPUT} --json", accept_stage, add_arguments=_validation_flags,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from engine.cli.arguments import local_path, whole
-from engine.cli.command import Call, Command, id_argument, report_change, split_ids
-from engine.defaults import DEFEATER_TYPES
+from engine.cli.command import Call, Command, id_argument, report_change, some_ids, split_ids
+from engine.defaults import DEFEAT_REASON_TYPES, DEFEATER_TYPES
 
 def replacement_of(args: argparse.Namespace):
     """What replaces OLD, from NEW or --text/--id and --premise or --sl/--cp/--unless (none
@@ -29,16 +29,32 @@ def cmd_supersede(call: Call) -> int:
 
     args = call.args
     if args.undo:
-        if args.new or args.text is not None:
+        if args.new or args.text is not None or args.transitive:
             raise InvalidInput("--undo takes OLD only", field="undo")
         undone = keeping.undo_supersede(call.context, args.old)
         return report_change(call, undone, undone.change)
-    done = keeping.supersede(call.context, args.old, replacement_of(args), args.reason or "")
+    if args.yes and not args.transitive:
+        raise InvalidInput("--yes goes with --transitive (which shows the what-if first)",
+                           field="yes")
+    done = keeping.supersede(call.context, args.old, replacement_of(args), args.reason or "",
+                             transitive=args.transitive, yes=args.yes)
     if call.emit(done):
         return 0
+    if not done.written:
+        call.say("what-if (nothing written):")
     call.say(f"{done.old} superseded by {done.new}" + (" (created)" if done.created else "")
              + (f"; {done.rewired} dependent edge(s) rewired" if done.rewired else ""))
-    return report_change(call, done, done.change)
+    if args.transitive:
+        call.say(f"  older versions gated by {done.new} too: "
+                 f"{some_ids(list(done.chain)) or 'none'}",
+                 f"  moved to rest on {done.new}: {some_ids(list(done.carried)) or 'none'}")
+        if done.not_carried:
+            call.say(f"  left resting on what {done.new} replaces ({done.new} cannot carry "
+                     f"them): {some_ids(list(done.not_carried))}")
+    report_change(call, done, done.change)
+    if not done.written:
+        call.say("the same command with --yes writes it")
+    return 0
 
 
 def _argued(call: Call, done, verb: str) -> int:
@@ -85,14 +101,17 @@ def cmd_defeat(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    scoped, file_reason = keeping.scopes(a.scope or (), _scope_file(a.scope_file), a.id)
+    findings = _scope_file(a.scope_file)
+    scoped, file_reason = keeping.scopes(a.scope or (), findings, a.id)
     done = keeping.defeat(call.context, a.id, a.justification, a.type, a.reason or file_reason,
-                          a.defeater_id, scoped)
+                          a.defeater_id, scoped,
+                          a.reason_type or keeping.reason_type_of(findings))
     if call.emit(done):
         return 0
+    kinds = f"{done.type}, {done.reason_type}" if done.reason_type else done.type
     call.say(f"{done.id} defeats justification {done.justification} of {done.target} "
-             f"({done.type})" + (f", derived from {', '.join(done.scopes)}" if done.scopes
-                                 else ""))
+             f"({kinds})" + (f", derived from {', '.join(done.scopes)}" if done.scopes
+                             else ""))
     return report_change(call, done, done.change)
 
 
@@ -186,6 +205,11 @@ def _supersede_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reason", help="why (kept in the change log and on the link)")
     p.add_argument("--undo", action="store_true",
                    help="restore the graph as it was before OLD was superseded")
+    p.add_argument("--transitive", action="store_true",
+                   help="also gate the older versions OLD supersedes by NEW, and move what "
+                        "rests on OLD (or on them) to NEW where NEW can carry it (NEW is IN "
+                        "and does not rest on it); shows the what-if, writes with --yes")
+    p.add_argument("--yes", action="store_true", help="with --transitive: write it")
 
 
 def _challenge_arguments(p: argparse.ArgumentParser) -> None:
@@ -209,6 +233,10 @@ def _defeat_arguments(p: argparse.ArgumentParser) -> None:
                    help="which justification (1-based, as show lists them)")
     p.add_argument("--type", choices=DEFEATER_TYPES, default=DEFEATER_TYPES[0],
                    help=f"what is wrong with it (default {DEFEATER_TYPES[0]})")
+    p.add_argument("--reason-type", choices=DEFEAT_REASON_TYPES, metavar="REASON_TYPE",
+                   help="what logically fails in it: " + ", ".join(DEFEAT_REASON_TYPES)
+                        + " (kept in the defeater's metadata, shown by show; a scope file's "
+                        "defeat_reason_type when not given)")
     p.add_argument("--reason", help="why: the defeater's text (required unless a scope file "
                                     "says what property is missing)")
     p.add_argument("--id", dest="defeater_id", metavar="DEFEATER_ID",

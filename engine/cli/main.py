@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.cli import EEM, PROG, agents, history, keeping, network, proposals, reading
-from engine.cli import registry, sources, verbs
+from engine.cli import EEM, PROG, agents, health, history, keeping, network, proposals
+from engine.cli import reading, registry, sources, verbs
 from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
@@ -67,6 +67,7 @@ COMMANDS: dict[str, Command] = {
     **{k: network.COMMANDS[k] for k in ("init", "reset")},
     **verbs.COMMANDS,  # add, add-justification, retract, assert, nogood
     "status": network.COMMANDS["status"],
+    **health.COMMANDS,  # health
     **{k: reading.COMMANDS[k] for k in ("list", "show", "explain", "trace", "trace-tags")},
     **{k: network.COMMANDS[k] for k in ("what-if", "verify")},
     **registry.COMMANDS,  # import, export
@@ -81,7 +82,7 @@ COMMANDS: dict[str, Command] = {
     **agents.COMMANDS,  # import-agent, sync-agent, namespaces
     **proposals.COMMANDS,  # propose, proposals, proposal, accept, reject, withdraw
     **{k: reading.COMMANDS[k] for k in ("blockers", "wiki")},
-    **sources.COMMANDS,  # sources status|stale|hash
+    **sources.COMMANDS,  # sources status|stale|hash|repos, hooks install|uninstall|run
 }
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from engine.cli.arguments import POINT_HELP, as_of_flag, local_path
-from engine.cli.command import Call, Command, report_change, table
+from engine.cli.arguments import POINT_HELP, as_of_flag, local_path, namespace_flag
+from engine.cli.command import Call, Command, report_change, shorten, table
 from engine.cli.keeping import replacement_flags, replacement_of
 
 
@@ -47,15 +47,23 @@ def cmd_reset(call: Call) -> int:
 def cmd_status(call: Call) -> int:
     from engine.service import network
 
-    counted = network.status(call.context, call.args.as_of)
+    a = call.args
+    counted = network.status(call.context, a.as_of, a.namespace, a.all)
     if call.emit(counted):
         return 0
     s = counted.status
-    call.say(f"{s.beliefs} beliefs: {s.in_} IN, {s.out} OUT ({s.undetermined} undetermined)",
+    within = f" in namespace {counted.namespace}" if counted.namespace else ""
+    call.say(f"{s.beliefs} beliefs{within}: {s.in_} IN, {s.out} OUT ({s.undetermined} "
+             "undetermined)",
              f"{s.premises} premises, {s.derived} derived, max depth {s.max_depth}, "
              f"{s.nogoods} nogoods" + (f", {s.challenged} challenged" if s.challenged else ""))
     if s.undetermined_ids:
         call.say("undetermined (loops through outlists): " + ", ".join(s.undetermined_ids))
+    if counted.every is not None and counted.every:
+        call.say("", table([(b.id, b.truth.value if b.truth else "-",
+                             "-" if b.depth is None else b.depth,
+                             "premise" if b.is_premise else "derived", shorten(b.text, 60))
+                            for b in counted.every], ["id", "truth", "depth", "kind", "text"]))
     return 0
 
 
@@ -147,14 +155,22 @@ def _what_if_arguments(p: argparse.ArgumentParser) -> None:
     replacement_flags(p)
 
 
+def _status_arguments(p: argparse.ArgumentParser) -> None:
+    as_of_flag(p)
+    namespace_flag(p)
+    p.add_argument("--all", action="store_true",
+                   help="list every belief counted as well (id, truth, depth, kind, text)")
+
+
 COMMANDS: dict[str, Command] = {
     "init": Command(cmd_init, "create the schema (constraints, indexes); --root DIR records the"
                     " folder source paths are relative to", "init --root ~/src/myproject",
                     _init_arguments, json=False),
     "reset": Command(cmd_reset, "delete every belief, justification and nogood", "reset --yes",
                      _reset_arguments, json=False),
-    "status": Command(cmd_status, "counts of beliefs by label and kind", "status --json",
-                      as_of_flag),
+    "status": Command(cmd_status, "counts of beliefs by label and kind (--namespace NS: of one "
+                      "imported agent's; --all: each belief too)", "status --namespace bob --all",
+                      _status_arguments),
     "what-if": Command(cmd_what_if, "what a retract, assert or supersede would change (nothing"
                        " written); what-if rollback --to POINT",
                        "what-if retract auth-uses-jwt", _what_if_arguments),

@@ -83,12 +83,34 @@ def _proposal_lines(p: Proposal) -> list[str]:
 
 # --- handlers --------------------------------------------------------------------------------
 def cmd_propose(call: Call) -> int:
+    if call.args.verb == "from":
+        return _propose_from(call)
     done = _proposed(call)
     if call.emit(done):
         return 0
     call.say(*_proposal_lines(done.proposal), *(f"  supersedes {old}" for old in done.superseded),
              "nothing changed in the network; accept with: "
              + call.command(f"accept {done.proposal.id}"))
+    return 0
+
+
+def _propose_from(call: Call) -> int:
+    from pathlib import Path
+
+    from engine.service import proposals
+
+    a = call.args
+    done = proposals.propose_from_file(call.context, Path(a.file), a.reason or "", a.root)
+    if call.emit(done):
+        return 0
+    call.say(*(f"{p.proposal.id}  add {p.proposal.target}: " + ", ".join(
+                   _impact_lines(p.proposal.impact)) for p in done.proposed),
+             *(f"skipped {i}: {why}" for i, why in done.skipped),
+             *(f"rejected (line {n}): {why}" if n else f"rejected: {why}"
+               for n, why in done.rejected),
+             f"{len(done.proposed)} proposed from {done.stage} run {done.run_id}, "
+             f"{len(done.skipped)} skipped, {len(done.rejected)} rejected; nothing changed in "
+             "the network; accept each with: " + call.command("accept PROPOSAL"))
     return 0
 
 
@@ -168,6 +190,24 @@ def _propose_arguments(p: argparse.ArgumentParser) -> None:
         verb.arguments(v)
         if not any(action.dest == "reason" for action in v._actions):
             v.add_argument("--reason", help="why (required): kept on the proposal")
+    f = sub.add_parser("from", help="propose: every new belief of a derive or forge "
+                                    "proposals file, one add proposal each",
+                       description="Queue the beliefs a derive or forge run without --auto "
+                                   "wrote to its proposals file (perhaps edited since) as add "
+                                   "proposals, for a person to accept one by one; each is "
+                                   "measured as `propose add` measures it, a forge premise "
+                                   "pinned to its source as read now. Nothing in the network "
+                                   "changes.",
+                       epilog=f"example: {prog} propose from proposed-derivations.md",
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    f.add_argument("file", metavar="FILE", help="the stage's proposals file")
+    f.add_argument("--reason", default="",
+                   help="added to each proposal's reason (which names the run and model)")
+    f.add_argument("--root", default=None, metavar="DIR",
+                   help="where a forge file's sources are read (default: the memory's root)")
+    f.add_argument("--json", action="store_true", help="print JSON")
+    f.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="show tracebacks")
 
 
 def _id_arguments(p: argparse.ArgumentParser) -> None:

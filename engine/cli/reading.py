@@ -22,11 +22,13 @@ from engine.defaults import (
     LIST_SORTS,
     SEARCH_LIMIT,
     SEARCH_MAX_DEPTH,
+    SEARCH_SORT_POOL,
+    SEARCH_SORTS,
     WIKI_TOPICS,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from engine.model import Belief
     from engine.reading.records import BeliefHit
@@ -58,10 +60,21 @@ def cmd_list(call: Call) -> int:
         premises=True if a.premises else False if a.derived else None,
         challenged=a.challenged, superseded=a.superseded, min_depth=a.min_depth,
         max_depth=a.max_depth, has_dependents=a.has_dependents, label=a.label, sort=a.sort,
-        namespace=a.namespace, negative=a.negative, as_of=a.as_of, limit=a.limit))
+        namespace=a.namespace, negative=a.negative, as_of=a.as_of, limit=a.limit,
+        never_reviewed=a.never_reviewed, not_reviewed_since=a.not_reviewed_since))
     if call.emit(found):
         return 0
     beliefs = found.beliefs
+    if found.reviewed is not None:
+        when, impact = found.reviewed, found.impact
+        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
+                         *([impact.get(b.id, 0)] if impact is not None else []),
+                         when.get(b.id) or "never", shorten(b.text, 50)) for b in beliefs],
+                       ["id", "truth", "depth", *(["impact"] if impact is not None else []),
+                        "reviewed", "text"]))
+        if found.truncated:
+            call.say(f"({found.total - len(beliefs)} more: --limit)")
+        return 0
     if found.negative is not None:
         kinds = found.negative
         if not kinds:
@@ -121,6 +134,9 @@ def cmd_show(call: Call) -> int:
         if j.outlist:
             line += f"  unless {', '.join(j.outlist)}"
         call.say(line + (f"  -- {j.label}" if j.label else ""))
+    defeats = defeater_line(b.metadata)
+    if defeats:
+        call.say(f"  {defeats}")
     if shown.dependents:
         call.say(f"  dependents: {', '.join(shown.dependents)}")
     call.say(*(f"  superseded by {new}" for new in shown.superseded_by),
@@ -144,6 +160,24 @@ def source_lines(b: Belief) -> list[str]:
     if b.source_url:
         found.append(f"url: {b.source_url}")
     return found
+
+
+def defeater_line(metadata: Mapping[str, object]) -> str:
+    """What a defeater defeats, and its type and reason type ("" for any other belief): ours
+    (`defeats`, `justification`) or a peer file's (`defeats_node`, `defeats_justification`,
+    counted from 0 there)."""
+    target = metadata.get("defeats") or metadata.get("defeats_node")
+    kind = metadata.get("defeater_type")
+    if not isinstance(target, str) or not target or not isinstance(kind, str):
+        return ""
+    position = metadata.get("justification")
+    counted_from_0 = metadata.get("defeats_justification")
+    if not isinstance(position, int) and isinstance(counted_from_0, int):
+        position = counted_from_0 + 1
+    reason_type = metadata.get("defeat_reason_type")
+    kinds = f"{kind}, {reason_type}" if isinstance(reason_type, str) and reason_type else kind
+    which = f"justification {position} of " if isinstance(position, int) else ""
+    return f"defeats {which}{target} ({kinds})"
 
 
 def cmd_explain(call: Call) -> int:
@@ -199,10 +233,16 @@ def cmd_search(call: Call) -> int:
     a = call.args
     found = reading.search(seen(call), reading.SearchOptions(
         a.words, include_out=a.all, semantic=a.semantic, limit=a.limit, depth=a.depth,
-        namespace=a.namespace))
+        namespace=a.namespace, sort=a.sort))
     if call.emit(found):
         return 0
-    _hits(call, found.hits, "id")
+    if found.order is not None:
+        by = {"impact": "impact", "recent": "updated"}[found.sort]
+        order = found.order
+        _hits(call, found.hits, "id", extra=(by, [order.get(h.belief.id, "")
+                                                  for h in found.hits]))
+    else:
+        _hits(call, found.hits, "id")
     if found.neighbours:
         call.say(f"\nwithin {a.depth} justification step(s) of them:")
         _hits(call, found.neighbours, "neighbour", [n.distance for n in found.neighbours])
@@ -210,17 +250,19 @@ def cmd_search(call: Call) -> int:
 
 
 def _hits(call: Call, found: Sequence[SearchHit] | Sequence[Neighbour], first: str,
-          steps: Sequence[int] = ()) -> None:
+          steps: Sequence[int] = (), extra: tuple[str, list[object]] | None = None) -> None:
     rows: list[tuple] = [(h.belief.id, h.belief.truth.value, _depth(h.belief),
                           h.belief.dependents, shorten(h.belief.text, 60)) for h in found]
     if steps:
         rows = [(r[0], s, *r[1:]) for r, s in zip(rows, steps)]
+    if extra:
+        rows = [(*r[:-1], v, r[-1]) for r, v in zip(rows, extra[1])]
     if not rows:
         call.say("no belief matches" + ("" if call.args.all else
                                         " (IN beliefs only; --all for OUT)"))
         return
     call.say(table(rows, [first, *(["steps"] if steps else []), "truth", "depth", "dependents",
-                          "text"]))
+                          *([extra[0]] if extra else []), "text"]))
 
 
 def cmd_query(call: Call) -> int:
@@ -346,6 +388,13 @@ def _list_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--negative", action="store_true",
                    help="IN beliefs that state a problem (bug, risk, limitation, ...), as "
                         "the negatives stage classified them, with the kind")
+    reviewed = p.add_mutually_exclusive_group()
+    reviewed.add_argument("--never-reviewed", action="store_true",
+                          help="derived beliefs no review has judged (here, or in the file "
+                               "they were imported from: its reviewed_at)")
+    reviewed.add_argument("--not-reviewed-since", metavar="DAYS|POINT",
+                          help="derived beliefs not reviewed in the last DAYS days, or since a "
+                               "point (an ISO time or a release name); the never reviewed too")
     p.add_argument("--sort", choices=LIST_SORTS, default="id",
                    help="id (default), depth (deepest first), impact (transitive dependents, "
                         "most first), updated (newest first)")
@@ -383,6 +432,10 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
                    help="also the beliefs within N justification steps of the hits (what they "
                         "rest on, their outlists, what rests on them; --json: hits and "
                         f"neighbours; at most {SEARCH_MAX_DEPTH})")
+    p.add_argument("--sort", choices=SEARCH_SORTS, default="relevance",
+                   help="relevance (default); impact (transitive dependents, most first) or "
+                        "recent (last updated, newest first): the best "
+                        f"{SEARCH_SORT_POOL} matches (or --limit, if more) re-ordered")
     namespace_flag(p)
 
 

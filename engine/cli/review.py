@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from engine.cli import stage_cli as sc
 from engine.cli.stage_flags import budget_flag, domain_flag, id_list, positive_int, root_flag
 from engine.cli.stage_flags import whole
+from engine.review.due import DEPENDENCY, ORDERS
 
 if TYPE_CHECKING:
     from engine.stages.stage import LoopStage
@@ -34,6 +35,8 @@ examples:
       apply a verdicts file (see: {PROG} accept --help)
   {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust
       review everything due, shallowest first, applying as it goes
+  {PROG} --model ollama:qwen3:8b --auto --order impact --budget 10
+      spend the round on the unreviewed beliefs the most others rest on
   {PROG} --premises --root . --model ollama:qwen3:8b --auto
       check premises against the source lines they are pinned to, most depended-on first
 
@@ -66,6 +69,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                            "--premises: a premise is at depth 0)")
     what.add_argument("--all", dest="review_all", action="store_true",
                       help="review again what already has a current review")
+    what.add_argument("--order", choices=ORDERS, default=None,
+                      help="which due derived beliefs a round takes first: dependency "
+                           "(default: shallowest first) or impact (the most load-bearing: "
+                           "those the most beliefs rest on, directly or through others; "
+                           "what waits on an unreviewed belief still waits)")
     what.add_argument("--no-wait", dest="wait", action="store_false",
                       help="review a belief whatever it rests on (by default a belief waits "
                            "until the derived beliefs it rests on are reviewed)")
@@ -91,7 +99,8 @@ def run_stage(call: sc.StageCall) -> LoopStage:
         return premise_stage(call, budget=a.budget, ids=a.ids, review_all=a.review_all,
                              domain=a.domain)
     return ReviewStage(ReviewSettings(a.budget, a.ids, a.review_all, a.apply_suggestions,
-                                      a.domain, a.min_depth or 0, a.wait))
+                                      a.domain, a.min_depth or 0, a.wait,
+                                      a.order or DEPENDENCY))
 
 
 def accept_stage(call: sc.StageCall) -> LoopStage:
@@ -123,6 +132,9 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.premises and not args.wait:
         raise InvalidInput("--no-wait is for derived beliefs: no premise waits for another",
                            field="no_wait")
+    if args.premises and args.order is not None:
+        raise InvalidInput("--order is for derived beliefs: --premises checks premises most "
+                           "depended-on first", field="order", value=args.order)
     if args.premises and args.min_depth is not None:
         raise InvalidInput("--min-depth is for derived beliefs: every premise is at depth 0 "
                            "(--premises checks premises most depended-on first)",

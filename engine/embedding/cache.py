@@ -205,3 +205,28 @@ def _save(store: Store, rows: list[StoredEmbedding], batch: int) -> None:
         chunk = rows[start:start + batch]
         store.write(lambda tx: tx.save_embeddings(chunk),
                     ChangeEntry("embeddings", {"beliefs": len(chunk)}))
+
+
+def vectors_through_cache(embedder: Embedder, texts: Sequence[str], *,
+                          cache: VectorCache | None = None, embed_batch: int = EMBED_BATCH):
+    """The unit embeddings of `texts` (row i for text i) from `cache`, computing only the
+    texts it lacks and keeping them there; the store is neither read nor written (for a
+    read that must write nothing, such as `health`)."""
+    np = numpy_module("embeddings")
+    cache = cache if cache is not None else MemoryVectorCache()
+    model = embedder.model_name
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    shas = [text_sha256(t) for t in texts]
+    todo = {sha: t for sha, t, held in zip(shas, texts, cache.has(model, shas)) if not held}
+    pending = list(todo.items())
+    for start in range(0, len(pending), embed_batch):
+        batch = pending[start:start + embed_batch]
+        vectors = np.asarray(embedder.embed([t for _, t in batch]), dtype=np.float32)
+        if vectors.ndim != 2 or vectors.shape[0] != len(batch):
+            raise ModelError(f"the embedder returned {vectors.shape} for {len(batch)} texts",
+                             model=model)
+        cache.put(model, [sha for sha, _ in batch], vectors)
+    matrix = np.asarray(cache.rows(model, shas), dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / np.where(norms > 0, norms, 1.0)

@@ -508,6 +508,12 @@ def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
     return f"mcp:{client}" + (f"@{label}" if label else "")
 
 
+def command_program(prog: str) -> str:
+    """The program the commands a tool suggests are named under: the one the server is a
+    command of (`eem` for `eem mcp`, `python -m engine` for `python -m engine.mcp`)."""
+    return prog.removesuffix(" mcp").removesuffix(".mcp") or prog
+
+
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     from engine.wiring.context import opened
     from engine.wiring.settings import Settings
@@ -532,7 +538,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
     actor = mcp_actor(settings.environ, args.http)
     try:
-        with opened(settings, prog=prog.removesuffix(" mcp") or prog, folder=Path.cwd(),
+        with opened(settings, prog=command_program(prog), folder=Path.cwd(),
                     actor=actor, retry_seconds=RETRY_SECONDS) as ctx:
             served = ctx
             if args.release:

@@ -20,7 +20,7 @@ from engine import defaults
 from engine.mcp.declaration import PROPOSE, READ, WRITE, ToolSpec, declared_tools, tool
 from engine.errors import InvalidInput
 from engine.model import Justification, Truth
-from engine.service import history, keeping, network, proposals, reading
+from engine.service import health, history, keeping, network, proposals, reading
 from engine.service.context import Context
 from engine.service.keeping import Replacement
 from engine.service.network import NewBelief
@@ -65,13 +65,29 @@ class AgentTools:
 
     # --- reading ---------------------------------------------------------------------
     @tool(READ)
-    def status(self, ctx: Context, as_of: str = "") -> JSON:
+    def status(self, ctx: Context, as_of: str = "", namespace: str = "") -> JSON:
         """Counts of the network: beliefs, IN, OUT, undetermined, premises, derived, nogoods,
         max depth, and the ids of undetermined beliefs. Call it first to see how big the
-        network is and whether anything is undetermined. as_of (here and in show, explain,
-        trace, list_beliefs): a seq, an ISO time or a release name, to read the memory as it
-        was then. Example: status()."""
-        return network.status(ctx, as_of or None).as_dict()
+        network is and whether anything is undetermined. namespace: the counts of one
+        imported agent's beliefs. as_of (here and in show, explain, trace, list_beliefs): a
+        seq, an ISO time or a release name, to read the memory as it was then.
+        Example: status()."""
+        return network.status(ctx, as_of or None, namespace or None).as_dict()
+
+    @tool(READ)
+    def health(self, ctx: Context, as_of: str = "", duplicates: bool = False,
+               max_stale: int | None = None, min_reviewed: float | None = None) -> JSON:
+        """How true the memory is, each number with the command that acts on it: beliefs
+        IN/OUT; sourced beliefs unchanged, moved, stale, missing; derived beliefs reviewed,
+        never reviewed, reviewed before their last change (the most load-bearing first);
+        duplicate candidates (duplicates=true: slow, it embeds every IN belief);
+        contradictions; beliefs OUT only because their support is circular; loose
+        premises; open proposals and challenges. `breaches` lists the thresholds crossed
+        (max_stale, min_reviewed percent). as_of: the memory as it was then (no files).
+        Example: health(max_stale=0)."""
+        return health.health(ctx, health.HealthOptions(
+            as_of=as_of or None, duplicates=duplicates, max_stale=max_stale,
+            min_reviewed=min_reviewed)).as_dict()
 
     @tool(READ, filtered=True)
     def show(self, ctx: Context, id: str, as_of: str = "") -> JSON:
@@ -117,18 +133,19 @@ class AgentTools:
     @tool(READ, filtered=True)
     def search(self, ctx: Context, words: str, include_out: bool = False,
                semantic: bool = False, limit: int = defaults.SEARCH_LIMIT,
-               depth: int = 0) -> JSON:
+               depth: int = 0, sort: str = "relevance") -> JSON:
         """Find beliefs by words in their text or id (any word, stemmed: "deactivation"
         finds "auto-deactivated"; prefixes match), best first, each with truth, depth and
         how many beliefs rest on it directly. Only IN beliefs unless include_out=true.
         semantic=true also ranks by meaning (sentence embeddings stored on beliefs) and
         fuses both rankings. depth=N adds `neighbours`: the beliefs within N justification
-        steps of the hits (what they rest on, what rests on them), with their distance. Use
-        it before adding a belief, to find what exists.
-        Example: search(words="cache stale reads", limit=5)."""
+        steps of the hits (what they rest on, what rests on them), with their distance.
+        sort: "relevance" (default), "impact" (the most load-bearing first) or "recent"
+        (last updated first), over the best 100 matches. Use it before adding a belief, to
+        find what exists. Example: search(words="cache stale reads", limit=5)."""
         return reading.search(ctx, reading.SearchOptions(
             words, include_out=include_out, semantic=semantic, limit=limit,
-            depth=depth)).as_dict()
+            depth=depth, sort=sort)).as_dict()
 
     @tool(READ)
     def query(self, ctx: Context, name: str,
@@ -297,15 +314,19 @@ class AgentTools:
 
     @tool(WRITE)
     def supersede(self, ctx: Context, old: str, new: str = "", text: str = "", new_id: str = "",
-                  rewire: bool | None = None, reason: str = "") -> JSON:
+                  rewire: bool | None = None, reason: str = "", transitive: bool = False,
+                  yes: bool = False) -> JSON:
         """Replace belief old by new (an existing belief), or reword it (text: creates
         new_id, default old-v2, with old's justifications, source and metadata, and moves
         old's dependents to it unless rewire=false). While the new one is IN the old one is
-        OUT; undo with supersede_undo. Returns what went IN and OUT.
-        Example: supersede(old="auth-uses-jwt", text="Auth validates JWTs and sessions",
-        reason="sessions were added in v2")."""
+        OUT; undo with supersede_undo. transitive=true: the older versions old supersedes
+        are gated by new too, and what rests on them moves to new where new can carry it;
+        it answers the what-if (written=false) unless yes=true. Returns what went IN and
+        OUT. Example: supersede(old="auth-uses-jwt", text="Auth validates JWTs and
+        sessions", reason="sessions were added in v2")."""
         return keeping.supersede(ctx, old, Replacement(new or None, text or None, new_id or None,
-                                                       None, rewire), reason).as_dict()
+                                                       None, rewire), reason,
+                                 transitive=transitive, yes=yes).as_dict()
 
     @tool(WRITE)
     def supersede_undo(self, ctx: Context, old: str) -> JSON:
@@ -335,18 +356,21 @@ class AgentTools:
     @tool(WRITE)
     def defeat(self, ctx: Context, id: str, justification: int, reason: str,
                type: str = "invalid-inference", defeater_id: str = "",
-               scopes: dict[str, str] | None = None) -> JSON:
+               scopes: dict[str, str] | None = None, reason_type: str = "") -> JSON:
         """Defeat justification number `justification` (1-based) of a belief: a premise
         defeat:<id>:j<n> (or defeater_id; its text the reason) of a type (invalid-inference,
         over-generalizes, duplicate-of, superseded-by) joins that justification's outlist,
-        so id goes OUT unless another justification holds. scopes: antecedent -> what it
-        does and does not establish; each becomes a premise and the defeater is derived
-        from them, so challenging one restores the justification. Undo: defend the
-        defeater. Example: defeat(id="auth-bottleneck", justification=1,
-        type="over-generalizes", reason="one slow endpoint is not the whole service")."""
+        so id goes OUT unless another justification holds. reason_type: what logically
+        fails (unsupported-conjunct, over-generalizes, false-causal-claim,
+        internal-contradiction, circular-reasoning, missing-bridge, scope-mismatch), kept
+        on the defeater. scopes: antecedent -> what it does and does not establish; each
+        becomes a premise and the defeater is derived from them, so challenging one
+        restores the justification. Undo: defend the defeater. Example:
+        defeat(id="auth-bottleneck", justification=1, type="over-generalizes",
+        reason="one slow endpoint is not the whole service")."""
         scoped, _ = keeping.scopes([f"{a}={t}" for a, t in (scopes or {}).items()])
         return keeping.defeat(ctx, id, justification, type, reason, defeater_id or None,
-                              scoped).as_dict()
+                              scoped, reason_type).as_dict()
 
     @tool(WRITE)
     def remove_justification(self, ctx: Context, id: str, n: int) -> JSON:

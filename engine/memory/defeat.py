@@ -45,6 +45,8 @@ from engine.tms.records import BeliefFilter
 from engine.tms.semantics import is_valid
 
 DEFEATER_TYPES = defaults.DEFEATER_TYPES
+REASON_TYPES = defaults.DEFEAT_REASON_TYPES
+REASON_TYPE_KEY = "defeat_reason_type"  # the defeater's metadata, as ftl-reasons keeps it
 MIGRATED = "migrated-retraction"  # the type migrate-retractions gives its defeaters
 SOURCE_TYPE = "defeat"  # metadata source_type of a defeater (DEFENSIBLE in dialectic.py)
 SCOPE_TYPE = "scope"  # metadata source_type of a scope belief
@@ -69,10 +71,12 @@ class Defeated:
     type: str
     scopes: tuple[str, ...]  # the scope beliefs the defeater is derived from
     change: Change
+    reason_type: str = ""  # what logically fails in the justification ("" not said)
 
     def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "target": self.target, "justification": self.justification,
-                "type": self.type, "scopes": list(self.scopes), **self.change.as_dict()}
+                "type": self.type, "reason_type": self.reason_type, "scopes": list(self.scopes),
+                **self.change.as_dict()}
 
 
 def scopes_from_findings(data: object, target: str) -> tuple[list[Scope], str]:
@@ -99,6 +103,19 @@ def scopes_from_findings(data: object, target: str) -> tuple[list[Scope], str]:
     return scopes, reason
 
 
+def reason_type_of(data: object) -> str:
+    """The reason type a scope file names (`defeat_reason_type`), "" when none."""
+    value = data.get(REASON_TYPE_KEY) if isinstance(data, dict) else None
+    return value.strip() if isinstance(value, str) else ""
+
+
+def check_reason_type(reason_type: str) -> str:
+    if reason_type and reason_type not in REASON_TYPES:
+        raise InvalidInput(f"--reason-type takes {', '.join(REASON_TYPES)}, not "
+                           f"{reason_type!r}", field="reason_type", value=reason_type)
+    return reason_type
+
+
 def check_type(defeater_type: str) -> str:
     if defeater_type not in DEFEATER_TYPES:
         raise InvalidInput(f"--type takes {', '.join(DEFEATER_TYPES)}, not {defeater_type!r}",
@@ -107,13 +124,14 @@ def check_type(defeater_type: str) -> str:
 
 
 def check_defeat(target: str, justification: int, defeater_type: str, reason: str,
-                 defeater_id: str | None, scopes: Sequence[Scope]) -> str:
+                 defeater_id: str | None, scopes: Sequence[Scope], reason_type: str = "") -> str:
     """What defeat checks before it writes; returns the defeater's text."""
     check_id(target)
     if not isinstance(justification, int) or justification < 1:
         raise InvalidInput("--justification counts from 1", field="justification",
                            value=justification)
     check_type(defeater_type)
+    check_reason_type(reason_type)
     if defeater_id is not None:
         check_id(defeater_id, what="defeater id")
     seen: set[str] = set()
@@ -128,21 +146,26 @@ def check_defeat(target: str, justification: int, defeater_type: str, reason: st
 
 
 def defeat(store: Store, target: str, justification: int, defeater_type: str, reason: str,
-           defeater_id: str | None = None, scopes: Sequence[Scope] = ()) -> Defeated:
-    text = check_defeat(target, justification, defeater_type, reason, defeater_id, scopes)
+           defeater_id: str | None = None, scopes: Sequence[Scope] = (),
+           reason_type: str = "") -> Defeated:
+    """`reason_type`: what logically fails in the justification (REASON_TYPES), kept in
+    the defeater's metadata as `defeat_reason_type`."""
+    text = check_defeat(target, justification, defeater_type, reason, defeater_id, scopes,
+                        reason_type)
     return store.write(
         lambda tx: defeat_in(tx, target, justification, defeater_type, text, defeater_id,
-                             scopes),
+                             scopes, reason_type),
         ChangeEntry("defeat", {"id": target, "justification": justification,
                                "type": defeater_type,
+                               **({"reason_type": reason_type} if reason_type else {}),
                                **({"defeater": defeater_id} if defeater_id else {}),
                                **({"scopes": [s.antecedent for s in scopes]} if scopes
                                   else {})}, text))
 
 
 def defeat_in(tx: DialecticTx, target: str, justification: int, defeater_type: str,
-              text: str, defeater_id: str | None = None, scopes: Sequence[Scope] = ()
-              ) -> Defeated:
+              text: str, defeater_id: str | None = None, scopes: Sequence[Scope] = (),
+              reason_type: str = "") -> Defeated:
     b = _defeatable(tx, target, justification)
     named = b.justifications[justification - 1].antecedents
     for s in scopes:
@@ -153,6 +176,8 @@ def defeat_in(tx: DialecticTx, target: str, justification: int, defeater_type: s
     did = chosen_id(tx, defeater_id) if defeater_id else _free(tx, target, justification)
     stamp = now()
     meta = _defeater_metadata(tx, defeater_type, target, justification, stamp)
+    if reason_type:
+        meta[REASON_TYPE_KEY] = reason_type
     if scopes:
         change, scope_ids = _create_scoped(tx, did, text, meta, target, justification, scopes,
                                            stamp)
@@ -160,7 +185,7 @@ def defeat_in(tx: DialecticTx, target: str, justification: int, defeater_type: s
         change, scope_ids = create_marked_premise(tx, did, text, meta, ["Defeater"]), ()
     tx.gate_belief(target, did, [justification])
     change = enforce_nogoods(tx, change.merge(tx.relabel([target])))
-    return Defeated(did, target, justification, defeater_type, scope_ids, change)
+    return Defeated(did, target, justification, defeater_type, scope_ids, change, reason_type)
 
 
 def _defeatable(tx: DialecticTx, target: str, justification: int) -> Belief:

@@ -44,6 +44,12 @@ class Editing(Protocol):
                            ) -> int:
         """Move recorded edges from `moved_to` back to `back_to`; how many were found."""
 
+    def rewire_antecedents(self, old: str, new: str, owners: Sequence[str]
+                           ) -> tuple[RewiredEdge, ...]:
+        """In the justifications of the beliefs `owners`, name `new` (which must exist)
+        wherever an antecedent names `old` (same position; outlists stay); the edges moved,
+        sorted."""
+
     def set_metadata(self, belief_id: str, metadata: Mapping[str, Any], at: str) -> None: ...
 
     def set_fields(self, belief_id: str, fields: Mapping[str, str], at: str) -> None:

@@ -18,7 +18,7 @@ from typing import Protocol
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.memory.records import Editing, SupersedeRecord
-from engine.model import Belief, Change, Justification, check_id, check_text
+from engine.model import Belief, Change, Justification, Truth, check_id, check_text
 from engine.pairs.records import PairRecords
 from engine.store import Store
 from engine.tms import add_beliefs_in, enforce_nogoods, now
@@ -36,10 +36,16 @@ class Superseded:
     created: bool
     rewired: int
     change: Change
+    chain: tuple[str, ...] = ()  # --transitive: the older versions gated by NEW as well
+    carried: tuple[str, ...] = ()  # --transitive: the beliefs now resting on NEW, not OLD
+    not_carried: tuple[str, ...] = ()  # --transitive: resting on OLD, left (NEW cannot)
+    written: bool = True  # False: the what-if --transitive shows first
 
     def as_dict(self) -> dict:
         return {"old": self.old, "new": self.new, "created": self.created,
-                "rewired": self.rewired, **self.change.as_dict()}
+                "rewired": self.rewired, "chain": list(self.chain),
+                "carried": list(self.carried), "not_carried": list(self.not_carried),
+                "written": self.written, **self.change.as_dict()}
 
 
 def next_version_id(old: str, taken: set[str]) -> str:
@@ -53,29 +59,38 @@ def next_version_id(old: str, taken: set[str]) -> str:
 
 def supersede(store: Store, old: str, new: str | None = None, *, text: str | None = None,
               new_id: str | None = None, justifications: Sequence[Justification] | None = None,
-              rewire: bool | None = None, reason: str = "") -> Superseded:
-    """`supersede OLD NEW` (NEW exists) or `supersede OLD --text T [--id NEW]` (a reword)."""
-    check_supersede(old, new, text, new_id)
-    args = {"old": old, "new": new or new_id, "text": text, "rewire": rewire}
+              rewire: bool | None = None, reason: str = "", transitive: bool = False
+              ) -> Superseded:
+    """`supersede OLD NEW` (NEW exists) or `supersede OLD --text T [--id NEW]` (a reword);
+    `transitive`: see `carry_over_in`."""
+    check_supersede(old, new, text, new_id, rewire, transitive)
+    args = {"old": old, "new": new or new_id, "text": text, "rewire": rewire,
+            "transitive": transitive or None}
     return store.write(
         lambda tx: supersede_in(tx, old, new, text=text, new_id=new_id,
-                                justifications=justifications, rewire=rewire, reason=reason),
+                                justifications=justifications, rewire=rewire, reason=reason,
+                                transitive=transitive),
         ChangeEntry("supersede", {k: v for k, v in args.items() if v is not None}, reason))
 
 
 def what_if_supersede(store: Store, old: str, new: str | None = None, *,
                       text: str | None = None, new_id: str | None = None,
                       justifications: Sequence[Justification] | None = None,
-                      rewire: bool | None = None) -> Superseded:
+                      rewire: bool | None = None, transitive: bool = False) -> Superseded:
     """What `supersede` would change; nothing is written."""
-    check_supersede(old, new, text, new_id)
-    return store.dry_run(
+    check_supersede(old, new, text, new_id, rewire, transitive)
+    return dataclasses.replace(store.dry_run(
         lambda tx: supersede_in(tx, old, new, text=text, new_id=new_id,
-                                justifications=justifications, rewire=rewire, reason="what-if"))
+                                justifications=justifications, rewire=rewire, reason="what-if",
+                                transitive=transitive)), written=False)
 
 
-def check_supersede(old: str, new: str | None, text: str | None, new_id: str | None) -> None:
+def check_supersede(old: str, new: str | None, text: str | None, new_id: str | None,
+                    rewire: bool | None = None, transitive: bool = False) -> None:
     """What supersede checks before it writes: ids well-formed, NEW or a text, exactly one."""
+    if transitive and rewire is not None:
+        raise InvalidInput("--transitive moves what rests on OLD where NEW can carry it: it "
+                           "takes no --rewire or --no-rewire", field="transitive")
     check_id(old)
     if (new is None) == (text is None):
         raise InvalidInput("supersede takes NEW (an existing belief) or --text, exactly one",
@@ -92,7 +107,7 @@ def check_supersede(old: str, new: str | None, text: str | None, new_id: str | N
 
 def supersede_in(tx: SupersedeTx, old: str, new: str | None, *, text: str | None,
                  new_id: str | None, justifications: Sequence[Justification] | None,
-                 rewire: bool | None, reason: str) -> Superseded:
+                 rewire: bool | None, reason: str, transitive: bool = False) -> Superseded:
     beliefs = tx.get_beliefs([old] + ([new] if new else []))
     if old not in beliefs:
         raise NotFound("belief", old)
@@ -120,11 +135,52 @@ def supersede_in(tx: SupersedeTx, old: str, new: str | None, *, text: str | None
         change = add_beliefs_in(tx, [_successor(beliefs[old], new, text or "", justifications)])
         tx.copy_source_link(old, new)
         created = True
+    if transitive:
+        return carry_over_in(tx, old, new, created, change, reason)
     moved = tx.rewire_mentions(old, new) if (created if rewire is None else rewire) else ()
     gated = tx.gate_belief(old, new, None)
     tx.record_supersede(SupersedeRecord(old, new, created, moved, reason, now(), gated))
     step = tx.relabel([old, new, *sorted({e.belief for e in moved})])
     return Superseded(old, new, created, len(moved), enforce_nogoods(tx, change.merge(step)))
+
+
+def older_versions(tx: SupersedeTx, old: str, new: str) -> list[str]:
+    """What OLD supersedes, and what those supersede, and so on (NEW left out), by id."""
+    seen: set[str] = set()
+    frontier = [old]
+    while frontier:
+        found = {v for b in frontier for v in tx.supersede_links(b)[1]} - seen - {old, new}
+        seen.update(found)
+        frontier = sorted(found)
+    return sorted(seen)
+
+
+def carry_over_in(tx: SupersedeTx, old: str, new: str, created: bool, change: Change,
+                  reason: str) -> Superseded:
+    """`supersede --transitive`: OLD and every older version it supersedes (transitively)
+    are gated by NEW, so a later retraction of OLD's successor brings none of them back;
+    and what rested on OLD is moved to NEW where NEW can carry it: each justification
+    naming OLD as an antecedent names NEW instead, unless NEW is not IN (it would take
+    them OUT with it) or NEW rests on that belief (a loop, which is no support).
+    Outlists stay as they are, and so does what rests on the older versions (it was left
+    there when they were superseded). All recorded on the link, so undo restores it."""
+    chain = older_versions(tx, old, new)
+    gated = tx.gate_belief(old, new, None)
+    gated_chain = tuple(v for v in chain if tx.gate_belief(v, new, None) > 0)
+    new_in = tx.truths([new]).get(new) == Truth.IN
+    upstream = set(tx.upstream([new]))
+    named = tx.get_beliefs(sorted(tx.direct_dependents(old) - {new}))
+    owners = sorted(b.id for b in named.values()
+                    if any(old in j.antecedents for j in b.justifications))
+    able = [o for o in owners if new_in and o not in upstream]
+    moved = tx.rewire_antecedents(old, new, able) if able else ()
+    carried = sorted({e.belief for e in moved})
+    record = SupersedeRecord(old, new, created, tuple(moved), reason, now(), gated,
+                             gated_chain)
+    tx.record_supersede(record)
+    step = tx.relabel([old, new, *chain, *carried])
+    return Superseded(old, new, created, len(moved), enforce_nogoods(tx, change.merge(step)),
+                      gated_chain, tuple(carried), tuple(o for o in owners if o not in carried))
 
 
 def _versions(old: str) -> list[str]:
@@ -165,8 +221,10 @@ def undo_in(tx: SupersedeTx, old: str) -> Change:
                            f"'{record.new}' are no longer there", field="old", value=old)
     if record.gated != 0:  # 0: OLD named NEW of its own everywhere, and keeps it
         tx.ungate_belief(old, record.new)
+    for version in record.chain:
+        tx.ungate_belief(version, record.new)
     tx.delete_supersede(old)
-    seeds = [old, *sorted({e.belief for e in record.rewired})]
+    seeds = [old, *record.chain, *sorted({e.belief for e in record.rewired})]
     if record.created_new:
         named = tx.direct_dependents(record.new) or any(
             record.new in n.members for n in tx.nogoods()) or any(tx.supersede_links(record.new))

@@ -217,3 +217,55 @@ def cover_index(covers: Sequence[SummaryCover]) -> dict[str, SummaryCover]:
         for covered in cover.covered:
             index[covered] = cover
     return index
+
+
+# --- health: how true the memory is (engine/reading/health.py) -----------------------------
+NEVER, OUTDATED, CURRENT = "never", "outdated", "current"
+
+
+@dataclass(frozen=True)
+class ReviewStanding:
+    """The derived beliefs (IN, with a justification that is not a gate) by their review:
+    current; never reviewed; reviewed before the last change to it or to a belief its
+    justifications name (review's own defeaters aside). `pool`: (id, never|outdated, direct
+    dependents) of the not-current ones with the most direct dependents, most first, then
+    by id: the beliefs whose impact is counted for the top of the queue."""
+
+    derived: int = 0
+    current: int = 0
+    never: int = 0
+    outdated: int = 0
+    pool: tuple[tuple[str, str, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class HealthFacts:
+    """What `health` reads of the graph in one read transaction, besides the counts of
+    `status`: the review standing; `out_support`, for each OUT belief that is neither
+    retracted nor undetermined, the antecedents that are not IN of each justification of
+    it (gates aside) whose outlist is all OUT (its support is circular when it leads only
+    back to such beliefs); `loose`, the premises nothing rests on and nothing pins to a
+    source (how many, the first ids); the nogoods, those holding (every member IN), and the
+    beliefs OUT only through a contradiction (retracted by a nogood's resolution)."""
+
+    review: ReviewStanding = ReviewStanding()
+    out_support: Mapping[str, tuple[tuple[str, ...], ...]] = field(
+        default_factory=lambda: MappingProxyType({}))
+    loose: int = 0
+    loose_ids: tuple[str, ...] = ()
+    nogoods: int = 0
+    holding: int = 0
+    out_by_nogood: tuple[str, ...] = ()
+
+
+class HealthTx(Protocol):
+    """The views `health` and `list --never-reviewed` read (adapters/neo4j/health_tx.py,
+    cypher/reading/health.cypher)."""
+
+    def health_facts(self, pool: int, listed: int) -> HealthFacts:
+        """The facts above; at most `pool` beliefs in the review pool and `listed` loose
+        ids."""
+
+    def review_stamps(self, ids: Iterable[str] | None = None) -> dict[str, str]:
+        """When review last judged each belief (its stamp here, else the `reviewed_at` an
+        imported file gave it), by id: of `ids`, or of every belief with one (None)."""

@@ -15,10 +15,14 @@ as engine/stages/turns.py allows: `given_up`) holds nothing back, so what waited
 beliefs is due again, `released` (the run shows it once). Each belief held back is listed with
 the unreviewed beliefs it waits on (`waiting_on`: those it rests on directly, each due or held
 back in turn; following them leads to the due ones that must be reviewed first).
+
+With `order` IMPACT (`review --order impact`) the due beliefs are taken most load-bearing
+first: by how many beliefs rest on each, directly or through others (engine/reading/impact.py),
+then shallowest first; what waits still waits, so only the order among the due changes.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -28,6 +32,9 @@ from engine.review.records import ReviewCandidate, ReviewRecords
 from engine.tms.graphs import strongly_connected
 
 OK, DUE, WAITING = "ok", "due", "waiting"
+DEPENDENCY, IMPACT = "dependency", "impact"  # the orders the due are taken in
+ORDERS = (DEPENDENCY, IMPACT)
+IMPACT_BATCH = 500  # ids per impact statement
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,7 @@ class DueOptions:
     since: str = ""  # the run's start: reviews from this run count as current with review_all
     wait: bool = True  # a belief waits for what it rests on (False: --no-wait)
     given_up: frozenset[str] = frozenset()  # beliefs the run will not show again
+    order: str = DEPENDENCY  # or IMPACT: the most load-bearing due beliefs first
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,7 @@ class DueList:
     waiting_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # each held-back
     # belief -> the unreviewed beliefs it rests on (and waits on)
     released: frozenset[str] = frozenset()  # due only because what held them is given up
+    impact: Mapping[str, int] = field(default_factory=dict)  # of each due belief (IMPACT)
 
 
 @dataclass(frozen=True)
@@ -102,8 +111,22 @@ def holds(candidates: Sequence[ReviewCandidate], current: set[str], *, independe
     return Holds(state, waiting_on, frozenset(released))
 
 
-class ReviewDueTx(ReviewRecords, ArgumentsTx, Protocol):
-    """What is due reads: the candidates and their stamps, and the arguments reviewed."""
+class ImpactTx(Protocol):
+    def impacts(self, ids: Iterable[str], visible_to: frozenset[str] | None = None
+                ) -> dict[str, int]:
+        """For each id that exists: how many beliefs rest on it transitively."""
+
+
+class ReviewDueTx(ReviewRecords, ArgumentsTx, ImpactTx, Protocol):
+    """What is due reads: the candidates and their stamps, the arguments reviewed, and (in
+    impact order) how much rests on each due belief."""
+
+
+def impact_of(tx: ImpactTx, ids: Sequence[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for start in range(0, len(ids), IMPACT_BATCH):
+        found.update(tx.impacts(ids[start:start + IMPACT_BATCH]))
+    return found
 
 
 def read_due(tx: ReviewDueTx, options: DueOptions = DueOptions()) -> DueList:
@@ -117,6 +140,10 @@ def read_due(tx: ReviewDueTx, options: DueOptions = DueOptions()) -> DueList:
                   given_up=options.given_up)
     depth = {c.id: c.depth if c.depth is not None else 0 for c in candidates}
     due = sorted((i for i, s in found.state.items() if s == DUE), key=lambda i: (depth[i], i))
+    impact: dict[str, int] = {}
+    if options.order == IMPACT and due:
+        impact = impact_of(tx, due)
+        due.sort(key=lambda i: -impact.get(i, 0))  # stable: ties stay shallowest first
     return DueList(
         due=tuple(due),
         in_scope=len(candidates),
@@ -125,4 +152,5 @@ def read_due(tx: ReviewDueTx, options: DueOptions = DueOptions()) -> DueList:
         material=material,
         waiting_on=found.waiting_on,
         released=found.released,
+        impact=impact,
     )

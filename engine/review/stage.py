@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from engine.review import parser
 from engine.review.apply import ReviewApplyTx, write_review
-from engine.review.due import DueList, DueOptions, ReviewDueTx, read_due
+from engine.review.due import DEPENDENCY, IMPACT, DueList, DueOptions, ReviewDueTx, read_due
 from engine.stages.arguments import UnderReview, read_under_review
 from engine.review.prompt import RETRY, build_prompt
 from engine.review.proposals_file import render
@@ -41,6 +41,7 @@ from engine.store import Store
 from engine.tms import now
 
 STRATEGY = "dependency order"
+STRATEGIES = {DEPENDENCY: STRATEGY, IMPACT: "impact order"}
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class ReviewSettings:
     domain: str | None = None
     min_depth: int = 0
     wait: bool = True  # a belief waits for what it rests on to be reviewed (False: --no-wait)
+    order: str = DEPENDENCY  # or IMPACT: the due beliefs most rested on first (--order impact)
 
 
 HELD_NAMED = 200  # held-back beliefs a round's details name (with what each waits on)
@@ -85,7 +87,8 @@ class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], Rea
         them is not due until they are reviewed, so the rounds never overlap."""
         s = self.settings
         options = DueOptions(ids=s.ids, min_depth=s.min_depth, review_all=s.review_all,
-                             since=self.since, wait=s.wait, given_up=self.turns.given_up())
+                             since=self.since, wait=s.wait, given_up=self.turns.given_up(),
+                             order=s.order)
 
         def work(tx: ReviewDueTx) -> tuple[DueList, Taken[str], tuple[UnderReview, ...]]:
             listed = read_due(tx, options)
@@ -104,10 +107,12 @@ class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], Rea
             hashes={b.id: b.sha256 for b in shown},
             expected={b.id: {j.position: j.antecedent_ids for j in b.justifications}
                       for b in shown})
-        details = {"strategy": STRATEGY, "due": len(due.due), "in_scope": due.in_scope,
+        details = {"strategy": STRATEGIES[s.order], "due": len(due.due), "in_scope": due.in_scope,
                    "current": due.current, HELD_BACK: due.waiting,
                    WAITING_ON: held_back(due), RELEASED: sorted(due.released),
                    **turn.details,
+                   **({"impact": {i: due.impact.get(i, 0) for i in turn.chosen}}
+                      if s.order == IMPACT else {}),
                    "justifications": len(prompt.justification_keys)}
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),

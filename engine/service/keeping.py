@@ -33,11 +33,19 @@ class Replacement:
     rewire: bool | None = None
 
 
-def supersede(ctx: Context, old: str, replacement: Replacement, reason: str = "") -> Superseded:
+def supersede(ctx: Context, old: str, replacement: Replacement, reason: str = "", *,
+              transitive: bool = False, yes: bool = False) -> Superseded:
+    """OLD replaced. `transitive`: the older versions OLD supersedes are gated by NEW too,
+    and what rests on them moves to NEW where NEW can carry it; the what-if first (nothing
+    written, `written` False) unless `yes`."""
     r = replacement
+    if transitive and not yes:
+        return superseding.what_if_supersede(ctx.store, old, r.new, text=r.text,
+                                             new_id=r.new_id, justifications=r.justifications,
+                                             rewire=r.rewire, transitive=True)
     return superseding.supersede(ctx.store, old, r.new, text=r.text, new_id=r.new_id,
                                  justifications=r.justifications, rewire=r.rewire,
-                                 reason=reason)
+                                 reason=reason, transitive=transitive)
 
 
 def undo_supersede(ctx: Context, old: str) -> Changed:
@@ -45,11 +53,13 @@ def undo_supersede(ctx: Context, old: str) -> Changed:
     return Changed(superseding.undo_supersede(ctx.store, old))
 
 
-def what_if_supersede(ctx: Context, old: str, replacement: Replacement) -> Superseded:
+def what_if_supersede(ctx: Context, old: str, replacement: Replacement,
+                      transitive: bool = False) -> Superseded:
     """What superseding OLD would change; nothing is written."""
     r = replacement
     return superseding.what_if_supersede(ctx.store, old, r.new, text=r.text, new_id=r.new_id,
-                                         justifications=r.justifications, rewire=r.rewire)
+                                         justifications=r.justifications, rewire=r.rewire,
+                                         transitive=transitive)
 
 
 def challenge(ctx: Context, target: str, reason: str, justification: int | None = None,
@@ -80,7 +90,8 @@ def what_if_defend(ctx: Context, challenged: str, reason: str) -> Argued:
 def scopes(given: Sequence[str] = (), findings: Any = None, target: str = ""
            ) -> tuple[list[Scope], str]:
     """`ANTECEDENT=TEXT` scopes, and those of a scope file's findings (JSON, as ftl-reasons'
-    defeat-with-scope reads it) with the file's default reason."""
+    defeat-with-scope reads it) with the file's default reason (its reason type:
+    `reason_type_of`)."""
     found = []
     for text in given:
         antecedent, sep, what = text.partition("=")
@@ -94,11 +105,18 @@ def scopes(given: Sequence[str] = (), findings: Any = None, target: str = ""
     return found + more, reason
 
 
+def reason_type_of(findings: Any) -> str:
+    """The reason type a scope file names ("" none)."""
+    return defeating.reason_type_of(findings)
+
+
 def defeat(ctx: Context, target: str, justification: int, defeater_type: str, reason: str,
-           defeater_id: str | None = None, scoped: Sequence[Scope] = ()) -> Defeated:
-    """A typed defeater in one justification's outlist."""
+           defeater_id: str | None = None, scoped: Sequence[Scope] = (),
+           reason_type: str = "") -> Defeated:
+    """A typed defeater in one justification's outlist; `reason_type`, what logically fails
+    in it (kept in the defeater's metadata and shown)."""
     return defeating.defeat(ctx.store, target, justification, defeater_type, reason,
-                            defeater_id, list(scoped))
+                            defeater_id, list(scoped), reason_type)
 
 
 def migrate_retractions(ctx: Context, ids: Sequence[str] = (), *, dry_run: bool = False

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from engine import tms
 from engine.errors import InvalidInput
-from engine.model import Change, Justification, Kind, Status
+from engine.model import Belief, Change, Justification, Kind, Status, Truth
 from engine.service.context import Context
 from engine.tms import fragility
 from engine.tms.access import TAGS_KEY, parse_tags
@@ -282,14 +282,46 @@ def repair(ctx: Context) -> Repaired:
 
 @dataclass(frozen=True)
 class Counted:
-    """The network's counts."""
+    """The network's counts (of one namespace's beliefs, `namespace`); with `every`, the
+    beliefs counted, by id."""
 
     status: Status
+    namespace: str | None = None
+    every: tuple[Belief, ...] | None = None  # without justifications
 
     def as_dict(self) -> dict[str, object]:
-        return {**self.status.as_dict(), "undetermined_ids": list(self.status.undetermined_ids)}
+        from engine import results
+
+        return {**self.status.as_dict(), "undetermined_ids": list(self.status.undetermined_ids),
+                **({"namespace": self.namespace} if self.namespace is not None else {}),
+                **({"listed": [results.belief_row(b) for b in self.every]}
+                   if self.every is not None else {})}
 
 
-def status(ctx: Context, as_of: str | None = None) -> Counted:
-    """Counts of beliefs by label and kind, nogoods, max depth (as of a point when given)."""
-    return Counted(tms.status(ctx.seen_as_of(as_of)))
+def status(ctx: Context, as_of: str | None = None, namespace: str | None = None,
+           every: bool = False) -> Counted:
+    """Counts of beliefs by label and kind, nogoods, max depth (as of a point when given);
+    of the beliefs of one imported agent's namespace (`namespace`); with `every`, each
+    belief counted too (id, truth, depth, kind, text)."""
+    store = ctx.seen_as_of(as_of)
+    if namespace is None:
+        counted = tms.status(store)
+        listed = tuple(tms.list_beliefs(store)) if every else None
+        return Counted(counted, None, listed)
+    from engine.service.reading import only_namespace
+    from engine.tms.records import BeliefFilter
+
+    beliefs = tms.list_beliefs(store)
+    inside = only_namespace(store, namespace, [b.id for b in beliefs])
+    mine = [b for b in beliefs if b.id in inside]
+    challenged = {b.id for b in tms.list_beliefs(store, BeliefFilter(challenged=True))}
+    nogoods = store.read(lambda tx: tx.nogoods())
+    undetermined = tuple(sorted(b.id for b in mine if b.truth == Truth.UNDETERMINED))
+    counted = Status(
+        beliefs=len(mine), in_=sum(b.truth == Truth.IN for b in mine),
+        out=sum(b.truth != Truth.IN for b in mine), undetermined=len(undetermined),
+        premises=sum(b.is_premise for b in mine), derived=sum(not b.is_premise for b in mine),
+        nogoods=sum(1 for n in nogoods if any(m in inside for m in n.members)),
+        max_depth=max((b.depth for b in mine if b.depth is not None), default=0),
+        undetermined_ids=undetermined, challenged=len(challenged & inside))
+    return Counted(counted, namespace, tuple(mine) if every else None)

@@ -4,8 +4,10 @@ transaction, refused when what it depends on changed unless forced), reject, wit
 The proposer and the decider are the context's actor."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from engine.errors import InvalidInput
 from engine.model import Justification
@@ -123,3 +125,78 @@ def reject(ctx: Context, proposal_id: str, reason: str) -> Decided:
 def withdraw(ctx: Context, proposal_id: str) -> Decided:
     """Only the proposer may withdraw a proposal."""
     return Decided(lifecycle.withdraw(ctx.store, proposal_id))
+
+
+# --- a stage's proposals file, queued -----------------------------------------------------
+FILE_STAGES = ("derive", "forge")  # the stages whose files propose new beliefs
+_RUN_NOTE = re.compile(r"<!--\s*eem-([a-z-]+) run (\S+), model (\S+),")
+
+
+@dataclass(frozen=True)
+class ProposedFromFile:
+    """`propose from FILE`: a proposal per belief a stage's proposals file holds (`stage`,
+    its run), each measured as `propose add` measures it; `skipped`: the beliefs the memory
+    refused (why), `rejected`: the blocks the stage's parser could not read."""
+
+    stage: str
+    run_id: str
+    proposed: tuple[Proposed, ...]
+    skipped: tuple[tuple[str, str], ...]  # (belief id, why)
+    rejected: tuple[tuple[int, str], ...]  # (line, why)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"stage": self.stage, "run_id": self.run_id,
+                "proposed": [p.as_dict() for p in self.proposed],
+                "skipped": [{"id": i, "reason": why} for i, why in self.skipped],
+                "rejected": [{"line": n, "reason": why} for n, why in self.rejected]}
+
+
+def _file_beliefs(stage: str, text: str, root: str | None
+                  ) -> tuple[list[NewBelief], list[tuple[int, str]]]:
+    """The new beliefs a derive or forge file holds, as `add` takes them, and what its
+    stage's parser rejected."""
+    if stage == "derive":
+        from engine.derive.apply import justifications_for
+        from engine.derive.parser import parse_reply
+
+        derived = parse_reply(text)
+        return ([NewBelief(p.id, p.text, justifications_for(p)) for p in derived.proposals],
+                [(d.line, d.reason) for d in derived.rejected])
+    from engine.forge.parser import parse_premises
+
+    premises = parse_premises(text)
+    beliefs = [NewBelief(p.id, p.claim, source=p.source + (
+        f":{p.lines[0]}-{p.lines[1]}" if p.lines else ""), quote=p.quote or None, root=root)
+        if p.source else NewBelief(p.id, p.claim) for p in premises.items]
+    return beliefs, [(d.line, d.reason) for d in premises.diagnostics]
+
+
+def propose_from_file(ctx: Context, path: Path, reason: str = "",
+                      root: str | None = None) -> ProposedFromFile:
+    """Queue the new beliefs of a derive or forge proposals file (a run without --auto wrote
+    it, a person perhaps edited it) as `add` proposals, for a person to accept one by one;
+    nothing in the network changes. A forge premise is pinned to its source as read now
+    (under `root`, default the memory's)."""
+    from engine.errors import NotFound
+    from engine.stages.accept import read_proposals_file
+
+    text = read_proposals_file(path)
+    note = _RUN_NOTE.search(text)
+    if note is None or note.group(1) not in FILE_STAGES:
+        raise InvalidInput(
+            f"{path} is not a derive or forge proposals file (the first line names the run: "
+            "<!-- eem-derive run ... -->); a review, dedup or other stage's file is applied "
+            "with that stage's accept", field="file", value=str(path))
+    stage, run_id, model = note.groups()
+    beliefs, rejected = _file_beliefs(stage, text, root)
+    if not beliefs and not rejected:
+        raise InvalidInput(f"{path} holds no proposed beliefs", field="file", value=str(path))
+    why = f"proposed by {stage} run {run_id} (model {model})" + (f": {reason}" if reason else "")
+    proposed: list[Proposed] = []
+    skipped: list[tuple[str, str]] = []
+    for new in beliefs:
+        try:
+            proposed.append(propose_add(ctx, new, why))
+        except (InvalidInput, NotFound) as e:  # this belief refused; the store's errors end it
+            skipped.append((new.id, str(e)))
+    return ProposedFromFile(stage, run_id, tuple(proposed), tuple(skipped), tuple(rejected))

@@ -59,6 +59,8 @@ class ListOptions:
     negative: bool = False  # only the IN beliefs the negatives stage found state a problem
     as_of: str | None = None
     limit: int | None = None
+    never_reviewed: bool = False  # only derived beliefs no review has judged
+    not_reviewed_since: str | None = None  # ... or judged before: DAYS ago, or a point
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class Listed:
     total: int
     impact: Mapping[str, int] | None = None
     negative: Mapping[str, str] | None = None
+    reviewed: Mapping[str, str] | None = None  # with the review filters: when, "" never
 
     @property
     def truncated(self) -> bool:
@@ -78,7 +81,9 @@ class Listed:
     def row(self, b: Belief) -> dict[str, object]:
         return {**results.belief_row(b),
                 **({"impact": self.impact.get(b.id, 0)} if self.impact is not None else {}),
-                **({"negative": self.negative[b.id]} if self.negative is not None else {})}
+                **({"negative": self.negative[b.id]} if self.negative is not None else {}),
+                **({"reviewed_at": self.reviewed.get(b.id, "")} if self.reviewed is not None
+                   else {})}
 
     def as_dict(self) -> dict[str, object]:
         return {"beliefs": [self.row(b) for b in self.beliefs], "total": self.total,
@@ -95,6 +100,16 @@ def list_beliefs(ctx: Context, options: ListOptions = ListOptions()) -> Listed:
     if options.negative and options.as_of is not None:
         raise InvalidInput("--negative reads the verdicts as they are now; it takes no --as-of",
                            field="as_of")
+    reviewing = options.never_reviewed or options.not_reviewed_since is not None
+    if reviewing and options.as_of is not None:
+        raise InvalidInput("--never-reviewed and --not-reviewed-since read the reviews as they "
+                           "are now; they take no --as-of", field="as_of")
+    if options.never_reviewed and options.not_reviewed_since is not None:
+        raise InvalidInput("give --never-reviewed or --not-reviewed-since, not both "
+                           "(the second lists the never reviewed too)",
+                           field="not_reviewed_since")
+    cutoff = (review_cutoff(ctx, options.not_reviewed_since)
+              if options.not_reviewed_since is not None else "")
     store = ctx.seen_as_of(options.as_of)
     found = tms.list_beliefs(store, BeliefFilter(
         truth=options.truth, premises=options.premises, challenged=options.challenged,
@@ -104,7 +119,15 @@ def list_beliefs(ctx: Context, options: ListOptions = ListOptions()) -> Listed:
     if options.namespace:
         inside = only_namespace(store, options.namespace, [b.id for b in found])
         found = [b for b in found if b.id in inside]
-    impact = negative = None
+    impact = negative = reviewed = None
+    if reviewing:
+        from engine.reading.health import is_derived
+
+        found = [b for b in found if is_derived(b)]
+        reviewed = store.read(lambda tx: tx.review_stamps([b.id for b in found]))
+        found = [b for b in found if not reviewed.get(b.id)
+                 or (cutoff and reviewed[b.id] < cutoff)]
+        reviewed = {b.id: reviewed.get(b.id, "") for b in found}
     if options.negative:
         from engine.negatives.due import negative_kinds
 
@@ -116,7 +139,28 @@ def list_beliefs(ctx: Context, options: ListOptions = ListOptions()) -> Listed:
         impact = impacts(store, [b.id for b in found])
         found = sorted(found, key=lambda b: (-impact.get(b.id, 0), b.id))
     shown = found if options.limit is None else found[:options.limit]
-    return Listed(tuple(shown), len(found), impact, negative)
+    return Listed(tuple(shown), len(found), impact, negative, reviewed)
+
+
+def review_cutoff(ctx: Context, since: str) -> str:
+    """The time a review must be at or after not to be listed: DAYS (a whole number) before
+    now, or a point's time (an ISO time, or a release name)."""
+    from datetime import timedelta
+
+    from engine.clock import iso_utc, utc_now
+    from engine.memory import history
+    from engine.memory.changelog import check_time
+
+    text = since.strip()
+    if text.isdigit():
+        return iso_utc(utc_now() - timedelta(days=int(text)))
+    if text[:1].isdigit():
+        return check_time(text, what="--not-reviewed-since")
+    if history.RELEASE_RE.fullmatch(text):
+        release = history.find_release(ctx.store, text)
+        return release.at
+    raise InvalidInput(f"--not-reviewed-since takes DAYS (a whole number), an ISO time or a "
+                       f"release name, not {since!r}", field="not_reviewed_since", value=since)
 
 
 # --- one belief -------------------------------------------------------------------------------
@@ -317,6 +361,10 @@ class SearchOptions:
     limit: int = searching.DEFAULT_LIMIT
     depth: int = 0
     namespace: str | None = None
+    sort: str = "relevance"  # or impact (transitive dependents), recent (last updated)
+
+
+SEARCH_SORTS = defaults.SEARCH_SORTS
 
 
 @dataclass(frozen=True)
@@ -324,33 +372,68 @@ class Found:
     hits: tuple[searching.SearchHit, ...]
     neighbours: tuple[searching.Neighbour, ...] = ()
     depth: int = 0
+    sort: str = "relevance"
+    order: Mapping[str, Any] | None = None  # impact, or when updated, by id (sort)
+
+    def hit(self, h: searching.SearchHit) -> dict[str, Any]:
+        key = {"impact": "impact", "recent": "updated_at"}.get(self.sort)
+        return {**h.as_dict(), **({key: self.order.get(h.belief.id)}
+                                  if key and self.order is not None else {})}
 
     def as_dict(self) -> dict[str, object]:
-        return {"hits": [h.as_dict() for h in self.hits],
+        return {"hits": [self.hit(h) for h in self.hits],
                 **({"neighbours": [n.as_dict() for n in self.neighbours]} if self.depth else {})}
 
 
 def search(ctx: Context, options: SearchOptions) -> Found:
+    """The best matches for the words (relevance), or the best SEARCH_SORT_POOL of them (at
+    least `limit`) re-ordered by impact or by when they were last updated."""
     searching.check_depth(options.depth)
+    if options.sort not in SEARCH_SORTS:
+        raise InvalidInput(f"sort takes {', '.join(SEARCH_SORTS)}, not {options.sort!r}",
+                           field="sort", value=options.sort)
     store = ctx.seen()
     embedder = None
     if options.semantic:
         if ctx.embedder is None:
             raise InvalidInput("semantic search is not available here", field="semantic")
         embedder = ctx.embedder()
-    limit = searching.MAX_LIMIT if options.namespace else options.limit
     searching.check_limit(options.limit)
+    limit = (searching.MAX_LIMIT if options.namespace else options.limit
+             if options.sort == "relevance" else max(options.limit, defaults.SEARCH_SORT_POOL))
     hits = searching.search(store, options.words, limit=limit,
                             include_out=options.include_out, embedder=embedder)
     if options.namespace:  # ranked over every match, then cut to the namespace's first hits
         inside = only_namespace(store, options.namespace, [h.belief.id for h in hits])
-        hits = [h for h in hits if h.belief.id in inside][:options.limit]
+        hits = [h for h in hits if h.belief.id in inside]
+    order: Mapping[str, Any] | None = None
+    if options.sort != "relevance":
+        hits, order = _reordered(store, hits[:max(options.limit, defaults.SEARCH_SORT_POOL)],
+                                 options.sort)
+    hits = hits[:options.limit]
     near = searching.neighbours(store, [h.belief.id for h in hits], options.depth,
                                 options.include_out)
     if options.namespace:
         inside = only_namespace(store, options.namespace, [n.belief.id for n in near])
         near = [n for n in near if n.belief.id in inside]
-    return Found(tuple(hits), tuple(near), options.depth)
+    return Found(tuple(hits), tuple(near), options.depth, options.sort,
+                 {h.belief.id: order[h.belief.id] for h in hits} if order is not None else None)
+
+
+def _reordered(store: Store, hits: Sequence[searching.SearchHit], sort: str
+               ) -> tuple[list[searching.SearchHit], dict[str, Any]]:
+    """The hits by impact (most first) or by when last updated (newest first), ties in
+    their order of relevance."""
+    ids = [h.belief.id for h in hits]
+    if sort == "impact":
+        from engine.reading.impact import impacts
+
+        impact = impacts(store, ids)
+        order: dict[str, Any] = {i: impact.get(i, 0) for i in ids}
+        return sorted(hits, key=lambda h: -order[h.belief.id]), order
+    found = store.read(lambda tx: tx.get_beliefs(ids))
+    order = {i: found[i].updated_at if i in found else "" for i in ids}
+    return sorted(hits, key=lambda h: order[h.belief.id], reverse=True), order
 
 
 # --- the query pack --------------------------------------------------------------------------

@@ -19,11 +19,12 @@ from engine.service.context import Context
 from engine.sources import status as source_status
 from engine.sources.pinning import HashedLate, SourcedClaim, SourceFiles, hash_late
 from engine.sources.reader import WholeFileHashes
+from engine.sources.staleness import MOVED
 from engine.sources.status import SourcedRow
 from engine.store import Store
 
-STATUS, STALE, HASH = "status", "stale", "hash"
-ACTIONS = (STATUS, STALE, HASH)
+STATUS, STALE, HASH, REPOS = "status", "stale", "hash", "repos"
+ACTIONS = (STATUS, STALE, HASH, REPOS)
 
 
 def choose_root(ctx: Context, given: str | None, recorded: str) -> Path:
@@ -51,7 +52,9 @@ def choose_root(ctx: Context, given: str | None, recorded: str) -> Path:
 
 
 def source_files(ctx: Context, root: str | None = None) -> SourceFiles:
-    """The files under the root (see choose_root), read as they are now."""
+    """The files under the root (see choose_root), read as they are now, and the git work
+    tree the root is in (when it is in one, and git is installed)."""
+    from adapters.sources.git import open_work_tree
     from adapters.sources.reader import FileSourceReader
     from adapters.sources.walk import relative_to_root
 
@@ -65,7 +68,7 @@ def source_files(ctx: Context, root: str | None = None) -> SourceFiles:
         p = Path(path).expanduser()
         return relative_to_root(base, p if p.is_absolute() else base / p)
 
-    return SourceFiles(FileSourceReader(base), locate, str(base))
+    return SourceFiles(FileSourceReader(base), locate, str(base), open_work_tree(base))
 
 
 def pin(ctx: Context, source: str, quote: str = "", root: str | None = None
@@ -170,16 +173,24 @@ def whole_files(store: Store, root: Path, repos: Mapping[str, str]) -> WholeFile
 @dataclass(frozen=True)
 class SourceRows:
     """`sources status` or `sources stale`: one row per sourced belief (stale: those that
-    no longer read as pinned)."""
+    no longer read as pinned; `since`: the commit a `stale --since` counted from)."""
 
     rows: tuple[SourcedRow, ...]
+    since: str = ""
 
     def as_dict(self) -> dict[str, object]:
-        return {"beliefs": [r.as_dict() for r in self.rows]}
+        return {"beliefs": [r.as_dict() for r in self.rows],
+                **({"since": self.since} if self.since else {})}
 
     @property
     def missing(self) -> int:
         return sum(1 for r in self.rows if r.reason == source_status.SOURCE_DELETED)
+
+    @property
+    def failing(self) -> tuple[SourcedRow, ...]:
+        """The rows whose lines no longer say what was pinned, or whose file is gone (a
+        pin that only moved is re-pinned without a change of truth)."""
+        return tuple(r for r in self.rows if r.state != MOVED)
 
 
 def _files(ctx: Context, root: str | None, repos: Mapping[str, str]
@@ -190,17 +201,28 @@ def _files(ctx: Context, root: str | None, repos: Mapping[str, str]
 
 def status(ctx: Context, root: str | None = None, repos: Mapping[str, str] | None = None
            ) -> SourceRows:
-    """Every sourced belief against its file as it is now."""
+    """Every sourced belief against its file as it is now (through git's diff from the
+    commit a pin was read at, when the root is a git work tree)."""
     files, hashes = _files(ctx, root, repos or {})
-    return SourceRows(tuple(source_status.sourced_status(ctx.store, files.reader, hashes)))
+    return SourceRows(tuple(source_status.sourced_status(ctx.store, files.reader, hashes,
+                                                         files.revisions)))
 
 
-def stale(ctx: Context, root: str | None = None, repos: Mapping[str, str] | None = None
-          ) -> SourceRows:
-    """The sourced beliefs whose lines or quote no longer read as pinned, whose whole file
-    changed, or whose file is gone."""
+def stale(ctx: Context, root: str | None = None, repos: Mapping[str, str] | None = None,
+          since: str | None = None) -> SourceRows:
+    """The sourced beliefs, IN or OUT, whose lines or quote no longer read as pinned, whose
+    whole file changed, or whose file is gone; with `since` (a git revision), only those
+    the commits after it made stale."""
     files, hashes = _files(ctx, root, repos or {})
-    return SourceRows(tuple(source_status.stale_sourced(ctx.store, files.reader, hashes)))
+    if since is None:
+        return SourceRows(tuple(source_status.stale_sourced(ctx.store, files.reader, hashes,
+                                                            files.revisions)))
+    if files.revisions is None:
+        raise InvalidInput(f"--since needs the memory's root ({files.root}) to be in a git "
+                           "work tree", field="since", value=since)
+    commit = files.revisions.resolve(since)
+    return SourceRows(tuple(source_status.stale_since(ctx.store, files.reader, hashes,
+                                                      files.revisions, commit)), commit)
 
 
 def retract_stale(ctx: Context, root: str | None = None,
@@ -210,15 +232,38 @@ def retract_stale(ctx: Context, root: str | None = None,
     in one transaction; over the limit without `yes`, the what-if only (`written` False)."""
     files, hashes = _files(ctx, root, repos or {})
     return source_status.retract_stale_sourced(ctx.store, files.reader, hashes, at=now_iso(),
-                                               missing=missing, yes=yes)
+                                               missing=missing, yes=yes,
+                                               revisions=files.revisions)
 
 
 def hash_sources(ctx: Context, root: str | None = None,
                  repos: Mapping[str, str] | None = None) -> HashedLate:
-    """Pin the beliefs that name a file but carry no hash; refresh the whole-file hash of
-    those whose file changed."""
+    """Pin the beliefs that name a file under the root but carry no hash; give those naming
+    a file outside it (an agent's repo, `NAME/path` through the repos map) its whole hash;
+    refresh the whole-file hash of those whose file changed."""
     files, hashes = _files(ctx, root, repos or {})
     return hash_late(ctx.store, files, hashes, at=now_iso())
+
+
+@dataclass(frozen=True)
+class Repos:
+    """The repos map: each repo name, the folder a `NAME/path` source is read under, and
+    where the entry comes from (an imported file's map, an imported agent's, or `--repo`)."""
+
+    repos: tuple[tuple[str, str, str], ...]  # (name, path, from)
+
+    def as_dict(self) -> dict[str, object]:
+        return {"repos": [{"name": n, "path": p, "from": f} for n, p, f in self.repos]}
+
+
+def list_repos(ctx: Context, repos: Mapping[str, str] | None = None) -> Repos:
+    """The repos map sources are resolved through, by name: the imported agents' maps, the
+    memory's own over them, and `repos` (as --repo gives them) over both."""
+    kept = ctx.store.read(lambda tx: tx.network_repos())
+    given = dict(repos or {})
+    merged = {**kept, **given}
+    return Repos(tuple((name, merged[name], "--repo" if name in given else "imported")
+                       for name in sorted(merged)))
 
 
 def parse_repos(ctx: Context, given: Sequence[str]) -> dict[str, str]:

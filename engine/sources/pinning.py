@@ -13,17 +13,19 @@ nobody kept).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine.change_records import ChangeEntry
 from engine.errors import COMMAND, InvalidInput
-from engine.model import Change, Justification
+from engine.model import Belief, Change, Justification
 from engine.sources.grounding import clean_quote, find_quote
 from engine.sources.reader import SkippedFile, SourceReader, SourceText, WholeFileHashes
 from engine.sources.records import SourcePin, SourceRecord, SourceRecords
-from engine.sources.staleness import LINES_SHA256, lines_sha256
+from engine.sources.revisions import CLEAN, COMMIT, Revisions
+from engine.sources.staleness import LINES_SHA256, agent_of, lines_sha256
 from engine.store import GraphTx, Store
 from engine.tms.kernel import add_beliefs_in
 from engine.tms.verbs import new_belief
@@ -65,6 +67,8 @@ class SourcedClaim:
     lines: tuple[int, int]
     quote: str = ""
     lines_sha256: str = ""  # of the pinned lines, for a pin without a quote: its staleness
+    commit: str = ""  # in a git work tree: the commit HEAD named when the file was read
+    clean: bool | None = None  # ... and whether the file read as that commit has it
 
     def metadata(self, source_type: str = "add") -> dict[str, object]:
         out: dict[str, object] = {"source_type": source_type, "lines": list(self.lines)}
@@ -72,6 +76,8 @@ class SourcedClaim:
             out["quote"] = self.quote
         if self.lines_sha256:
             out[LINES_SHA256] = self.lines_sha256
+        if self.commit:
+            out[COMMIT], out[CLEAN] = self.commit, bool(self.clean)
         return out
 
     def spec(self) -> str:
@@ -115,15 +121,26 @@ class SourceFiles:
     """The files sourced beliefs are pinned to: a reader on the root, and `locate`, which
     turns a path as the user gave it into one relative to that root (InvalidInput naming
     the root when it lies outside); `root`, the folder (absolute), which the first sourced
-    write records."""
+    write records; `revisions`, the git work tree the root is in (None: none), whose
+    commit a pin records."""
 
     reader: SourceReader
     locate: Callable[[str], str]
     root: str = ""
+    revisions: Revisions | None = None
 
     def pin(self, source: str, quote: str = "") -> SourcedClaim:
         spec = parse_source_spec(source)
-        return ground_claim(_text_of(self.reader, self.locate(spec.path)), spec.lines, quote)
+        claim = ground_claim(_text_of(self.reader, self.locate(spec.path)), spec.lines, quote)
+        return self.stamped(claim)
+
+    def stamped(self, claim: SourcedClaim) -> SourcedClaim:
+        """The claim with the commit it was read at and whether its file was clean there."""
+        head = self.revisions.head() if self.revisions is not None else ""
+        if self.revisions is None or not head:
+            return claim
+        return dataclasses.replace(claim, commit=head,
+                                   clean=self.revisions.is_clean(claim.path))
 
 
 # A memory's files: given its store, the SourceFiles under the root the memory recorded (else
@@ -182,9 +199,11 @@ class HashedLate:
     hashed: list[tuple[str, str]] = field(default_factory=list)  # (id, path:a-b)
     refreshed: list[tuple[str, str]] = field(default_factory=list)  # (id, source)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+    whole: list[tuple[str, str]] = field(default_factory=list)  # (id, the file hashed)
 
     def as_dict(self) -> dict[str, object]:
         return {"hashed": [{"id": i, "source": s} for i, s in self.hashed],
+                "whole_file": [{"id": i, "file": f} for i, f in self.whole],
                 "refreshed": [{"id": i, "source": s} for i, s in self.refreshed],
                 "skipped": [{"id": i, "reason": r} for i, r in self.skipped]}
 
@@ -196,6 +215,28 @@ def _claim_for(files: SourceFiles, source: str, quote: str) -> SourcedClaim | st
         return str(e)
 
 
+def _under_root(files: SourceFiles, source: str) -> bool:
+    try:
+        return files.reader.fingerprint(files.locate(source)) is not None
+    except InvalidInput:
+        return False
+
+
+def _elsewhere(files: SourceFiles, hashes: WholeFileHashes | None, b: Belief) -> str | None:
+    """The file outside the root a belief's source names, when it names one: under the repo
+    of the agent it was imported from, or `NAME/path` through the repos map when the root
+    has no such file (those the peers hash whole; a file under the root is pinned)."""
+    if hashes is None:
+        return None
+    agent = agent_of(b)
+    found = hashes.path_of(b.source, agent)
+    if found is None:
+        return None
+    if agent and found != hashes.path_of(b.source):
+        return found
+    return None if _under_root(files, b.source) else found
+
+
 def _refreshes(store: Store, hashes: WholeFileHashes | None, out: HashedLate
                ) -> dict[str, str]:
     """Hash-only beliefs (ftl-reasons' pins) whose file's sha256 is not the recorded one:
@@ -205,7 +246,7 @@ def _refreshes(store: Store, hashes: WholeFileHashes | None, out: HashedLate
     beliefs = store.read(lambda tx: tx.get_beliefs(tx.hashed_unpinned_ids()))
     fresh: dict[str, str] = {}
     for bid, b in sorted(beliefs.items()):
-        now = hashes.sha256(b.source)
+        now = hashes.sha256(b.source, agent_of(b))
         if now is None:
             out.skipped.append((bid, f"source_deleted: no file for {b.source}"))
         elif now != b.source_hash:
@@ -216,16 +257,26 @@ def _refreshes(store: Store, hashes: WholeFileHashes | None, out: HashedLate
 
 def hash_late(store: Store, files: SourceFiles, hashes: WholeFileHashes | None = None, *,
               at: str) -> HashedLate:
-    """Pin every belief that names a source but has no hash nor FROM edge to its file as it
-    is now, flagged `hashed_late`; refresh the whole-file hash of the hash-only beliefs whose
-    file changed (`hashes`); one transaction. A source that is not a readable file under
-    the root, or whose quote is not in it, is skipped with the reason."""
+    """Pin every belief that names a file under the root but has no hash nor FROM edge to
+    that file as it is now, flagged `hashed_late`; give one whose source names a file
+    outside the root (its agent's repo, or `NAME/path` through the repos map) that file's
+    whole sha256, as the peers do; refresh the whole-file hash of the hash-only beliefs
+    whose file changed (`hashes`); one transaction. A source that is no readable file, or
+    whose quote is not in it, is skipped with the reason."""
     candidates = store.read(lambda tx: tx.get_beliefs(tx.unpinned_sourced_ids()))
     stored = {s.path: s.sha256 for s in store.read(lambda tx: tx.sources())}
     out = HashedLate()
     pins: list[tuple[str, SourcedClaim, dict[str, object]]] = []
+    whole: dict[str, str] = {}
     for bid in sorted(candidates):
         b = candidates[bid]
+        outside = _elsewhere(files, hashes, b)
+        if outside is not None and hashes is not None:
+            sha = hashes.sha256(b.source, agent_of(b))
+            if sha is not None:
+                whole[bid] = sha
+                out.whole.append((bid, outside))
+                continue
         got = _claim_for(files, b.source, str(b.metadata.get("quote") or ""))
         if isinstance(got, str):
             out.skipped.append((bid, got))
@@ -238,7 +289,7 @@ def hash_late(store: Store, files: SourceFiles, hashes: WholeFileHashes | None =
                                            if k != "source_type"}, HASHED_LATE: True}
         pins.append((bid, got, metadata))
         out.hashed.append((bid, got.spec()))
-    fresh = _refreshes(store, hashes, out)
+    fresh = {**_refreshes(store, hashes, out), **whole}
     if not pins and not fresh:
         return out
 
@@ -253,6 +304,7 @@ def hash_late(store: Store, files: SourceFiles, hashes: WholeFileHashes | None =
             record_root_in(tx, files.root)
 
     store.write(work, ChangeEntry("sources-hash", {"beliefs": len(pins),
-                                                   "refreshed": len(fresh)},
+                                                   "whole_file": len(whole),
+                                                   "refreshed": len(fresh) - len(whole)},
                                   "hashed: the source as it is now"))
     return out

@@ -90,7 +90,12 @@ class SourceReader(Protocol):
 
 class WholeFileHashes(Protocol):
     """What ftl-reasons and reasonsforge pin a belief to: the sha256 of the whole file its
-    `source` names (`repo/path` through a repos map, or a path under the root)."""
+    `source` names: under the repo named after the imported agent whose belief it is, else
+    under the root, else `NAME/path` through a repos map."""
 
-    def sha256(self, source: str) -> str | None:
+    def sha256(self, source: str, agent: str = "") -> str | None:
         """The file's sha256 now; None when no file is there."""
+
+    def path_of(self, source: str, agent: str = "") -> str | None:
+        """The file a source names (absolute), the first of those places that has one; None
+        when none has."""

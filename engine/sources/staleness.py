@@ -24,10 +24,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.change_records import ChangeEntry
+from engine.errors import InvalidInput
 from engine.model import Belief, Change
 from engine.sources.grounding import find_quote
 from engine.sources.reader import Fingerprint, SkippedFile, SourceReader, SourceText
 from engine.sources.records import SourcePin, SourceRecord, SourceRecords
+from engine.sources.revisions import CLEAN, COMMIT, FileChange, Revisions, follow
 from engine.store import Store
 from engine.tms.kernel import enforce_nogoods
 from engine.tms.records import ResolutionTx
@@ -68,6 +70,13 @@ class StaleBelief:
     new_lines: tuple[int, int] | None = None
     state: str = ""  # unchanged | still | moved | gone | missing | unreadable
     retract_reason: str = ""
+    new_path: str = ""  # where git followed a renamed file to ("" not renamed)
+    uncommitted: bool = False  # pinned in a work tree to text no commit holds
+    by_git: bool = False  # followed through the diff from the pin's commit, not by its text
+
+    @property
+    def path_now(self) -> str:
+        return self.new_path or self.path
 
     @property
     def stale(self) -> bool:
@@ -161,26 +170,94 @@ def locate_pin(b: Belief, text: str) -> tuple[str, tuple[int, int] | None]:
     return GONE, None
 
 
-def pinned_states(store: Store, reader: SourceReader) -> list[StaleBelief]:
+AGENT_KEYS = ("namespace", "agent")  # metadata naming the agent a belief was imported from
+
+
+def agent_of(b: Belief) -> str:
+    """The imported agent a belief is of ("" for one of ours): its files are under the repo
+    named after it."""
+    for key in AGENT_KEYS:
+        value = b.metadata.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def pin_commit(b: Belief) -> str:
+    """The commit a clean pin was read at ("" for a pin on uncommitted text, or made
+    outside a work tree)."""
+    commit = b.metadata.get(COMMIT)
+    return commit if isinstance(commit, str) and commit and b.metadata.get(CLEAN) is True else ""
+
+
+def uncommitted(b: Belief) -> bool:
+    """A pin made in a work tree on text no commit holds."""
+    return b.metadata.get(CLEAN) is False
+
+
+def followed_by_git(b: Belief, old: tuple[int, ...], change: FileChange | None, truth: str,
+                    quote: str) -> StaleBelief | None:
+    """A clean pin against the work tree through the diff from its commit: moved or still
+    by the diff's arithmetic (to a renamed file's new path too), gone when the diff changes
+    its lines, missing when the file was deleted; None when git saw no change although the
+    file's hash is not the pin's (then its text decides)."""
+    if change is None or len(old) < 2:
+        return None
+    if change.new_path is None:
+        return StaleBelief(b.id, b.text, b.source, MISSING, truth, quote, old,
+                           "file deleted (git diff)", None, FILE_MISSING, b.retract_reason,
+                           by_git=True)
+    span = follow((old[0], old[-1]), change.hunks)
+    renamed = f"renamed to {change.new_path}, " if change.renamed else ""
+    new_path = change.new_path if change.renamed else ""
+    if span is None:
+        return StaleBelief(b.id, b.text, b.source, CHANGED, truth, quote, old,
+                           f"{renamed}lines changed (git diff)", None, GONE, b.retract_reason,
+                           new_path, by_git=True)
+    state = STILL if span == (old[0], old[-1]) and not change.renamed else MOVED
+    now = (f"{renamed}lines {span[0]}-{span[1]} (git diff)" if state == MOVED
+           else "lines unchanged (git diff: the file changed elsewhere)")
+    return StaleBelief(b.id, b.text, b.source, CHANGED, truth, quote, old, now, span, state,
+                       b.retract_reason, new_path, by_git=True)
+
+
+def pinned_states(store: Store, reader: SourceReader, revisions: Revisions | None = None
+                  ) -> list[StaleBelief]:
     """Every belief with a FROM edge, against its file as it is now, by id: each on its own
-    pin (its hash, lines and quote), whatever the Source node or other beliefs say."""
-    beliefs = store.read(lambda tx: tx.beliefs_from_sources([s.path for s in tx.sources()]))
+    pin (its hash, lines and quote), whatever the Source node or other beliefs say. With
+    `revisions` (the root is a git work tree), a clean pin whose file changed is followed
+    through the diff from its commit instead of by its text."""
+    beliefs = sorted(store.read(lambda tx: tx.beliefs_from_sources([s.path for s in
+                                                                    tx.sources()])),
+                     key=lambda x: x.id)
     fingerprints: dict[str, Fingerprint | None] = {}
-    texts: dict[str, SourceText | SkippedFile | None] = {}
-    out = []
-    for b in sorted(beliefs, key=lambda x: x.id):
-        quote, old = _quote_and_lines(b)
+    for b in beliefs:
         if b.source not in fingerprints:
             fingerprints[b.source] = reader.fingerprint(b.source)
+    diffs = _diffs(revisions, [b for b in beliefs if (fp := fingerprints[b.source]) is None
+                               or fp.sha256 != b.source_hash])
+    texts: dict[str, SourceText | SkippedFile | None] = {}
+    out = []
+    for b in beliefs:
+        quote, old = _quote_and_lines(b)
         fp = fingerprints[b.source]
         truth = b.truth.value if b.truth else "?"
+        flag = uncommitted(b)
+        if fp is not None and fp.sha256 == b.source_hash:
+            out.append(StaleBelief(b.id, b.text, b.source, UNCHANGED, truth, quote, old,
+                                   "unchanged", None, UNCHANGED, b.retract_reason,
+                                   uncommitted=flag))
+            continue
+        commit = pin_commit(b)
+        if commit and commit in diffs:
+            followed = followed_by_git(b, old, diffs[commit].get(b.source), truth, quote)
+            if followed is not None:
+                out.append(followed)
+                continue
         if fp is None:
             out.append(StaleBelief(b.id, b.text, b.source, MISSING, truth, quote, old,
-                                   "source missing", None, FILE_MISSING, b.retract_reason))
-            continue
-        if fp.sha256 == b.source_hash:
-            out.append(StaleBelief(b.id, b.text, b.source, UNCHANGED, truth, quote, old,
-                                   "unchanged", None, UNCHANGED, b.retract_reason))
+                                   "source missing", None, FILE_MISSING, b.retract_reason,
+                                   uncommitted=flag))
             continue
         if b.source not in texts:
             texts[b.source] = reader.read(b.source)
@@ -188,7 +265,8 @@ def pinned_states(store: Store, reader: SourceReader) -> list[StaleBelief]:
         if not isinstance(got, SourceText):
             why = got.reason if isinstance(got, SkippedFile) else "gone while reading"
             out.append(StaleBelief(b.id, b.text, b.source, CHANGED, truth, quote, old,
-                                   f"unreadable: {why}", None, UNREADABLE, b.retract_reason))
+                                   f"unreadable: {why}", None, UNREADABLE, b.retract_reason,
+                                   uncommitted=flag))
             continue
         state, span = locate_pin(b, got.text)
         now = {STILL: "lines unchanged (the file changed elsewhere)",
@@ -197,7 +275,27 @@ def pinned_states(store: Store, reader: SourceReader) -> list[StaleBelief]:
         if state == MOVED and not quote:
             now = f"lines moved to {span[0]}-{span[1]}" if span else now
         out.append(StaleBelief(b.id, b.text, b.source, CHANGED, truth, quote, old, now, span,
-                               state, b.retract_reason))
+                               state, b.retract_reason, uncommitted=flag))
+    return out
+
+
+def _diffs(revisions: Revisions | None, changed: Sequence[Belief]
+           ) -> dict[str, dict[str, FileChange]]:
+    """For each commit clean pins of changed files were read at, how those files changed
+    from it to the work tree (one diff per commit)."""
+    if revisions is None:
+        return {}
+    by_commit: dict[str, set[str]] = {}
+    for b in changed:
+        commit = pin_commit(b)
+        if commit:
+            by_commit.setdefault(commit, set()).add(b.source)
+    out: dict[str, dict[str, FileChange]] = {}
+    for commit, paths in sorted(by_commit.items()):
+        try:
+            out[commit] = revisions.changes(commit, sorted(paths))
+        except InvalidInput:  # a commit the work tree no longer has: checked by text
+            continue
     return out
 
 
@@ -231,12 +329,16 @@ def _was_taken_down_by_its_source(b: Belief) -> bool:
 
 def bring_up_to_date_in(tx: StalenessTx, states: Sequence[StaleBelief],
                         texts: Mapping[str, SourceText], *, at: str, missing: bool,
-                        forging: bool = False) -> Retraction:
-    """Inside a write transaction: re-pin what still stands (new hash, lines and lines hash),
-    retract what is gone (`source changed: PATH`; a missing or unreadable file's beliefs
-    `source missing: PATH` only with `missing`), restore what a source change had taken down
-    and stands again; the Source nodes of the files read take their new hash (`forging`: the
-    file is being forged again, and only the chunks still in it stay done)."""
+                        forging: bool = False, take_down: bool = True,
+                        stamps: Mapping[str, Mapping[str, object]] | None = None) -> Retraction:
+    """Inside a write transaction: re-pin what still stands (new hash, lines and lines hash;
+    a renamed file's pins to its new path), retract what is gone (`source changed: PATH`; a
+    missing or unreadable file's beliefs `source missing: PATH` only with `missing`),
+    restore what a source change had taken down and stands again; the Source nodes of the
+    files read take their new hash (`forging`: the file is being forged again, and only the
+    chunks still in it stay done). Without `take_down`, only the re-pins. A re-pin takes the
+    commit and cleanliness `stamps` gives its file (a work tree's), else it loses the ones
+    it had: they were of the text it was pinned to before."""
     out = Retraction()
     current = tx.get_beliefs([s.id for s in states])
     pins: list[SourcePin] = []
@@ -245,13 +347,18 @@ def bring_up_to_date_in(tx: StalenessTx, states: Sequence[StaleBelief],
         b = current.get(s.id)
         if b is None:
             continue
-        if s.state in (STILL, MOVED) and s.path in texts and s.new_lines:
-            source = texts[s.path]
-            metadata = {**dict(b.metadata), "lines": list(s.new_lines)}
+        path = s.path_now
+        if s.state in (STILL, MOVED) and path in texts and s.new_lines:
+            source = texts[path]
+            metadata = {k: v for k, v in b.metadata.items() if k not in (COMMIT, CLEAN)}
+            metadata["lines"] = list(s.new_lines)
+            metadata.update((stamps or {}).get(path, {}))
             if LINES_SHA256 in metadata:
                 metadata[LINES_SHA256] = lines_sha256(source.text, s.new_lines)
-            pins.append(SourcePin(b.id, s.path, source.sha256, s.new_lines, metadata, at))
+            pins.append(SourcePin(b.id, path, source.sha256, s.new_lines, metadata, at))
             out.repinned.append(b.id)
+        if not take_down:
+            continue
         if s.state in (UNCHANGED, STILL, MOVED):
             if _was_taken_down_by_its_source(b):
                 out.restored.append(b.id)
@@ -263,8 +370,10 @@ def bring_up_to_date_in(tx: StalenessTx, states: Sequence[StaleBelief],
         elif not b.retracted:
             retract.setdefault(MISSING_REASON + s.path, []).append(b.id)
     stored = {r.path: r for r in tx.sources()}
+    pinned_to = {p.source for p in pins}
     tx.save_sources([SourceRecord(path, t.sha256, t.size, at, _chunks_done(
-        stored[path].chunks, t, forging)) for path, t in sorted(texts.items()) if path in stored])
+        stored[path].chunks, t, forging) if path in stored else ())
+        for path, t in sorted(texts.items()) if path in stored or path in pinned_to])
     tx.pin_to_sources(pins)
     for reason, ids in sorted(retract.items()):
         tx.set_pins(ids, retracted=True, asserted=False, reason=reason, at=at)
@@ -288,7 +397,7 @@ def texts_of(reader: SourceReader, states: Sequence[StaleBelief]) -> dict[str, S
     """The changed files of pinned beliefs, read once each (their Source nodes take the new
     hash, the pins that still stand their new lines)."""
     out: dict[str, SourceText] = {}
-    for path in sorted({s.path for s in states
+    for path in sorted({s.path_now for s in states
                         if s.state in (STILL, MOVED) or (s.state == GONE and s.old_lines)}):
         got = reader.read(path)
         if isinstance(got, SourceText):

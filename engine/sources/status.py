@@ -18,12 +18,14 @@ OUT_LIMIT beliefs OUT is shown as a what-if (nothing written) unless `yes`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.model import Belief, Change, Truth
 from engine.sources.reader import SourceReader, WholeFileHashes
+from engine.sources.revisions import CLEAN, COMMIT, FileChange, Revisions, follow
 from engine.sources.staleness import (
     CHANGED,
     FILE_MISSING,
@@ -34,7 +36,9 @@ from engine.sources.staleness import (
     UNCHANGED,
     UNREADABLE,
     StaleBelief,
+    agent_of,
     bring_up_to_date_in,
+    pin_commit,
     pinned_states,
     texts_of,
 )
@@ -64,6 +68,9 @@ class SourcedRow:
     repinned: bool = False  # by `stale --retract`
     retracted: bool = False  # by `stale --retract`
     kind: str = PINNED  # pinned (FROM edge, lines) | hash (the whole file's sha256 only)
+    new_path: str = ""  # a renamed file's path now, as git followed it
+    uncommitted: bool = False  # pinned in a git work tree to text no commit holds
+    by_git: bool = False  # followed through the diff from the pin's commit
 
     @property
     def reason(self) -> str:
@@ -75,9 +82,12 @@ class SourcedRow:
     @property
     def now(self) -> str:
         done = " (re-pinned)" if self.repinned else " (retracted)" if self.retracted else ""
-        return self._found() + done
+        said = "; pinned to uncommitted text" if self.uncommitted else ""
+        return self._found() + said + done
 
     def _found(self) -> str:
+        if self.by_git:
+            return self._followed()
         if self.state == UNCHANGED:
             return (f"unchanged, lines {_span(self.lines)}" if self.kind == PINNED
                     else "unchanged (whole file)")
@@ -94,6 +104,16 @@ class SourcedRow:
             return "source_deleted: no file there" if self.kind == HASH else "file missing"
         return f"unreadable: {self.detail}"
 
+    def _followed(self) -> str:
+        renamed = f"renamed to {self.new_path}, " if self.new_path else ""
+        if self.state == STILL:
+            return "lines unchanged (git diff: the file changed elsewhere)"
+        if self.state == MOVED:
+            return f"{renamed}lines moved to {_span(self.new_lines)} (git diff)"
+        if self.state == GONE:
+            return f"{renamed}lines changed (git diff)"
+        return "file deleted (git diff)"
+
     @property
     def stale(self) -> bool:
         return self.state not in (UNCHANGED, STILL)
@@ -109,11 +129,12 @@ class SourcedRow:
 def _pinned_row(s: StaleBelief) -> SourcedRow:
     detail = s.now.removeprefix("unreadable: ") if s.state == UNREADABLE else ""
     return SourcedRow(s.id, s.text, s.path, s.truth, s.quote, s.old_lines, s.state,
-                      s.new_lines, detail)
+                      s.new_lines, detail, new_path=s.new_path, uncommitted=s.uncommitted,
+                      by_git=s.by_git)
 
 
 def _hash_state(b: Belief, hashes: WholeFileHashes) -> str:
-    now = hashes.sha256(b.source)
+    now = hashes.sha256(b.source, agent_of(b))
     if now is None:
         return FILE_MISSING
     same = now == b.source_hash or (len(b.source_hash) == SHORT_HASH
@@ -141,9 +162,9 @@ class Checked:
     states: list[StaleBelief]  # in the form bring_up_to_date_in takes
 
 
-def check_sources(store: Store, reader: SourceReader, hashes: WholeFileHashes | None = None
-                  ) -> Checked:
-    pinned = pinned_states(store, reader)
+def check_sources(store: Store, reader: SourceReader, hashes: WholeFileHashes | None = None,
+                  revisions: Revisions | None = None) -> Checked:
+    pinned = pinned_states(store, reader, revisions)
     rows = [_pinned_row(s) for s in pinned]
     states = list(pinned)
     for b, state in _hash_only(store, hashes):
@@ -157,16 +178,67 @@ def check_sources(store: Store, reader: SourceReader, hashes: WholeFileHashes | 
 
 
 def sourced_status(store: Store, reader: SourceReader,
-                   hashes: WholeFileHashes | None = None) -> list[SourcedRow]:
+                   hashes: WholeFileHashes | None = None,
+                   revisions: Revisions | None = None) -> list[SourcedRow]:
     """Every belief drawn from a source file, against the file as it is now, by id."""
-    return check_sources(store, reader, hashes).rows
+    return check_sources(store, reader, hashes, revisions).rows
 
 
 def stale_sourced(store: Store, reader: SourceReader,
-                  hashes: WholeFileHashes | None = None) -> list[SourcedRow]:
+                  hashes: WholeFileHashes | None = None,
+                  revisions: Revisions | None = None) -> list[SourcedRow]:
     """The beliefs whose own lines or quote no longer read as pinned, whose whole file
-    changed, or whose file is gone, by id."""
-    return [r for r in sourced_status(store, reader, hashes) if r.stale]
+    changed, or whose file is gone, by id, IN or OUT."""
+    return [r for r in sourced_status(store, reader, hashes, revisions) if r.stale]
+
+
+def stale_since(store: Store, reader: SourceReader, hashes: WholeFileHashes | None,
+                revisions: Revisions, since: str) -> list[SourcedRow]:
+    """What the commits after `since` (a commit) made stale, up to the work tree: the
+    beliefs stale now that were not stale at `since`. A clean pin read at `since` or before
+    it is followed to `since` through the diff; one read later (on the way from `since`)
+    counts as the range's. A pin without a commit, or a whole-file hash, counts when its
+    file changed after `since`."""
+    rows = stale_sourced(store, reader, hashes, revisions)
+    if not rows:
+        return []
+    beliefs = store.read(lambda tx: tx.get_beliefs([r.id for r in rows]))
+    changed_paths = set(revisions.changes(since, sorted({r.path for r in rows})))
+    by_commit: dict[str, set[str]] = {}
+    for r in rows:
+        commit = pin_commit(beliefs[r.id]) if r.kind == PINNED and r.id in beliefs else ""
+        if commit and revisions.is_ancestor(commit, since):
+            by_commit.setdefault(commit, set()).add(r.path)
+    then = {commit: revisions.changes(commit, sorted(paths), until=since)
+            for commit, paths in sorted(by_commit.items())}
+    out = []
+    for r in rows:
+        b = beliefs.get(r.id)
+        commit = pin_commit(b) if b is not None and r.kind == PINNED else ""
+        if commit in then:
+            if not _stale_at(r, then[commit].get(r.path)):
+                out.append(r)
+        elif commit or r.path in changed_paths:
+            out.append(r)
+    return out
+
+
+def _stale_at(r: SourcedRow, change: FileChange | None) -> bool:
+    """Whether a clean pin's lines no longer read as pinned at the later point of `change`
+    (None: its file did not change on the way)."""
+    if change is None:
+        return False
+    if change.new_path is None or len(r.lines) < 2:
+        return True
+    return follow((r.lines[0], r.lines[-1]), change.hunks) is None
+
+
+def stamps_for(revisions: Revisions | None, paths: Iterable[str]) -> dict[str, dict[str, object]]:
+    """The commit and cleanliness a re-pin of each file records in a work tree."""
+    head = revisions.head() if revisions is not None else ""
+    if revisions is None or not head:
+        return {}
+    return {p: {COMMIT: head, CLEAN: revisions.is_clean(p)} for p in sorted(set(paths))}
 
 
 @dataclass
@@ -188,27 +260,37 @@ class Retracted:
 
 def retract_stale_sourced(store: Store, reader: SourceReader,
                           hashes: WholeFileHashes | None = None, *, at: str,
-                          missing: bool = False, yes: bool = False) -> Retracted:
+                          missing: bool = False, yes: bool = False,
+                          revisions: Revisions | None = None,
+                          take_down: bool = True) -> Retracted:
     """Re-pin what still stands, retract what is gone, restore what stands again, in one
     transaction; a missing file's beliefs only with `missing`. Over OUT_LIMIT beliefs going
-    OUT without `yes`: the what-if, nothing written."""
-    checked = check_sources(store, reader, hashes)
+    OUT without `yes`: the what-if, nothing written. Without `take_down`: the re-pins only
+    (what a git hook does unless told to retract)."""
+    checked = check_sources(store, reader, hashes, revisions)
     texts = texts_of(reader, checked.states)
+    stamps = stamps_for(revisions, texts)
 
     def work(tx: GraphTx) -> Retracted:
-        done = bring_up_to_date_in(tx, checked.states, texts, at=at, missing=missing)
+        done = bring_up_to_date_in(tx, checked.states, texts, at=at, missing=missing,
+                                   take_down=take_down, stamps=stamps)
         return Retracted([r for r in checked.rows if r.stale], sorted(done.repinned),
                          done.retracted, sorted(done.restored), sorted(done.left_missing),
                          done.change)
 
-    if not yes:
+    if take_down and not yes:
         preview = store.dry_run(work)
         if len(preview.change.went_out) > OUT_LIMIT:
             preview.written = False
             return preview
+    if not take_down and not any(s.state in (STILL, MOVED) and s.path_now in texts
+                                 and s.new_lines for s in checked.states):
+        return Retracted([r for r in checked.rows if r.stale])
+    op = "sources-stale-retract" if take_down else "sources-repin"
     done = store.write(work, ChangeEntry(
-        "sources-stale-retract", {"missing": missing, "stale": sum(r.stale for r in checked.rows)},
-        "source files changed or gone since their beliefs were pinned"))
+        op, {"missing": missing, "stale": sum(r.stale for r in checked.rows)},
+        "source files changed or gone since their beliefs were pinned" if take_down
+        else "source files moved the lines their beliefs are pinned to"))
     kept, gone = set(done.repinned), set(done.retracted)
     went_in, went_out = set(done.change.went_in), set(done.change.went_out)
     done.rows = [dataclasses.replace(r, repinned=r.id in kept, retracted=r.id in gone,

@@ -65,6 +65,56 @@ def test_defeat_defend_and_a_scope_file(cli, store, tmp_path):  # noqa: F811
         "What p establishes: caching. What it does not: speed.")
 
 
+def test_a_defeaters_reason_type_is_kept_and_shown(cli, store, tmp_path):  # noqa: F811
+    import json
+
+    reasons(store)
+    assert cli("defeat", "b", "--justification", "1", "--type", "over-generalizes",
+               "--reason-type", "missing-bridge", "--reason", "p and q do not give b"
+               ).stdout.splitlines()[0] == (
+        "defeat:b:j1 defeats justification 1 of b (over-generalizes, missing-bridge)")
+    shown = cli("show", "defeat:b:j1").stdout.splitlines()
+    assert "  defeats justification 1 of b (over-generalizes, missing-bridge)" in shown
+    assert cli_json(cli, "get-metadata", "defeat:b:j1", "defeat_reason_type")[
+        "value"] == "missing-bridge"
+    exported = tmp_path / "net.json"
+    cli("export", "-o", str(exported))
+    node = json.loads(exported.read_text())["nodes"]["defeat:b:j1"]
+    assert node["metadata"]["defeat_reason_type"] == "missing-bridge"
+    cli("reset", "--yes")
+    cli("import", str(exported))
+    assert "  defeats justification 1 of b (over-generalizes, missing-bridge)" in cli(
+        "show", "defeat:b:j1").stdout.splitlines()
+    scope = tmp_path / "scope.json"
+    scope.write_text(json.dumps({"scope_findings": [
+        {"antecedent": "p", "establishes": "caching"}], "missing_property": "speed",
+        "defeat_reason_type": "scope-mismatch"}))
+    done = cli_json(cli, "defeat", "b", "--justification", "1", "--scope-file", str(scope))
+    assert done["reason_type"] == "scope-mismatch"
+    before = cli_json(cli, "status")
+    assert "invalid choice: 'vibes'" in cli("defeat", "b", "--justification", "1", "--reason",
+                                            "x", "--reason-type", "vibes", code=2).stderr
+    assert cli_json(cli, "status") == before
+
+
+def test_a_peer_files_defeater_shows_what_it_defeats(cli, store, tmp_path):  # noqa: F811
+    import json
+
+    net = tmp_path / "peer.json"
+    net.write_text(json.dumps({"nodes": {
+        "p": {"text": "P", "truth_value": "IN", "justifications": []},
+        "b": {"text": "B", "truth_value": "OUT", "justifications": [
+            {"type": "SL", "antecedents": ["p"], "outlist": ["invalid-inference-b-j0"]}]},
+        "invalid-inference-b-j0": {
+            "text": "no", "truth_value": "IN", "justifications": [],
+            "metadata": {"defeater_type": "invalid-inference", "defeats_node": "b",
+                         "defeats_justification": 0,
+                         "defeat_reason_type": "unsupported-conjunct"}}}}))
+    cli("import", str(net))
+    assert ("  defeats justification 1 of b (invalid-inference, unsupported-conjunct)"
+            in cli("show", "invalid-inference-b-j0").stdout.splitlines())
+
+
 def test_challenge_with_an_id_and_mark_duplicate(cli, store):  # noqa: F811
     reasons(store)
     assert cli("challenge", "b", "--reason", "doubt", "--id", "doubt-b").stdout.splitlines() == [

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from engine import tms
-from engine.service import history, keeping, network, proposals, reading, registry
+from engine.service import health, history, keeping, network, proposals, reading, registry
 from engine.service.context import Context
 from engine.service.keeping import Replacement
 from engine.service.network import NewBelief, justifications
@@ -38,6 +38,8 @@ ACTOR = "contract"
 # who did it and when: the only fields a face may answer differently
 VOLATILE = {"at", "discovered", "seconds"}
 WHO = {"actor", "proposer", "decided_by", "accepted_by"}
+# the name a command a verb suggests goes by: the program as each face calls it
+PROGRAMS = ("python -m engine.", "python -m engine ")
 IMPORTED = {"x1": {"text": "An imported premise.", "truth_value": "IN",
                    "justifications": []},
             "x2": {"text": "Concluded from x1 and p.", "truth_value": "IN",
@@ -120,6 +122,17 @@ VERBS = [
          ("rollback", {"to": "v1", "reason": "back to v1"}), released_then_q_retracted),
     Verb("log", lambda c: history.log(c, history.LogOptions(limit=5)), ["log", "--limit", "5"],
          ("log", {"limit": 5}), retracted_p),
+    Verb("health", lambda c: health.health(c, health.HealthOptions(duplicates=False)),
+         ["health", "--no-duplicates"], ("health", {})),
+    Verb("search-by-impact", lambda c: reading.search(c, reading.SearchOptions(
+        "cache reads", sort="impact")), ["search", "cache", "reads", "--sort", "impact"],
+         ("search", {"words": "cache reads", "sort": "impact"})),
+    Verb("supersede-transitive", lambda c: keeping.supersede(
+        c, "a", Replacement(text="Reads stay fast with the cache"), "reword", transitive=True),
+         ["supersede", "a", "--text", "Reads stay fast with the cache", "--reason", "reword",
+          "--transitive"],
+         ("supersede", {"old": "a", "text": "Reads stay fast with the cache",
+                        "reason": "reword", "transitive": True})),
     Verb("import", lambda c: registry.import_file(c, registry.NetworkFile("{import}")),
          ["import", "{import}"], None,
          files={"import": {"meta": {}, "nodes": IMPORTED, "nogoods": [], "repos": {}}}),
@@ -135,6 +148,9 @@ def normalized(value: Any) -> Any:
                 if k not in VOLATILE and not k.endswith("_at")}
     if isinstance(value, list):
         return [normalized(v) for v in value]
+    if isinstance(value, str):  # a suggested command, named as `eem` names it
+        for prog in PROGRAMS:
+            value = value.replace(prog, "eem ")
     return value
 
 

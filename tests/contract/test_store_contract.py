@@ -11,7 +11,7 @@ import pytest
 from engine import tms
 from engine.embedding.records import StoredEmbedding
 from engine.memory.supersede import supersede
-from engine.model import Truth
+from engine.model import Justification, Truth
 from engine.pairs.records import MergeRecord, PairVerdict
 from engine.review.records import ReviewStamp
 from engine.sources.records import SourcePin, SourceRecord
@@ -97,6 +97,37 @@ def test_review_stamps(either):
     assert (due["c"].review_sha256, due["c"].reviewed_at) == ("9" * 64, stamp.at)
     tms.retract(either, "a", "cold start")
     assert [c.id for c in either.read(lambda tx: tx.review_candidates())] == []
+
+
+def test_health_facts_and_review_stamps_of_a_small_network(either):
+    small_network(either)
+    tms.add(either, "loner", "nothing rests on it")
+    tms.add(either, "x", "rests on y", J(["y"]))
+    tms.add(either, "y", "rests on x", J(["x"]))
+    either.write(lambda tx: tx.stamp_reviews([ReviewStamp("d", "2999-01-01T00:00:00Z", "9" * 64,
+                                                          "run-1")]))
+    facts = either.read(lambda tx: tx.health_facts(10, 5))
+    review = facts.review
+    assert (review.derived, review.current, review.never, review.outdated) == (2, 1, 1, 0)
+    assert review.pool == (("c", "never", 1),)
+    assert {k: sorted(v) for k, v in facts.out_support.items()} == {"x": [("y",)],
+                                                                      "y": [("x",)]}
+    assert (facts.loose, facts.loose_ids) == (1, ("loner",))
+    assert (facts.nogoods, facts.holding, facts.out_by_nogood) == (0, 0, ())
+    assert either.read(lambda tx: tx.review_stamps()) == {"d": "2999-01-01T00:00:00Z"}
+    assert either.read(lambda tx: tx.review_stamps(["c", "d", "zz"])) == {
+        "d": "2999-01-01T00:00:00Z"}
+
+
+def test_rewire_antecedents_moves_only_the_owners_antecedent_edges(either):
+    small_network(either)
+    tms.add(either, "a2", "the cache is hot")
+    tms.add(either, "e", "unless a", (Justification(("b",), ("a",)),))
+    moved = either.write(lambda tx: tx.rewire_antecedents("a", "a2", ["c", "e"]))
+    assert [(e.belief, e.kind, e.pos) for e in moved] == [("c", "REQUIRES", 0)]
+    got = either.read(lambda tx: tx.get_beliefs(["c", "e"]))
+    assert got["c"].justifications[0].antecedents == ("a2",)
+    assert got["e"].justifications[0].outlist == ("a",)  # an outlist stays
 
 
 def test_embeddings_answer_cosine(either):

@@ -39,18 +39,25 @@ def test_defeat_and_defend_through_mcp(store, neo4j_settings):
                                        scopes={"p": "p shows caching, not speed"})
             out["bad_type"] = await error(client, "defeat", id="b", justification=1,
                                           type="wrong", reason="x")
+            out["bad_reason_type"] = await error(client, "defeat", id="b", justification=1,
+                                                 reason="x", reason_type="vibes")
+            out["typed"] = await call(client, "defeat", id="b", justification=1, reason="no",
+                                      defeater_id="b-bridge", reason_type="missing-bridge")
             out["premise"] = await error(client, "defeat", id="p", justification=1, reason="x")
             return out
 
     out = run(go())
     assert out["defeat"] == {"id": "defeat:b:j1", "target": "b", "justification": 1,
-                             "type": "over-generalizes", "scopes": [],
+                             "type": "over-generalizes", "reason_type": "", "scopes": [],
                              "went_in": ["defeat:b:j1"], "went_out": ["b"]}
     assert out["defend"]["went_in"] == ["b", "defence:defeat:b:j1"]
     assert (out["scoped"]["id"], out["scoped"]["scopes"]) == ("b-slow", ["scope:b:j1:p"])
     assert labels(store)["b"] == "OUT"
     assert out["bad_type"].startswith("Error: --type takes invalid-inference")
+    assert out["bad_reason_type"].startswith("Error: --reason-type takes unsupported-conjunct")
+    assert out["typed"]["reason_type"] == "missing-bridge"
+    assert tms.show(store, "b-bridge")[0].metadata["defeat_reason_type"] == "missing-bridge"
     assert out["premise"] == _cli_error(["defeat", "p", "--justification", "1", "--reason", "x"],
                                         neo4j_settings)
     entries = changelog.log(store, LogQuery(op="defeat"))
-    assert len(entries) == 2 and all(e.actor.startswith("mcp:") for e in entries)
+    assert len(entries) == 3 and all(e.actor.startswith("mcp:") for e in entries)

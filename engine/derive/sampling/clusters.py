@@ -89,7 +89,7 @@ def apportion(total: int, weights: Sequence[int], caps: Sequence[int],
     return out
 
 
-class _ClusterSampler(SweepingSampler):
+class ClusterSampler(SweepingSampler):
     def __init__(self, budget: int, seed: int, n_clusters: int | None,
                  vectors: VectorSource, clusterer: Clusterer):
         super().__init__(budget, seed)
@@ -100,6 +100,11 @@ class _ClusterSampler(SweepingSampler):
         self._sweeps: list[Sweep] = []
         self._cluster_of: dict[str, int] = {}
         self._centroids: Any = None
+
+    def clusters(self) -> list[list[str]]:
+        """The clusters' member ids as the sampler holds them, numbered by size, the largest
+        first (none before the first sample)."""
+        return [list(s.order) for s in self._sweeps]
 
     def _matrix(self, items: Sequence[PoolItem]):
         np = numpy_module("the cluster strategies")
@@ -158,7 +163,7 @@ class _ClusterSampler(SweepingSampler):
             s.new_pass()
 
 
-class ProportionalClusterSampler(_ClusterSampler):
+class ProportionalClusterSampler(ClusterSampler):
     strategy = "cluster"
 
     def _take(self, round_index: int, pool_size: int) -> tuple[list[str], int | None, str]:
@@ -187,7 +192,7 @@ class ProportionalClusterSampler(_ClusterSampler):
         return [i for got in chosen for i in got], None, what
 
 
-class IntraClusterSampler(_ClusterSampler):
+class IntraClusterSampler(ClusterSampler):
     strategy = "intra-cluster"
 
     def __init__(self, *args: Any):

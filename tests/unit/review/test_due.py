@@ -1,7 +1,7 @@
 """What is due: IN derived beliefs without a current review, shallowest first, each only once
 every derived belief it rests on has a current review; stale when a text it was shown
 changes; --ids, --min-depth, --all, --no-wait; what each held-back belief waits on, and what
-a belief the run gave up on releases."""
+a belief the run gave up on releases; --order impact takes the most load-bearing first."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +12,15 @@ from engine.review.due import DueOptions, holds, read_due
 from engine.review.records import ReviewCandidate
 from tests.derive_fakes import derived, load, premise
 from tests.fakes import FakeStore
-from tests.review_fakes import loaded, reply, review_round, stage, verdict
+from tests.review_fakes import (
+    CARRIERS,
+    carried_network,
+    loaded,
+    reply,
+    review_round,
+    stage,
+    verdict,
+)
 
 
 def due(store, **options):
@@ -135,3 +143,20 @@ def test_no_wait_makes_every_belief_without_a_current_review_due():
     assert due(store, wait=False) == ("either", "mixed", "solo", "chain", "top")
     listed = store.read(lambda tx: read_due(tx, DueOptions()))
     assert listed.waiting_on == {"chain": ("mixed",), "top": ("solo",)}
+
+
+def test_impact_order_takes_the_due_beliefs_most_rested_on_first_and_waiting_still_waits():
+    store = FakeStore()
+    load(store, carried_network())
+    leaves = tuple(f"a{i:02}" for i in range(12))
+    assert due(store) == leaves + CARRIERS  # shallowest first, then by id
+    listed = store.read(lambda tx: read_due(tx, DueOptions(order="impact")))
+    assert listed.due == CARRIERS + leaves  # 10 rest on each carrier, nothing on a leaf
+    assert listed.impact == {**{k: 10 for k in CARRIERS}, **{a: 0 for a in leaves}}
+    assert listed.waiting == 30  # what rests on a carrier waits for its review either way
+    s = stage(budget=10, order="impact")
+    shown = s.read_round(store, 1)
+    assert shown.shown == CARRIERS + leaves[:7]
+    assert shown.details["strategy"] == "impact order"
+    assert shown.details["impact"]["k1"] == 10
+    assert stage(budget=10).read_round(store, 1).shown == leaves[:10]
