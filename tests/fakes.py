@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 from engine.agents.records import AgentTx
 from engine.ask.records import AskTx
 from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery, Touch
-from engine.embedding.records import StoredEmbedding, VectorTx
+from engine.embedding.records import EmbeddingBacklog, StoredEmbedding, VectorTx
 from engine.errors import InvalidInput, StoreError
 from engine.memory.records import (
     EDITABLE_FIELDS,
@@ -675,6 +675,26 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         for e in found:
             self.s.embeddings[e.id] = dataclasses.replace(e, vector=[float(x) for x in e.vector])
         return len(found)
+
+    def _embedded(self, b: Belief, model: str) -> bool:
+        e = self.s.embeddings.get(b.id)
+        return e is not None and e.model == model and bool(e.text) and e.text == b.text
+
+    def embedding_backlog(self, model: str, scope: Sequence[str] | None = None
+                          ) -> EmbeddingBacklog:
+        wanted = None if scope is None else set(scope)
+        beliefs = [b for i, b in self.s.beliefs.items() if wanted is None or i in wanted]
+        recorded = self.s.extra.get("embedding_model")
+        return EmbeddingBacklog(model, len(beliefs),
+                                sum(not self._embedded(b, model) for b in beliefs),
+                                None if recorded is None else str(recorded))
+
+    def beliefs_to_embed(self, model: str, after: str, limit: int) -> list[tuple[str, str]]:
+        return [(i, b.text) for i, b in sorted(self.s.beliefs.items())
+                if i > after and not self._embedded(b, model)][:limit]
+
+    def record_embedding_model(self, model: str) -> None:
+        self.s.extra["embedding_model"] = model
 
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         q = [float(x) for x in vector]

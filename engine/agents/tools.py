@@ -6,21 +6,22 @@ each as an MCP tool: the method's name is the tool's name, its typed parameters 
 input, and its docstring the description a model reads to choose it.
 
 Nothing here knows MCP or Neo4j: the entry point (engine/cli/mcp.py) hands in the store, the
-query pack, a way to build the embedder, and the report directory. Bad input raises the same
+query pack, the embedding keeper (the shared model; engine/embedding/keeper.py), and the
+report directory. Bad input raises the same
 InvalidInput / NotFound as on the command line, before anything is written.
 """
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import results, tms
 from engine.agents.declaration import PROPOSE, READ, WRITE, ToolSpec, declared_tools, tool
 from engine.change_records import LogQuery
+from engine.embedding.keeper import EmbeddingKeeper
 from engine.errors import InvalidInput
 from engine.memory import changelog, defeat, dialectic, editing, supersede
 from engine.model import Kind, Truth
@@ -35,6 +36,7 @@ from engine.store import Store
 from engine.tms import explain as explaining
 from engine.tms.records import BeliefFilter
 
+T = TypeVar("T")
 LIST_LIMIT = 200
 RUNS_LIMIT = 20
 REPORT_SUFFIX = ".json"
@@ -77,15 +79,13 @@ class AgentTools:
     """One instance per server: the store is opened once and shared by every call."""
 
     def __init__(self, store: Store, pack: Sequence[PackQuery], *, report_dir: Path,
-                 make_embedder: Callable[[], Any] | None = None,
+                 keeper: EmbeddingKeeper | None = None,
                  source_files: SourceFilesOf | None = None) -> None:
         self._store = store
         self._source_files = source_files  # where `add` reads a source: the memory's root
         self._pack = list(pack)
         self._report_dir = report_dir
-        self._make_embedder = make_embedder
-        self._embedder: Any = None
-        self._embedder_lock = threading.Lock()
+        self._keeper = keeper  # the embeddings: ranking by meaning, kept after writes
 
     # --- reading ---------------------------------------------------------------------
     def _at(self, as_of: str) -> Store:
@@ -158,14 +158,15 @@ class AgentTools:
         finds "auto-deactivated"; prefixes match), best first, each with truth, depth and
         how many beliefs rest on it directly. Only IN beliefs unless include_out=true.
         semantic=true also ranks by meaning (sentence embeddings stored on beliefs) and
-        fuses both rankings. depth=N adds `neighbours`: the beliefs within N justification
+        fuses both rankings (the server computes missing embeddings; while many are, it
+        says so). Beliefs near the best hits in the justification graph rank higher. depth=N
+        adds `neighbours`: the beliefs within N justification
         steps of the hits (what they rest on, what rests on them), with their distance. Use
         it before adding a belief, to find what exists.
         Example: search(words="cache stale reads", limit=5)."""
         searching.check_depth(depth)
-        embedder = self._embedder_or_none() if semantic else None
-        hits = searching.search(self._store, words, limit=limit, include_out=include_out,
-                                embedder=embedder)
+        hits = by_meaning(self._keeper, semantic, lambda embedder: searching.search(
+            self._store, words, limit=limit, include_out=include_out, embedder=embedder))
         if not depth:
             return {"hits": [h.as_dict() for h in hits]}
         near = searching.neighbours(self._store, [h.belief.id for h in hits], depth,
@@ -400,25 +401,18 @@ class AgentTools:
     def status_resource(self) -> str:
         return json.dumps(self.status(), indent=2)
 
-    def _embedder_or_none(self) -> Any:
-        if self._make_embedder is None:
-            raise InvalidInput("semantic search is not available in this server",
-                               field="semantic")
-        with self._embedder_lock:  # built once; its model is not safe to encode on two threads
-            if self._embedder is None:
-                self._embedder = _LockedEmbedder(self._make_embedder())
-            return self._embedder
 
 
-class _LockedEmbedder:
-    def __init__(self, embedder: Any) -> None:
-        self._embedder = embedder
-        self._lock = threading.Lock()
-        self.model_name = embedder.model_name
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        with self._lock:
-            return self._embedder.embed(texts)
+def by_meaning(keeper: EmbeddingKeeper | None, semantic: bool, read: Callable[[Any], T]) -> T:
+    """`read(embedder)`: by words alone (embedder None) unless `semantic`; by meaning as well
+    through the server's keeper, which computes missing embeddings or says they are being
+    computed (never a silent ranking by words)."""
+    if not semantic:
+        return read(None)
+    if keeper is None:
+        raise InvalidInput("semantic search is not available in this server", field="semantic")
+    embedder = keeper.embedder()
+    return keeper.by_meaning(lambda: read(embedder))
 
 
 def _param_text(value: Any) -> str:
@@ -431,32 +425,42 @@ class ReadingTools:
     material to answer a question itself (context_for), and, when the server was started
     with --model, an answer with checked citations (ask)."""
 
-    def __init__(self, store: Store, *, ask: Callable[[str], dict[str, Any]] | None = None
-                 ) -> None:
+    def __init__(self, store: Store, *, ask: Callable[[str], dict[str, Any]] | None = None,
+                 keeper: EmbeddingKeeper | None = None) -> None:
         self._store = store
         self._ask = ask
+        self._keeper = keeper
 
     @tool(READ, filtered=True)
-    def context_for(self, question: str, budget: int = 3000) -> dict[str, Any]:
-        """The beliefs that bear on a question, packed to `budget` tokens: the best search
-        hits (OUT ones marked, with why they are OUT), what they rest on down to premises,
-        and what rests on them. For an agent that answers itself: cite the ids it shows.
-        Example: context_for(question="why is auth slow?", budget=2000)."""
+    def context_for(self, question: str, budget: int = 3000, semantic: bool = False
+                    ) -> dict[str, Any]:
+        """The beliefs that bear on a question, packed to `budget` tokens, most relevant
+        first (search's ranking: words, meaning with semantic=true, nearness in the
+        justification graph to the best matches); near duplicates on one line. Each line
+        says why the belief holds (what it rests on) or why it is OUT. For an agent that
+        answers itself: cite the ids it shows.
+        Example: context_for(question="why is auth slow?", budget=2000, semantic=true)."""
         from engine.ask.retrieval import retrieve
 
-        return retrieve(self._store, question, budget=budget).as_dict()
+        return by_meaning(self._keeper, semantic, lambda embedder: retrieve(
+            self._store, question, budget=budget, embedder=embedder)).as_dict()
 
     @tool(READ, filtered=True)
-    def compact(self, budget: int = 800, topic: str = "") -> dict[str, Any]:
+    def compact(self, budget: int = 800, topic: str = "", semantic: bool = False
+                ) -> dict[str, Any]:
         """A summary of the network in `budget` tokens, for the start of a session: nogoods,
         what went OUT recently and why, gated conclusions, the most load-bearing premises,
         the deepest conclusions, what review defeated; each line `id [label, depth, impact]:
-        text`. topic: only beliefs matching these words. Example: compact(budget=800)."""
+        text`. topic: only the beliefs that bear on these words, as search ranks them (by
+        meaning too with semantic=true). Example: compact(budget=800)."""
         from engine.reading.compact import CompactOptions
         from engine.reading.compact import compact as summarize_network
 
         options = CompactOptions(budget=budget, topic=tuple(topic.split()) if topic else ())
-        return summarize_network(self._store, options).as_dict()
+        if semantic and not options.topic:
+            raise InvalidInput("semantic goes with topic", field="semantic")
+        return by_meaning(self._keeper, semantic, lambda embedder: summarize_network(
+            self._store, options, embedder=embedder)).as_dict()
 
     @tool(READ, read_only=False, filtered=True, needs_model=True)  # it records its run
     def ask(self, question: str) -> dict[str, Any]:

@@ -3,14 +3,14 @@ in its set (engine/tms/access.py); untagged beliefs are visible to all.
 
 `VisibleStore` wraps a store: while a visibility set is in force (VISIBLE_TO, set per call
 by the MCP server, or given by `--visible-to` on the CLI) every read runs on a `VisibleTx`,
-which answers the verbs the filtered reads use (show, list, search, explain, trace,
-trace-tags, compact, blockers, export, context_for, ask) and refuses every other one (deny by
-default: a verb added later leaks nothing until someone filters it here). A hidden belief is
-absent from every answer, exactly as an unknown id, and from every count; where a visible
-belief names one (an outlist member, a justification that does not hold, a closed gate's
-closer), the name becomes `(hidden-N)`, a stub with no text whose truth is kept so that
-explain and trace can stop there and say something is hidden. No write runs under a set,
-except through `VisibleReadsStore`, for ask's own records of a run.
+which answers the verbs the filtered reads use (show, list, search by words and by meaning,
+explain, trace, trace-tags, compact, blockers, export, context_for, ask) and refuses every
+other one (deny by default: a verb added later leaks nothing until someone filters it here).
+A hidden belief is absent from every answer, exactly as an unknown id, and from every count;
+where a visible belief names one (an outlist member, a justification that does not hold, a
+closed gate's closer), the name becomes `(hidden-N)`, a stub with no text whose truth is kept
+so that explain and trace can stop there and say something is hidden. No write runs under a
+set, except through `VisibleReadsStore`, for ask's own records of a run.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from engine.agents.visible_export import visible_network
+from engine.embedding.records import EmbeddingBacklog, StoredEmbedding
 from engine.clock import now_iso
 from engine.errors import InvalidInput
 from engine.model import Belief
@@ -147,6 +148,17 @@ class VisibleTx:
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         return self._tx.similar_beliefs(vector, limit)  # ids only: belief_hits filters them
 
+    def embeddings(self, ids: Iterable[str]) -> dict[str, StoredEmbedding]:
+        """The stored embeddings of visible beliefs only (ask folds near duplicates)."""
+        seen = self._network().ids
+        return self._tx.embeddings(i for i in ids if i in seen)
+
+    def embedding_backlog(self, model: str, scope: Sequence[str] | None = None
+                          ) -> EmbeddingBacklog:
+        """Counted over the visible beliefs only (a count of the hidden ones says they are
+        there); the memory's recorded model is no belief's content."""
+        return self._tx.embedding_backlog(model, self._scoped(scope))
+
     def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
         """Step by step through visible beliefs only: a hidden one is neither listed nor
         walked through (it would say which visible beliefs it connects)."""
@@ -231,9 +243,6 @@ class VisibleTx:
     def impacts(self, ids: Iterable[str], visible_to: frozenset[str] | None = None
                 ) -> dict[str, int]:
         return self._tx.impacts(self._only_visible(ids), self._visible_to)
-
-    def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
-        return self._only_visible(self._tx.topic_ids(words, limit))
 
     def around_ids(self, belief_id: str, steps: int) -> list[str] | None:
         if belief_id not in self._network().ids:

@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.cli import stage_cli as sc
+from engine.cli.embedding import by_meaning, embedder_for
 from engine.cli.stage_cli import AskModel, Wiring, build_ask_model
 from engine.cli.stage_cli import ask_backend as backend_for
 from engine.cli.support import print_json
 from engine.cli.visible_to import asked_through, seen_by, visible_to_flag
+from engine.embedding.upkeep import require_current_embeddings
 from engine.tokens import ESTIMATE
 
 # Re-exported: the ask model's wiring lives in engine/cli/stage_parts.py (the MCP tool builds
@@ -60,7 +62,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-tool-rounds", type=sc.non_negative_int, default=MAX_TOOL_ROUNDS,
                    metavar="N", help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
     p.add_argument("--semantic", action="store_true",
-                   help="rank by meaning as well (the local embedding model)")
+                   help="rank by meaning as well (the beliefs' embeddings; a few missing are "
+                        "computed first, more: `eem embed` computes them)")
     sc.domain_flag(p)
     p.add_argument("--context-only", action="store_true",
                    help="print the retrieval bundle and call no model")
@@ -86,11 +89,7 @@ def _embedder(args: argparse.Namespace, wiring: Wiring) -> Any:
     if not args.semantic:
         return None
     make = wiring.extra.get("make_embedder")
-    if make is not None:
-        return make()
-    from adapters.embeddings import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder()
+    return make() if make is not None else embedder_for(args)
 
 
 def cmd_context(args: argparse.Namespace, wiring: Wiring) -> int:
@@ -98,9 +97,9 @@ def cmd_context(args: argparse.Namespace, wiring: Wiring) -> int:
 
     embedder = _embedder(args, wiring)
     with wiring.open_store() as store:
-        bundle = retrieve(seen_by(store, args), args.question, budget=args.budget,
-                          counter=ESTIMATE,
-                          embedder=embedder)
+        bundle = by_meaning(store, embedder, args, lambda: retrieve(
+            seen_by(store, args), args.question, budget=args.budget, counter=ESTIMATE,
+            embedder=embedder), stream=wiring.err())
     if args.json:
         print_json(bundle.as_dict())
     else:
@@ -139,10 +138,14 @@ def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
     build = wiring.extra.get("build_ask_model", build_ask_model)
     model: AskModel = build(args, wiring)  # fail before any work
     backend = backend_for(model, args, wiring)
+    embedder = _embedder(args, wiring)
     with wiring.open_store() as store:
+        if embedder is not None:  # the bundle and the search tool both rank by meaning
+            by_meaning(store, embedder, args, lambda: require_current_embeddings(
+                store, embedder.model_name), stream=wiring.err())
         result = ask(asked_through(store, args), args.question, backend, budget=args.budget,
                      max_tool_rounds=args.max_tool_rounds, domain=args.domain,
-                     embedder=_embedder(args, wiring), params=sc.run_params(args),
+                     embedder=embedder, params=sc.run_params(args),
                      report_file=sc.report_file(args, "ask"),
                      progress=sc.progress_for(args, wiring))
     return print_answer(result, args)

@@ -49,6 +49,7 @@ from engine.agents.tools import (
 from engine.agents.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
 from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.cli.support import LazyStore
+from engine.embedding.keeper import EmbeddingKeeper
 from engine.errors import EngineError, StoreError
 from engine.memory import history
 from engine.memory.as_of import AsOfStore
@@ -89,12 +90,14 @@ def _sdk():
 
 def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[], str],
             context_type: Any = None, base_actor: str = "mcp", name: str = "",
-            default_access: Access = Access("", WRITE)):
+            default_access: Access = Access("", WRITE),
+            after: Callable[[], None] | None = None):
     """The tool as the SDK calls it: refused (a tool error naming the role, nothing run)
     when the caller's role does not reach it; its writes are by the calling client (the
     change log's actor: `<base_actor>` with the client's name and its token's name); an
     EngineError becomes a tool error with the CLI's one line; a lost connection the store
-    did not name becomes one line saying so."""
+    did not name becomes one line saying so. `after()` follows a call that succeeded (a
+    write's: the embedding keeper's note, engine/embedding/keeper.py)."""
     tool_name = name or method.__name__
 
     @functools.wraps(method)
@@ -106,7 +109,10 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, uri: Callable[[],
         token = CALLER.set(actor)
         seeing = VISIBLE_TO.set(access.visible_to)  # the store's reads filter by it
         try:
-            return method(**kwargs)
+            answer = method(**kwargs)
+            if after is not None:
+                after()
+            return answer
         except EngineError as e:
             message = str(e)
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
@@ -293,10 +299,12 @@ class BeliefWatch:
 def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str = "",
                  base_actor: str = "mcp", reading: ReadingTools | None = None,
                  with_ask: bool = False, proposals: ProposalTools | None = None,
-                 default_access: Access = Access("", WRITE), watch_store: Any = None):
+                 default_access: Access = Access("", WRITE), watch_store: Any = None,
+                 after_write: Callable[[], None] | None = None):
     """`default_access`: the client's when a message came without an HTTP request (stdio);
     over HTTP each message carries the Access of its token (RequireBearer). `watch_store`:
-    the store whose change log the belief resources' subscribers follow (None: no watch)."""
+    the store whose change log the belief resources' subscribers follow (None: no watch).
+    `after_write`: called after each call of a tool that may write, once it succeeded."""
     MCPServer, types = _sdk()
     from mcp.server.subscriptions import InMemorySubscriptionBus, ResourceUpdated
 
@@ -322,12 +330,12 @@ def build_server(tools: AgentTools, pack_entries: Sequence[PackEntry], uri: str 
     server.belief_watch = watch
     context_type = _context_type()
 
-    def wrap(name: str, method: Callable[..., dict[str, Any]]) -> Any:
+    def wrap(name: str, method: Callable[..., dict[str, Any]], writes: bool) -> Any:
         return guarded(method, types, lambda: uri, context_type, base_actor, name,
-                       default_access)
+                       default_access, after_write if writes else None)
 
     for spec, method in served:
-        server.add_tool(wrap(spec.name, method), name=spec.name,
+        server.add_tool(wrap(spec.name, method, not spec.read_only), name=spec.name,
                         annotations=types.ToolAnnotations(read_only_hint=spec.read_only))
     if reading is not None:  # issue 21: the compact summary as a resource too
 
@@ -449,10 +457,11 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     return parser
 
 
-def make_reading(store: Any, args: argparse.Namespace) -> ReadingTools:
+def make_reading(store: Any, args: argparse.Namespace, keeper: EmbeddingKeeper | None = None
+                 ) -> ReadingTools:
     """The reading tools; with --model, ask through the CLI's own back-end (checked now)."""
     if not args.model:
-        return ReadingTools(ActingStore(VisibleStore(store)))
+        return ReadingTools(ActingStore(VisibleStore(store)), keeper=keeper)
     from engine.ask.run import ask
     from engine.cli.stage_cli import Wiring, build_ask_model
     from engine.cli.stage_cli import ask_backend as backend_for
@@ -468,25 +477,34 @@ def make_reading(store: Any, args: argparse.Namespace) -> ReadingTools:
         return ask(VisibleReadsStore(store), question, backend, budget=3000, max_tool_rounds=3,
                    report_file=report).as_dict()
 
-    return ReadingTools(ActingStore(VisibleStore(store)), ask=answer)
+    return ReadingTools(ActingStore(VisibleStore(store)), ask=answer, keeper=keeper)
 
 
-def make_tools(store: Any, report_dir: Path) -> tuple[AgentTools, list[PackEntry]]:
+def embedding_keeper(store: Any) -> EmbeddingKeeper:
+    """The server's embeddings: one packaged model shared by every call, kept current after
+    each write on a thread of its own (a failure is logged; the next write tries again)."""
+    from engine.cli.stage_parts import sentence_embedder, vector_cache
+    from engine.embedding.shared import SharedEmbedder
+
+    log = logging.getLogger("eem.embeddings")
+    return EmbeddingKeeper(store, SharedEmbedder(sentence_embedder).get, cache=vector_cache(),
+                           on_error=lambda e: log.warning("embedding upkeep failed: %s", e))
+
+
+def make_tools(store: Any, report_dir: Path, keeper: EmbeddingKeeper | None = None
+               ) -> tuple[AgentTools, list[PackEntry]]:
+    """The agent tools over `store`, ranking by meaning through `keeper` (None: semantic
+    search is refused)."""
     from adapters.cypher_files import cypher
     from adapters.query_pack import load_pack
 
     pack = load_pack()
     entries = [PackEntry(q, cypher(q.name)) for q in pack]
 
-    def make_embedder():
-        from adapters.embeddings import SentenceTransformerEmbedder
-
-        return SentenceTransformerEmbedder()
-
     from engine.cli.sources import memory_files
 
     return AgentTools(ActingStore(VisibleStore(store)), pack, report_dir=report_dir,
-                      make_embedder=make_embedder, source_files=memory_files), entries
+                      keeper=keeper, source_files=memory_files), entries
 
 
 def mcp_actor(environ: Mapping[str, str], http: bool) -> str:
@@ -513,17 +531,20 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     store = LazyStore(retry_seconds=RETRY_SECONDS, actor=mcp_actor(os.environ, args.http))
     try:
         served = released(store, args.release) if args.release else store
-        tools, entries = make_tools(served, Path(args.report_dir))
+        keeper = None if args.release else embedding_keeper(store)  # a release: no index
+        tools, entries = make_tools(served, Path(args.report_dir), keeper)
         from adapters.neo4j.connection import DEFAULT_URI
         from engine.cli.sources import memory_files
 
         server = build_server(tools, entries, os.environ.get("NEO4J_URI") or DEFAULT_URI,
                               base_actor=mcp_actor(os.environ, args.http),
-                              reading=make_reading(served, args), with_ask=bool(args.model),
+                              reading=make_reading(served, args, keeper),
+                              with_ask=bool(args.model),
                               proposals=ProposalTools(ActingStore(served),
                                                       source_files=memory_files),
                               default_access=Access("", args.role, visible_to),
-                              watch_store=None if args.release else store)
+                              watch_store=None if args.release else store,
+                              after_write=keeper.note_write if keeper else None)
         if args.http:
             return _serve_http(server, args.port)
         server.run("stdio")

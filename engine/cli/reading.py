@@ -10,6 +10,7 @@ from typing import Any
 from engine.cli.command import Command, report_change
 from engine.cli.support import print_json, split_ids
 from engine.cli.visible_to import seen_by, visible_to_flag
+from engine.errors import InvalidInput
 
 
 def _positive(text: str) -> int:
@@ -25,6 +26,7 @@ def _non_negative(text: str) -> int:
 
 
 def cmd_compact(store: Any, args: argparse.Namespace) -> int:
+    from engine.cli.embedding import by_meaning, embedder_for
     from engine.reading.compact import CompactOptions, compact
     from engine.reading.compact.build import check_options
     from engine.reading.compact.markers import write_compact
@@ -33,7 +35,11 @@ def cmd_compact(store: Any, args: argparse.Namespace) -> int:
                              around=args.around, steps=args.steps,
                              namespace=args.namespace)
     check_options(options)
-    result = compact(seen_by(store, args), options)
+    if args.semantic and not options.topic:
+        raise InvalidInput("--semantic goes with --topic", field="semantic")
+    embedder = embedder_for(args)
+    result = by_meaning(store, embedder, args,
+                        lambda: compact(seen_by(store, args), options, embedder=embedder))
     written = write_compact(args.write, result.text) if args.write else None
     if args.json:
         print_json({**result.as_dict(), "written": str(written) if written else None})
@@ -58,7 +64,10 @@ def _compact_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"at most this many tokens, footer included (default {DEFAULT_BUDGET})")
     scope = p.add_mutually_exclusive_group()
     scope.add_argument("--topic", nargs="+", metavar="WORD",
-                       help="only beliefs whose text or id matches one of these words")
+                       help="only the beliefs that bear on these words, found as search "
+                            "ranks them")
+    p.add_argument("--semantic", action="store_true",
+                   help="with --topic: by meaning as well (the beliefs' embeddings)")
     scope.add_argument("--around", metavar="ID",
                        help="only beliefs within --steps justification steps of ID")
     scope.add_argument("--namespace", metavar="NAME",

@@ -232,6 +232,12 @@ def import_command_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="with --sync: print the plan and the labels it would change; write "
                         "nothing")
+    embed = p.add_mutually_exclusive_group()
+    embed.add_argument("--embed", action="store_true", default=None,
+                       help="then compute the embeddings the beliefs lack, in batches (the "
+                            "default when the memory keeps embeddings: `embed` ran before)")
+    embed.add_argument("--no-embed", dest="embed", action="store_false",
+                       help="compute no embedding, even when the memory keeps them")
 
 
 def cmd_import_sync(store, args: argparse.Namespace, got: FileRead) -> int:

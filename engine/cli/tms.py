@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from engine import interchange, results, tms
 from engine.cli import agents as agent_commands
 from engine.cli import history as going_back
-from engine.cli import memory, proposals, reading, registry, sources, verbs
+from engine.cli import embedding, memory, proposals, reading, registry, sources, verbs
 from engine.cli.command import PROG, Command, id_argument, report_change
 from engine.cli.support import (
     BorrowedDriver,
@@ -299,10 +299,14 @@ def cmd_import(store, args) -> int:
     if args.dry_run and not args.sync:
         raise InvalidInput("--dry-run goes with --sync", field="dry_run")
     if args.sync:
-        return registry.cmd_import_sync(
+        code = registry.cmd_import_sync(
             store, args, registry.read_network(args.file, args.format, args.nogoods))
+        if not args.dry_run:
+            embedding.keep_after_import(store, args)
+        return code
     source, notes = registry.network_source(args.file, args.format, args.nogoods)
     report = interchange.import_source(store, source)
+    embedding.keep_after_import(store, args)
     if args.json:
         print_json({**report.as_dict(), "notes": notes})
         return 0
@@ -352,21 +356,18 @@ def cmd_query(store, args) -> int:
 
 
 def cmd_search(store, args) -> int:
-    store = seen_by(store, args)
+    memory_store, store = store, seen_by(store, args)
     searching.check_depth(args.depth)
-    embedder = None
-    if args.semantic:
-        from adapters.embeddings import SentenceTransformerEmbedder
-
-        embedder = SentenceTransformerEmbedder()
+    embedder = embedding.embedder_for(args)
     if args.namespace:  # ranked over every match, then cut to the namespace's first hits
-        hits = searching.search(store, args.words, limit=searching.MAX_LIMIT,
-                                include_out=args.all, embedder=embedder)
+        hits = embedding.by_meaning(memory_store, embedder, args, lambda: searching.search(
+            store, args.words, limit=searching.MAX_LIMIT, include_out=args.all,
+            embedder=embedder))
         hits = agent_commands.only_namespace(store, args.namespace, hits,
                                               lambda h: h.belief.id)[:args.limit]
     else:
-        hits = searching.search(store, args.words, limit=args.limit, include_out=args.all,
-                                embedder=embedder)
+        hits = embedding.by_meaning(memory_store, embedder, args, lambda: searching.search(
+            store, args.words, limit=args.limit, include_out=args.all, embedder=embedder))
     near = searching.neighbours(store, [h.belief.id for h in hits], args.depth, args.all)
     if args.namespace:
         near = agent_commands.only_namespace(store, args.namespace, near, lambda n: n.belief.id)
@@ -508,8 +509,9 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
     which.add_argument("--all", action="store_true",
                        help="OUT beliefs too (retracted, unsupported, undetermined)")
     p.add_argument("--semantic", action="store_true",
-                   help="rank by meaning as well: the vector index over the embeddings stored "
-                        "on beliefs (derive --cluster stores them), fused with the text ranking")
+                   help="rank by meaning as well: the vector index over the beliefs' "
+                        "embeddings, fused with the text ranking (a few missing embeddings "
+                        "are computed first; more: `embed` computes them)")
     p.add_argument("--limit", type=int, default=searching.DEFAULT_LIMIT,
                    help=f"at most this many hits (default {searching.DEFAULT_LIMIT})")
     p.add_argument("--depth", type=memory.whole, default=0, metavar="N",
@@ -575,6 +577,7 @@ COMMANDS: dict[str, Command] = {
                      "command starts in milliseconds", "serve start", _serve_arguments,
                      json=False),
     **reading.COMMANDS,  # compact, summarize
+    **embedding.COMMANDS,  # embed
     **memory.COMMANDS,  # supersede, challenge, defend, defeat, editing, log
     **going_back.COMMANDS,  # diff, release(s), rollback, revert
     **agent_commands.COMMANDS,  # import-agent, sync-agent, namespaces

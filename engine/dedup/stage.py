@@ -22,6 +22,7 @@ from engine.dedup.prompt import CLUSTERS
 from engine.dedup.proposals_file import render
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster
 from engine.embedding.cache import Embedder, VectorCache, text_sha256
+from engine.embedding.records import NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCARD
 from engine.errors import InvalidInput
 from engine.model import Change, Truth
 from engine.pairs.candidates import (
@@ -42,9 +43,10 @@ from engine.stages.stage import Action, AppliedEntry
 from engine.store import GraphTx, Store
 from engine.tms.records import TmsTx
 
-# Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md).
-DEFAULT_THRESHOLD = 0.85
-DEFAULT_ID_THRESHOLD = 0.6  # id-token Jaccard, for --by-id
+# Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md);
+# the reading bundle collapses near duplicates at the same similarity.
+DEFAULT_THRESHOLD = NEAR_DUPLICATE_COSINE
+DEFAULT_ID_THRESHOLD = NEAR_DUPLICATE_JACCARD  # id-token Jaccard, for --by-id
 DEFAULT_K = 10
 DEFAULT_MAX_CLUSTER = 8
 DEFAULT_BATCH = 10  # clusters per round

@@ -91,9 +91,6 @@ class ReadingTx(Protocol):
         """For each id that exists: how many beliefs rest on it transitively (with
         `visible_to`: how many of those a client with that visibility set sees)."""
 
-    def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
-        """Up to `limit` belief ids (any label) matching any of `words`, best first."""
-
     def around_ids(self, belief_id: str, steps: int) -> list[str] | None:
         """The belief and every belief within `steps` justification steps of it, up and
         down; None when it does not exist."""
