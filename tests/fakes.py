@@ -546,8 +546,18 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         return [self._hit(b) for b in by_words(self.s.beliefs.values(), words, include_out)
                 [:limit]]
 
+    def search_meaning(self, vector: Sequence[float], limit: int, include_out: bool
+                       ) -> list[tuple[BeliefHit, float]]:
+        nearest = self.similar_beliefs(vector, limit if include_out else 2 * limit)
+        hits = [(self._hit(self.s.beliefs[i]), c) for i, c in nearest]
+        return [(h, c) for h, c in hits if include_out or h.truth == Truth.IN][:limit]
+
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         return {i: self._hit(self.s.beliefs[i]) for i in ids if i in self.s.beliefs}
+
+    def justification_links(self, ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        return {i: frozenset(m for j in self.s.beliefs[i].justifications for m in j.mentions())
+                for i in ids if i in self.s.beliefs}
 
     def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
         found: dict[str, int] = {}
@@ -678,7 +688,7 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
 
     def _embedded(self, b: Belief, model: str) -> bool:
         e = self.s.embeddings.get(b.id)
-        return e is not None and e.model == model and bool(e.text) and e.text == b.text
+        return e is not None and e.model == model and e.text == b.text
 
     def embedding_backlog(self, model: str, scope: Sequence[str] | None = None
                           ) -> EmbeddingBacklog:

@@ -84,7 +84,7 @@ def test_the_entry_point_room_is_where_adapters_come_in():
 
 # --- the stage CLIs share one skeleton, not each other ----------------------------------
 SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_parts", "engine.cli.support",
-              "engine.cli.visible_to", "engine.cli.source_report"}
+              "engine.cli.visible_to", "engine.cli.source_report", "engine.cli.meaning"}
 STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "pipeline", "repair",
               "review"]
 

@@ -33,13 +33,13 @@ def _chunks(items: Sequence[Any], size: int):
         yield items[start:start + size]
 
 
-def _floats(vector: Any) -> list[float]:
+def as_floats(vector: Any) -> list[float]:
     return vector.tolist() if hasattr(vector, "tolist") else [float(x) for x in vector]
 
 
 # an embedding row written, and read back, side by side
 def embedding_to_row(e: StoredEmbedding) -> dict[str, Any]:
-    return {"id": e.id, "sha256": e.sha256, "model": e.model, "vector": _floats(e.vector),
+    return {"id": e.id, "sha256": e.sha256, "model": e.model, "vector": as_floats(e.vector),
             "text": e.text}
 
 
@@ -78,7 +78,7 @@ class EmbeddingTxPart(TxBase):
 
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         return [(r["id"], score_to_cosine(r["score"])) for r in
-                self._run("similar_beliefs", vector=_floats(vector),
+                self._run("similar_beliefs", vector=as_floats(vector),
                           limit=int(limit))]
 
     def nearest_beliefs(self, ids: Sequence[str], k: int, min_cosine: float

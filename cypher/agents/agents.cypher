@@ -38,7 +38,7 @@ MATCH (b:Belief {id: row.id})
 SET b.text = row.text, b.source = row.source, b.source_url = row.source_url,
     b.source_hash = row.source_hash, b.date = row.date, b.metadata = row.metadata,
     b.extra = row.extra, b.updated_at = row.updated_at
-SET b.embedding_model = CASE WHEN b.embedding_text = b.text THEN b.embedding_model END
+SET b.embedding_model = CASE WHEN b.embedding_text = coalesce(b.text, '') THEN b.embedding_model END
 
 // name: delete_justifications_of
 // Deletes every justification of the given beliefs (with their edges); returns nothing.

@@ -30,7 +30,7 @@ RETURN collect([c.seq, c.at, c.op, c.actor, c.before, c.went_in, c.went_out]) AS
 UNWIND $rows AS row
 MERGE (b:Belief {id: row.id})
 SET b += row.props
-SET b.embedding_model = CASE WHEN b.embedding_text = b.text THEN b.embedding_model END
+SET b.embedding_model = CASE WHEN b.embedding_text = coalesce(b.text, '') THEN b.embedding_model END
 WITH b, row, [l IN labels(b) WHERE NOT l IN ['Belief', 'In', 'Out', 'Undetermined']] AS marks
 REMOVE b:$(marks)
 SET b:$(row.marks)

@@ -35,13 +35,13 @@ RETURN b.id AS id, b.embedding_sha256 AS sha256, b.embedding_model AS model,
        b.embedding AS vector
 
 // name: save_embeddings
-// Stores each of $rows ({id, sha256, model, vector, text}) on its belief, with the text it was computed from (row.text; '' when the writer does not have it: stored as none, so the upkeep counts it stale); returns `written`, how many beliefs were found.
+// Stores each of $rows ({id, sha256, model, vector, text}) on its belief, with the text it was computed from (row.text; null when the writer does not have it, so the upkeep counts it stale); returns `written`, how many beliefs were found.
 // defines: nothing (embeddings follow the text)
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 CALL db.create.setNodeVectorProperty(b, 'embedding', row.vector)
 SET b.embedding_sha256 = row.sha256, b.embedding_model = row.model,
-    b.embedding_text = CASE WHEN row.text = '' THEN null ELSE row.text END
+    b.embedding_text = row.text
 RETURN count(b) AS written
 
 // name: similar_beliefs

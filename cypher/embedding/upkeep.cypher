@@ -23,13 +23,13 @@ OPTIONAL MATCH (n:NetworkInfo {key: 'network'})
 RETURN total, current, n.embedding_model AS recorded
 
 // name: beliefs_to_embed
-// One record, `rows`: [id, text] of up to $limit beliefs with an id greater than $after and no current embedding of $model, by id.
+// One record, `rows`: [id, text ('' for none)] of up to $limit beliefs with an id greater than $after and no current embedding of $model, by id.
 MATCH (b:Belief)
-WHERE b.id > $after AND b.text IS NOT NULL
+WHERE b.id > $after
   AND (b.embedding_model IS NULL OR b.embedding_model <> $model
-       OR b.embedding_text IS NULL OR b.embedding_text <> b.text)
+       OR b.embedding_text IS NULL OR b.embedding_text <> coalesce(b.text, ''))
 WITH b ORDER BY b.id LIMIT $limit
-RETURN collect([b.id, b.text]) AS rows
+RETURN collect([b.id, coalesce(b.text, '')]) AS rows
 
 // name: record_embedding_model
 // Records $model as the model that makes this memory's vectors; returns nothing.

@@ -92,7 +92,7 @@ RETURN b.id AS id
 // defines: belief $id
 MATCH (b:Belief {id: $id})
 SET b += $fields, b.updated_at = $at
-SET b.embedding_model = CASE WHEN b.embedding_text = b.text THEN b.embedding_model END
+SET b.embedding_model = CASE WHEN b.embedding_text = coalesce(b.text, '') THEN b.embedding_model END
 RETURN b.id AS id
 
 // name: copy_source_link

@@ -148,6 +148,12 @@ class VisibleTx:
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         return self._tx.similar_beliefs(vector, limit)  # ids only: belief_hits filters them
 
+    def search_meaning(self, vector: Sequence[float], limit: int, include_out: bool
+                       ) -> list[tuple[BeliefHit, float]]:
+        found = self._tx.search_meaning(vector, limit * SEARCH_OVERFETCH, include_out)
+        seen = self.existing_ids(h.id for h, _ in found)
+        return [(h, c) for h, c in found if h.id in seen][:limit]
+
     def embeddings(self, ids: Iterable[str]) -> dict[str, StoredEmbedding]:
         """The stored embeddings of visible beliefs only (ask folds near duplicates)."""
         seen = self._network().ids
@@ -158,6 +164,13 @@ class VisibleTx:
         """Counted over the visible beliefs only (a count of the hidden ones says they are
         there); the memory's recorded model is no belief's content."""
         return self._tx.embedding_backlog(model, self._scoped(scope))
+
+    def justification_links(self, ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """Of visible beliefs, and naming visible ones only (a hidden belief named would say
+        it is there)."""
+        seen = self._network().ids
+        return {i: frozenset(named & seen)
+                for i, named in self._tx.justification_links(i for i in ids if i in seen).items()}
 
     def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
         """Step by step through visible beliefs only: a hidden one is neither listed nor

@@ -5,9 +5,10 @@ The order is the ranking every reader shares (engine/reading/ranking.py): full t
 an embedder, meaning, fused by RRF, then raised by proximity in the justification graph to
 the best matches. What a match rests on and what rests on it come in by their own relevance
 to the question, not by a slot of their own: a small budget goes to what the question asks
-about. Near duplicates (two beliefs whose embeddings are at least the dedup stage's
-similarity apart, or, without embeddings, whose word sets overlap as much as dedup --by-id
-asks of ids) take one line: the better ranked one, naming the other ("also said by").
+about. Near duplicates (two beliefs of the same label whose embeddings are as close as the
+dedup stage's threshold for a likely duplicate, or, without embeddings, whose word sets
+overlap as much as dedup --by-id asks of ids) take one line: the better ranked one, naming
+the other ("also said by").
 
 Each line keeps its provenance, so the model can cite why a belief holds: a derived IN
 belief names what it rests on (the antecedents of its shallowest justification that holds);
@@ -28,7 +29,7 @@ from engine.embedding.records import NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCA
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading.compact.lines import depth_text, shorten_words
-from engine.reading.ranking import Meaning, Ranked, RankingTx, meaning_of, mentions, rank_in
+from engine.reading.ranking import Meaning, Ranked, RankingTx, meaning_of, rank_in
 from engine.reading.records import ReadingTx, SummaryCover, cover_index
 from engine.store import Store
 from engine.tms.records import TmsTx
@@ -45,8 +46,9 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 class Role:
-    """How a belief came to be in the bundle: it matches the question, or it is what a better
-    ranked match rests on (support) or rests on such a match (dependent) and matches too."""
+    """How a belief stands to the best matches: one of them names it in a justification
+    (support: an antecedent, or a gate of its outlist), it names one of them (dependent), or
+    neither (match); every one of them matches the question itself."""
 
     MATCH = "match"
     SUPPORT = "support"
@@ -164,21 +166,21 @@ def bundle_in(tx: AskReadTx, question: str, *, budget: int = DEFAULT_BUDGET,
               pool: int = POOL) -> Bundle:
     """The bundle inside a read transaction the caller holds."""
     ranking = rank_in(tx, question.split(), meaning=meaning, include_out=True, pool=pool)
-    considered = _within_reach(ranking.ranked, budget, counter)
-    candidates = _entries(tx, considered, dict(ranking.beliefs))
+    considered = _within_reach(ranking.ranked, budget)
+    candidates = _entries(tx, considered, ranking.links)
     bundle = pack(question, candidates, budget, counter,
                   more=len(ranking.ranked) - len(considered))
     bundle.ranked_by = "words and meaning" if meaning is not None else "words"
     return bundle
 
 
-def _within_reach(ranked: Sequence[Ranked], budget: int, counter: TokenCounter
-                  ) -> Sequence[Ranked]:
-    """The best ranked beliefs whose bare lines (id and text) add up to REACH budgets: the
-    rest could not be shown, so nothing more is read for them."""
+def _within_reach(ranked: Sequence[Ranked], budget: int) -> Sequence[Ranked]:
+    """The best ranked beliefs whose bare lines (id and text, by the estimate, which counts
+    high) add up to REACH budgets: the rest could not be shown, so nothing more is read for
+    them."""
     spent = 0
     for n, r in enumerate(ranked):
-        spent += counter.count(f"- {r.id} [IN, depth 0]: {r.belief.text[:TEXT_CHARS]}") + 1
+        spent += ESTIMATE.count(f"- {r.id} [IN, depth 0]: {r.belief.text[:TEXT_CHARS]}") + 1
         if spent > REACH * budget:
             return ranked[:n + 1]
     return ranked
@@ -207,20 +209,21 @@ def pack(question: str, candidates: Sequence[Entry], budget: int,
         kept.pop()
 
 
-def _entries(tx: AskReadTx, ranked: Sequence[Ranked], beliefs: dict[str, Belief]
+def _entries(tx: AskReadTx, ranked: Sequence[Ranked], links: Mapping[str, frozenset[str]]
              ) -> list[Entry]:
     """The ranked beliefs as bundle entries, best first: near duplicates folded into the
-    better ranked one, a covered belief shown as its summary."""
+    better ranked one, a covered belief shown as its summary. One read of the beliefs and
+    of what their justifications name (provenance, why OUT)."""
     if not ranked:
         return []
     ids = [r.id for r in ranked]
-    _fetch(tx, beliefs, {m for i in ids for m in mentions(beliefs.get(i))})  # provenance
+    beliefs = dict(tx.get_beliefs(sorted({*ids, *(m for i in ids for m in links.get(i, ()))})))
     covers = cover_index(tx.summary_covers(ids))
     _fetch(tx, beliefs, {c.id for c in covers.values()})
     truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
     shown = [*ids, *sorted({c.id for c in covers.values()})]
     builder = _Builder(beliefs, truths, covers, _superseders(tx, beliefs, shown),
-                       _Likeness(_current_vectors(tx, shown, beliefs)))
+                       _Likeness(_current_vectors(tx, shown, beliefs)), links)
     for r in ranked:
         builder.add(r)
     return builder.entries
@@ -319,12 +322,13 @@ def _fetch(tx: TmsTx, beliefs: dict[str, Belief], ids: set[str]) -> None:
 class _Builder:
     def __init__(self, beliefs: Mapping[str, Belief], truths: Mapping[str, Truth],
                  covers: Mapping[str, SummaryCover], superseders: Mapping[str, str],
-                 likeness: _Likeness):
+                 likeness: _Likeness, links: Mapping[str, frozenset[str]]):
         self.beliefs = beliefs
         self.truths = truths
         self.covers = covers
         self.superseders = superseders
         self.likeness = likeness
+        self.links = links
         self.seen: set[str] = set()
         self.entries: list[Entry] = []
         self._by_truth: dict[str, list[int]] = {}  # truth -> positions of its entries
@@ -360,11 +364,9 @@ class _Builder:
     def _role(self, r: Ranked) -> tuple[str, str]:
         """How the belief relates to the best match one justification step from it."""
         for seed in r.near:
-            supported = self.beliefs.get(seed)
-            if supported is not None and any(r.id in j.antecedents
-                                             for j in supported.justifications):
+            if r.id in self.links.get(seed, ()):
                 return Role.SUPPORT, seed
-            if seed in mentions(self.beliefs.get(r.id)):
+            if seed in self.links.get(r.id, ()):
                 return Role.DEPENDENT, seed
         return Role.MATCH, ""
 

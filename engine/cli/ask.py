@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.cli import stage_cli as sc
-from engine.cli.embedding import by_meaning, embedder_for
+from engine.cli.meaning import by_meaning, embedder_for
 from engine.cli.stage_cli import AskModel, Wiring, build_ask_model
 from engine.cli.stage_cli import ask_backend as backend_for
 from engine.cli.support import print_json

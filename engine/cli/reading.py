@@ -26,7 +26,7 @@ def _non_negative(text: str) -> int:
 
 
 def cmd_compact(store: Any, args: argparse.Namespace) -> int:
-    from engine.cli.embedding import by_meaning, embedder_for
+    from engine.cli.meaning import by_meaning, embedder_for
     from engine.reading.compact import CompactOptions, compact
     from engine.reading.compact.build import check_options
     from engine.reading.compact.markers import write_compact

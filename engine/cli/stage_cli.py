@@ -447,6 +447,7 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, wiring: Any,
         return run_guarded(lambda: sub.run(args, wiring), debug=args.debug)
     parser = named(command.build_parser(), command.prog, prog)
     args = parser.parse_args(words)
+    args.prog = parser.prog  # the name it goes by, for hints
 
     def run() -> int:
         command.check(parser, args)  # a usage error, or InvalidInput: one `Error:` line

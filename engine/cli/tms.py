@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from engine import interchange, results, tms
 from engine.cli import agents as agent_commands
 from engine.cli import history as going_back
-from engine.cli import embedding, memory, proposals, reading, registry, sources, verbs
+from engine.cli import embedding, meaning, memory, proposals, reading, registry, sources, verbs
 from engine.cli.command import PROG, Command, id_argument, report_change
 from engine.cli.support import (
     BorrowedDriver,
@@ -302,11 +302,11 @@ def cmd_import(store, args) -> int:
         code = registry.cmd_import_sync(
             store, args, registry.read_network(args.file, args.format, args.nogoods))
         if not args.dry_run:
-            embedding.keep_after_import(store, args)
+            meaning.keep_after_import(store, args)
         return code
     source, notes = registry.network_source(args.file, args.format, args.nogoods)
     report = interchange.import_source(store, source)
-    embedding.keep_after_import(store, args)
+    meaning.keep_after_import(store, args)
     if args.json:
         print_json({**report.as_dict(), "notes": notes})
         return 0
@@ -358,15 +358,15 @@ def cmd_query(store, args) -> int:
 def cmd_search(store, args) -> int:
     memory_store, store = store, seen_by(store, args)
     searching.check_depth(args.depth)
-    embedder = embedding.embedder_for(args)
+    embedder = meaning.embedder_for(args)
     if args.namespace:  # ranked over every match, then cut to the namespace's first hits
-        hits = embedding.by_meaning(memory_store, embedder, args, lambda: searching.search(
+        hits = meaning.by_meaning(memory_store, embedder, args, lambda: searching.search(
             store, args.words, limit=searching.MAX_LIMIT, include_out=args.all,
             embedder=embedder))
         hits = agent_commands.only_namespace(store, args.namespace, hits,
                                               lambda h: h.belief.id)[:args.limit]
     else:
-        hits = embedding.by_meaning(memory_store, embedder, args, lambda: searching.search(
+        hits = meaning.by_meaning(memory_store, embedder, args, lambda: searching.search(
             store, args.words, limit=args.limit, include_out=args.all, embedder=embedder))
     near = searching.neighbours(store, [h.belief.id for h in hits], args.depth, args.all)
     if args.namespace:

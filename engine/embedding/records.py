@@ -24,14 +24,14 @@ NEAR_DUPLICATE_JACCARD = 0.6
 class StoredEmbedding:
     """A belief's cached embedding: the vector, the sha256 of the text it was computed
     from and the model that computed it (either differing from now means recompute).
-    `text`: that text itself, when the writer has it ("" when it does not: the embedding
-    then counts as stale for the upkeep, which recomputes it)."""
+    `text`: that text itself, when the writer has it (None when it does not: the upkeep
+    then counts the embedding stale and computes it again)."""
 
     id: str
     sha256: str
     model: str
     vector: Sequence[float]
-    text: str = ""
+    text: str | None = None
 
 
 @dataclass(frozen=True)

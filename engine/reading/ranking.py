@@ -5,8 +5,10 @@ A belief's relevance is its own: where the full-text index (BM25 over text and i
 stemming) places it for the words of the question (its stop words left out:
 engine/reading/query_words.py), and where the vector index places it for the question's
 meaning (a belief whose embedding points away from the question's, cosine 0 or less, is no
-match), fused by reciprocal rank fusion (1/(RRF_K + rank) summed over the rankings, so BM25
-and cosine, on different scales, need not be made comparable). Then the justification graph
+match), fused by reciprocal rank fusion: 1/(RRF_K + rank) summed over the rankings, so BM25
+and cosine, on different scales, need not be made comparable; a place in the meaning
+ranking counts in proportion to its cosine over the best one's, so a weak second (0.3
+against 0.7) is not taken for nearly as good as the first. Then the justification graph
 speaks: a candidate one justification step from some of the SEEDS best matches (what such a
 match rests on, what it gates, what rests on it) has its relevance multiplied by 1 +
 PROXIMITY times theirs over the best one's, so the conclusion two matching beliefs join
@@ -28,10 +30,9 @@ from typing import Any, Protocol
 
 from engine.embedding.records import VectorTx
 from engine.embedding.upkeep import MissingEmbeddings
-from engine.model import Belief, Truth
+from engine.model import Truth
 from engine.reading.query_words import content_words
 from engine.reading.records import BeliefHit, SearchTx
-from engine.tms.records import TmsTx
 
 # Smaller than the usual 60, so the first ranks stay apart (1/11 against 1/17 for the first
 # and the seventh): the graph's lift then reorders close calls, not a belief the words
@@ -41,12 +42,11 @@ POOL = 100  # matches read from each index: the beliefs a ranking can place
 SEEDS = 5  # the best matches whose neighbours in the graph gain from them
 PROXIMITY = 0.5  # a belief one step from the best match gains half its own relevance
 OUT_WEIGHT = 0.5  # an OUT belief's score, against the same belief IN
-OVERFETCH = 2  # nearest vectors read per one wanted when OUT ones are dropped after
 
 
-class RankingTx(SearchTx, VectorTx, TmsTx, Protocol):
-    """What a ranking reads: full-text hits (SearchTx), nearest vectors and the embedding
-    backlog (VectorTx), and the candidates' justifications (TmsTx.get_beliefs)."""
+class RankingTx(SearchTx, VectorTx, Protocol):
+    """What a ranking reads: full-text hits and the candidates' justification links
+    (SearchTx), nearest vectors and the embedding backlog (VectorTx)."""
 
 
 @dataclass(frozen=True)
@@ -87,20 +87,12 @@ class Ranked:
 
 @dataclass
 class Ranking:
-    """The ranked beliefs, best first, and what was read to rank them: each candidate's
-    Belief (with its justifications; hidden ones masked as the transaction masks them) and
-    the cosine of those the meaning ranking placed."""
+    """The ranked beliefs, best first, and what was read to rank them: the ids each
+    candidate's justifications name and the cosine of those the meaning ranking placed."""
 
     ranked: list[Ranked] = field(default_factory=list)
-    beliefs: dict[str, Belief] = field(default_factory=dict)
+    links: dict[str, frozenset[str]] = field(default_factory=dict)
     cosines: dict[str, float] = field(default_factory=dict)
-
-
-def mentions(belief: Belief | None) -> set[str]:
-    """The ids a belief's justifications name: antecedents and outlists."""
-    if belief is None:
-        return set()
-    return {m for j in belief.justifications for m in j.mentions()}
 
 
 def rank_in(tx: RankingTx, words: Sequence[str], *, meaning: Meaning | None = None,
@@ -117,23 +109,17 @@ def rank_in(tx: RankingTx, words: Sequence[str], *, meaning: Meaning | None = No
     cosines: dict[str, float] = {}
     if meaning is not None:
         rankings["semantic"], cosines = _by_meaning(tx, meaning.vector, pool, include_out)
-    fused = fuse(rankings)
-    beliefs = dict(tx.get_beliefs(sorted(fused)))
-    ranked = _with_proximity(fused, beliefs)
-    return Ranking(ranked, beliefs, cosines)
+    best = max(cosines.values(), default=1.0)
+    fused = fuse(rankings, {"semantic": {i: c / best for i, c in cosines.items()}})
+    links = tx.justification_links(fused)
+    return Ranking(_with_proximity(fused, links), links, cosines)
 
 
 def _by_meaning(tx: RankingTx, vector: Sequence[float], pool: int, include_out: bool
                 ) -> tuple[list[BeliefHit], dict[str, float]]:
-    nearest = [(i, c) for i, c in tx.similar_beliefs(
-        vector, pool if include_out else pool * OVERFETCH) if c > 0.0]  # the question's way
-    found = tx.belief_hits([i for i, _ in nearest])
-    hits = [found[i] for i, _ in nearest if i in found]
-    if not include_out:
-        hits = [h for h in hits if h.truth == Truth.IN]
-    hits = hits[:pool]
-    kept = {h.id for h in hits}
-    return hits, {i: c for i, c in nearest if i in kept}
+    nearest = [(h, c) for h, c in tx.search_meaning(vector, pool, include_out)
+               if c > 0.0]  # pointing the question's way
+    return [h for h, _ in nearest], {h.id: c for h, c in nearest}
 
 
 @dataclass
@@ -143,22 +129,25 @@ class _Fused:
     ranks: dict[str, int] = field(default_factory=dict)
 
 
-def fuse(rankings: Mapping[str, Sequence[BeliefHit]]) -> dict[str, _Fused]:
-    """Reciprocal rank fusion of named rankings (best first each), by belief id."""
+def fuse(rankings: Mapping[str, Sequence[BeliefHit]],
+         weights: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, _Fused]:
+    """Reciprocal rank fusion of named rankings (best first each), by belief id; a hit's
+    share is weighed by `weights[name][id]` where given."""
     fused: dict[str, _Fused] = {}
     for name, hits in rankings.items():
+        weight = (weights or {}).get(name, {})
         for rank, hit in enumerate(hits, start=1):
             entry = fused.setdefault(hit.id, _Fused(hit))
-            entry.relevance += 1.0 / (RRF_K + rank)
+            entry.relevance += weight.get(hit.id, 1.0) / (RRF_K + rank)
             entry.ranks[name] = rank
     return fused
 
 
-def _with_proximity(fused: Mapping[str, _Fused], beliefs: Mapping[str, Belief]
+def _with_proximity(fused: Mapping[str, _Fused], links: Mapping[str, frozenset[str]]
                     ) -> list[Ranked]:
     by_relevance = sorted(fused.values(), key=lambda e: (-e.relevance, e.belief.id))
     seeds = [e.belief.id for e in by_relevance[:SEEDS]]
-    named = {i: mentions(beliefs.get(i)) for i in fused}
+    named = {i: links.get(i, frozenset()) for i in fused}
     ranked = []
     top = by_relevance[0].relevance if by_relevance else 1.0
     for e in by_relevance:

@@ -167,3 +167,33 @@ def test_a_failing_upkeep_is_reported_and_the_keeper_goes_on():
     keeper.note_write()  # the thread still answers
     assert keeper.wait_idle(10)
     keeper.stop()
+
+
+# --- the command's parts ----------------------------------------------------------------------
+def test_the_hint_names_the_program_as_it_was_called():
+    import argparse
+
+    from engine.cli.meaning import embed_hint
+
+    assert embed_hint(argparse.Namespace(prog="eem ask")).startswith(
+        "compute them with `eem embed`")
+    assert "`python -m engine embed`" in embed_hint(argparse.Namespace(prog="python -m engine"))
+    assert "`python -m engine embed`" in embed_hint(argparse.Namespace())
+
+
+def test_the_progress_bar_redraws_on_a_terminal_and_prints_lines_elsewhere():
+    import io
+
+    from engine.cli.meaning import ProgressBar
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    piped, terminal = io.StringIO(), Terminal()
+    for bar in (ProgressBar(piped), ProgressBar(terminal)):
+        bar(256, 512)
+        bar(512, 512)
+    assert piped.getvalue() == "embeddings: 256/512 computed\nembeddings: 512/512 computed\n"
+    assert terminal.getvalue() == ("\rembeddings [" + "#" * 15 + "." * 15 + "] 256/512"
+                                   "\rembeddings [" + "#" * 30 + "] 512/512\n")
