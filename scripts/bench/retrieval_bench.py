@@ -10,7 +10,8 @@ Quality, on each shared network present in ../shared/data/networks (or EEM_NETWO
 never copied here; a network that is absent is skipped and said so): the network is imported
 into the database at NEO4J_URI and its embeddings computed by the engine's own upkeep (`eem
 embed`; vectors kept in the usual file cache, so a second run computes none). Questions are
-built from the beliefs, each with the one belief that answers it, chosen with a fixed seed:
+built from the beliefs, each with the one belief that answers it (every one each kind can
+build, or --questions N of each, drawn with a fixed seed):
 
 - masked: an IN belief's text with the rarer half of its words (highest IDF over the IN
   beliefs; three at least) taken out wherever they occur, so the words that single it out
@@ -187,7 +188,7 @@ def questions(corpus: Corpus, network: Any, n: int, seed: int) -> list[dict[str,
                                "question": f"what follows from {parts[0]} and {parts[1]}?"})
                 break
     for group in (masked, paraphrase, joined):
-        out += rng.sample(group, min(n, len(group)))
+        out += rng.sample(group, n) if 0 < n < len(group) else group
     return out
 
 
@@ -370,7 +371,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--networks", default=",".join(NETWORKS),
                         help="comma-separated files of ../shared/data/networks, or none")
-    parser.add_argument("--questions", type=int, default=100, help="per kind and network")
+    parser.add_argument("--questions", type=int, default=0,
+                        help="per kind and network, drawn with --seed (default 0: every "
+                             "question each kind can build)")
     parser.add_argument("--seed", type=int, default=49)
     parser.add_argument("--speed-size", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=9)
