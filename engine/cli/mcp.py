@@ -48,6 +48,7 @@ from engine.agents.tools import (
 )
 from engine.agents.visibility import VISIBLE_TO, VisibleReadsStore, VisibleStore
 from engine.cli.mcp_tokens import TOKENS_FILE, TokenTable, parse_tags
+from engine.cli.meaning import embedding_keeper
 from engine.cli.support import LazyStore
 from engine.embedding.keeper import EmbeddingKeeper
 from engine.errors import EngineError, StoreError
@@ -478,17 +479,6 @@ def make_reading(store: Any, args: argparse.Namespace, keeper: EmbeddingKeeper |
                    report_file=report).as_dict()
 
     return ReadingTools(ActingStore(VisibleStore(store)), ask=answer, keeper=keeper)
-
-
-def embedding_keeper(store: Any) -> EmbeddingKeeper:
-    """The server's embeddings: one packaged model shared by every call, kept current after
-    each write on a thread of its own (a failure is logged; the next write tries again)."""
-    from engine.cli.stage_parts import sentence_embedder, vector_cache
-    from engine.embedding.shared import SharedEmbedder
-
-    log = logging.getLogger("eem.embeddings")
-    return EmbeddingKeeper(store, SharedEmbedder(sentence_embedder).get, cache=vector_cache(),
-                           on_error=lambda e: log.warning("embedding upkeep failed: %s", e))
 
 
 def make_tools(store: Any, report_dir: Path, keeper: EmbeddingKeeper | None = None

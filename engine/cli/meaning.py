@@ -1,8 +1,9 @@
 """The parts every command that ranks by meaning shares (search, ask, compact --topic, import,
-embed): the packaged embedder for --semantic, a read that never ranks by meaning over
-missing embeddings (a few computed first, with a progress bar on stderr; more refused in one
-line naming `embed`), and the upkeep after an import. The work is in
-engine/embedding/upkeep.py."""
+embed), and the long-lived processes (the MCP server, the resident engine): the packaged
+embedder for --semantic, a read that never ranks by meaning over missing embeddings (a few
+computed first, with a progress bar on stderr; more refused in one line naming `embed`), the
+upkeep after an import, and the keeper that keeps them after writes. The work is in
+engine/embedding/upkeep.py and keeper.py."""
 from __future__ import annotations
 
 import argparse
@@ -88,3 +89,20 @@ def keep_after_import(store: Any, args: argparse.Namespace) -> None:
     print(f"{backlog.missing} of {backlog.total} beliefs have no embedding yet (search and "
           f"ask --semantic rank by them): `{program(args)} embed` computes them, as "
           "`import --embed` does", file=sys.stderr)
+
+
+def embedding_keeper(store: Any) -> Any:
+    """An EmbeddingKeeper (engine/embedding/keeper.py) for a process that serves many
+    commands or calls over `store`: one packaged model shared by all of them, the embeddings
+    kept current after each write on a thread of its own (a failure is logged; the next
+    write tries again). The MCP server holds one; the resident engine's hook is the same:
+    call its `note_write()` after each command that may add or reword beliefs."""
+    import logging
+
+    from engine.cli.stage_parts import sentence_embedder, vector_cache
+    from engine.embedding.keeper import EmbeddingKeeper
+    from engine.embedding.shared import SharedEmbedder
+
+    log = logging.getLogger("eem.embeddings")
+    return EmbeddingKeeper(store, SharedEmbedder(sentence_embedder).get, cache=vector_cache(),
+                           on_error=lambda e: log.warning("embedding upkeep failed: %s", e))

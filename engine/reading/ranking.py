@@ -87,12 +87,11 @@ class Ranked:
 
 @dataclass
 class Ranking:
-    """The ranked beliefs, best first, and what was read to rank them: the ids each
-    candidate's justifications name and the cosine of those the meaning ranking placed."""
+    """The ranked beliefs, best first, and the ids each one's justifications name (read to
+    rank them; the bundle's provenance starts from them)."""
 
     ranked: list[Ranked] = field(default_factory=list)
     links: dict[str, frozenset[str]] = field(default_factory=dict)
-    cosines: dict[str, float] = field(default_factory=dict)
 
 
 def rank_in(tx: RankingTx, words: Sequence[str], *, meaning: Meaning | None = None,
@@ -112,7 +111,7 @@ def rank_in(tx: RankingTx, words: Sequence[str], *, meaning: Meaning | None = No
     best = max(cosines.values(), default=1.0)
     fused = fuse(rankings, {"semantic": {i: c / best for i, c in cosines.items()}})
     links = tx.justification_links(fused)
-    return Ranking(_with_proximity(fused, links), links, cosines)
+    return Ranking(_with_proximity(fused, links), links)
 
 
 def _by_meaning(tx: RankingTx, vector: Sequence[float], pool: int, include_out: bool
@@ -123,27 +122,29 @@ def _by_meaning(tx: RankingTx, vector: Sequence[float], pool: int, include_out: 
 
 
 @dataclass
-class _Fused:
+class Fused:
+    """A belief's share of the fused rankings, and its place in each."""
+
     belief: BeliefHit
     relevance: float = 0.0
     ranks: dict[str, int] = field(default_factory=dict)
 
 
 def fuse(rankings: Mapping[str, Sequence[BeliefHit]],
-         weights: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, _Fused]:
+         weights: Mapping[str, Mapping[str, float]] | None = None) -> dict[str, Fused]:
     """Reciprocal rank fusion of named rankings (best first each), by belief id; a hit's
     share is weighed by `weights[name][id]` where given."""
-    fused: dict[str, _Fused] = {}
+    fused: dict[str, Fused] = {}
     for name, hits in rankings.items():
         weight = (weights or {}).get(name, {})
         for rank, hit in enumerate(hits, start=1):
-            entry = fused.setdefault(hit.id, _Fused(hit))
+            entry = fused.setdefault(hit.id, Fused(hit))
             entry.relevance += weight.get(hit.id, 1.0) / (RRF_K + rank)
             entry.ranks[name] = rank
     return fused
 
 
-def _with_proximity(fused: Mapping[str, _Fused], links: Mapping[str, frozenset[str]]
+def _with_proximity(fused: Mapping[str, Fused], links: Mapping[str, frozenset[str]]
                     ) -> list[Ranked]:
     by_relevance = sorted(fused.values(), key=lambda e: (-e.relevance, e.belief.id))
     seeds = [e.belief.id for e in by_relevance[:SEEDS]]
