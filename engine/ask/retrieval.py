@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
-from engine.embedding.cache import text_sha256
+from engine import defaults
+from engine.embedding.cache import Embedder, text_sha256
 from engine.embedding.records import NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCARD
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
@@ -36,7 +37,7 @@ from engine.tms.records import TmsTx
 from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
 
-DEFAULT_BUDGET = 3000
+DEFAULT_BUDGET = defaults.CONTEXT_BUDGET
 POOL = 100  # matches read from each index for a question
 TEXT_CHARS = 400
 RESTS_ON_SHOWN = 3  # antecedents a line names; more are counted
@@ -85,7 +86,7 @@ class Entry:
             out += f" (also said by: {_some(also, DUPLICATES_SHOWN)})"
         return out
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "text": self.text, "truth": self.truth, "depth": self.depth,
                 "role": self.role, "why_out": self.why_out, "related": self.related,
                 "summary_of": self.summary_of, "rests_on": list(self.rests_on),
@@ -115,7 +116,7 @@ class Bundle:
     def text(self) -> str:
         return render(self.question, self.entries, self.left_out)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"question": self.question, "budget": self.budget, "tokens": self.tokens,
                 "estimator": self.estimator, "ranked_by": self.ranked_by,
                 "left_out": self.left_out, "entries": [e.as_dict() for e in self.entries],
@@ -145,7 +146,7 @@ def check_budget(budget: int) -> int:
 
 
 def retrieve(store: Store, question: str, *, budget: int = DEFAULT_BUDGET,
-             counter: TokenCounter = ESTIMATE, embedder: Any = None) -> Bundle:
+             counter: TokenCounter = ESTIMATE, embedder: Embedder | None = None) -> Bundle:
     """The bundle for `question`, read in one transaction: ranked by words, and by meaning
     with `embedder` (the memory's embeddings must then be current: MissingEmbeddings)."""
     if not question.strip():

@@ -1,57 +1,42 @@
 """`eem embed`: every belief's embedding brought up to date (the vectors `--semantic` ranks
-by), with a progress bar on stderr. The work is in engine/embedding/upkeep.py; what the other
-commands share to rank by meaning is in engine/cli/meaning.py."""
+by), with a progress bar on stderr; one call of engine/service/meaning.py."""
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any
 
-from engine.cli.command import Command
-from engine.cli.meaning import ProgressBar
-from engine.cli.support import print_json
+from engine.cli.arguments import positive_int
+from engine.cli.command import Call, Command
+from engine.defaults import EMBED_BATCH
 
 
-def cmd_embed(store: Any, args: argparse.Namespace) -> int:
-    from engine.cli.stage_parts import sentence_embedder, vector_cache
-    from engine.embedding.upkeep import embedding_backlog, update_embeddings
+def cmd_embed(call: Call) -> int:
+    from engine.cli.meaning import ProgressBar
+    from engine.service import meaning
 
-    embedder = sentence_embedder()
-    if args.check:
-        backlog = embedding_backlog(store, embedder.model_name)
-        if args.json:
-            print_json(backlog.as_dict())
-        else:
-            print(f"{backlog.total - backlog.missing} of {backlog.total} beliefs have a current "
-                  f"embedding of {backlog.model}" + (f"; {backlog.missing} missing"
-                                                      if backlog.missing else ""))
+    a = call.args
+    if a.check:
+        backlog = meaning.backlog(call.context)
+        if not call.emit(backlog):
+            call.say(f"{backlog.total - backlog.missing} of {backlog.total} beliefs have a "
+                     f"current embedding of {backlog.model}"
+                     + (f"; {backlog.missing} missing" if backlog.missing else ""))
         return 0 if backlog.current else 1
-    update = update_embeddings(store, embedder, cache=vector_cache(), batch=args.batch,
-                               progress=None if args.quiet else ProgressBar(sys.stderr))
-    if args.json:
-        print_json(update.as_dict())
-    else:
-        print(f"{update.total} beliefs: {update.missing} lacked a current embedding of "
-              f"{update.model}; {update.computed} computed, {update.reused} from the cache, "
-              f"{update.written} written")
+    update = meaning.embed(call.context, batch=a.batch,
+                           progress=None if a.quiet else ProgressBar(call.err))
+    if not call.emit(update):
+        call.say(f"{update.total} beliefs: {update.missing} lacked a current embedding of "
+                 f"{update.model}; {update.computed} computed, {update.reused} from the "
+                 f"cache, {update.written} written")
     return 0
 
 
 def _embed_arguments(p: argparse.ArgumentParser) -> None:
-    from engine.embedding.upkeep import UPKEEP_BATCH
-
     p.add_argument("--check", action="store_true",
                    help="only say how many beliefs lack a current embedding (exit 1 when some "
                         "do); compute nothing")
-    p.add_argument("--batch", type=_positive, default=UPKEEP_BATCH, metavar="N",
-                   help=f"beliefs per embedding call and write (default {UPKEEP_BATCH})")
+    p.add_argument("--batch", type=positive_int, default=EMBED_BATCH, metavar="N",
+                   help=f"beliefs per embedding call and write (default {EMBED_BATCH})")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
-def _positive(text: str) -> int:
-    from engine.cli.stage_cli import positive_int
-
-    return positive_int(text)
 
 
 COMMANDS: dict[str, Command] = {

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.embedding.cache import Embedder, MemoryVectorCache, Progress, VectorCache, text_sha256
 from engine.embedding.records import EmbeddingBacklog, StoredEmbedding
@@ -31,7 +32,7 @@ from engine.store import Store
 
 T = TypeVar("T")
 
-UPKEEP_BATCH = 256  # beliefs per page read, embed call and write transaction
+UPKEEP_BATCH = defaults.EMBED_BATCH  # beliefs per page read, embed call and write transaction
 # A semantic search computes this many missing embeddings itself before it runs (about half a
 # minute of the bundled model on two cores); more, and it says how many and what computes them.
 SEARCH_EMBED_LIMIT = 2000

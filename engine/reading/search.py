@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine import defaults
 from engine.errors import InvalidInput
 from engine.model import Truth
 from engine.reading.ranking import POOL, RRF_K, Meaning, RankingTx, meaning_of, rank_in
@@ -23,9 +24,9 @@ from engine.store import Store
 __all__ = ["RRF_K", "HybridSearchTx", "Neighbour", "SearchHit", "check_depth", "check_limit",
            "neighbours", "search", "search_in", "search_words"]
 
-DEFAULT_LIMIT = 10
-MAX_LIMIT = 1000
-MAX_DEPTH = 5  # search --depth: justification steps from the hits
+DEFAULT_LIMIT = defaults.SEARCH_LIMIT
+MAX_LIMIT = defaults.SEARCH_MAX_LIMIT
+MAX_DEPTH = defaults.SEARCH_MAX_DEPTH  # search --depth: justification steps from the hits
 
 HybridSearchTx = RankingTx  # what a search reads (the name the repair stage knows it by)
 

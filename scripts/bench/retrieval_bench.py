@@ -122,10 +122,11 @@ def refuse_foreign_graph(store: Neo4jStore, wipe: bool) -> None:
 
 
 def embed_all(store: Neo4jStore, embedder: Any) -> dict[str, Any]:
-    from engine.cli.stage_parts import embedding_cache_dir
+    from engine.wiring.settings import Settings
 
+    folder = Settings.of(os.environ).cache_folder
     start = time.perf_counter()
-    update = update_embeddings(store, embedder, cache=NpyVectorCache(embedding_cache_dir()))
+    update = update_embeddings(store, embedder, cache=NpyVectorCache(folder / "embeddings"))
     return {**update.as_dict(), "seconds": round(time.perf_counter() - start, 1)}
 
 

@@ -67,11 +67,11 @@ def test_after_import_of_a_shared_network_search_semantic_ranks_by_meaning(
     imported = eem(own_env, "import", str(path))
     assert "1296 of 1296 beliefs have no embedding yet" in imported.stderr
     assert "`python -m engine embed` computes them" in imported.stderr
-    by_words = json.loads(eem(own_env, "search", *QUERY.split(), "--json").stdout)
+    by_words = json.loads(eem(own_env, "search", *QUERY.split(), "--json").stdout)["hits"]
     assert ANSWER not in {h["id"] for h in by_words}
     found = eem(own_env, "search", *QUERY.split(), "--semantic", "--limit", "3", "--json")
     assert "embeddings: 1296/1296 computed" in found.stderr  # computed first, said so
-    hits = json.loads(found.stdout)
+    hits = json.loads(found.stdout)["hits"]
     by_meaning_alone = [h for h in hits if h["text_rank"] is None]
     assert ANSWER in {h["id"] for h in by_meaning_alone}  # among the first three
     assert {h["id"] for h in by_meaning_alone} <= COLD_START  # what the question asks about
@@ -86,7 +86,7 @@ def test_a_few_missing_embeddings_are_computed_before_a_semantic_search(store, o
     tms.add(store, "ui-colour", "The buttons are blue")
     first = eem(own_env, "search", "sluggish", "sql", "performance", "--semantic", "--json")
     assert "embeddings: 2/2 computed" in first.stderr
-    assert [h["id"] for h in json.loads(first.stdout)][:1] == ["db-latency"]
+    assert [h["id"] for h in json.loads(first.stdout)["hits"]][:1] == ["db-latency"]
     tms.add(store, "db-index", "An index on the orders table speeds lookups")
     again = eem(own_env, "which database queries are slow?", "--context-only", "--semantic",
                 "--json", program="engine.ask")
@@ -105,7 +105,7 @@ def test_more_missing_than_a_search_computes_is_refused_in_one_line(store, own_e
     line = assert_one_error_line(
         eem(own_env, "search", "observed", "--semantic", code=2),
         "2001 of 2001 beliefs have no current embedding of " + MODEL,
-        "compute them with `python -m engine embed`, or leave out --semantic")
+        "compute them with `python -m engine embed`, or rank without semantic")
     assert "cannot be ranked by meaning" in line
     assert_one_error_line(eem(own_env, "compact", "--topic", "observed", "--semantic", code=2),
                           "2001 of 2001 beliefs")

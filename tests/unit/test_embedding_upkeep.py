@@ -171,14 +171,12 @@ def test_a_failing_upkeep_is_reported_and_the_keeper_goes_on():
 
 # --- the command's parts ----------------------------------------------------------------------
 def test_the_hint_names_the_program_as_it_was_called():
-    import argparse
+    from engine.service.context import Context
+    from engine.service.meaning import embed_hint
 
-    from engine.cli.meaning import embed_hint
-
-    assert embed_hint(argparse.Namespace(prog="eem ask")).startswith(
+    assert embed_hint(Context(FakeStore(), prog="eem")).startswith(
         "compute them with `eem embed`")
-    assert "`python -m engine embed`" in embed_hint(argparse.Namespace(prog="python -m engine"))
-    assert "`python -m engine embed`" in embed_hint(argparse.Namespace())
+    assert "`python -m engine embed`" in embed_hint(Context(FakeStore(), prog="python -m engine"))
 
 
 def test_the_progress_bar_redraws_on_a_terminal_and_prints_lines_elsewhere():
