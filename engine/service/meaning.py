@@ -47,8 +47,11 @@ def embedder(ctx: Context) -> Embedder:
 
 
 def embed_hint(ctx: Context) -> str:
-    """What computes the missing embeddings, named as the program was called."""
-    return f"compute them with `{ctx.command('embed')}`, or rank without semantic"
+    """What computes the missing embeddings, named as the program was called (a stage
+    program's, `eem ask` or `python -m engine.ask`, names the main one's `embed`)."""
+    main = "python -m engine" if ctx.prog.startswith("python -m engine") else \
+        (ctx.prog.split() or ["eem"])[0]
+    return f"compute them with `{main} embed`, or rank without semantic"
 
 
 def by_meaning(ctx: Context, semantic: bool, read: Callable[[Embedder | None], T], *,

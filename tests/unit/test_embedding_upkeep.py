@@ -177,6 +177,10 @@ def test_the_hint_names_the_program_as_it_was_called():
     assert embed_hint(Context(FakeStore(), prog="eem")).startswith(
         "compute them with `eem embed`")
     assert "`python -m engine embed`" in embed_hint(Context(FakeStore(), prog="python -m engine"))
+    # a stage program names the main program's embed
+    assert "`eem embed`" in embed_hint(Context(FakeStore(), prog="eem ask"))
+    assert "`python -m engine embed`" in embed_hint(Context(FakeStore(),
+                                                            prog="python -m engine.ask"))
 
 
 def test_the_progress_bar_redraws_on_a_terminal_and_prints_lines_elsewhere():
