@@ -36,6 +36,10 @@ CREATE VECTOR INDEX belief_embedding IF NOT EXISTS
 FOR (b:Belief) ON b.embedding
 OPTIONS {indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}
 
+// name: index_belief_embedding_model
+// Creates the range index on Belief.embedding_model, which counts the beliefs with a current embedding of a model before every search by meaning (idempotent).
+CREATE INDEX belief_embedding_model IF NOT EXISTS FOR (b:Belief) ON (b.embedding_model)
+
 // name: index_belief_text
 // Creates the belief_text full-text index on Belief.text and Belief.id, what `search` ranks by, with the english analyzer (stemming: "deactivation" finds "auto-deactivated"; idempotent).
 CREATE FULLTEXT INDEX belief_text IF NOT EXISTS FOR (b:Belief) ON EACH [b.text, b.id]

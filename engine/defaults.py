@@ -11,6 +11,7 @@ LOG_LIMIT = 50  # entries
 BLOCKERS_LIMIT = 20  # groups and premises
 COMPACT_BUDGET = 800  # tokens
 CONTEXT_BUDGET = 3000  # tokens, for the material of a question
+EMBED_BATCH = 256  # beliefs per embedding call and write transaction of the upkeep
 LIST_SORTS = ("id", "depth", "impact", "updated")
 DEFEATER_TYPES = ("invalid-inference", "over-generalizes", "duplicate-of", "superseded-by")
 # what logically fails in a defeated justification (ftl-reasons' defeat_reason_type)

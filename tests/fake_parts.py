@@ -226,9 +226,6 @@ class FakeReading(FakePart):
             out[bid] = sum(visible(self.s.beliefs[d].effective_tags, visible_to) for d in seen)
         return out
 
-    def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
-        return [b.id for b in by_words(self.s.beliefs.values(), words, include_out=True)[:limit]]
-
     def around_ids(self, belief_id: str, steps: int) -> list[str] | None:
         if belief_id not in self.s.beliefs:
             return None

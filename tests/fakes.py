@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 from engine.agents.records import AgentTx
 from engine.ask.records import AskTx
 from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery, Touch
-from engine.embedding.records import StoredEmbedding, VectorTx
+from engine.embedding.records import EmbeddingBacklog, StoredEmbedding, VectorTx
 from engine.errors import InvalidInput, StoreError
 from engine.memory.records import (
     EDITABLE_FIELDS,
@@ -573,8 +573,18 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         return [self._hit(b) for b in by_words(self.s.beliefs.values(), words, include_out)
                 [:limit]]
 
+    def search_meaning(self, vector: Sequence[float], limit: int, include_out: bool
+                       ) -> list[tuple[BeliefHit, float]]:
+        nearest = self.similar_beliefs(vector, limit if include_out else 2 * limit)
+        hits = [(self._hit(self.s.beliefs[i]), c) for i, c in nearest]
+        return [(h, c) for h, c in hits if include_out or h.truth == Truth.IN][:limit]
+
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         return {i: self._hit(self.s.beliefs[i]) for i in ids if i in self.s.beliefs}
+
+    def justification_links(self, ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        return {i: frozenset(m for j in self.s.beliefs[i].justifications for m in j.mentions())
+                for i in ids if i in self.s.beliefs}
 
     def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
         found: dict[str, int] = {}
@@ -702,6 +712,26 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         for e in found:
             self.s.embeddings[e.id] = dataclasses.replace(e, vector=[float(x) for x in e.vector])
         return len(found)
+
+    def _embedded(self, b: Belief, model: str) -> bool:
+        e = self.s.embeddings.get(b.id)
+        return e is not None and e.model == model and e.text == b.text
+
+    def embedding_backlog(self, model: str, scope: Sequence[str] | None = None
+                          ) -> EmbeddingBacklog:
+        wanted = None if scope is None else set(scope)
+        beliefs = [b for i, b in self.s.beliefs.items() if wanted is None or i in wanted]
+        recorded = self.s.extra.get("embedding_model")
+        return EmbeddingBacklog(model, len(beliefs),
+                                sum(not self._embedded(b, model) for b in beliefs),
+                                None if recorded is None else str(recorded))
+
+    def beliefs_to_embed(self, model: str, after: str, limit: int) -> list[tuple[str, str]]:
+        return [(i, b.text) for i, b in sorted(self.s.beliefs.items())
+                if i > after and not self._embedded(b, model)][:limit]
+
+    def record_embedding_model(self, model: str) -> None:
+        self.s.extra["embedding_model"] = model
 
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         q = [float(x) for x in vector]

@@ -110,7 +110,8 @@ def test_each_face_is_where_adapters_come_in(face):
 
 # --- the stage CLIs share one skeleton, not each other ----------------------------------
 SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_flags", "engine.cli.arguments",
-              "engine.cli.command", "engine.cli.main", "engine.cli.sources"}
+              "engine.cli.command", "engine.cli.main", "engine.cli.sources",
+              "engine.cli.meaning"}
 STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "negatives", "pipeline",
               "repair", "review"]
 

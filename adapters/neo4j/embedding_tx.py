@@ -1,8 +1,9 @@
 """Neo4jTx part (VectorTx): embeddings cached on Belief nodes, and the vector index's nearest
 beliefs, every score turned into cosine here.
 
-Queries in cypher/derive/embeddings.cypher and cypher/dedup/dedup.cypher (nearest_beliefs);
-the vector index is in cypher/schema.cypher.
+Queries in cypher/derive/embeddings.cypher, cypher/embedding/upkeep.cypher (what is missing or
+stale, the memory's model) and cypher/dedup/dedup.cypher (nearest_beliefs); the vector index is
+in cypher/schema.cypher.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
-from engine.embedding.records import StoredEmbedding
+from engine.embedding.records import EmbeddingBacklog, StoredEmbedding
 from engine.embedding.records import VectorTx
 
 ID_BATCH = 5000  # ids per key read
@@ -32,13 +33,14 @@ def _chunks(items: Sequence[Any], size: int):
         yield items[start:start + size]
 
 
-def _floats(vector: Any) -> list[float]:
+def as_floats(vector: Any) -> list[float]:
     return vector.tolist() if hasattr(vector, "tolist") else [float(x) for x in vector]
 
 
 # an embedding row written, and read back, side by side
 def embedding_to_row(e: StoredEmbedding) -> dict[str, Any]:
-    return {"id": e.id, "sha256": e.sha256, "model": e.model, "vector": _floats(e.vector)}
+    return {"id": e.id, "sha256": e.sha256, "model": e.model, "vector": as_floats(e.vector),
+            "text": e.text}
 
 
 def embedding_from_record(r: Mapping[str, Any]) -> StoredEmbedding:
@@ -76,7 +78,7 @@ class EmbeddingTxPart(TxBase):
 
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         return [(r["id"], score_to_cosine(r["score"])) for r in
-                self._run("similar_beliefs", vector=_floats(vector),
+                self._run("similar_beliefs", vector=as_floats(vector),
                           limit=int(limit))]
 
     def nearest_beliefs(self, ids: Sequence[str], k: int, min_cosine: float
@@ -84,6 +86,23 @@ class EmbeddingTxPart(TxBase):
         record = self._single("nearest_beliefs", ids=list(ids), k=int(k) + 1,
                               min_score=cosine_to_score(min_cosine))
         return [(a, b, score_to_cosine(s)) for a, b, s in record["pairs"]] if record else []
+
+    def embedding_backlog(self, model: str, scope: Sequence[str] | None = None
+                          ) -> EmbeddingBacklog:
+        if scope is None:
+            record = self._one("embedding_backlog", model=model)
+        else:
+            record = self._one("embedding_backlog_of", model=model, ids=sorted(set(scope)))
+        total = int(record["total"])
+        return EmbeddingBacklog(model, total, max(0, total - int(record["current"])),
+                                record["recorded"])
+
+    def beliefs_to_embed(self, model: str, after: str, limit: int) -> list[tuple[str, str]]:
+        record = self._one("beliefs_to_embed", model=model, after=after, limit=int(limit))
+        return [(i, t) for i, t in record["rows"]]
+
+    def record_embedding_model(self, model: str) -> None:
+        self._run("record_embedding_model", model=model)
 
 
 # The protocol this part implements, checked by mypy.

@@ -14,7 +14,7 @@ from adapters.query_pack import is_pack_query
 from engine.errors import NotFound
 from engine.reading.records import GraphEdge, GraphNode, PackTx, QueryResult
 
-HIDDEN_PROPERTIES = frozenset({"embedding"})
+HIDDEN_PROPERTIES = frozenset({"embedding", "embedding_text"})
 
 
 def _properties(entity: neo4j.graph.Entity) -> dict[str, Any]:

@@ -7,7 +7,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
-from adapters.neo4j.search_tx import lucene_query
 from engine.reading.records import (
     NetworkCounts,
     ReadingTx,
@@ -111,13 +110,6 @@ class ReadingTxPart(TxBase):
             counted = {str(e) for e in record["elements"]} if record else set()
         return {bid: cone_size(element, children, counted)
                 for bid, element in element_of.items()}
-
-    def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
-        query = lucene_query(words)
-        if not query:
-            return []
-        record = self._single("reading_topic_scope", query=query, limit=int(limit))
-        return [str(i) for i in record["ids"]] if record else []
 
     def around_ids(self, belief_id: str, steps: int) -> list[str] | None:
         record = self._single("reading_around_scope", id=belief_id, steps=int(steps))

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from adapters.neo4j.base import TxBase
+from adapters.neo4j.embedding_tx import as_floats, score_to_cosine
 from engine.model import Truth
 from engine.reading.records import BeliefHit
 from engine.reading.records import SearchTx
@@ -17,6 +18,7 @@ from engine.reading.records import SearchTx
 
 FETCH_FACTOR = 4
 MIN_FETCH = 40
+MEANING_OVERFETCH = 2  # nearest vectors asked for per hit wanted when OUT ones drop out
 _LUCENE_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 
 
@@ -52,10 +54,22 @@ class SearchTxPart(TxBase):
                 return hits
             fetch *= FETCH_FACTOR * 4
 
+    def search_meaning(self, vector: Sequence[float], limit: int, include_out: bool
+                       ) -> list[tuple[BeliefHit, float]]:
+        fetch = int(limit) if include_out else int(limit) * MEANING_OVERFETCH
+        record = self._single("search_meaning", vector=as_floats(vector), fetch=fetch,
+                              limit=int(limit), include_out=bool(include_out))
+        return [(hit_from_row(r[:5]), score_to_cosine(r[5])) for r in record["hits"]] \
+            if record else []
+
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         record = self._single("search_belief_hits", ids=sorted(set(ids)))
         hits = [hit_from_row(r) for r in record["hits"]] if record else []
         return {h.id: h for h in hits}
+
+    def justification_links(self, ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        record = self._single("search_links", ids=sorted(set(ids)))
+        return {bid: frozenset(named) for bid, named in record["rows"]} if record else {}
 
     def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
         found: dict[str, int] = {}

@@ -31,13 +31,14 @@ WITH b.id AS id ORDER BY id
 RETURN collect(id) AS ids
 
 // name: redefine_belief_fields
-// Sets each given belief's text, source fields, metadata, extra and updated_at; returns nothing.
+// Sets each given belief's text, source fields, metadata, extra and updated_at (a new text clears the model of an embedding computed from another: cypher/embedding/upkeep.cypher); returns nothing.
 // defines: belief $rows.id
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 SET b.text = row.text, b.source = row.source, b.source_url = row.source_url,
     b.source_hash = row.source_hash, b.date = row.date, b.metadata = row.metadata,
     b.extra = row.extra, b.updated_at = row.updated_at
+SET b.embedding_model = CASE WHEN b.embedding_text = coalesce(b.text, '') THEN b.embedding_model END
 
 // name: delete_justifications_of
 // Deletes every justification of the given beliefs (with their edges); returns nothing.

@@ -25,11 +25,12 @@ WITH c ORDER BY c.seq
 RETURN collect([c.seq, c.at, c.op, c.actor, c.before, c.went_in, c.went_out]) AS rows
 
 // name: history_put_beliefs
-// Sets each of $rows ({id, props, marks}) as its belief's stored definition: the belief made (or its placeholder promoted first), every property of $props set (null removes it), its labels other than Belief and the truth labels replaced by `marks`; returns nothing.
+// Sets each of $rows ({id, props, marks}) as its belief's stored definition: the belief made (or its placeholder promoted first), every property of $props set (null removes it; a text other than the embedded one clears the embedding's model: cypher/embedding/upkeep.cypher), its labels other than Belief and the truth labels replaced by `marks`; returns nothing.
 // defines: belief $rows.id
 UNWIND $rows AS row
 MERGE (b:Belief {id: row.id})
 SET b += row.props
+SET b.embedding_model = CASE WHEN b.embedding_text = coalesce(b.text, '') THEN b.embedding_model END
 WITH b, row, [l IN labels(b) WHERE NOT l IN ['Belief', 'In', 'Out', 'Undetermined']] AS marks
 REMOVE b:$(marks)
 SET b:$(row.marks)

@@ -1,6 +1,7 @@
 // Sampling pools and the embedding cache on Belief nodes: properties `embedding` (the
 // vector, stored as a float32 array by db.create.setNodeVectorProperty), `embedding_sha256`
-// (sha256 of the text it was computed from) and `embedding_model`. Reads return one collected
+// (sha256 of the text it was computed from), `embedding_model` and `embedding_text` (that text
+// itself: cypher/embedding/upkeep.cypher compares it with the belief's). Reads return one collected
 // list where they can: the driver spends ~15 us per record, a whole second per 100k rows.
 
 // name: premise_pool
@@ -34,12 +35,13 @@ RETURN b.id AS id, b.embedding_sha256 AS sha256, b.embedding_model AS model,
        b.embedding AS vector
 
 // name: save_embeddings
-// Stores each of $rows ({id, sha256, model, vector}) on its belief; returns `written`, how many beliefs were found.
+// Stores each of $rows ({id, sha256, model, vector, text}) on its belief, with the text it was computed from (row.text; null when the writer does not have it, so the upkeep counts it stale); returns `written`, how many beliefs were found.
 // defines: nothing (embeddings follow the text)
 UNWIND $rows AS row
 MATCH (b:Belief {id: row.id})
 CALL db.create.setNodeVectorProperty(b, 'embedding', row.vector)
-SET b.embedding_sha256 = row.sha256, b.embedding_model = row.model
+SET b.embedding_sha256 = row.sha256, b.embedding_model = row.model,
+    b.embedding_text = row.text
 RETURN count(b) AS written
 
 // name: similar_beliefs

@@ -131,11 +131,6 @@ MATCH (b:Belief) WHERE elementId(b) = e
 RETURN collect([e, COLLECT { MATCH (b)<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(d:Belief)
                              RETURN DISTINCT elementId(d) }]) AS rows
 
-// name: reading_topic_scope
-// One record, `ids`: the ids of up to $limit beliefs (any label) whose text or id matches the Lucene $query, best first.
-CALL db.index.fulltext.queryNodes('belief_text', $query, {limit: $limit}) YIELD node
-RETURN collect(node.id) AS ids
-
 // name: reading_around_scope
 // One record, `ids`: the belief $id and every belief within $steps justification steps of it, upstream (what it rests on) and downstream (what rests on it); `found`: whether $id exists.
 OPTIONAL MATCH (root:Belief {id: $id})

@@ -99,10 +99,11 @@ SET b.metadata = $metadata, b.access_tags = $access_tags, b.updated_at = $at
 RETURN b.id AS id
 
 // name: set_fields
-// Sets the given fields of a belief ($fields: a map of text, source, source_url, source_hash, date) and stamps updated_at; returns its id.
+// Sets the given fields of a belief ($fields: a map of text, source, source_url, source_hash, date) and stamps updated_at (a new text clears the model of an embedding computed from another: cypher/embedding/upkeep.cypher); returns its id.
 // defines: belief $id
 MATCH (b:Belief {id: $id})
 SET b += $fields, b.updated_at = $at
+SET b.embedding_model = CASE WHEN b.embedding_text = coalesce(b.text, '') THEN b.embedding_model END
 RETURN b.id AS id
 
 // name: copy_source_link

@@ -2,9 +2,9 @@
 in its set (engine/tms/access.py); untagged beliefs are visible to all.
 
 `VisibleStore` wraps a store for one client (the Context's `visible_to`: an MCP token's set,
-or the CLI's `--visible-to`): every read runs on a `VisibleTx`,
-which answers the verbs the filtered reads use (show, list, search, explain, trace,
-trace-tags, compact, blockers, export, context_for, ask) and refuses every other one (deny by
+or the CLI's `--visible-to`): every read runs on a `VisibleTx`, which answers the verbs the
+filtered reads use (show, list, search by words and by meaning, explain, trace, trace-tags,
+compact, blockers, export, context_for, ask) and refuses every other one (deny by
 default: a verb added later leaks nothing until someone filters it here). A hidden belief is
 absent from every answer, exactly as an unknown id, and from every count; where a visible
 belief names one (an outlist member, a justification that does not hold, a closed gate's
@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
 from engine.agents.visible_export import visible_network
+from engine.embedding.records import EmbeddingBacklog, StoredEmbedding
 from engine.clock import now_iso
 from engine.errors import InvalidInput
 from engine.model import Belief
@@ -145,6 +146,30 @@ class VisibleTx:
     def similar_beliefs(self, vector: Sequence[float], limit: int) -> list[tuple[str, float]]:
         return self._tx.similar_beliefs(vector, limit)  # ids only: belief_hits filters them
 
+    def search_meaning(self, vector: Sequence[float], limit: int, include_out: bool
+                       ) -> list[tuple[BeliefHit, float]]:
+        found = self._tx.search_meaning(vector, limit * SEARCH_OVERFETCH, include_out)
+        seen = self.existing_ids(h.id for h, _ in found)
+        return [(h, c) for h, c in found if h.id in seen][:limit]
+
+    def embeddings(self, ids: Iterable[str]) -> dict[str, StoredEmbedding]:
+        """The stored embeddings of visible beliefs only (ask folds near duplicates)."""
+        seen = self._network().ids
+        return self._tx.embeddings(i for i in ids if i in seen)
+
+    def embedding_backlog(self, model: str, scope: Sequence[str] | None = None
+                          ) -> EmbeddingBacklog:
+        """Counted over the visible beliefs only (a count of the hidden ones says they are
+        there); the memory's recorded model is no belief's content."""
+        return self._tx.embedding_backlog(model, self._scoped(scope))
+
+    def justification_links(self, ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """Of visible beliefs, and naming visible ones only (a hidden belief named would say
+        it is there)."""
+        seen = self._network().ids
+        return {i: frozenset(named & seen)
+                for i, named in self._tx.justification_links(i for i in ids if i in seen).items()}
+
     def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
         """Step by step through visible beliefs only: a hidden one is neither listed nor
         walked through (it would say which visible beliefs it connects)."""
@@ -229,9 +254,6 @@ class VisibleTx:
     def impacts(self, ids: Iterable[str], visible_to: frozenset[str] | None = None
                 ) -> dict[str, int]:
         return self._tx.impacts(self._only_visible(ids), self._visible_to)
-
-    def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
-        return self._only_visible(self._tx.topic_ids(words, limit))
 
     def around_ids(self, belief_id: str, steps: int) -> list[str] | None:
         if belief_id not in self._network().ids:

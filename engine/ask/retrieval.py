@@ -1,40 +1,56 @@
-"""What `ask` shows the model, found without one: the hybrid search for the question (full
-text, and meaning when an embedder is given, fused by RRF), then for the best hits their
-support (the justifications that make an IN belief IN, down to premises) and their direct
-dependents, packed to a token budget in that order of priority.
+"""What `ask` shows the model, found without one, and what the MCP `context_for` gives an
+agent: the beliefs that bear on the question, most relevant first, packed to a token budget.
 
-OUT beliefs that match are kept and marked `[OUT]` with why they are OUT (the retraction
-reason, the review finding that defeats them, the gate that closes them, or what fails), so
-"we used to think X, and here is why we stopped" can be answered. A belief an IN summary
-covers is shown as the summary, once.
+The order is the ranking every reader shares (engine/reading/ranking.py): full text and, with
+an embedder, meaning, fused by RRF, then raised by proximity in the justification graph to
+the best matches. What a match rests on and what rests on it come in by their own relevance
+to the question, not by a slot of their own: a small budget goes to what the question asks
+about. Near duplicates (two beliefs of the same label whose embeddings are as close as the
+dedup stage's threshold for a likely duplicate, or, without embeddings, whose word sets
+overlap as much as dedup --by-id asks of ids) take one line: the better ranked one, naming
+the other ("also said by").
+
+Each line keeps its provenance, so the model can cite why a belief holds: a derived IN
+belief names what it rests on (the antecedents of its shallowest justification that holds);
+an OUT belief says why it is OUT (the retraction reason, the review finding that defeats it,
+the gate that closes it, the newer belief that supersedes it, or what fails). A belief an IN
+summary covers is shown as the summary, once. Everything is read in one read transaction:
+the same graph and question give the same bundle.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from engine import defaults
-from engine.embedding.cache import Embedder
+from engine.embedding.cache import Embedder, text_sha256
+from engine.embedding.records import NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCARD
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading.compact.lines import depth_text, shorten_words
+from engine.reading.ranking import Meaning, Ranked, RankingTx, meaning_of, rank_in
 from engine.reading.records import ReadingTx, SummaryCover, cover_index
-from engine.reading.search import SearchHit, search
 from engine.store import Store
 from engine.tms.records import TmsTx
 from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
 
 DEFAULT_BUDGET = defaults.CONTEXT_BUDGET
-SEARCH_LIMIT = 12  # hits the question's search keeps
-SUPPORT_HITS = 6  # of those, whose support and dependents are fetched
-DEPENDENTS_PER_HIT = 8
+POOL = 100  # matches read from each index for a question
 TEXT_CHARS = 400
-MAX_SUPPORT = 120  # support entries read at most (3000 tokens hold far fewer)
+RESTS_ON_SHOWN = 3  # antecedents a line names; more are counted
+DUPLICATES_SHOWN = 3  # near duplicates a line names; more are counted
+REACH = 2  # budgets' worth of bare lines of the best ranked beliefs turned into entries
+_WORD = re.compile(r"[a-z0-9]+")
 
 
 class Role:
+    """How a belief stands to the best matches: one of them names it in a justification
+    (support: an antecedent, or a gate of its outlist), it names one of them (dependent), or
+    neither (match); every one of them matches the question itself."""
+
     MATCH = "match"
     SUPPORT = "support"
     DEPENDENT = "dependent"
@@ -50,8 +66,11 @@ class Entry:
     depth: int | None
     role: str  # match, support, dependent
     why_out: str = ""  # for an OUT belief: why
-    related: str = ""  # for support: the belief it supports; for a dependent: what it rests on
+    related: str = ""  # for support: the match it supports; for a dependent: what it rests on
     summary_of: int = 0
+    rests_on: tuple[str, ...] = ()  # a derived IN belief: its holding justification's antecedents
+    duplicates: tuple[str, ...] = ()  # near duplicates this line stands for
+    score: float = 0.0
 
     def line(self) -> str:
         facts = [self.truth, f"depth {depth_text(self.depth)}"]
@@ -60,12 +79,23 @@ class Entry:
         out = f"- {self.id} [{', '.join(facts)}]: {shorten_words(self.text, TEXT_CHARS)}"
         if self.why_out:
             out += f" (OUT because: {shorten_words(self.why_out, 200)})"
+        if self.rests_on:
+            out += f" (rests on: {_some(self.rests_on, RESTS_ON_SHOWN)})"
+        also = [d for d in self.duplicates if d not in self.rests_on]  # named once
+        if also:
+            out += f" (also said by: {_some(also, DUPLICATES_SHOWN)})"
         return out
 
     def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "text": self.text, "truth": self.truth, "depth": self.depth,
                 "role": self.role, "why_out": self.why_out, "related": self.related,
-                "summary_of": self.summary_of}
+                "summary_of": self.summary_of, "rests_on": list(self.rests_on),
+                "duplicates": list(self.duplicates), "score": round(self.score, 6)}
+
+
+def _some(ids: Sequence[str], shown: int) -> str:
+    more = len(ids) - shown
+    return ", ".join(ids[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 @dataclass
@@ -76,35 +106,32 @@ class Bundle:
     tokens: int = 0
     budget: int = DEFAULT_BUDGET
     estimator: str = ESTIMATE.name
+    ranked_by: str = "words"  # words, or words and meaning
 
     @property
     def ids(self) -> tuple[str, ...]:
-        return tuple(e.id for e in self.entries)
+        """Every belief the bundle names as a line, or as a near duplicate of one."""
+        return tuple(dict.fromkeys(i for e in self.entries for i in (e.id, *e.duplicates)))
 
     def text(self) -> str:
         return render(self.question, self.entries, self.left_out)
 
     def as_dict(self) -> dict[str, object]:
         return {"question": self.question, "budget": self.budget, "tokens": self.tokens,
-                "estimator": self.estimator, "left_out": self.left_out,
-                "entries": [e.as_dict() for e in self.entries], "text": self.text()}
+                "estimator": self.estimator, "ranked_by": self.ranked_by,
+                "left_out": self.left_out, "entries": [e.as_dict() for e in self.entries],
+                "text": self.text()}
 
 
-HEADINGS = {
-    Role.MATCH: "## Beliefs that match the question (best first)",
-    Role.SUPPORT: "## What they rest on (the justifications that hold, down to premises)",
-    Role.DEPENDENT: "## What rests on them",
-}
+HEADING = "## Beliefs that bear on it, most relevant first"
 
 
 def render(question: str, entries: Sequence[Entry], left_out: int) -> str:
     lines = [f"# Question: {' '.join(question.split())}"]
-    for role in (Role.MATCH, Role.SUPPORT, Role.DEPENDENT):
-        group = [e for e in entries if e.role == role]
-        if group:
-            lines.append(HEADINGS[role])
-            lines.extend(e.line() for e in group)
-    if not entries:
+    if entries:
+        lines.append(HEADING)
+        lines.extend(e.line() for e in entries)
+    else:
         lines.append("(no belief matches the question)")
     if left_out:
         lines.append(f"({left_out} more related beliefs did not fit the budget)")
@@ -120,35 +147,62 @@ def check_budget(budget: int) -> int:
 
 def retrieve(store: Store, question: str, *, budget: int = DEFAULT_BUDGET,
              counter: TokenCounter = ESTIMATE, embedder: Embedder | None = None) -> Bundle:
-    """The bundle for `question`: search (text, and meaning with `embedder`), then one read
-    transaction for support, dependents, summaries and why OUT."""
+    """The bundle for `question`, read in one transaction: ranked by words, and by meaning
+    with `embedder` (the memory's embeddings must then be current: MissingEmbeddings)."""
     if not question.strip():
         raise InvalidInput("the question is empty", field="question")
     check_budget(budget)
-    hits = search(store, question, limit=SEARCH_LIMIT, include_out=True, embedder=embedder)
-    candidates = store.read(lambda tx: _candidates(tx, hits))
-    return pack(question, candidates, budget, counter)
+    meaning = meaning_of(embedder, question)  # before the transaction: it is slow
+    return store.read(lambda tx: bundle_in(tx, question, budget=budget, counter=counter,
+                                           meaning=meaning))
+
+
+class AskReadTx(RankingTx, TmsTx, ReadingTx, Protocol):
+    """What the bundle reads: the ranking (RankingTx), supersede links (TmsTx) and the
+    summaries that stand for beliefs (ReadingTx)."""
+
+
+def bundle_in(tx: AskReadTx, question: str, *, budget: int = DEFAULT_BUDGET,
+              counter: TokenCounter = ESTIMATE, meaning: Meaning | None = None,
+              pool: int = POOL) -> Bundle:
+    """The bundle inside a read transaction the caller holds."""
+    ranking = rank_in(tx, question.split(), meaning=meaning, include_out=True, pool=pool)
+    considered = _within_reach(ranking.ranked, budget)
+    candidates = _entries(tx, considered, ranking.links)
+    bundle = pack(question, candidates, budget, counter,
+                  more=len(ranking.ranked) - len(considered))
+    bundle.ranked_by = "words and meaning" if meaning is not None else "words"
+    return bundle
+
+
+def _within_reach(ranked: Sequence[Ranked], budget: int) -> Sequence[Ranked]:
+    """The best ranked beliefs whose bare lines (id and text, by the estimate, which counts
+    high) add up to REACH budgets: the rest could not be shown, so nothing more is read for
+    them."""
+    spent = 0
+    for n, r in enumerate(ranked):
+        spent += ESTIMATE.count(f"- {r.id} [IN, depth 0]: {r.belief.text[:TEXT_CHARS]}") + 1
+        if spent > REACH * budget:
+            return ranked[:n + 1]
+    return ranked
 
 
 def pack(question: str, candidates: Sequence[Entry], budget: int,
-         counter: TokenCounter) -> Bundle:
+         counter: TokenCounter, more: int = 0) -> Bundle:
     """The candidates in order, each kept when its line still fits `budget`; the rendered
     text is counted whole at the end, and lines are given back until it fits (a tokenizer
-    need not count a text as the sum of its lines)."""
-    fixed = counter.count(render(question, [], len(candidates))) + 1
-    room = budget - fixed
+    need not count a text as the sum of its lines). `more`: beliefs ranked after the
+    candidates, counted among those left out."""
+    fixed = counter.count(render(question, [], len(candidates) + more)) + 1
+    room = budget - fixed - (counter.count(HEADING) + 1)
     kept: list[Entry] = []
-    headed: set[str] = set()
     for entry in candidates:
         cost = counter.count(entry.line()) + 1
-        if entry.role not in headed:
-            cost += counter.count(HEADINGS[entry.role]) + 1
         if cost <= room:
             room -= cost
             kept.append(entry)
-            headed.add(entry.role)
     while True:
-        left = len(candidates) - len(kept)
+        left = len(candidates) - len(kept) + more
         text = render(question, kept, left)
         tokens = counter.count(text)
         if tokens <= budget or not kept:
@@ -156,41 +210,101 @@ def pack(question: str, candidates: Sequence[Entry], budget: int,
         kept.pop()
 
 
-class AskReadTx(TmsTx, ReadingTx, Protocol):
-    """What the bundle reads around the hits: beliefs, dependents, supersede links (TmsTx)
-    and the summaries that stand for them (ReadingTx)."""
-
-
-def _candidates(tx: AskReadTx, hits: Sequence[SearchHit]) -> list[Entry]:
-    hit_ids = [h.belief.id for h in hits]
-    if not hit_ids:
+def _entries(tx: AskReadTx, ranked: Sequence[Ranked], links: Mapping[str, frozenset[str]]
+             ) -> list[Entry]:
+    """The ranked beliefs as bundle entries, best first: near duplicates folded into the
+    better ranked one, a covered belief shown as its summary. One read of the beliefs and
+    of what their justifications name (provenance, why OUT)."""
+    if not ranked:
         return []
-    beliefs: dict[str, Belief] = dict(tx.get_beliefs(hit_ids))
-    support = _support(tx, beliefs, hit_ids[:SUPPORT_HITS])
-    dependents: dict[str, list[str]] = {
-        h: sorted(tx.direct_dependents(h))[:DEPENDENTS_PER_HIT] for h in hit_ids[:SUPPORT_HITS]}
-    _fetch(tx, beliefs, {d for ds in dependents.values() for d in ds})
-    out_named = {m for b in list(beliefs.values()) if b.truth != Truth.IN
-                 for j in b.justifications for m in j.mentions()}
-    _fetch(tx, beliefs, out_named)  # what an OUT belief's justifications name: why it is OUT
-    covers = cover_index(tx.summary_covers(sorted(beliefs)))
+    ids = [r.id for r in ranked]
+    beliefs = dict(tx.get_beliefs(sorted({*ids, *(m for i in ids for m in links.get(i, ()))})))
+    covers = cover_index(tx.summary_covers(ids))
     _fetch(tx, beliefs, {c.id for c in covers.values()})
     truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
-    builder = _Builder(beliefs, truths, covers, _superseders(tx, beliefs))
-    for hid in hit_ids:
-        builder.add(hid, Role.MATCH)
-    for sid, supported in support:
-        builder.add(sid, Role.SUPPORT, related=supported)
-    for hid in hit_ids[:SUPPORT_HITS]:
-        for did in dependents.get(hid, []):
-            builder.add(did, Role.DEPENDENT, related=hid)
+    shown = [*ids, *sorted({c.id for c in covers.values()})]
+    builder = _Builder(beliefs, truths, covers, _superseders(tx, beliefs, shown),
+                       _Likeness(_current_vectors(tx, shown, beliefs)), links)
+    for r in ranked:
+        builder.add(r)
     return builder.entries
 
 
-def _superseders(tx: TmsTx, beliefs: Mapping[str, Belief]) -> dict[str, str]:
-    """For each OUT belief an IN belief gates, what supersedes it (when something does)."""
+def _current_vectors(tx: AskReadTx, ids: Sequence[str], beliefs: Mapping[str, Belief]
+                     ) -> dict[str, Any]:
+    """The unit vectors of those of `ids` whose stored embedding was computed from their
+    text as it is now (any model: one model makes a memory's vectors)."""
+    stored = tx.embeddings(ids)
+    if not stored:
+        return {}
+    from engine.optional import numpy_module
+
+    np = numpy_module("embeddings")
+    out: dict[str, Any] = {}
+    for i, e in stored.items():
+        b = beliefs.get(i)
+        if b is not None and e.sha256 == text_sha256(b.text):
+            v = np.asarray(e.vector, dtype=np.float32)
+            norm = float(np.linalg.norm(v))
+            if norm:
+                out[i] = v / norm
+    return out
+
+
+class _Likeness:
+    """Whether two beliefs say the same thing: the cosine of their embeddings against the
+    dedup stage's threshold when both have a current one, else the overlap of their words
+    against dedup --by-id's. The cosines of every pair are one matrix product."""
+
+    def __init__(self, vectors: Mapping[str, Any]) -> None:
+        self._row = {i: n for n, i in enumerate(vectors)}
+        self._cosines: Any = None
+        if vectors:
+            from engine.optional import numpy_module
+
+            matrix = numpy_module("embeddings").stack(list(vectors.values()))
+            self._cosines = matrix @ matrix.T
+        self._words: dict[str, frozenset[str]] = {}
+
+    def first_twin(self, b: Belief, among: Sequence[Entry]) -> int | None:
+        """The position in `among` of the first entry saying what `b` says, if any."""
+        mine = self._row.get(b.id)
+        if mine is not None and among:
+            rows = [self._row.get(e.id) for e in among]
+            with_vectors = [(n, r) for n, r in enumerate(rows) if r is not None]
+            if with_vectors:
+                near = self._cosines[mine, [r for _, r in with_vectors]]
+                for (n, _), cosine in zip(with_vectors, near):
+                    if cosine >= NEAR_DUPLICATE_COSINE:
+                        return n
+            others = [n for n, r in enumerate(rows) if r is None]
+        else:
+            others = list(range(len(among)))
+        words = self._word_set(b.id, b.text)
+        for n in others:
+            if _jaccard(words, self._word_set(among[n].id, among[n].text)) \
+                    >= NEAR_DUPLICATE_JACCARD:
+                return n
+        return None
+
+    def _word_set(self, bid: str, text: str) -> frozenset[str]:
+        found = self._words.get(bid)
+        if found is None:
+            found = self._words[bid] = frozenset(w for w in _WORD.findall(text.lower())
+                                                 if len(w) > 2)
+        return found
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _superseders(tx: TmsTx, beliefs: Mapping[str, Belief], ids: Sequence[str]
+                 ) -> dict[str, str]:
+    """For each OUT belief of `ids` an IN belief gates, what supersedes it (when something
+    does)."""
     out: dict[str, str] = {}
-    for b in beliefs.values():
+    for b in (beliefs[i] for i in ids if i in beliefs):
         if b.truth == Truth.OUT and not b.retracted and any(
                 beliefs[o].truth == Truth.IN for j in b.justifications for o in j.outlist
                 if o in beliefs):
@@ -206,65 +320,67 @@ def _fetch(tx: TmsTx, beliefs: dict[str, Belief], ids: set[str]) -> None:
         beliefs.update(tx.get_beliefs(missing))
 
 
-def _support(tx: TmsTx, beliefs: dict[str, Belief], roots: Sequence[str]
-             ) -> list[tuple[str, str]]:
-    """(belief, the belief it supports) down the shallowest valid justification of each IN
-    belief, level by level from `roots` towards premises, reading one level per statement
-    and stopping once MAX_SUPPORT are found (a budget never holds more)."""
-    out: list[tuple[str, str]] = []
-    seen = set(roots)
-    frontier = [r for r in roots if r in beliefs]
-    while frontier and len(out) < MAX_SUPPORT:
-        _fetch(tx, beliefs, {m for bid in frontier for j in beliefs[bid].justifications
-                             for m in j.mentions()})
-        truths = {i: b.truth for i, b in beliefs.items() if b.truth is not None}
-        nxt: list[str] = []
-        for bid in frontier:
-            b = beliefs[bid]
-            if b.truth != Truth.IN or b.is_premise:
-                continue
-            valid = [j for j in b.justifications if is_valid(j, truths)]
-            if not valid:
-                continue
-            best = min(valid, key=lambda j: (max((beliefs[a].depth or 0 for a in j.antecedents
-                                                  if a in beliefs), default=0), j.antecedents))
-            for a in best.antecedents:
-                if a not in seen and a in beliefs:
-                    seen.add(a)
-                    out.append((a, bid))
-                    nxt.append(a)
-        frontier = nxt
-    return out[:MAX_SUPPORT]
-
-
 class _Builder:
     def __init__(self, beliefs: Mapping[str, Belief], truths: Mapping[str, Truth],
-                 covers: Mapping[str, SummaryCover], superseders: Mapping[str, str]):
+                 covers: Mapping[str, SummaryCover], superseders: Mapping[str, str],
+                 likeness: _Likeness, links: Mapping[str, frozenset[str]]):
         self.beliefs = beliefs
-        self.superseders = superseders
         self.truths = truths
         self.covers = covers
+        self.superseders = superseders
+        self.likeness = likeness
+        self.links = links
         self.seen: set[str] = set()
         self.entries: list[Entry] = []
+        self._by_truth: dict[str, list[int]] = {}  # truth -> positions of its entries
 
-    def add(self, bid: str, role: str, related: str = "") -> None:
+    def add(self, r: Ranked) -> None:
+        bid = r.id
         cover = self.covers.get(bid)
         if cover is not None and cover.id != bid and self.truths.get(bid) == Truth.IN:
             bid, summary_of = cover.id, len(cover.covered)
         else:
             summary_of = len(self.covers[bid].covered) if bid in self.covers and \
                 self.covers[bid].id == bid else 0
-        if bid in self.seen:
-            return
         b = self.beliefs.get(bid)
-        if b is None or b.truth is None:
+        if bid in self.seen or b is None or b.truth is None:
             return
         self.seen.add(bid)
+        same_label = self._by_truth.setdefault(b.truth.value, [])
+        twin = self.likeness.first_twin(b, [self.entries[n] for n in same_label])
+        if twin is not None:
+            at = same_label[twin]
+            kept = self.entries[at]
+            self.entries[at] = replace(kept, duplicates=(*kept.duplicates, bid))
+            return
+        role, related = self._role(r)
+        same_label.append(len(self.entries))
         self.entries.append(Entry(
             b.id, b.text, b.truth.value, b.depth, role,
             why_out=why_out(b, self.beliefs, self.superseders.get(b.id))
             if b.truth != Truth.IN else "",
-            related=related, summary_of=summary_of))
+            related=related, summary_of=summary_of, rests_on=self._rests_on(b),
+            score=r.score))
+
+    def _role(self, r: Ranked) -> tuple[str, str]:
+        """How the belief relates to the best match one justification step from it."""
+        for seed in r.near:
+            if r.id in self.links.get(seed, ()):
+                return Role.SUPPORT, seed
+            if seed in self.links.get(r.id, ()):
+                return Role.DEPENDENT, seed
+        return Role.MATCH, ""
+
+    def _rests_on(self, b: Belief) -> tuple[str, ...]:
+        """The antecedents of the shallowest justification of an IN belief that holds."""
+        if b.truth != Truth.IN or b.is_premise:
+            return ()
+        valid = [j for j in b.justifications if is_valid(j, self.truths)]
+        if not valid:
+            return ()
+        best = min(valid, key=lambda j: (max((self.beliefs[a].depth or 0 for a in j.antecedents
+                                              if a in self.beliefs), default=0), j.antecedents))
+        return tuple(best.antecedents)
 
 
 def why_out(b: Belief, beliefs: Mapping[str, Belief], superseded_by: str | None = None) -> str:

@@ -20,6 +20,7 @@ from engine.cli.stage_flags import domain_flag, model_spec, positive_int, whole
 if TYPE_CHECKING:
     from engine.ask.run import AskResult
     from engine.embedding.cache import Embedder
+    from engine.service.context import Context
     from engine.store import Store
 
 PROG = "python -m engine.ask"
@@ -72,8 +73,12 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--model is required (or --context-only to print what it would be shown)")
 
 
-def _embedder(call: sc.StageCall) -> Embedder | None:
-    return call.parts.embedder(None) if call.args.semantic else None
+def _context(call: sc.StageCall) -> Context:
+    """The call's Context, its embedder the program's parts' (a test's fixed one)."""
+    import dataclasses
+
+    parts = call.parts
+    return dataclasses.replace(call.context, embedder=lambda: parts.embedder(None))
 
 
 def _visible_to(call: sc.StageCall) -> frozenset[str] | None:
@@ -84,13 +89,12 @@ def _visible_to(call: sc.StageCall) -> frozenset[str] | None:
 
 
 def cmd_context(call: sc.StageCall) -> int:
-    from engine.ask.retrieval import retrieve
-    from engine.tokens import ESTIMATE
+    from engine.cli.meaning import ProgressBar
+    from engine.service.reading import context_for
 
     a = call.args
-    embedder = _embedder(call)
-    bundle = retrieve(call.context.seeing(_visible_to(call)).seen(), a.question,
-                      budget=a.budget, counter=ESTIMATE, embedder=embedder)
+    bundle = context_for(_context(call).seeing(_visible_to(call)), a.question, a.budget,
+                         semantic=a.semantic, progress=ProgressBar(call.err))
     if call.as_json:
         return call.print_json(bundle.as_dict())
     call.write(bundle.text())
@@ -127,11 +131,23 @@ def asked_store(call: sc.StageCall) -> Store:
 
 def cmd_ask(call: sc.StageCall) -> int:
     from engine.ask.run import ask
+    from engine.cli.meaning import ProgressBar
+    from engine.embedding.upkeep import require_current_embeddings
+    from engine.service.meaning import by_meaning
 
     a = call.args
     backend = call.parts.ask(model_spec(a))  # fail before any work
+    ctx = _context(call)
+
+    def current(embedder: Embedder | None) -> Embedder | None:
+        if embedder is not None:
+            require_current_embeddings(ctx.store, embedder.model_name)
+        return embedder
+
+    # the bundle and the search tool both rank by meaning: current embeddings first
+    embedder = by_meaning(ctx, a.semantic, current, progress=ProgressBar(call.err))
     result = ask(asked_store(call), a.question, backend, budget=a.budget,
-                 max_tool_rounds=a.max_tool_rounds, domain=a.domain, embedder=_embedder(call),
+                 max_tool_rounds=a.max_tool_rounds, domain=a.domain, embedder=embedder,
                  params=sc.run_params(a), report_file=sc.report_file(call, "ask"),
                  progress=sc.progress(call))
     return print_answer(call, result)

@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.cli import EEM, PROG, agents, health, history, keeping, network, proposals
-from engine.cli import reading, registry, sources, verbs
+from engine.cli import EEM, PROG, agents, embedding, health, history, keeping, network
+from engine.cli import proposals, reading, registry, sources, verbs
 from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ COMMANDS: dict[str, Command] = {
                      "connection", "batch commands.txt --keep-going", _batch_arguments),
     "viz": reading.COMMANDS["viz"],
     **{k: reading.COMMANDS[k] for k in ("compact",)},
+    **embedding.COMMANDS,  # embed
     **keeping.COMMANDS,  # supersede, challenge, defend, defeat, editing, summarize
     **{k: reading.COMMANDS[k] for k in ("get-metadata",)},
     **history.COMMANDS,  # log, diff, release(s), rollback, revert

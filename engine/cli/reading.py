@@ -228,12 +228,13 @@ def cmd_get_metadata(call: Call) -> int:
 
 
 def cmd_search(call: Call) -> int:
+    from engine.cli.meaning import ProgressBar
     from engine.service import reading
 
     a = call.args
     found = reading.search(seen(call), reading.SearchOptions(
         a.words, include_out=a.all, semantic=a.semantic, limit=a.limit, depth=a.depth,
-        namespace=a.namespace, sort=a.sort))
+        namespace=a.namespace, sort=a.sort), progress=ProgressBar(call.err))
     if call.emit(found):
         return 0
     if found.order is not None:
@@ -302,13 +303,15 @@ def cmd_query(call: Call) -> int:
 
 
 def cmd_compact(call: Call) -> int:
+    from engine.cli.meaning import ProgressBar
     from engine.reading.compact import CompactOptions
     from engine.service import reading
 
     a = call.args
     done = reading.compact(seen(call), CompactOptions(
         budget=a.budget, topic=tuple(a.topic or ()), around=a.around, steps=a.steps,
-        namespace=a.namespace), write=a.write)
+        namespace=a.namespace), write=a.write, semantic=a.semantic,
+        progress=ProgressBar(call.err))
     if call.emit(done):
         return 0
     if done.written:
@@ -424,8 +427,9 @@ def _search_arguments(p: argparse.ArgumentParser) -> None:
     which.add_argument("--all", action="store_true",
                        help="OUT beliefs too (retracted, unsupported, undetermined)")
     p.add_argument("--semantic", action="store_true",
-                   help="rank by meaning as well: the vector index over the embeddings stored "
-                        "on beliefs (derive --cluster stores them), fused with the text ranking")
+                   help="rank by meaning as well: the vector index over the beliefs' "
+                        "embeddings, fused with the text ranking (a few missing embeddings "
+                        "are computed first; more: `embed` computes them)")
     p.add_argument("--limit", type=int, default=SEARCH_LIMIT,
                    help=f"at most this many hits (default {SEARCH_LIMIT})")
     p.add_argument("--depth", type=whole, default=0, metavar="N",
@@ -453,7 +457,10 @@ def _compact_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"at most this many tokens, footer included (default {COMPACT_BUDGET})")
     scope = p.add_mutually_exclusive_group()
     scope.add_argument("--topic", nargs="+", metavar="WORD",
-                       help="only beliefs whose text or id matches one of these words")
+                       help="only the beliefs that bear on these words, found as search "
+                            "ranks them")
+    p.add_argument("--semantic", action="store_true",
+                   help="with --topic: by meaning as well (the beliefs' embeddings)")
     scope.add_argument("--around", metavar="ID",
                        help="only beliefs within --steps justification steps of ID")
     scope.add_argument("--namespace", metavar="NAME",

@@ -32,6 +32,7 @@ def cmd_import(call: Call) -> int:
     if a.sync:
         return _sync(call)
     done = registry.import_file(call.context, network_file(a))
+    keep_embeddings(call)
     if call.emit(done):
         return 0
     r = done.report
@@ -47,10 +48,26 @@ def cmd_import(call: Call) -> int:
     return 0
 
 
+def keep_embeddings(call: Call) -> None:
+    """After an import's write: the embeddings computed (--embed, or by default when the
+    memory keeps them) with a bar on stderr; else a line there saying how many beliefs have
+    none and what computes them."""
+    from engine.cli.meaning import ProgressBar
+    from engine.service.meaning import after_import
+
+    kept = after_import(call.context, call.args.embed, ProgressBar(call.err))
+    if kept.missing and kept.backlog is not None:
+        call.note(f"{kept.missing} of {kept.backlog.total} beliefs have no embedding yet "
+                  f"(search and ask --semantic rank by them): "
+                  f"`{call.context.command('embed')}` computes them, as `import --embed` does")
+
+
 def _sync(call: Call) -> int:
     from engine.service import registry
 
     done = registry.sync_file(call.context, network_file(call.args), dry_run=call.args.dry_run)
+    if not call.args.dry_run:
+        keep_embeddings(call)
     if call.emit(done):
         return 0
     plan = done.report.plan
@@ -111,6 +128,12 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="with --sync: print the plan and the labels it would change; write "
                         "nothing")
+    embed = p.add_mutually_exclusive_group()
+    embed.add_argument("--embed", action="store_true", default=None,
+                       help="then compute the embeddings the beliefs lack, in batches (the "
+                            "default when the memory keeps embeddings: `embed` ran before)")
+    embed.add_argument("--no-embed", dest="embed", action="store_false",
+                       help="compute no embedding, even when the memory keeps them")
 
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ from engine.dedup.merge import choose_keep, merge_in, rests_on
 from engine.dedup.prompt import CLUSTERS
 from engine.dedup.proposals_file import render
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster
+from engine.embedding.records import NEAR_DUPLICATE_COSINE
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.pairs.candidates import Cluster, complete_link
@@ -38,8 +39,9 @@ from engine.stages.stage import Action, AppliedEntry, Parsed, Stage
 from engine.store import Store
 from engine.tms.records import TmsTx
 
-# Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md).
-DEFAULT_THRESHOLD = 0.85
+# Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md);
+# the reading bundle collapses near duplicates at the same similarity.
+DEFAULT_THRESHOLD = NEAR_DUPLICATE_COSINE
 DEFAULT_MAX_CLUSTER = 8
 DEFAULT_BATCH = 10  # clusters per round
 

@@ -175,17 +175,18 @@ def ensure_embeddings(
                              model=model)
         batch_shas = [sha for sha, _ in batch]
         cache.put(model, batch_shas, vectors)
-        _save(store, [StoredEmbedding(i, sha, model, v)
+        _save(store, [StoredEmbedding(i, sha, model, v, todo[sha])
                       for sha, v in zip(batch_shas, vectors) for i in ids_of[sha]], embed_batch)
         if progress is not None:
             progress(start + len(batch), len(pending))
 
     # vectors the cache had but the store lacks (or holds stale): write them back
-    back = [(i, sha) for (i, _), sha in zip(pool, shas) if i not in current and sha not in todo]
+    back = [(i, text, sha) for (i, text), sha in zip(pool, shas)
+            if i not in current and sha not in todo]
     if back:
-        rows = cache.rows(model, [sha for _, sha in back])
-        _save(store, [StoredEmbedding(i, sha, model, v) for (i, sha), v in zip(back, rows)],
-              embed_batch)
+        rows = cache.rows(model, [sha for _, _, sha in back])
+        _save(store, [StoredEmbedding(i, sha, model, v, text)
+                      for (i, text, sha), v in zip(back, rows)], embed_batch)
     return cache.rows(model, shas)
 
 

@@ -85,13 +85,16 @@ def _sdk():
 
 def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
             context_type: Any = None, base_actor: str = "mcp", name: str = "",
-            default_access: Access = Access("", WRITE), uri: str = "") -> Callable[..., Any]:
+            default_access: Access = Access("", WRITE), uri: str = "", writes: bool = False
+            ) -> Callable[..., Any]:
     """The tool as the SDK calls it: refused (a tool error naming the role, nothing run)
     when the caller's role does not reach it; else the method is called with a Context for
     the calling client (its writes by `<base_actor>` with the client's name and its token's
     name, its reads filtered to the tags it may see) and the call's arguments. An
     EngineError becomes a tool error with the CLI's one line; a lost connection the store
-    did not name becomes one line saying so."""
+    did not name becomes one line saying so. A tool that `writes` tells the server's
+    embedding keeper when it succeeded (engine/embedding/keeper.py: the embeddings of what
+    it added or reworded are computed after it, on the keeper's thread)."""
     tool_name = name or method.__name__
 
     def call(mcp_context: Any = None, **kwargs: Any) -> Any:
@@ -101,7 +104,10 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
         ctx = caller_context(served, access, caller_actor(labelled(base_actor, access.name),
                                                           mcp_context))
         try:
-            return method(ctx, **kwargs)
+            answer = method(ctx, **kwargs)
+            if writes and served.keeper is not None:
+                served.keeper.note_write()
+            return answer
         except EngineError as e:
             message = e.said(served.prog)
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
@@ -339,7 +345,7 @@ def build_server(tools: AgentTools, served: Context, base_actor: str = "mcp",
 
     for spec, method in offered:
         server.add_tool(guarded(method, types, served, context_type, base_actor, spec.name,
-                                default_access, uri),
+                                default_access, uri, writes=not spec.read_only),
                         name=spec.name,
                         annotations=types.ToolAnnotations(read_only_hint=spec.read_only))
 
@@ -515,7 +521,7 @@ def command_program(prog: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
-    from engine.wiring.context import opened
+    from engine.wiring.context import keeping_embeddings, opened
     from engine.wiring.settings import Settings
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -540,9 +546,11 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     try:
         with opened(settings, prog=command_program(prog), folder=Path.cwd(),
                     actor=actor, retry_seconds=RETRY_SECONDS) as ctx:
-            served = ctx
-            if args.release:
-                served = dataclasses.replace(ctx, store=released(ctx.store, args.release))
+            if args.release:  # read only: no embedding is kept, none computed
+                served = dataclasses.replace(ctx, store=released(ctx.store, args.release),
+                                             embedder=None)
+            else:
+                served = keeping_embeddings(ctx)
             tools = AgentTools(report_dir=Path(args.report_dir).resolve(),
                                ask=make_ask(args) if args.model else None)
             from adapters.neo4j.connection import Neo4jSettings

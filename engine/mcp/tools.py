@@ -138,11 +138,13 @@ class AgentTools:
         finds "auto-deactivated"; prefixes match), best first, each with truth, depth and
         how many beliefs rest on it directly. Only IN beliefs unless include_out=true.
         semantic=true also ranks by meaning (sentence embeddings stored on beliefs) and
-        fuses both rankings. depth=N adds `neighbours`: the beliefs within N justification
-        steps of the hits (what they rest on, what rests on them), with their distance.
-        sort: "relevance" (default), "impact" (the most load-bearing first) or "recent"
-        (last updated first), over the best 100 matches. Use it before adding a belief, to
-        find what exists. Example: search(words="cache stale reads", limit=5)."""
+        fuses both rankings (the server computes missing embeddings; while many are, it
+        says so). Beliefs near the best hits in the justification graph rank higher.
+        depth=N adds `neighbours`: the beliefs within N justification steps of the hits
+        (what they rest on, what rests on them), with their distance. sort: "relevance"
+        (default), "impact" (the most load-bearing first) or "recent" (last updated first),
+        over the best 100 matches. Use it before adding a belief, to find what exists.
+        Example: search(words="cache stale reads", limit=5)."""
         return reading.search(ctx, reading.SearchOptions(
             words, include_out=include_out, semantic=semantic, limit=limit,
             depth=depth, sort=sort)).as_dict()
@@ -229,24 +231,27 @@ class AgentTools:
 
     @tool(READ, filtered=True)
     def context_for(self, ctx: Context, question: str,
-                    budget: int = defaults.CONTEXT_BUDGET) -> JSON:
-        """The beliefs that bear on a question, packed to `budget` tokens: the best search
-        hits (OUT ones marked, with why they are OUT), what they rest on down to premises,
-        and what rests on them. For an agent that answers itself: cite the ids it shows.
-        Example: context_for(question="why is auth slow?", budget=2000)."""
-        return reading.context_for(ctx, question, budget).as_dict()
+                    budget: int = defaults.CONTEXT_BUDGET, semantic: bool = False) -> JSON:
+        """The beliefs that bear on a question, packed to `budget` tokens, most relevant
+        first (search's ranking: words, meaning with semantic=true, nearness in the
+        justification graph to the best matches); near duplicates on one line. Each line
+        says why the belief holds (what it rests on) or why it is OUT. For an agent that
+        answers itself: cite the ids it shows.
+        Example: context_for(question="why is auth slow?", budget=2000, semantic=true)."""
+        return reading.context_for(ctx, question, budget, semantic=semantic).as_dict()
 
     @tool(READ, filtered=True)
     def compact(self, ctx: Context, budget: int = defaults.COMPACT_BUDGET,
-                topic: str = "") -> JSON:
+                topic: str = "", semantic: bool = False) -> JSON:
         """A summary of the network in `budget` tokens, for the start of a session: nogoods,
         what went OUT recently and why, gated conclusions, the most load-bearing premises,
         the deepest conclusions, what review defeated; each line `id [label, depth, impact]:
-        text`. topic: only beliefs matching these words. Example: compact(budget=800)."""
+        text`. topic: only the beliefs that bear on these words, as search ranks them (by
+        meaning too with semantic=true). Example: compact(budget=800)."""
         from engine.reading.compact import CompactOptions
 
-        return reading.compact(ctx, CompactOptions(budget=budget, topic=tuple(topic.split()))
-                               ).as_dict()
+        return reading.compact(ctx, CompactOptions(budget=budget, topic=tuple(topic.split())),
+                               semantic=semantic).as_dict()
 
     @tool(READ, read_only=False, filtered=True, needs_model=True)  # it records its run
     def ask(self, ctx: Context, question: str) -> JSON:

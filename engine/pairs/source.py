@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.embedding.cache import Embedder, VectorCache, text_sha256
+from engine.embedding.records import NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCARD
 from engine.errors import InvalidInput
 from engine.model import Truth
 from engine.pairs.candidates import (
@@ -22,7 +23,7 @@ from engine.pairs.candidates import (
 from engine.store import Store
 from engine.tms.records import TmsTx
 
-DEFAULT_ID_THRESHOLD = 0.6  # id-token Jaccard, for --by-id
+DEFAULT_ID_THRESHOLD = NEAR_DUPLICATE_JACCARD  # id-token Jaccard, for --by-id
 DEFAULT_K = 10  # nearest neighbours looked at per belief
 
 
@@ -52,7 +53,7 @@ class Near:
     k: int = DEFAULT_K
     by_id: bool = False
     search: str = "auto"
-    by_meaning: float = 0.85
+    by_meaning: float = NEAR_DUPLICATE_COSINE
 
     @property
     def cutoff(self) -> float:

@@ -91,9 +91,6 @@ class ReadingTx(Protocol):
         """For each id that exists: how many beliefs rest on it transitively (with
         `visible_to`: how many of those a client with that visibility set sees)."""
 
-    def topic_ids(self, words: Sequence[str], limit: int) -> list[str]:
-        """Up to `limit` belief ids (any label) matching any of `words`, best first."""
-
     def around_ids(self, belief_id: str, steps: int) -> list[str] | None:
         """The belief and every belief within `steps` justification steps of it, up and
         down; None when it does not exist."""
@@ -124,8 +121,18 @@ class SearchTx(Protocol):
         """Up to `limit` beliefs whose text or id matches any of `words` (a word, or a
         word's prefix), best first by relevance; OUT beliefs only with `include_out`."""
 
+    def search_meaning(self, vector: Sequence[float], limit: int, include_out: bool
+                       ) -> list[tuple[BeliefHit, float]]:
+        """Up to `limit` beliefs whose stored embedding is nearest to `vector` (the
+        belief_embedding vector index), best first, each with its cosine; OUT beliefs only
+        with `include_out` (fewer when the nearest are mostly OUT)."""
+
     def belief_hits(self, ids: Iterable[str]) -> dict[str, BeliefHit]:
         """The named beliefs that exist, as search hits."""
+
+    def justification_links(self, ids: Iterable[str]) -> dict[str, frozenset[str]]:
+        """For each of `ids` that exists: the ids its justifications name (antecedents and
+        outlists; placeholders of ids not added yet among them), without reading it whole."""
 
     def neighbours(self, ids: Sequence[str], depth: int) -> dict[str, int]:
         """The beliefs within `depth` justification steps of any of `ids` (what their

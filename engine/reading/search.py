@@ -1,41 +1,40 @@
-"""Search: beliefs ranked by their words (the full-text index on text and id) and, when an
-embedder is given, by meaning (the vector index over stored embeddings), the two rankings
-merged by reciprocal rank fusion.
+"""Search: beliefs ranked for some words by the ranking every reader shares
+(engine/reading/ranking.py): the full-text index on text and id and, when an embedder is
+given, the vector index over stored embeddings, merged by reciprocal rank fusion, then
+re-ordered by how near each is, in the justification graph, to the best matches.
 
-Reciprocal rank fusion scores a belief 1/(k + rank) in each ranking it appears in and adds
-the scores up: a belief both rankings place high wins, and neither ranking's raw scores (BM25
-against cosine, on different scales) need to be made comparable. Each hit carries its label,
-depth and how many beliefs rest on it directly, read in the same transaction as the ranking.
-OUT beliefs are left out unless asked for: an agent usually wants what currently holds.
+Each hit carries its label, depth and how many beliefs rest on it directly, read in the same
+transaction as the ranking. OUT beliefs are left out unless asked for: an agent usually
+wants what currently holds. By meaning, the memory's embeddings must be current
+(engine/embedding/upkeep.py): otherwise MissingEmbeddings, never a ranking by words that
+says it ranked by meaning.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 from engine import defaults
-from engine.embedding.records import VectorTx
 from engine.errors import InvalidInput
 from engine.model import Truth
+from engine.reading.ranking import POOL, RRF_K, Meaning, RankingTx, meaning_of, rank_in
 from engine.reading.records import BeliefHit, SearchTx
 from engine.store import Store
 
-RRF_K = 60  # the usual constant: damps the weight of the very first ranks
+__all__ = ["RRF_K", "HybridSearchTx", "Neighbour", "SearchHit", "check_depth", "check_limit",
+           "neighbours", "search", "search_in", "search_words"]
+
 DEFAULT_LIMIT = defaults.SEARCH_LIMIT
 MAX_LIMIT = defaults.SEARCH_MAX_LIMIT
-SEMANTIC_FETCH = 4  # the vector index is asked for this many times `limit` (OUT ones drop out)
 MAX_DEPTH = defaults.SEARCH_MAX_DEPTH  # search --depth: justification steps from the hits
 
-
-class HybridSearchTx(SearchTx, VectorTx, Protocol):
-    """What the search reads: full-text hits (SearchTx) and nearest vectors (VectorTx)."""
+HybridSearchTx = RankingTx  # what a search reads (the name the repair stage knows it by)
 
 
 @dataclass(frozen=True)
 class SearchHit:
     belief: BeliefHit
-    score: float  # the fused score: the sum of 1/(RRF_K + rank) over the rankings
+    score: float  # the ranking's score: fused reciprocal ranks, graph proximity, label
     text_rank: int | None = None  # 1-based place in the full-text ranking, if there
     semantic_rank: int | None = None  # 1-based place in the meaning ranking, if there
 
@@ -44,13 +43,6 @@ class SearchHit:
         return {"id": b.id, "text": b.text, "truth": b.truth.value, "depth": b.depth,
                 "dependents": b.dependents, "score": round(self.score, 6),
                 "text_rank": self.text_rank, "semantic_rank": self.semantic_rank}
-
-
-@dataclass
-class _Fused:
-    belief: BeliefHit
-    score: float = 0.0
-    ranks: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,15 +83,13 @@ def check_depth(depth: int) -> int:
 def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIMIT,
            include_out: bool = False, embedder=None) -> list[SearchHit]:
     """The `limit` best beliefs for `words`; by meaning as well when `embedder` (the
-    one-method embedder of engine.embedding.cache.Embedder) is given."""
+    one-method embedder of engine.embedding.cache.Embedder) is given, which needs the
+    memory's embeddings current (MissingEmbeddings otherwise)."""
     parts = search_words(words)
     check_limit(limit)
-    vector = None
-    if embedder is not None:
-        vector = embedder.embed([" ".join(parts)])[0]  # before the transaction: it is slow
-
+    meaning = meaning_of(embedder, " ".join(parts))  # before the transaction: it is slow
     return store.read(lambda tx: search_in(tx, parts, limit=limit, include_out=include_out,
-                                           vector=vector))
+                                           meaning=meaning))
 
 
 def neighbours(store: Store, ids: Sequence[str], depth: int, include_out: bool = False
@@ -122,33 +112,16 @@ def neighbours_in(tx: SearchTx, ids: Sequence[str], depth: int, include_out: boo
     return sorted(near, key=lambda n: (n.distance, n.belief.id))[:MAX_LIMIT]
 
 
-def search_in(tx: HybridSearchTx, words: Sequence[str], *, limit: int, include_out: bool = False,
-              vector: Sequence[float] | None = None) -> list[SearchHit]:
-    """The same ranking inside a transaction the caller holds, with the query's vector
-    already embedded (or None: by words only)."""
-    rankings = {"text": tx.search_text(words, limit, include_out)}
-    if vector is not None:
-        rankings["semantic"] = _by_meaning(tx, vector, limit, include_out)
-    return fuse(rankings, limit)
-
-
-def _by_meaning(tx: HybridSearchTx, vector, limit: int, include_out: bool) -> list[BeliefHit]:
-    nearest = [i for i, _ in tx.similar_beliefs(vector, limit * SEMANTIC_FETCH)]
-    found = tx.belief_hits(nearest)
-    hits = [found[i] for i in nearest if i in found]
-    if not include_out:
-        hits = [h for h in hits if h.truth == Truth.IN]
-    return hits[:limit]
-
-
-def fuse(rankings: dict[str, list[BeliefHit]], limit: int) -> list[SearchHit]:
-    """Reciprocal rank fusion of named rankings (best first each); ties by id."""
-    fused: dict[str, _Fused] = {}
-    for name, hits in rankings.items():
-        for rank, hit in enumerate(hits, start=1):
-            entry = fused.setdefault(hit.id, _Fused(hit))
-            entry.score += 1.0 / (RRF_K + rank)
-            entry.ranks[name] = rank
-    ordered = sorted(fused.values(), key=lambda e: (-e.score, e.belief.id))[:limit]
-    return [SearchHit(e.belief, e.score, e.ranks.get("text"), e.ranks.get("semantic"))
-            for e in ordered]
+def search_in(tx: RankingTx, words: Sequence[str], *, limit: int, include_out: bool = False,
+              meaning: Meaning | None = None, vector: Sequence[float] | None = None
+              ) -> list[SearchHit]:
+    """The same ranking inside a transaction the caller holds, with the query's meaning
+    already embedded (or None: by words only). `vector` alone ranks by the embeddings
+    stored, current or not (the repair stage's bridges); every reader a person or an agent
+    calls passes `meaning`, which is checked."""
+    if meaning is None and vector is not None:
+        meaning = Meaning(vector, "", checked=False)
+    ranking = rank_in(tx, words, meaning=meaning, include_out=include_out,
+                      pool=max(POOL, limit))
+    return [SearchHit(r.belief, r.score, r.text_rank, r.semantic_rank)
+            for r in ranking.ranked[:limit]]

@@ -14,7 +14,10 @@ the connection (streams.py). Nothing of the process is rewired: no standard stre
 environment variable, no current folder changes. Ctrl-C: the caller sends CANCEL (or just
 goes away); the command's transactions (tagged `eem_command` in their metadata) are
 terminated until it ends, its next transaction, output or stdin read raises
-KeyboardInterrupt, and nothing of it commits. The engine lives on.
+KeyboardInterrupt, and nothing of it commits. The engine lives on. After a command that
+ended well has answered, the engine's embedding keeper is told (engine/embedding/keeper.py):
+a memory that keeps embeddings has those of what the command added or reworded computed on
+the keeper's thread.
 """
 from __future__ import annotations
 
@@ -31,11 +34,14 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.cli import EEM, PROG
 from engine.resident import address, wire
 from engine.resident.streams import CANCELLED, CommandOutput, Sender, StdinBytes
+
+if TYPE_CHECKING:
+    from engine.embedding.keeper import EmbeddingKeeper
 
 REQUEST_SECONDS = 10.0  # a caller that connects and says nothing is dropped
 SWEEP_SECONDS = 0.5  # how often a cancelled command's new transactions are terminated
@@ -85,6 +91,7 @@ class ResidentEngine:
         self._counts = threading.Lock()
         self.served = 0
         self.running = 0
+        self._keeper: EmbeddingKeeper | None = None
 
     # the requests ----------------------------------------------------------------------
     def serve_connection(self, sock: socket.socket) -> None:
@@ -190,6 +197,28 @@ class ResidentEngine:
             sender.add(wire.EXIT, str(code).encode(), flush=True)
         except BrokenPipeError:
             pass
+        if code == 0:  # the caller has its answer: the embeddings follow
+            self.keeper(request).note_write()
+
+    def keeper(self, request: Request) -> EmbeddingKeeper:
+        """The embedding keeper of this engine's memory (made with the first command that
+        ended well, over the engine's driver, with the first caller's cache folder): told
+        after each such command, it keeps a memory that keeps embeddings current on a thread
+        of its own, after the command has answered (one count when nothing changed; a memory
+        that never asked for meaning loads no model)."""
+        with self._counts:
+            if self._keeper is None:
+                from engine.service.context import Context
+                from engine.wiring.context import SharedEmbedder, embedding_keeper
+                from engine.wiring.settings import Settings
+                from engine.wiring.store import BorrowedDriver, LazyStore
+
+                settings = Settings.of(request.env)
+                store = LazyStore(settings, "resident", borrowed=BorrowedDriver(self.driver))
+                self._keeper = embedding_keeper(Context(
+                    store, "resident", embedder=SharedEmbedder(),
+                    cache_folder=settings.cache_folder, umask=request.umask))
+            return self._keeper
 
     def _end_transactions(self, command_id: str, done: threading.Event) -> None:
         from adapters.neo4j.transactions import terminate_command_transactions

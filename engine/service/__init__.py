@@ -24,4 +24,6 @@ call and render.
     proposals.py  propose, proposals, proposal, accept, reject, withdraw
     staged.py     a stage's proposals file decided item by item: check, what-if, accept
                   (some items, perhaps edited), reject, what was decided already
+    meaning.py    embed, the embeddings after an import, and ranking by meaning (search,
+                  context_for, compact --topic) over current embeddings only
 """

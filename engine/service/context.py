@@ -12,10 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from engine.agents.visibility import VisibleStore
 from engine.embedding.cache import Embedder
 from engine.memory.as_of import AsOfStore
 from engine.store import Store
+
+if TYPE_CHECKING:
+    from engine.embedding.keeper import EmbeddingKeeper
 
 DEFAULT_PROG = "eem"
 DEFAULT_UMASK = 0o022
@@ -26,7 +31,9 @@ class Context:
     """`store`: the memory, its writes by `actor`; `visible_to`: the access tags a client
     may see (None: everything); `prog`: the name the program was called by, for the hints a
     verb returns; `umask`: the caller's, for the files a verb writes; `embedder`: how to
-    build the embedding model when a verb needs one (None: none is available)."""
+    build the embedding model when a verb needs one (None: none is available); `keeper`: a
+long-lived process's, which keeps the embeddings current after writes and ranks by meaning
+through them (engine/embedding/keeper.py; None: a command computes what it needs)."""
 
     store: Store
     actor: str = ""
@@ -36,6 +43,7 @@ class Context:
     umask: int = DEFAULT_UMASK
     embedder: Callable[[], Embedder] | None = None
     cache_folder: Path | None = None
+    keeper: EmbeddingKeeper | None = None
 
     def seen(self) -> Store:
         """The store as this caller may read it: filtered by `visible_to` when set, every

@@ -21,6 +21,7 @@ from engine.tms.records import BeliefFilter, Network
 
 if TYPE_CHECKING:
     from engine.ask.retrieval import Bundle
+    from engine.embedding.cache import Progress
     from engine.reading.blockers import Blockers
     from engine.reading.compact.build import Compact, CompactOptions
     from engine.reading.queries import PackQuery
@@ -385,24 +386,24 @@ class Found:
                 **({"neighbours": [n.as_dict() for n in self.neighbours]} if self.depth else {})}
 
 
-def search(ctx: Context, options: SearchOptions) -> Found:
+def search(ctx: Context, options: SearchOptions, progress: Progress | None = None) -> Found:
     """The best matches for the words (relevance), or the best SEARCH_SORT_POOL of them (at
-    least `limit`) re-ordered by impact or by when they were last updated."""
+    least `limit`) re-ordered by impact or by when they were last updated. By meaning too
+    with `semantic`, over current embeddings only (engine/service/meaning.py: a few missing
+    are computed first, `progress` after each batch; more are refused)."""
+    from engine.service.meaning import by_meaning
+
     searching.check_depth(options.depth)
     if options.sort not in SEARCH_SORTS:
         raise InvalidInput(f"sort takes {', '.join(SEARCH_SORTS)}, not {options.sort!r}",
                            field="sort", value=options.sort)
     store = ctx.seen()
-    embedder = None
-    if options.semantic:
-        if ctx.embedder is None:
-            raise InvalidInput("semantic search is not available here", field="semantic")
-        embedder = ctx.embedder()
     searching.check_limit(options.limit)
     limit = (searching.MAX_LIMIT if options.namespace else options.limit
              if options.sort == "relevance" else max(options.limit, defaults.SEARCH_SORT_POOL))
-    hits = searching.search(store, options.words, limit=limit,
-                            include_out=options.include_out, embedder=embedder)
+    hits = by_meaning(ctx, options.semantic, lambda embedder: searching.search(
+        store, options.words, limit=limit, include_out=options.include_out,
+        embedder=embedder), progress=progress)
     if options.namespace:  # ranked over every match, then cut to the namespace's first hits
         inside = only_namespace(store, options.namespace, [h.belief.id for h in hits])
         hits = [h for h in hits if h.belief.id in inside]
@@ -518,29 +519,39 @@ class Compacted:
         return {**self.summary.as_dict(), "written": str(self.written) if self.written else None}
 
 
-def compact(ctx: Context, options: CompactOptions | None = None, write: str | None = None
-            ) -> Compacted:
+def compact(ctx: Context, options: CompactOptions | None = None, write: str | None = None,
+            semantic: bool = False, progress: Progress | None = None) -> Compacted:
     """A token-budgeted summary of the network (a CompactOptions); with `write`, put into
-    that file between the eem:compact markers (the rest of the file kept)."""
+    that file between the eem:compact markers (the rest of the file kept). A topic's beliefs
+    are found as search ranks them (by meaning too with `semantic`)."""
+    from engine.reading.compact import CompactOptions
     from engine.reading.compact import compact as summarize
     from engine.reading.compact.build import check_options
     from engine.reading.compact.markers import write_compact
-
-    from engine.reading.compact import CompactOptions
+    from engine.service.meaning import by_meaning
 
     options = dataclasses.replace(options or CompactOptions(),
                                   gaps_command=ctx.stage_command("repair", "gaps"))
     check_options(options)
-    summary = summarize(ctx.seen(), options)
+    if semantic and not options.topic:
+        raise InvalidInput("semantic goes with topic", field="semantic")
+    store = ctx.seen()
+    summary = by_meaning(ctx, semantic, lambda embedder: summarize(
+        store, options, embedder=embedder), progress=progress)
     written = write_compact(write, summary.text, umask=ctx.umask) if write else None
     return Compacted(summary, written)
 
 
-def context_for(ctx: Context, question: str, budget: int = defaults.CONTEXT_BUDGET) -> Bundle:
-    """The beliefs that bear on a question, packed to `budget` tokens (engine/ask)."""
+def context_for(ctx: Context, question: str, budget: int = defaults.CONTEXT_BUDGET,
+                semantic: bool = False, progress: Progress | None = None) -> Bundle:
+    """The beliefs that bear on a question, packed to `budget` tokens, ranked as search
+    ranks them (by meaning too with `semantic`) (engine/ask/retrieval.py)."""
     from engine.ask.retrieval import retrieve
+    from engine.service.meaning import by_meaning
 
-    return retrieve(ctx.seen(), question, budget=budget)
+    store = ctx.seen()
+    return by_meaning(ctx, semantic, lambda embedder: retrieve(
+        store, question, budget=budget, embedder=embedder), progress=progress)
 
 
 def blockers(ctx: Context, limit: int | None = None) -> Blockers:

@@ -1,15 +1,21 @@
 """A Context for a call, from the settings of the process or request that makes it."""
 from __future__ import annotations
 
+import dataclasses
+import logging
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.embedding.cache import Embedder
 from engine.service.context import DEFAULT_PROG, DEFAULT_UMASK, Context
 from engine.wiring.settings import Settings
 from engine.wiring.store import BorrowedDriver, LazyStore
+
+if TYPE_CHECKING:
+    from engine.embedding.keeper import EmbeddingKeeper
 
 
 class SharedEmbedder:
@@ -45,3 +51,24 @@ def opened(settings: Settings, *, prog: str = DEFAULT_PROG, folder: Path | None 
                       embedder=SharedEmbedder(), cache_folder=settings.cache_folder)
     finally:
         store.close()
+
+
+def keeping_embeddings(ctx: Context) -> Context:
+    """`ctx` for a process that serves many calls over one memory (the MCP server): its
+    embeddings kept current after each write, on a thread of the keeper's own, with the
+    Context's one model (a failure is logged; the next write tries again), and its
+    rankings by meaning made through the keeper (engine/embedding/keeper.py)."""
+    if ctx.embedder is None:
+        return ctx
+    return dataclasses.replace(ctx, keeper=embedding_keeper(ctx))
+
+
+def embedding_keeper(ctx: Context) -> EmbeddingKeeper:
+    from engine.embedding.keeper import EmbeddingKeeper
+    from engine.wiring.parts import vector_cache
+
+    assert ctx.embedder is not None
+    log = logging.getLogger("eem.embeddings")
+    return EmbeddingKeeper(ctx.store, ctx.embedder,
+                           cache=vector_cache(ctx.cache_folder, ctx.umask),
+                           on_error=lambda e: log.warning("embedding upkeep failed: %s", e))

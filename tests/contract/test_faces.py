@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from engine import tms
+from engine.reading.compact import CompactOptions
 from engine.service import health, history, keeping, network, proposals, reading, registry
 from engine.service.context import Context
 from engine.service.keeping import Replacement
@@ -112,6 +113,8 @@ VERBS = [
     Verb("show", lambda c: reading.show(c, "b"), ["show", "b"], ("show", {"id": "b"})),
     Verb("search", lambda c: reading.search(c, reading.SearchOptions("cache reads")),
          ["search", "cache", "reads"], ("search", {"words": "cache reads"})),
+    Verb("compact-topic", lambda c: reading.compact(c, CompactOptions(topic=("cache",))),
+         ["compact", "--topic", "cache"], ("compact", {"topic": "cache"})),
     Verb("list", lambda c: reading.list_beliefs(c, reading.ListOptions(limit=200)),
          ["list", "--limit", "200"], ("list_beliefs", {})),
     Verb("status", lambda c: network.status(c), ["status"], ("status", {})),

@@ -15,6 +15,7 @@ from engine.memory import dialectic
 from engine.memory.summaries import summarize
 from engine.model import Belief, Justification, Nogood
 from engine.proposals.records import Decision, Impact, Proposal, Snapshot, Status
+from engine.reading.ranking import rank_in
 from engine.reading.records import Section
 from engine.repair.records import DefeatedRow, Finding, Gap, RepairEdge
 from engine.review.records import VerdictEdge
@@ -102,7 +103,8 @@ def test_summaries_impact_scopes_and_counts(either):
     assert either.read(lambda tx: tx.around_ids("c", 1)) == ["a", "c", "d", "sum-1"]
     assert either.read(lambda tx: tx.around_ids("g", 1)) == ["a", "g", "h"]
     assert either.read(lambda tx: tx.around_ids("zz", 1)) is None
-    assert sorted(either.read(lambda tx: tx.topic_ids(["flushed"], 10))) == ["h"]
+    assert [r.id for r in either.read(lambda tx: rank_in(tx, ["flushed"], include_out=True)
+                                      ).ranked] == ["h"]
     counts = either.read(lambda tx: tx.network_counts())
     assert (counts.beliefs, counts.in_, counts.out, counts.nogoods) == (7, 4, 3, 0)
     seen = either.read(lambda tx: tx.visible_network(frozenset()))

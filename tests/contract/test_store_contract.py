@@ -150,6 +150,34 @@ def test_embeddings_answer_cosine(either):
     assert near[0][2] == pytest.approx(math.sqrt(0.5), abs=2e-3)
 
 
+def test_embeddings_kept_current_and_the_searches_that_read_them(either):
+    small_network(either)
+    tms.retract(either, "a", "cold")  # c goes OUT with it
+    rows = [StoredEmbedding("a", "sha-a", "mini", unit_vector(1, 0), "the cache is warm"),
+            StoredEmbedding("b", "sha-b", "mini", unit_vector(1, 1), "the cache holds hot keys"),
+            StoredEmbedding("c", "sha-c", "mini", unit_vector(0, 1), "an older text"),
+            StoredEmbedding("d", "sha-d", "mini", unit_vector(0, 0, 1))]  # its text unknown
+    either.write(lambda tx: tx.save_embeddings(rows))
+    backlog = either.read(lambda tx: tx.embedding_backlog("mini"))
+    assert (backlog.total, backlog.recorded_model) == (4, None)
+    assert either.read(lambda tx: tx.embedding_backlog("mini", ["a", "b", "zz"])).total == 2
+    assert either.read(lambda tx: tx.embedding_backlog("other")).missing == 4
+    # the upkeep's own check compares texts: c's is older, d's unknown
+    assert either.read(lambda tx: tx.beliefs_to_embed("mini", "", 10)) == [
+        ("c", "reads are fast"), ("d", "reads stay fast under load")]
+    assert either.read(lambda tx: tx.beliefs_to_embed("mini", "c", 1)) == [
+        ("d", "reads stay fast under load")]
+    either.write(lambda tx: tx.record_embedding_model("mini"))
+    assert either.read(lambda tx: tx.embedding_backlog("mini")).recorded_model == "mini"
+    found = either.read(lambda tx: tx.search_meaning(unit_vector(1, 0), 2, True))
+    assert [(h.id, h.truth) for h, _ in found] == [("a", Truth.OUT), ("b", Truth.IN)]
+    assert [c for _, c in found] == pytest.approx([1.0, math.sqrt(0.5)], abs=2e-3)
+    assert [h.id for h, _ in either.read(lambda tx: tx.search_meaning(
+        unit_vector(1, 0), 2, False))] == ["b"]  # IN ones only: a, c and d are OUT
+    assert either.read(lambda tx: tx.justification_links(["c", "d", "a", "zz"])) == {
+        "c": frozenset({"a"}), "d": frozenset({"c", "b"}), "a": frozenset()}
+
+
 def test_provenance_of_runs_rounds_and_proposals(either):
     small_network(either)
     run = RunRecord("run-7", "fake:scripted", "2026-01-01T00:00:00Z", {"budget": 400},

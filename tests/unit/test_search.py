@@ -1,13 +1,15 @@
 """engine/reading/search.py on the in-memory store: the text ranking, OUT beliefs only on request,
-the meaning ranking from an injected embedder, and reciprocal rank fusion."""
+the meaning ranking from an injected embedder (refused while embeddings are missing), the
+graph's proximity, and reciprocal rank fusion."""
 from __future__ import annotations
 
 import pytest
 
 from engine import tms
-from engine.embedding.records import StoredEmbedding
+from engine.embedding.upkeep import MissingEmbeddings, update_embeddings
 from engine.errors import InvalidInput
 from engine.model import Truth
+from engine.reading import ranking
 from engine.reading import search as searching
 from engine.reading.records import BeliefHit
 from tests.fakes import FakeStore
@@ -72,11 +74,15 @@ def test_a_limit_out_of_range_is_bad_input(store, limit):
         searching.search(store, "cache", limit=limit)
 
 
+def embedded(store, embedder=None):
+    """The store with every belief's embedding computed, as `eem embed` computes them."""
+    update_embeddings(store, embedder or AxisEmbedder())
+    return store
+
+
 def test_semantic_adds_beliefs_the_words_miss_and_fuses_the_ranks(store):
     embedder = AxisEmbedder()
-    rows = [StoredEmbedding(b.id, "sha", embedder.model_name, embedder.embed([b.text])[0])
-            for b in tms.list_beliefs(store)]
-    store.write(lambda tx: tx.save_embeddings(rows))
+    embedded(store, embedder)
     # "database" is a word of cache-coherent only; by meaning every cache belief is near
     hits = searching.search(store, "cache database", embedder=embedder, limit=10)
     by_id = {h.belief.id: h for h in hits}
@@ -87,9 +93,7 @@ def test_semantic_adds_beliefs_the_words_miss_and_fuses_the_ranks(store):
 
 def test_semantic_leaves_out_out_beliefs_unless_asked(store):
     embedder = AxisEmbedder()
-    rows = [StoredEmbedding(b.id, "sha", "axes", embedder.embed([b.text])[0])
-            for b in tms.list_beliefs(store)]
-    store.write(lambda tx: tx.save_embeddings(rows))
+    embedded(store, embedder)
     tms.retract(store, "queue-backlog")
     assert "queue-backlog" not in {h.belief.id for h in
                                    searching.search(store, "queue", embedder=embedder)}
@@ -98,11 +102,50 @@ def test_semantic_leaves_out_out_beliefs_unless_asked(store):
                                                 include_out=True)}
 
 
+def test_semantic_search_is_refused_while_a_belief_has_no_current_embedding(store):
+    embedder = AxisEmbedder()
+    with pytest.raises(MissingEmbeddings, match="5 of 5 beliefs have no current embedding"):
+        searching.search(store, "cache", embedder=embedder)
+    embedded(store, embedder)
+    tms.add(store, "cache-evicts", "The cache evicts the oldest entries first")
+    with pytest.raises(MissingEmbeddings, match="1 of 6 beliefs") as refused:
+        searching.search(store, "cache", embedder=embedder)
+    assert refused.value.exit_code == 2
+    assert searching.search(store, "cache")  # by words, asked for as such, it answers
+
+
+def test_a_reworded_belief_is_embedded_anew(store):
+    embedder = AxisEmbedder()
+    embedded(store, embedder)
+    store.write(lambda tx: tx.set_fields("queue-backlog", {"text": "The cache backs up"}, "t"))
+    with pytest.raises(MissingEmbeddings, match="1 of 5"):
+        searching.search(store, "cache", embedder=embedder)
+    assert update_embeddings(store, embedder).computed == 1
+    assert "queue-backlog" in {h.belief.id for h in
+                               searching.search(store, "cache", embedder=embedder)}
+
+
+def test_a_belief_one_step_from_the_best_matches_rises_above_an_equal_match_alone():
+    s = FakeStore()
+    tms.add(s, "disk-full", "The disk is full")
+    tms.add(s, "logs-grow", "The logs grow without rotation")
+    tms.add(s, "alerts-night", "Alerts fire at night", tms.make_justifications(
+        ["disk-full", "logs-grow"]))
+    tms.add(s, "alerts-muted", "Alerts are muted on weekends")
+    # both alerts-* beliefs match one word (by id, alerts-muted would come first); the one
+    # the two best matches join rises, here to the top: it ties the question together
+    hits = searching.search(s, "disk full logs rotation alerts", limit=5)
+    ids = [h.belief.id for h in hits]
+    assert ids[-1] == "alerts-muted" and ids.index("alerts-night") < ids.index("disk-full")
+    night, muted = hits[ids.index("alerts-night")], hits[-1]
+    assert night.text_rank > muted.text_rank  # by its own words alone it ranks lower
+
+
 def test_fusion_adds_reciprocal_ranks():
     a, b, c = (BeliefHit(i, "", Truth.IN, 0, 0) for i in "abc")
-    fused = searching.fuse({"text": [a, b], "semantic": [b, c]}, limit=3)
-    assert [h.belief.id for h in fused] == ["b", "a", "c"]
+    fused = ranking.fuse({"text": [a, b], "semantic": [b, c]})
     k = searching.RRF_K
-    assert fused[0].score == pytest.approx(1 / (k + 2) + 1 / (k + 1))
-    assert fused[1].score == pytest.approx(1 / (k + 1))
-    assert (fused[0].text_rank, fused[0].semantic_rank) == (2, 1)
+    assert fused["b"].relevance == pytest.approx(1 / (k + 2) + 1 / (k + 1))
+    assert fused["a"].relevance == pytest.approx(1 / (k + 1))
+    assert fused["b"].ranks == {"text": 2, "semantic": 1}
+    assert sorted(fused, key=lambda i: -fused[i].relevance) == ["b", "a", "c"]

@@ -1,7 +1,10 @@
 """`python -m engine compact`: a token-budgeted summary of the network for an agent."""
 from __future__ import annotations
 
+from typing import Any
+
 from engine.reading.compact.build import Compact, CompactOptions, compact_in
+from engine.reading.ranking import meaning_of
 from engine.store import Store
 from engine.tokens import ESTIMATE, TokenCounter
 
@@ -9,7 +12,9 @@ __all__ = ["Compact", "CompactOptions", "compact", "compact_in"]
 
 
 def compact(store: Store, options: CompactOptions | None = None,
-            counter: TokenCounter = ESTIMATE) -> Compact:
-    """The summary, read in one transaction (so it is one consistent state)."""
+            counter: TokenCounter = ESTIMATE, *, embedder: Any = None) -> Compact:
+    """The summary, read in one transaction (so it is one consistent state); a --topic
+    scope by meaning as well with `embedder` (MissingEmbeddings while some are missing)."""
     chosen = options or CompactOptions()
-    return store.read(lambda tx: compact_in(tx, chosen, counter))
+    meaning = meaning_of(embedder, " ".join(chosen.topic)) if chosen.topic else None
+    return store.read(lambda tx: compact_in(tx, chosen, counter, meaning=meaning))

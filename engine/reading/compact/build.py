@@ -4,6 +4,8 @@ Everything is read in ONE read transaction, each section ordered and cut in Cyph
 (engine/reading/records.py), so the same graph always gives the same bytes. The budget is shared
 round-robin: the first line of every section, then the second of every section, and so on,
 so no section starves the others; a section stops at its first line that does not fit. A
+--topic scope is the beliefs that bear on the topic as search and ask rank them
+(engine/reading/ranking.py), at most TOPIC_POOL from each index. A
 section's heading is written only with its first line, the empty sections are named on one
 line and the footer names only what it must, so a small budget goes to beliefs rather than
 to headings. A belief is listed once, in the first section that has it; a belief an IN
@@ -20,6 +22,7 @@ from engine.agents.records import AgentTx
 from engine.errors import InvalidInput, NotFound
 from engine.model import check_id
 from engine.reading.compact.lines import belief_line, nogood_line
+from engine.reading.ranking import Meaning, RankingTx, rank_in
 from engine.reading.records import NetworkCounts, ReadingTx, Row, Section, SummaryCover, cover_index
 from engine.repair.records import Gap, RepairTx
 from engine.tokens import ESTIMATE, TokenCounter
@@ -28,7 +31,7 @@ DEFAULT_BUDGET = defaults.COMPACT_BUDGET
 MIN_CANDIDATES = 5
 MAX_CANDIDATES = 200
 TOKENS_PER_LINE_GUESS = 12  # the shortest line: how many candidates a budget could hold
-TOPIC_LIMIT = 2000  # beliefs a --topic scope takes from the full-text index, best first
+TOPIC_POOL = 200  # matches a --topic scope takes from each index, by the shared ranking
 # Premises with the most direct dependents, whose transitive impact is counted to rank them:
 # counting it for every premise of a 100k network is the sum of all their cones.
 PREMISE_POOL = 24
@@ -46,9 +49,9 @@ TITLES = {
 }
 
 
-class CompactTx(ReadingTx, RepairTx, AgentTx, Protocol):
+class CompactTx(ReadingTx, RepairTx, AgentTx, RankingTx, Protocol):
     """What compact reads: the sections and scopes (ReadingTx), repair's gaps, a
-    namespace's beliefs (AgentTx)."""
+    namespace's beliefs (AgentTx), the beliefs bearing on a topic (RankingTx)."""
 
 
 def section_heading(section: Section) -> str:
@@ -138,10 +141,12 @@ def check_options(options: CompactOptions) -> None:
 
 
 def compact_in(tx: CompactTx, options: CompactOptions,
-               counter: TokenCounter = ESTIMATE) -> Compact:
-    """The summary, read through one transaction's view."""
+               counter: TokenCounter = ESTIMATE, *, meaning: Meaning | None = None
+               ) -> Compact:
+    """The summary, read through one transaction's view (a --topic by meaning as well
+    with the topic's `meaning`)."""
     check_options(options)
-    scope, scope_text = _scope(tx, options)
+    scope, scope_text = _scope(tx, options, meaning)
     counts = tx.network_counts()
     covers = cover_index(tx.summary_covers(scope))
     limit = max(MIN_CANDIDATES, min(MAX_CANDIDATES, options.budget // TOKENS_PER_LINE_GUESS))
@@ -178,7 +183,8 @@ def _gap_line(g: Gap) -> str:
     return f"- gap for {g.for_belief} [{g.truth}]: {text}"
 
 
-def _scope(tx: CompactTx, options: CompactOptions) -> tuple[list[str] | None, str]:
+def _scope(tx: CompactTx, options: CompactOptions, meaning: Meaning | None
+           ) -> tuple[list[str] | None, str]:
     if options.namespace:
         from engine.agents.import_agent import require_namespace
 
@@ -187,8 +193,10 @@ def _scope(tx: CompactTx, options: CompactOptions) -> tuple[list[str] | None, st
         return ids, f"namespace {options.namespace} ({len(ids)} beliefs)"
     if options.topic:
         words = [w for t in options.topic for w in t.split()]
-        ids = tx.topic_ids(words, TOPIC_LIMIT)
-        return ids, f"topic {' '.join(words)!r} ({len(ids)} beliefs)"
+        ranked = rank_in(tx, words, meaning=meaning, include_out=True, pool=TOPIC_POOL).ranked
+        ids = [r.id for r in ranked]
+        how = ", by meaning too" if meaning is not None else ""
+        return ids, f"topic {' '.join(words)!r} ({len(ids)} beliefs{how})"
     if options.around is not None:
         near = tx.around_ids(options.around, options.steps)
         if near is None:
