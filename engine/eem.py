@@ -64,7 +64,7 @@ GROUPS = (
         "mcp", "propose", "proposals", "proposal", "accept", "reject", "withdraw",
         "import-agent", "sync-agent", "namespaces")),
     ("the registry", ("import", "export")),
-    ("the server", ("serve", "batch")),
+    ("the server", ("serve", "batch", "memories")),
 )
 
 EXAMPLES = (

@@ -23,8 +23,14 @@ __all__ = ["BorrowedDriver", "LazyStore", "open_store", "print_json", "print_lis
 
 @contextmanager
 def open_store() -> Iterator[LazyStore]:
+    """The store of the memory this folder is in (or EEM_MEMORY's)."""
+    from pathlib import Path
+
+    from engine.wiring.memories import locate
+
     settings = Settings.of(os.environ)
-    store = LazyStore(settings, settings.actor)
+    store = LazyStore(settings, locate(settings, Path.cwd()), settings.actor,
+                      notice=lambda line: print(line, file=sys.stderr))
     try:
         yield store
     finally:
