@@ -109,10 +109,10 @@ def test_each_face_is_where_adapters_come_in(face):
 
 
 # --- the stage CLIs share one skeleton, not each other ----------------------------------
-SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_parts", "engine.cli.support",
-              "engine.cli.visible_to", "engine.cli.source_report"}
-STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "pipeline", "repair",
-              "review"]
+SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_flags", "engine.cli.arguments",
+              "engine.cli.command", "engine.cli.main", "engine.cli.sources"}
+STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "negatives", "pipeline",
+              "repair", "review"]
 
 
 def cli_imports(source: str) -> set[str]:
@@ -131,7 +131,7 @@ def cli_imports(source: str) -> set[str]:
 
 def test_cli_imports_sees_both_forms():
     assert cli_imports("from engine.cli import forge as f\nimport engine.cli.derive\n"
-                       "from engine.cli.stage_cli import Wiring\n") == {
+                       "from engine.cli.stage_cli import StageCall\n") == {
         "engine.cli.forge", "engine.cli.derive", "engine.cli.stage_cli"}
 
 
@@ -143,6 +143,41 @@ def test_no_stage_cli_imports_another_cli_module():
         if other:
             offenders[name] = sorted(other)
     assert not offenders, f"stage CLIs importing other CLI modules: {offenders}"
+
+
+# --- a stage is only what is its own ------------------------------------------------------
+# Each LLM stage's package; what two of them share lives in engine/stages/ or engine/pairs/.
+STAGE_PACKAGES = ["ask", "contradictions", "dedup", "derive", "forge", "negatives", "repair",
+                  "review", "review_premises"]
+
+
+def stage_imports(package: str) -> dict[str, set[str]]:
+    """Each module of engine/<package>/ -> the other stage packages it imports."""
+    found = {}
+    for path in sorted((ENGINE / package).rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        modules = imported_modules(path.read_text(encoding="utf-8"), name.rpartition(".")[0])
+        others = {m.split(".")[1] for m in modules
+                  if m.startswith("engine.") and m.count(".") >= 1
+                  and m.split(".")[1] in STAGE_PACKAGES and m.split(".")[1] != package}
+        if others:
+            found[name] = others
+    return found
+
+
+@pytest.mark.parametrize("package", STAGE_PACKAGES)
+def test_no_stage_package_imports_another(package):
+    assert (ENGINE / package / "__init__.py").is_file()
+    assert stage_imports(package) == {}
+
+
+def test_no_library_code_reads_options_off_a_namespace():
+    """Options travel as typed records: nothing in engine/ digs them out of an argparse
+    Namespace by name."""
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sorted(ENGINE.rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if "getattr(args" in line]
+    assert found == []
 
 
 # --- the kernel is the ground floor -----------------------------------------------------

@@ -487,14 +487,11 @@ def make_ask(args: argparse.Namespace) -> Callable[[Context, str], dict[str, Any
     from what the calling client may see, its run recorded."""
     from engine.agents.visibility import VisibleReadsStore
     from engine.ask.run import ask
-    from engine.cli.stage_cli import Wiring, build_ask_model
-    from engine.cli.stage_cli import ask_backend as backend_for
     from engine.clock import utc_now
     from engine.stages.report import ReportFile, report_path
+    from engine.wiring.models import ModelSpec, ask_backend
 
-    args.structured = False
-    wiring = Wiring()
-    backend = backend_for(build_ask_model(args, wiring), args, wiring)
+    backend = ask_backend(ModelSpec(args.model, args.timeout))
 
     def answer(ctx: Context, question: str) -> dict[str, Any]:
         report = ReportFile(report_path(Path(args.report_dir), utc_now(), "ask"))

@@ -189,7 +189,7 @@ def test_show_and_list_carry_impact(store, neo4j_settings, tmp_path):
     r = _cli(["show", "p1", "--json"], neo4j_settings, tmp_path)
     assert json.loads(r.stdout)["impact"] == 4
     r = _cli(["list", "--sort", "impact", "--json"], neo4j_settings, tmp_path)
-    rows = json.loads(r.stdout)
+    rows = json.loads(r.stdout)["beliefs"]
     assert rows[0]["id"] == "p1" and rows[0]["impact"] == 4
 
 

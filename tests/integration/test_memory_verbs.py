@@ -235,7 +235,7 @@ def test_the_log_is_outside_the_network(store):
 
 def test_a_rewired_dependent_is_due_for_review_again(store):
     from engine.review.due import read_due
-    from engine.review.material import read_under_review
+    from engine.stages.arguments import read_under_review
     from engine.review.records import ReviewStamp
 
     chain(store)

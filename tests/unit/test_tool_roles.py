@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from engine.agents import roles
+from engine.mcp import roles
 from engine.mcp.declaration import PROPOSE, READ, WRITE, declared_tools, tool
 from engine.mcp.tools import TOOLS, AgentTools
 

@@ -1,5 +1,7 @@
-"""A belief as review shows it: its claim, depth, and each justification with the full text
-and label of every id it names; and the hash that says whether a review is still current.
+"""A belief as review (and repair, which mends what review defeated) shows it: its claim,
+depth, and each justification with the full text and label of every id it names; the hash
+that says whether a review is still current. The store's part that reads them is
+ArgumentsTx (engine/stages/records.py).
 
 The hash covers the argument the model judged: the claim, and per justification its kind,
 label, and the id and text of each antecedent and outlist member. It leaves out the depth
@@ -13,7 +15,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from engine.review.records import Argument, ArgumentJustification, ArgumentPart, ReviewRecords
+from engine.stages.records import Argument, ArgumentJustification, ArgumentPart, ArgumentsTx
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,6 @@ def under_review(a: Argument) -> UnderReview:
     return UnderReview(a.id, text, a.depth, a.truth, shown, review_sha256(text, shown))
 
 
-def read_under_review(tx: ReviewRecords, ids: Iterable[str]) -> dict[str, UnderReview]:
+def read_under_review(tx: ArgumentsTx, ids: Iterable[str]) -> dict[str, UnderReview]:
     """The named beliefs that exist, as review shows them (one read per 5000 beliefs)."""
     return {i: under_review(a) for i, a in tx.review_arguments(ids).items()}
