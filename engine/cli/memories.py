@@ -45,13 +45,15 @@ def _server(row: dict[str, object]) -> str:
 
 
 def cmd_memories(call: Call) -> int:
-    from engine.wiring.memories import Registry, eem_home
+    from engine.wiring.memories import Registry, adopt_legacy, eem_home
 
     settings = call.settings
     assert settings is not None  # the command line's execute gives every call its settings
     if call.args.action == "forget":
         return _forget(call, settings)
-    rows = [_listed(settings, m) for m in Registry(eem_home(settings))]
+    registry = Registry(eem_home(settings))
+    adopt_legacy(registry)
+    rows = [_listed(settings, m) for m in registry]
     if call.as_json:
         return call.print_json({"memories": rows})
     if not rows:

@@ -17,14 +17,17 @@ def cmd_init(call: Call) -> int:
 
     from engine.service import network
     from engine.wiring.context import opened
-    from engine.wiring.memories import Made, Registry, eem_home, find, make
+    from engine.wiring.memories import Made, Registry, check_name, eem_home, find, make
 
     a, settings = call.args, call.settings
     assert settings is not None  # the command line's execute gives every call its settings
     folder = Path(a.root or call.context.folder or ".")
     named = vars(a).get("memory")
-    if named is None and settings.value("EEM_MEMORY") and not a.uri:
-        made = Made(find(settings, folder), "there")
+    registry = Registry(eem_home(settings))
+    chosen = settings.value("EEM_MEMORY")
+    if named is None and chosen and not a.uri:  # a memory of no folder (make demo's)
+        made = Made(registry.local(check_name(chosen), ""), "made") \
+            if registry.get(check_name(chosen)) is None else Made(find(settings, folder), "there")
         root = a.root
     else:
         made = make(settings, folder, named, uri=a.uri or "", database=a.database,
@@ -36,7 +39,7 @@ def cmd_init(call: Call) -> int:
     with opened(settings, memory, prog=call.context.prog, folder=folder,
                 umask=call.context.umask, notice=call.note) as ctx:
         done = network.init(ctx, root)
-    memory = Registry(eem_home(settings)).get(memory.name) or memory  # its ports, once started
+    memory = registry.get(memory.name) or memory  # its ports, once started
     if call.emit(done):
         return 0
     how = {"made": "made", "adopted": "now rooted here", "there": "ready"}[made.how]

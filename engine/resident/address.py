@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from engine.wiring.memories import Memory
     from engine.wiring.settings import Settings
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CODE_FOLDERS = ("engine", "adapters", "cypher")
 # a Unix socket's path must fit in sun_path (108 bytes on Linux)
 MAX_SOCKET_PATH = 107

@@ -30,6 +30,7 @@ MARKER = Path(".eem") / "memory.json"
 LOCAL, SHARED = "local", "shared"
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 ENVIRONMENT = "environment"  # the memory NEO4J_URI names, when nothing else does
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -210,7 +211,31 @@ def find(settings: Settings, folder: Path, named: str | None = None) -> Memory:
         return Memory(ENVIRONMENT, "", SHARED, uri=settings.value("NEO4J_URI"),
                       database=settings.value("NEO4J_DATABASE", "neo4j"),
                       user=settings.value("NEO4J_USER", "neo4j"))
+    legacy = adopt_legacy(registry)
+    if legacy is not None:
+        raise InvalidInput(
+            f"no memory here: no {MARKER} in {folder} or a folder above it; the graph of the "
+            f"local server from before memories is the memory '{legacy.name}' (--memory "
+            f"{legacy.name}, or `{COMMAND} --memory {legacy.name}` makes this folder its root)",
+            field="memory", value=str(folder), suggest="init")
     raise no_memory(folder)
+
+
+LEGACY = "default"  # the name the graph of the checkout's ./.neo4j server takes
+
+
+def adopt_legacy(registry: Registry) -> Memory | None:
+    """The graph of the one local server of before memories (the checkout's .neo4j, on Bolt
+    7687), kept as the memory `default`: registered the first time it is seen (its data
+    stays where it is), None when there is none."""
+    home = CHECKOUT / ".neo4j"
+    if not (home / "data" / "databases" / "neo4j").is_dir():
+        return None
+    kept = registry.get(LEGACY)
+    if kept is not None:
+        return kept if Path(kept.home) == home else None
+    return registry.put(Memory(LEGACY, "", LOCAL, home=str(home), bolt_port=7687,
+                               http_port=7474))
 
 
 def locate(settings: Settings, folder: Path, named: str | None = None) -> Memory | InvalidInput:
@@ -229,8 +254,9 @@ def _known(registry: Registry, marked: Memory) -> Memory:
     if not marked.local:
         return marked
     kept = registry.get(marked.name)
-    if kept is None:
-        made = registry.local(marked.name, marked.root)
+    if kept is None:  # kept on this machine when its server first starts, not by a look-up
+        made = Memory(marked.name, marked.root, LOCAL,
+                      home=str(registry.server_home(marked.name)))
         return replace(made, notes=(
             f"the memory '{made.name}' of {marked.root} is new on this machine: an empty one "
             f"was made for it in {made.home}",))
