@@ -50,9 +50,10 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         code = forward(args, folder, path, prog)
         if code is not None:
             return code
-        from engine.resident import control
+        if os.environ.get("EEM_SERVE", "").strip() != "0":
+            from engine.resident import control
 
-        control.start_in_background(path, memory, prog)
+            control.start_in_background(path, memory, prog)
     return execute(args, os.environ, Streams(sys.stdout, sys.stderr, sys.stdin), prog=prog,
                    folder=folder)
 

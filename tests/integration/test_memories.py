@@ -78,7 +78,7 @@ def listed(repos: Repos, folder: Path, env: dict[str, str] | None = None) -> set
 def sourced(repos: Repos, folder: Path, env: dict[str, str] | None = None) -> dict[str, str]:
     done = eem(["sources", "status", "--json"], env or repos.env, folder)
     assert done.returncode == 0, done.stderr
-    return {row["id"]: row["state"] for row in json.loads(done.stdout)["rows"]}
+    return {row["id"]: row["state"] for row in json.loads(done.stdout)["beliefs"]}
 
 
 def test_two_repositories_keep_two_memories(repos):
@@ -148,7 +148,7 @@ def test_the_test_suites_fixtures_leave_a_users_memory_as_it_was(repos):
          "test_init_is_idempotent or test_retract_and_assert"],
         cwd=repos.a, env=shell, capture_output=True, text=True, timeout=900, check=False)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert " 2 passed" in done.stdout
+    assert "2 passed" in done.stdout
     assert exported(repos) == before
 
 
