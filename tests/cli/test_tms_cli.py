@@ -374,10 +374,28 @@ def test_import_export_round_trip(cli, store, tmp_path):
 
 def test_reset_needs_yes(cli, store):
     build(store)
-    assert_one_error_line(cli("reset", code=2), "--yes")
+    assert_one_error_line(cli("reset", code=2), "--yes", "empties the memory 'tests' (")
     assert tms.status(store).beliefs == 4
     assert cli("reset", "--yes").stdout.strip() == "graph emptied"
     assert tms.status(store).beliefs == 0
+
+
+def test_reset_at_a_terminal_names_the_memory_and_asks(store, env):
+    import pty
+
+    build(store)
+    for answer, code, beliefs in (("n\n", 2, 4), ("y\n", 0, 0)):
+        leader, follower = pty.openpty()
+        try:
+            os.write(leader, answer.encode())
+            done = subprocess.run([sys.executable, "-m", "engine", "reset"], cwd=ROOT, env=env,
+                                  stdin=follower, capture_output=True, text=True, timeout=120)
+        finally:
+            os.close(follower)
+            os.close(leader)
+        assert done.returncode == code, done.stderr
+        assert done.stderr.startswith("Empty the memory 'tests' ("), done.stderr
+        assert tms.status(store).beliefs == beliefs
 
 
 # --- errors --------------------------------------------------------------------------
