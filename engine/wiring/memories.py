@@ -334,6 +334,10 @@ def forget(settings: Settings, name: str, *, delete_data: bool = False) -> Memor
     if memory is None:
         raise InvalidInput(f"no memory named '{name}' on this machine (`eem memories` lists "
                            "them)", field="memory", value=name)
+    if delete_data and Path(memory.home) == CHECKOUT / ".neo4j":
+        raise InvalidInput(f"the memory '{name}' lives in {memory.home}, beside the server's "
+                           "jars and the tests' server: forget it without --delete-data, and "
+                           f"remove {memory.home}/data by hand", field="delete_data")
     if memory.root:
         marker = Path(memory.root) / MARKER
         if marker.is_file() and read_marker(marker).name == name:
