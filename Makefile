@@ -57,9 +57,11 @@ browser:
 		fi; \
 	fi
 
-# The demo memory's engine and server (`eem serve stop` in a repository stops its memory's).
+# The demo memory's engine and server, and the benchmarks' server (`eem serve stop` in a
+# repository stops its memory's).
 neo4j-stop:
 	-EEM_MEMORY=demo $(PY) -m engine serve stop
+	-NEO4J_LOCAL_HOME=.neo4j/bench NEO4J_LIB=.neo4j/lib scripts/neo4j stop
 
 bench: setup neo4j
 	scripts/bench/run $(BENCH_FLAGS)
