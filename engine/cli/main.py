@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine.cli import EEM, PROG, agents, embedding, health, history, keeping, network
-from engine.cli import proposals, reading, registry, sources, verbs
+from engine.cli import EEM, PROG, agents, embedding, health, history, keeping, memories
+from engine.cli import network, proposals, reading, registry, sources, verbs
 from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
@@ -84,6 +84,7 @@ COMMANDS: dict[str, Command] = {
     **proposals.COMMANDS,  # propose, proposals, proposal, accept, reject, withdraw
     **{k: reading.COMMANDS[k] for k in ("blockers", "wiki")},
     **sources.COMMANDS,  # sources status|stale|hash|repos, hooks install|uninstall|run
+    **memories.COMMANDS,  # memories [forget NAME]
 }
 
 
@@ -124,6 +125,9 @@ def build_parser(prog: str = PROG, only: str | None = None, *,
         prog=prog, description="Justified beliefs in Neo4j with truth maintenance.",
         epilog=_epilog(prog), streams=streams)
     parser.add_argument("--debug", action="store_true", help="show tracebacks")
+    parser.add_argument("--memory", metavar="NAME",
+                        help="the memory to work on (default: the one of the folder you are "
+                             "in, found by its .eem/; EEM_MEMORY)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     names = [only] if only in COMMANDS else list(COMMANDS)
     for name in names:
@@ -133,6 +137,8 @@ def build_parser(prog: str = PROG, only: str | None = None, *,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show tracebacks")
+        p.add_argument("--memory", metavar="NAME", default=argparse.SUPPRESS,
+                       help="the memory to work on (default: the folder's)")
         if command.json:
             p.add_argument("--json", action="store_true", help="print JSON")
         else:
@@ -172,22 +178,25 @@ def current_umask() -> int:
 
 
 def execute(args: argparse.Namespace, environ: Mapping[str, str], streams: Streams, *,
-            prog: str = PROG, folder: str | None = None, umask: int | None = None,
+            prog: str = PROG, folder: str = "/", umask: int | None = None,
             borrowed: BorrowedDriver | None = None) -> int:
-    """Run a parsed command for a caller with this environment, folder and umask; errors
-    become one `Error:` line on the caller's stderr and the exit code."""
+    """Run a parsed command for a caller with this environment, folder and umask, in the
+    memory its folder (or --memory) names; errors become one `Error:` line on the caller's
+    stderr and the exit code."""
     from pathlib import Path
 
     def run() -> int:
         from engine.wiring.context import opened
+        from engine.wiring.memories import locate
         from engine.wiring.settings import Settings
 
         settings = Settings.of(environ)
-        with opened(settings, prog=prog, folder=Path(folder) if folder else None,
-                    umask=current_umask() if umask is None else umask,
-                    borrowed=borrowed) as context:
+        memory = locate(settings, Path(folder), vars(args).get("memory"))
+        with opened(settings, memory, prog=prog, folder=Path(folder),
+                    umask=current_umask() if umask is None else umask, borrowed=borrowed,
+                    notice=lambda line: print(line, file=streams.err)) as context:
             return COMMANDS[args.command].handler(
-                Call(args, context, streams.out, streams.err, streams.stdin))
+                Call(args, context, streams.out, streams.err, streams.stdin, settings, memory))
 
     return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err, prog=prog)
 

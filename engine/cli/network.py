@@ -10,12 +10,41 @@ from engine.cli.keeping import replacement_flags, replacement_of
 
 
 def cmd_init(call: Call) -> int:
-    from engine.service import network
+    """Make the folder (or --root DIR) a memory's root (its .eem/ marker), then the memory's
+    schema and root in its graph. With the memory named by EEM_MEMORY instead, that memory's
+    schema, and --root recorded as its root; no marker is written."""
+    from pathlib import Path
 
-    done = network.init(call.context, call.args.root)
+    from engine.service import network
+    from engine.wiring.context import opened
+    from engine.wiring.memories import Made, Registry, check_name, eem_home, find, make
+
+    a, settings = call.args, call.settings
+    assert settings is not None  # the command line's execute gives every call its settings
+    folder = Path(a.root or call.context.folder or ".")
+    named = vars(a).get("memory")
+    registry = Registry(eem_home(settings))
+    chosen = settings.value("EEM_MEMORY")
+    if named is None and chosen and not a.uri:  # a memory of no folder (make demo's)
+        made = Made(registry.local(check_name(chosen), ""), "made") \
+            if registry.get(check_name(chosen)) is None else Made(find(settings, folder), "there")
+        root = a.root
+    else:
+        made = make(settings, folder, named, uri=a.uri or "", database=a.database,
+                    user=a.user, umask=call.context.umask)
+        root = made.memory.root or None
+    memory = made.memory
+    for note in memory.notes:
+        call.note(note)
+    with opened(settings, memory, prog=call.context.prog, folder=folder,
+                umask=call.context.umask, notice=call.note) as ctx:
+        done = network.init(ctx, root)
+    memory = registry.get(memory.name) or memory  # its ports, once started
     if call.emit(done):
         return 0
-    call.say("schema ready (constraints and indexes)")
+    how = {"made": "made", "adopted": "now rooted here", "there": "ready"}[made.how]
+    call.say(f"memory '{memory.name}' {how}: {memory.address()}",
+             "schema ready (constraints and indexes)")
     if done.root is not None:
         was = done.root.was
         call.say(f"root: {done.root.root}" + (" (unchanged)" if was is None else
@@ -32,9 +61,19 @@ def cmd_init(call: Call) -> int:
 
 def cmd_reset(call: Call) -> int:
     from engine.cli.command import some_ids
+    from engine.errors import InvalidInput
     from engine.service import network
 
-    done = network.reset(call.context, yes=call.args.yes)
+    memory = call.memory
+    if isinstance(memory, InvalidInput):
+        raise memory
+    what = (f"the memory '{memory.name}' ({memory.address()})" if memory is not None
+            else "this memory")
+    yes = call.args.yes or _confirmed(call, what)
+    if not yes:
+        raise InvalidInput(f"reset empties {what}: every belief, justification and nogood "
+                           "(the change log stays); confirm with --yes", field="yes")
+    done = network.reset(call.context, yes=True)
     if call.emit(done):
         return 0
     call.say("graph emptied")
@@ -42,6 +81,16 @@ def cmd_reset(call: Call) -> int:
         call.say(f"pending proposals rejected (what they named is gone): "
                  f"{some_ids(list(done.rejected))}")
     return 0
+
+
+def _confirmed(call: Call, what: str) -> bool:
+    """Asked on a terminal: the person types y."""
+    if not call.stdin.isatty():
+        return False
+    call.err.write(f"Empty {what}? Every belief, justification and nogood goes (the change "
+                   "log stays). [y/N] ")
+    call.err.flush()
+    return next(iter(call.stdin), "").strip().lower() in ("y", "yes")
 
 
 def cmd_status(call: Call) -> int:
@@ -134,8 +183,15 @@ def cmd_what_if(call: Call) -> int:
 
 def _init_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="record DIR as the memory's root (or move it there): relative "
-                        "--source paths and `sources` read files under it from any folder")
+                   help="make DIR the memory's root instead of the current folder: a .eem/ "
+                        "there names the memory, relative --source paths are read under it")
+    p.add_argument("--uri", metavar="URI",
+                   help="the memory lives on a shared server (a team's, Aura): its URI; the "
+                        "password comes from NEO4J_PASSWORD, never from the .eem/ file")
+    p.add_argument("--database", default="neo4j", metavar="NAME",
+                   help="with --uri: the database of that server (default neo4j)")
+    p.add_argument("--user", default="neo4j", metavar="NAME",
+                   help="with --uri: the user (default neo4j)")
 
 
 def _reset_arguments(p: argparse.ArgumentParser) -> None:

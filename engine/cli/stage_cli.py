@@ -238,7 +238,7 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, prog: str, *,
             command.check(parser, args)  # a usage error, or InvalidInput: one `Error:` line
         with (nullcontext(context) if context else _process_context(prog)) as ctx:
             call = StageCall(args, ctx, streams.out, streams.err, streams.stdin,
-                             parts or StageParts())
+                             parts=parts or StageParts())
             if sub is not None:
                 return sub.run(call)
             if command.run is not None:
@@ -252,13 +252,17 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, prog: str, *,
 
 @contextmanager
 def _process_context(prog: str) -> Iterator[Context]:
-    """This process's: its environment (read through engine/wiring/settings), folder, umask."""
+    """This process's: its environment (read through engine/wiring/settings), the memory
+    its folder is in (or EEM_MEMORY's), folder, umask."""
     from engine.cli.main import current_umask
     from engine.wiring.context import opened
+    from engine.wiring.memories import locate
     from engine.wiring.settings import Settings
 
-    with opened(Settings.of(os.environ), prog=prog, folder=Path.cwd(),
-                umask=current_umask()) as ctx:
+    settings = Settings.of(os.environ)
+    with opened(settings, locate(settings, Path.cwd()), prog=prog, folder=Path.cwd(),
+                umask=current_umask(),
+                notice=lambda line: print(line, file=sys.stderr)) as ctx:
         yield ctx
 
 

@@ -37,8 +37,11 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         prog=prog, description="The review desk: the proposals queue, a page per belief, "
                                "search and the memory's numbers, in a local web page.",
         epilog=f"example: {prog} --proposals runs/ --port 8790   (then open the address it "
-               "prints; Ctrl-C stops it). Connection: NEO4J_URI, NEO4J_USER, "
-               "NEO4J_PASSWORD, NEO4J_DATABASE. Token: EEM_UI_TOKEN, else a new one.")
+               "prints; Ctrl-C stops it). The memory: the folder's (found by its .eem/), "
+               "--memory or EEM_MEMORY. Token: EEM_UI_TOKEN, else a new one.")
+    parser.add_argument("--memory", metavar="NAME",
+                        help="the memory to review (default: the one of the folder the desk "
+                             "is started in; EEM_MEMORY)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT,
                         help=f"port (default {DEFAULT_PORT}; 0: any free one)")
     parser.add_argument("--host", default=None,
@@ -101,7 +104,6 @@ def serve(args: argparse.Namespace, prog: str) -> int:
 
     import uvicorn
 
-    from adapters.neo4j.connection import Neo4jSettings
     from engine.desk.app import Desk, build_app
     from engine.desk.guard import Gate
     from engine.desk.queue import Sources
@@ -109,7 +111,9 @@ def serve(args: argparse.Namespace, prog: str) -> int:
     from engine.mcp.server import local_home
     from engine.mcp.tokens import TOKENS_FILE, TokenTable
     from engine.wiring.context import opened
+    from engine.wiring.memories import find
     from engine.wiring.settings import Settings
+    from engine.wiring.store import connection
 
     settings = Settings.of(os.environ)
     here = Path.cwd()
@@ -128,9 +132,11 @@ def serve(args: argparse.Namespace, prog: str) -> int:
     table = TokenTable(token, local_home(settings.environ) / TOKENS_FILE)
     hosts = None if args.host is not None else {f"{HOST}:{port}", f"localhost:{port}"}
     logging.getLogger("neo4j").setLevel(logging.ERROR)
-    uri = Neo4jSettings.from_env(settings.environ).uri
-    with opened(settings, prog=prog.removesuffix(" ui") or prog, folder=here,
-                retry_seconds=RETRY_SECONDS) as ctx:
+    memory = find(settings, here, args.memory)
+    uri = connection(memory, settings).uri
+    with opened(settings, memory, prog=prog.removesuffix(" ui") or prog, folder=here,
+                retry_seconds=RETRY_SECONDS,
+                notice=lambda line: print(line, file=sys.stderr)) as ctx:
         root = ctx.store.read(lambda tx: tx.project_root()) or str(here)
         tools = StageTools(lambda: _reader(root))
         desk = Desk(ctx, Sources(folders, tools), settings.actor, Gate(table, port, hosts))

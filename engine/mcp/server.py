@@ -464,6 +464,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
                "HTTP token: EEM_MCP_TOKEN, else .neo4j/mcp-token (role write), or a named "
                f"token: {prog} token add|list|revoke (see {prog} token --help). "
                f"example: {prog} --http --port 8765")
+    parser.add_argument("--memory", metavar="NAME",
+                        help="the memory to serve (default: the one of the folder the server "
+                             "is started in, found by its .eem/; EEM_MEMORY)")
     parser.add_argument("--http", action="store_true",
                         help=f"serve streamable HTTP on {HOST} instead of stdio")
     parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
@@ -544,8 +547,13 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
     logging.getLogger("neo4j").setLevel(logging.ERROR)  # its retry warnings: the answer says it
     actor = mcp_actor(settings.environ, args.http)
     try:
-        with opened(settings, prog=command_program(prog), folder=Path.cwd(),
-                    actor=actor, retry_seconds=RETRY_SECONDS) as ctx:
+        from engine.wiring.memories import find
+        from engine.wiring.store import connection
+
+        memory = find(settings, Path.cwd(), args.memory)  # the folder it was started in
+        with opened(settings, memory, prog=command_program(prog), folder=Path.cwd(),
+                    actor=actor, retry_seconds=RETRY_SECONDS,
+                    notice=lambda line: print(line, file=sys.stderr)) as ctx:
             if args.release:  # read only: no embedding is kept, none computed
                 served = dataclasses.replace(ctx, store=released(ctx.store, args.release),
                                              embedder=None)
@@ -553,12 +561,10 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
                 served = keeping_embeddings(ctx)
             tools = AgentTools(report_dir=Path(args.report_dir).resolve(),
                                ask=make_ask(args) if args.model else None)
-            from adapters.neo4j.connection import Neo4jSettings
-
             server = build_server(tools, served, base_actor=actor, with_ask=bool(args.model),
                                   default_access=Access("", args.role, visible_to),
                                   watch_store=None if args.release else ctx.store,
-                                  uri=Neo4jSettings.from_env(settings.environ).uri)
+                                  uri=connection(memory, settings).uri)
             if args.http:
                 return _serve_http(server, args.port, settings.environ)
             server.run("stdio")

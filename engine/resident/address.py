@@ -1,16 +1,12 @@
 """Where a resident engine listens, and what makes one usable by a caller.
 
-Standard library only, and only what Python has loaded at start-up: the forwarding path
-(forwarding.py) reads this on every command, before it knows whether it will
-import anything heavier.
-
-- The folder: EEM_SERVE_DIR, else `resident/` beside the Neo4j password file (NEO4J_LOCAL_HOME,
-  else the checkout's `.neo4j/`), mode 700, owned by the user.
-- The socket: one per connection settings (URI, user, database, as adapters/neo4j/connection.py
-  resolves them), so an engine for other settings is never reached.
+- The folder: EEM_SERVE_DIR, else `resident/` under this machine's memories (EEM_HOME),
+  mode 700, owned by the user.
+- The socket: one per memory (its name and where it lives), so an engine for another memory
+  is never reached; the engine checks each request's memory too.
 - The version: the checkout's path, the interpreter, and the size and modification time of
   every file of engine/, adapters/ and cypher/; an engine started from other code refuses
-  the command, and the caller runs it in its own process.
+  the command (and goes away), and the caller runs it in its own process.
 """
 from __future__ import annotations
 
@@ -20,39 +16,53 @@ import zlib
 
 TYPE_CHECKING = False  # typing itself costs more than this module's whole work
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from engine.wiring.memories import Memory
+    from engine.wiring.settings import Settings
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CODE_FOLDERS = ("engine", "adapters", "cypher")
-# the defaults of adapters/neo4j/connection.Neo4jSettings (a unit test holds them equal)
-DEFAULT_URI = "bolt://127.0.0.1:7687"
-DEFAULT_USER = "neo4j"
-DEFAULT_DATABASE = "neo4j"
 # a Unix socket's path must fit in sun_path (108 bytes on Linux)
 MAX_SOCKET_PATH = 107
 
 
-def connection_settings(environ: Mapping[str, str]) -> tuple[str, str, str]:
-    """(URI, user, database) as the store would connect with them."""
-    return (environ.get("NEO4J_URI") or DEFAULT_URI, environ.get("NEO4J_USER") or DEFAULT_USER,
-            environ.get("NEO4J_DATABASE") or DEFAULT_DATABASE)
+def memory_key(memory: Memory) -> str:
+    """What tells one memory from another: its name and where it lives."""
+    return "\0".join((memory.name, memory.home or memory.uri, memory.database, memory.user))
 
 
-def serve_folder(environ: Mapping[str, str]) -> str:
-    if environ.get("EEM_SERVE_DIR"):
-        return os.path.abspath(environ["EEM_SERVE_DIR"])
-    home = environ.get("NEO4J_LOCAL_HOME") or os.path.join(ROOT, ".neo4j")
-    return os.path.join(os.path.abspath(home), "resident")
+def serve_folder(settings: Settings) -> str:
+    from engine.wiring.memories import eem_home
+
+    given = settings.value("EEM_SERVE_DIR")
+    return os.path.abspath(given) if given else str(eem_home(settings) / "resident")
 
 
-def socket_path(environ: Mapping[str, str]) -> str:
-    settings = "\0".join(connection_settings(environ)).encode("utf-8", "surrogateescape")
-    return os.path.join(serve_folder(environ), f"engine-{zlib.crc32(settings):08x}.sock")
+def socket_path(settings: Settings, memory: Memory) -> str:
+    key = memory_key(memory).encode("utf-8", "surrogateescape")
+    return os.path.join(serve_folder(settings), f"engine-{zlib.crc32(key):08x}.sock")
 
 
 def log_path(socket: str) -> str:
     return socket.removesuffix(".sock") + ".log"
+
+
+def lock_path(socket: str) -> str:
+    """The lock an engine holds for its life: one engine per socket."""
+    return socket.removesuffix(".sock") + ".lock"
+
+
+def locked(path: str) -> bool:
+    """Some process holds the lock at `path`."""
+    import fcntl
+
+    try:
+        with open(path, "rb") as f:
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
 
 
 def code_version(root: str = ROOT) -> str:

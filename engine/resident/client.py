@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from engine.cli import PROG
 from engine.resident import address, wire
@@ -22,6 +23,8 @@ TYPE_CHECKING = False  # typing itself costs more than forwarding a command
 if TYPE_CHECKING:
     from argparse import Namespace
     from typing import Any
+
+    from engine.wiring.memories import Memory
 
 SERVE = "serve"
 
@@ -41,16 +44,40 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         args = parse(given, folder, prog)
     except SystemExit as e:  # argparse printed the usage error, or --help
         return e.code if isinstance(e.code, int) else 2
-    code = forward(args, folder, prog)
-    if code is not None:
-        return code
+    found = _memory(args, folder)
+    if found is not None:
+        path, memory = found
+        code = forward(args, folder, path, prog)
+        if code is not None:
+            return code
+        if os.environ.get("EEM_SERVE", "").strip() != "0":
+            from engine.resident import control
+
+            control.start_in_background(path, memory, prog)
     return execute(args, os.environ, Streams(sys.stdout, sys.stderr, sys.stdin), prog=prog,
                    folder=folder)
 
 
-def forward(args: Namespace, folder: str, prog: str = PROG) -> int | None:
-    """Run the parsed command on the resident engine; None when there is none to use."""
-    path = address.socket_path(os.environ)
+def _memory(args: Namespace, folder: str) -> tuple[str, Memory] | None:
+    """The command's memory and where its resident engine listens; None when the command
+    names no memory (it runs here, and says so if it needs one)."""
+    from engine.errors import EngineError
+    from engine.wiring.memories import locate
+    from engine.wiring.settings import Settings
+
+    try:
+        settings = Settings.of(os.environ)
+    except EngineError:  # a bad setting: the command says so when it runs here
+        return None
+    memory = locate(settings, Path(folder), vars(args).get("memory"))
+    if isinstance(memory, EngineError):
+        return None
+    return address.socket_path(settings, memory), memory
+
+
+def forward(args: Namespace, folder: str, path: str, prog: str = PROG) -> int | None:
+    """Run the parsed command on the resident engine at `path`; None when there is none to
+    use."""
     sock = connect(path)
     if sock is None:
         return None

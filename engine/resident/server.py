@@ -34,6 +34,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.cli import EEM, PROG
@@ -42,8 +43,13 @@ from engine.resident.streams import CANCELLED, CommandOutput, Sender, StdinBytes
 
 if TYPE_CHECKING:
     from engine.embedding.keeper import EmbeddingKeeper
+    from engine.wiring.memories import Memory
+    from engine.wiring.settings import Settings
 
 REQUEST_SECONDS = 10.0  # a caller that connects and says nothing is dropped
+IDLE_SECONDS = 1800.0  # EEM_SERVE_IDLE: an engine without a command this long goes away
+WATCH_SECONDS = 1.0  # how often it looks at its idle time, its code and its memory's server
+CODE_SECONDS = 10.0  # how often it looks at its code
 SWEEP_SECONDS = 0.5  # how often a cancelled command's new transactions are terminated
 STOP_GRACE_SECONDS = 30.0
 
@@ -81,17 +87,35 @@ def parse_request(payload: bytes) -> Request:
 
 
 class ResidentEngine:
-    def __init__(self, driver: Any, settings: Any, version: str, socket_path: str) -> None:
+    """The engine of one memory: `memory`, reached with `driver` (connected as `connection`
+    says), from the code of `version`; it stops after `idle_limit` seconds without a
+    command."""
+
+    def __init__(self, driver: Any, memory: Memory, connection: Any, version: str,
+                 socket_path: str, idle_limit: float = IDLE_SECONDS) -> None:
         self.driver = driver
-        self.settings = settings
+        self.memory = memory
+        self.connection = connection
         self.version = version
         self.socket_path = socket_path
+        self.idle_limit = idle_limit
         self.started_at = time.time()
+        self.last_seen = time.monotonic()
         self.stop_requested = threading.Event()
+        self.stopped_because = ""
         self._counts = threading.Lock()
         self.served = 0
         self.running = 0
         self._keeper: EmbeddingKeeper | None = None
+
+    def idle(self) -> float:
+        """Seconds since the last command ended (0 while one runs)."""
+        return 0.0 if self.running else time.monotonic() - self.last_seen
+
+    def stop(self, because: str) -> None:
+        if not self.stop_requested.is_set():
+            self.stopped_because = because
+            self.stop_requested.set()
 
     # the requests ----------------------------------------------------------------------
     def serve_connection(self, sock: socket.socket) -> None:
@@ -112,26 +136,36 @@ class ResidentEngine:
         elif request.op in ("status", "stop"):
             sock.sendall(wire.frame(wire.STATUS, wire.pack_fields(self.status(request))))
             if request.op == "stop":
-                self.stop_requested.set()
+                self.stop("asked to stop")
 
     def status(self, request: Request) -> list[tuple[str, str]]:
         reason = self.decline_reason(request)
-        return [("pid", str(os.getpid())), ("uri", self.settings.uri),
-                ("user", self.settings.user), ("database", self.settings.database),
-                ("socket", self.socket_path), ("started", str(self.started_at)),
-                ("served", str(self.served)), ("running", str(self.running)),
-                ("declines", reason or "")]
+        return [("pid", str(os.getpid())), ("memory", self.memory.name),
+                ("uri", self.connection.uri), ("socket", self.socket_path),
+                ("started", str(self.started_at)), ("served", str(self.served)),
+                ("running", str(self.running)), ("idle", str(int(self.idle()))),
+                ("idle_limit", str(int(self.idle_limit))), ("declines", reason or "")]
 
     def decline_reason(self, request: Request) -> str | None:
         if request.version != self.version:
             started_from = self.version.split("\n", 1)[0]
+            if request.op == "run":  # this engine's code is gone: the next one will be new
+                self.stop("the code changed")
             return (f"it runs other code (started from {started_from}, changed since or another"
-                    f" checkout or Python); restart it: {request.prog} serve start")
-        from adapters.neo4j.connection import Neo4jSettings
+                    f" checkout or Python); it stops, and the next command starts a new one")
+        from engine.errors import EngineError
+        from engine.wiring.memories import find
+        from engine.wiring.settings import Settings
+        from engine.wiring.store import connection
 
-        asked = Neo4jSettings.from_env({k: v for k, v in request.env.items()
-                                        if k.startswith("NEO4J_")})
-        if asked != self.settings:
+        try:
+            settings = Settings.of(request.env)
+            asked = find(settings, Path(request.cwd or "/"), request.options.get("memory"))
+        except EngineError as e:
+            return f"the caller is in no memory it serves ({e})"
+        if address.memory_key(asked) != address.memory_key(self.memory):
+            return f"it serves the memory '{self.memory.name}', not '{asked.name}'"
+        if connection(asked, settings) != self.connection:
             return "it serves other connection settings (NEO4J_URI, _USER, _PASSWORD, _DATABASE)"
         return None
 
@@ -149,6 +183,7 @@ class ResidentEngine:
             with self._counts:
                 self.running -= 1
                 self.served += 1
+                self.last_seen = time.monotonic()
 
     def _run_accepted(self, sock: socket.socket, request: Request) -> None:
         from engine.cli.main import Streams, execute
@@ -214,7 +249,8 @@ class ResidentEngine:
                 from engine.wiring.store import BorrowedDriver, LazyStore
 
                 settings = Settings.of(request.env)
-                store = LazyStore(settings, "resident", borrowed=BorrowedDriver(self.driver))
+                store = LazyStore(settings, self.memory, "resident",
+                                  borrowed=BorrowedDriver(self.driver))
                 self._keeper = embedding_keeper(Context(
                     store, "resident", embedder=SharedEmbedder(),
                     cache_folder=settings.cache_folder, umask=request.umask))
@@ -224,7 +260,7 @@ class ResidentEngine:
         from adapters.neo4j.transactions import terminate_command_transactions
 
         while not done.is_set():
-            terminate_command_transactions(self.driver, self.settings.database, command_id)
+            terminate_command_transactions(self.driver, self.connection.database, command_id)
             done.wait(SWEEP_SECONDS)
 
 
@@ -313,14 +349,60 @@ def _preload() -> None:
     load_all()
 
 
+def idle_limit(settings: Settings) -> float:
+    """EEM_SERVE_IDLE: the seconds an engine waits for a command before it goes away."""
+    text = settings.value("EEM_SERVE_IDLE")
+    try:
+        return max(1.0, float(text)) if text else IDLE_SECONDS
+    except ValueError:
+        return IDLE_SECONDS
+
+
+def watch(engine: ResidentEngine, server_alive: Callable[[], bool]) -> None:
+    """Stop the engine when it has been idle too long, when the code it runs changed, or when
+    its memory's server stopped."""
+    looked_at_code = time.monotonic()
+    while not engine.stop_requested.wait(WATCH_SECONDS):
+        if engine.idle() > engine.idle_limit:
+            engine.stop(f"idle for {int(engine.idle_limit)} s")
+        elif not server_alive():
+            engine.stop("its memory's server stopped")
+        elif time.monotonic() - looked_at_code > CODE_SECONDS:
+            looked_at_code = time.monotonic()
+            if not engine.running and address.code_version() != engine.version:
+                engine.stop("the code changed")
+
+
+def _hold(lock: str) -> Any:
+    """The lock of this socket's engine, held for the process's life; None when another
+    engine holds it (it is starting, or running)."""
+    import fcntl
+
+    handle = open(lock, "a+b")  # held open until the process ends
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        return None
+    return handle
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.resident",
-                                     description="the resident engine (python -m engine serve)")
+                                     description="the resident engine of a memory (eem serve)")
     parser.add_argument("--socket", required=True, help="the Unix socket to listen on")
+    parser.add_argument("--folder", default="/", help="where the memory is found from")
+    parser.add_argument("--memory", metavar="NAME", help="the memory, by name")
+    parser.add_argument("--prog", default=EEM, help="the name commands go by, for hints")
     args = parser.parse_args(argv)
     version = address.code_version()
-    from adapters.neo4j.connection import Neo4jSettings, connect
+    from adapters.neo4j.connection import connect
     from engine.errors import EngineError
+    from engine.wiring.local_server import ensure_running, running
+    from engine.wiring.local_server import stop as stop_server
+    from engine.wiring.memories import Registry, eem_home, find
+    from engine.wiring.settings import Settings
+    from engine.wiring.store import connection
 
     path = os.path.abspath(args.socket)
     problem = address.private_folder(os.path.dirname(path))
@@ -331,26 +413,35 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Error: the socket path {path} is longer than a Unix socket allows; set "
               "EEM_SERVE_DIR to a shorter folder", file=sys.stderr)
         return 2
-    if _answers(path):
-        print(f"Error: a resident engine already listens on {path}", file=sys.stderr)
-        return 2
-    settings = Neo4jSettings.from_env(os.environ)
+    lock = _hold(address.lock_path(path))
+    if lock is None or _answers(path):
+        print(f"resident engine {os.getpid()}: another engine serves {path}; leaving it",
+              file=sys.stderr, flush=True)
+        return 0
     try:
-        driver = connect(settings)
+        settings = Settings.of(os.environ)
+        memory = find(settings, Path(args.folder), args.memory)
+        if memory.local:
+            memory = ensure_running(memory, settings, Registry(eem_home(settings)),
+                                    lambda line: print(line, file=sys.stderr, flush=True))
+        reach = connection(memory, settings)
+        driver = connect(reach)
     except EngineError as e:
         print(f"Error: {e}", file=sys.stderr)
         return e.exit_code
     _preload()
-    engine = ResidentEngine(driver, settings, version, path)
+    engine = ResidentEngine(driver, memory, reach, version, path, idle_limit(settings))
     server = _listen(path)
     server.engine = engine
     inode = os.stat(path).st_ino
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(signum, lambda *_: engine.stop_requested.set())
+        signal.signal(signum, lambda *_: engine.stop("signalled"))
     threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
                      name="resident-accept", daemon=True).start()
-    print(f"resident engine {os.getpid()}: {settings.uri} (user {settings.user}, database "
-          f"{settings.database}) on {path}", file=sys.stderr, flush=True)
+    threading.Thread(target=watch, args=(engine, lambda: not memory.local or running(memory)),
+                     name="resident-watch", daemon=True).start()
+    print(f"resident engine {os.getpid()}: memory '{memory.name}' at {reach.uri} on {path}",
+          file=sys.stderr, flush=True)
     while not engine.stop_requested.wait(0.5):
         pass
     server.shutdown()
@@ -364,8 +455,11 @@ def main(argv: list[str] | None = None) -> int:
         time.sleep(0.05)
     server.server_close()
     driver.close()
-    print(f"resident engine {os.getpid()}: stopped after {engine.served} commands",
-          file=sys.stderr, flush=True)
+    if memory.local and engine.stopped_because.startswith("idle"):
+        stop_server(memory, settings)  # an idle memory's server goes too
+    print(f"resident engine {os.getpid()}: stopped ({engine.stopped_because}) after "
+          f"{engine.served} commands", file=sys.stderr, flush=True)
+    lock.close()
     return 0
 
 

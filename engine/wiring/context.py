@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from engine.embedding.cache import Embedder
 from engine.service.context import DEFAULT_PROG, DEFAULT_UMASK, Context
 from engine.wiring.settings import Settings
-from engine.wiring.store import BorrowedDriver, LazyStore
+from engine.wiring.store import BorrowedDriver, LazyStore, Located
 
 if TYPE_CHECKING:
     from engine.embedding.keeper import EmbeddingKeeper
@@ -38,14 +38,17 @@ class SharedEmbedder:
 
 
 @contextmanager
-def opened(settings: Settings, *, prog: str = DEFAULT_PROG, folder: Path | None = None,
-           umask: int = DEFAULT_UMASK,
+def opened(settings: Settings, memory: Located, *, prog: str = DEFAULT_PROG,
+           folder: Path | None = None, umask: int = DEFAULT_UMASK,
            borrowed: BorrowedDriver | None = None, actor: str | None = None,
-           retry_seconds: float = 15) -> Iterator[Context]:
-    """A Context over the store `settings` name, for one command (or one server's life);
-    the store is connected on first use and closed at the end."""
+           retry_seconds: float = 15,
+           notice: Callable[[str], None] = lambda line: None) -> Iterator[Context]:
+    """A Context over `memory`'s store, for one command (or one server's life); the store
+    is connected on first use (a memory's own server started then, `notice` told) and closed
+    at the end."""
     who = settings.actor if actor is None else actor
-    store = LazyStore(settings, who, retry_seconds=retry_seconds, borrowed=borrowed)
+    store = LazyStore(settings, memory, who, retry_seconds=retry_seconds, borrowed=borrowed,
+                      notice=notice)
     try:
         yield Context(store, who, prog=prog, folder=folder, umask=umask,
                       embedder=SharedEmbedder(), cache_folder=settings.cache_folder)

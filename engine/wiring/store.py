@@ -1,25 +1,33 @@
 """The memory's store as a face opens it: Neo4j, connected on first use.
 
 A command that turns out not to need the store (`query --list`, `reset` without --yes, a
-usage error) works with the server down. Given a `borrowed` driver (the resident engine's,
-opened once), the store runs its transactions on that one and leaves it open.
+usage error) works with the server down, and outside any memory: the store says "no memory
+here" only when something asks it for the graph. A memory with a server of its own has it
+started on that first use (engine/wiring/local_server.py). Given a `borrowed` driver (the
+resident engine's, opened once for its memory), the store runs its transactions on that one
+and leaves it open.
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from engine.change_records import ChangeEntry
+from engine.errors import InvalidInput
+from engine.wiring.memories import ENVIRONMENT, Memory, Registry, eem_home
 from engine.wiring.settings import Settings
 
 if TYPE_CHECKING:
     import neo4j
 
+    from adapters.neo4j.connection import Neo4jSettings
     from engine.store import GraphTx, Store
 
 T = TypeVar("T")
+Located = Memory | InvalidInput  # the memory a call is in, or why there is none
 
 
 @dataclass(frozen=True)
@@ -33,24 +41,40 @@ class BorrowedDriver:
     before_each: Callable[[], None] = lambda: None
 
 
+def connection(memory: Memory, settings: Settings) -> Neo4jSettings:
+    """How to reach the memory's graph: its own server's port and password, or a shared
+    server's address (the password from NEO4J_PASSWORD, never from a marker)."""
+    from adapters.neo4j.connection import Neo4jSettings
+
+    if memory.name == ENVIRONMENT:
+        return Neo4jSettings.from_env(settings.environ)
+    if memory.local:
+        password_file = Path(memory.home) / "password"
+        try:
+            password: str | None = password_file.read_text(encoding="utf-8").strip() or None
+        except OSError:
+            password = None
+        return Neo4jSettings(f"bolt://127.0.0.1:{memory.bolt_port}", "neo4j", password,
+                             "neo4j", password_file)
+    return Neo4jSettings(memory.uri, memory.user, settings.value("NEO4J_PASSWORD") or None,
+                         memory.database, Path(memory.home or "/") / "password")
+
+
 class LazyStore:
-    """The Store of `settings`' connection, opened on first use (under a lock: a server's
+    """The Store of the memory a call is in, opened on first use (under a lock: a server's
     first calls may come at once); its writes are by `actor`."""
 
-    def __init__(self, settings: Settings, actor: str, *, retry_seconds: float = 15,
-                 borrowed: BorrowedDriver | None = None) -> None:
+    def __init__(self, settings: Settings, memory: Located, actor: str, *,
+                 retry_seconds: float = 15, borrowed: BorrowedDriver | None = None,
+                 notice: Callable[[str], None] = lambda line: None) -> None:
         self._settings = settings
+        self._memory = memory
         self._actor = actor
         self._retry_seconds = retry_seconds
         self._borrowed = borrowed
+        self._notice = notice
         self._store: Store | None = None
         self._opening = threading.Lock()
-
-    @property
-    def uri(self) -> str:
-        from adapters.neo4j.connection import Neo4jSettings
-
-        return Neo4jSettings.from_env(self._settings.environ).uri
 
     def _opened(self) -> Store:
         if self._borrowed is not None:
@@ -62,10 +86,18 @@ class LazyStore:
         return self._store
 
     def _open(self) -> Store:
-        from adapters.neo4j.connection import Neo4jSettings, connect
+        from adapters.neo4j.connection import connect
         from adapters.neo4j.store import Neo4jStore
 
-        neo = Neo4jSettings.from_env(self._settings.environ)
+        memory = self._memory
+        if isinstance(memory, InvalidInput):
+            raise memory
+        if self._borrowed is None and memory.local and memory.name != ENVIRONMENT:
+            from engine.wiring.local_server import ensure_running
+
+            memory = ensure_running(memory, self._settings, Registry(eem_home(self._settings)),
+                                    self._notice)
+        neo = connection(memory, self._settings)
         if self._borrowed is None:
             driver = connect(neo, retry_seconds=self._retry_seconds)
             metadata: Mapping[str, str] = {}

@@ -92,9 +92,11 @@ def main() -> int:
     from engine.mcp.tools import AgentTools
     from engine.reading import search as searching
     from engine.wiring.context import opened
+    from engine.wiring.memories import find
     from engine.wiring.settings import Settings
 
-    opening = opened(Settings.of(os.environ), actor="mcp:bench", retry_seconds=3)
+    settings = Settings.of(os.environ)
+    opening = opened(settings, find(settings, Path.cwd()), actor="mcp:bench", retry_seconds=3)
     ctx = opening.__enter__()
     store = ctx.store
     tools = AgentTools(report_dir=ROOT / "reports")

@@ -54,9 +54,9 @@ _MEASURED = ("import atexit, resource, runpy, sys\n"
 
 def eem(*args: str) -> tuple[float, float, str]:
     """Seconds and peak resident MB of one `python -m engine ARGS` in its own process (run
-    here, not by a resident engine: EEM_SERVE_DIR should name none), and its stdout; a
+    here, not by a resident engine, and none started: EEM_SERVE=0), and its stdout; a
     failure stops the benchmark."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "EEM_SERVE": "0"}
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _MEASURED, *args], env=env,
                           capture_output=True, text=True)

@@ -7,9 +7,9 @@ WIPES the database at NEO4J_URI. The peer comes from scripts/bench/mcp_bench.py'
 (`.bench-mcp-venv`, ftl-reasons[mcp]==0.57.0). For each network (the real system-design
 network, then the synthetic N+N with its hub) both sides load the same file; a resident
 engine is started for the run (`serve start` in a temporary EEM_SERVE_DIR) and stopped at the
-end; "in-process" runs with EEM_SERVE_DIR pointing at an empty folder. Each repetition runs
-every side in turn, the order rotating, every command a whole process timed from spawn to
-exit:
+end; "in-process" runs with EEM_SERVE=0 (no engine started) and an empty EEM_SERVE_DIR. Each
+repetition runs every side in turn, the order rotating, every command a whole process timed
+from spawn to exit:
 - show: a derived belief;
 - retract + assert: of a premise with one dependent, the mean of the two commands;
 - search: two words of the shown belief's text;
@@ -58,7 +58,7 @@ class Sides:
         base = {k: v for k, v in os.environ.items() if not k.startswith("EEM_")}
         base["PYTHONPATH"] = str(ROOT)
         self.env = {"resident": dict(base, EEM_SERVE_DIR=serve_dir),
-                    "in-process": dict(base, EEM_SERVE_DIR=none_dir)}
+                    "in-process": dict(base, EEM_SERVE_DIR=none_dir, EEM_SERVE="0")}
         self.venv, self.db, self.workdir = venv, db, workdir
 
     def argv(self, impl: str, line: list[str]) -> tuple[list[str], Path, dict[str, str]]:

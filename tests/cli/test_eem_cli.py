@@ -104,11 +104,12 @@ def test_eem_runs_the_command_as_python_m_engine_does(store, env):  # noqa: F811
 
 def test_serve_status_hints_the_name_it_was_called_by(tmp_path):
     """`eem serve status` with no engine running said `python -m engine serve start`."""
-    quiet = {**os.environ, "EEM_SERVE_DIR": str(tmp_path / "serve")}
+    quiet = {k: v for k, v in os.environ.items() if k != "EEM_MEMORY"}
+    quiet.update(EEM_SERVE_DIR=str(tmp_path / "serve"), NEO4J_URI="bolt://127.0.0.1:9")
     r = eem("serve", "status", env=quiet)
     assert r.returncode == 1, r.stderr
-    assert r.stdout.rstrip().endswith("start one with: eem serve start"), r.stdout
+    assert r.stdout.rstrip().endswith("(or: eem serve start)"), r.stdout
     r = subprocess.run([sys.executable, "-m", "engine", "serve", "status"], cwd=ROOT, env=quiet,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 1 and r.stdout.rstrip().endswith(
-        "start one with: python -m engine serve start"), r.stdout
+        "(or: python -m engine serve start)"), r.stdout

@@ -85,10 +85,12 @@ def test_init_is_idempotent(cli, store, driver, neo4j_settings):
             return sorted((r["name"], r["type"]) for r in session.run(
                 "SHOW INDEXES YIELD name, type RETURN name, type"))
 
-    assert cli("init").stdout == "schema ready (constraints and indexes)\n"
+    first = cli("init").stdout
+    assert first.startswith("memory 'tests' ready: ") and first.endswith(
+        "\nschema ready (constraints and indexes)\n") and first.count("\n") == 2
     build(store)
     before, indexes = exported(store), schema()
-    assert cli("init").stdout == "schema ready (constraints and indexes)\n"
+    assert cli("init").stdout == first
     assert (exported(store), schema()) == (before, indexes)
     assert any(kind == "FULLTEXT" for _, kind in indexes)
 
@@ -372,10 +374,28 @@ def test_import_export_round_trip(cli, store, tmp_path):
 
 def test_reset_needs_yes(cli, store):
     build(store)
-    assert_one_error_line(cli("reset", code=2), "--yes")
+    assert_one_error_line(cli("reset", code=2), "--yes", "empties the memory 'tests' (")
     assert tms.status(store).beliefs == 4
     assert cli("reset", "--yes").stdout.strip() == "graph emptied"
     assert tms.status(store).beliefs == 0
+
+
+def test_reset_at_a_terminal_names_the_memory_and_asks(store, env):
+    import pty
+
+    build(store)
+    for answer, code, beliefs in (("n\n", 2, 4), ("y\n", 0, 0)):
+        leader, follower = pty.openpty()
+        try:
+            os.write(leader, answer.encode())
+            done = subprocess.run([sys.executable, "-m", "engine", "reset"], cwd=ROOT, env=env,
+                                  stdin=follower, capture_output=True, text=True, timeout=120)
+        finally:
+            os.close(follower)
+            os.close(leader)
+        assert done.returncode == code, done.stderr
+        assert done.stderr.startswith("Empty the memory 'tests' ("), done.stderr
+        assert tms.status(store).beliefs == beliefs
 
 
 # --- errors --------------------------------------------------------------------------
@@ -441,14 +461,19 @@ def _closed_port() -> int:
         return s.getsockname()[1]
 
 
+def at_the_uri(env: dict[str, str], **given: str) -> dict[str, str]:
+    """The environment of a shell that names its graph by NEO4J_URI alone (no memory)."""
+    return {**{k: v for k, v in env.items() if k != "EEM_MEMORY"}, **given}
+
+
 def test_closed_port_gives_one_line_naming_the_uri_and_how_to_start(env):
     uri = f"bolt://127.0.0.1:{_closed_port()}"
-    result = _run(["status"], dict(env, NEO4J_URI=uri))
+    result = _run(["status"], at_the_uri(env, NEO4J_URI=uri))
     assert_one_error_line(result, uri, "scripts/neo4j start")
 
 
 def test_wrong_password_gives_one_line_naming_the_uri_and_how_to_start(env, neo4j_settings):
-    result = _run(["status"], dict(env, NEO4J_PASSWORD="not-the-password-" + "x" * 8))
+    result = _run(["status"], at_the_uri(env, NEO4J_PASSWORD="not-the-password-" + "x" * 8))
     line = assert_one_error_line(result, neo4j_settings.uri, "scripts/neo4j start")
     assert "password" in line
 

@@ -50,8 +50,11 @@ def eem(args, env, *, python_flags=()) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def base_env(neo4j_settings) -> dict[str, str]:
+    """The tests' server as the graph NEO4J_URI names (the memory "environment"), this
+    session's EEM_HOME, and no engine started by a command (EEM_SERVE=0): the tests here
+    start theirs with `serve start` and stop it."""
     e = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
-    e.update(NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
+    e.update(EEM_HOME=os.environ["EEM_HOME"], EEM_SERVE="0", NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
              NEO4J_PASSWORD=neo4j_settings.password or "",
              NEO4J_DATABASE=neo4j_settings.database, PYTHONIOENCODING="utf-8")
     return e
@@ -112,6 +115,16 @@ def small_network(store) -> None:
     tms.add(store, "r", "another premise")
 
 
+def socket_of(env: dict[str, str], folder: Path = ROOT) -> str:
+    """Where the engine of the memory `env` names from `folder` listens."""
+    from engine.resident.address import socket_path
+    from engine.wiring.memories import find
+    from engine.wiring.settings import Settings
+
+    settings = Settings.of(env)
+    return socket_path(settings, find(settings, folder))
+
+
 def socket_file(serve_dir: str) -> Path:
     [found] = Path(serve_dir).glob("engine-*.sock")
     return found
@@ -137,9 +150,10 @@ def test_serve_start_status_stop_and_a_private_socket(resident_env, serve_dir, s
 
 
 # what a command handed to the engine loads in its caller: the parsers, the request, the
-# transport; nothing of the library (no store, no service, no driver)
+# transport, and the walk up to the folder's memory; nothing of the library (no store, no
+# service, no driver)
 FORWARDING_PATH = ("engine.cli", "engine.resident", "engine.defaults", "engine.errors",
-                   "engine.wiring.settings")
+                   "engine.wiring.settings", "engine.wiring.memories", "engine.files")
 
 
 @pytest.mark.parametrize("run, entry", [(engine, set()), (eem, {"engine.eem"})],
@@ -269,7 +283,7 @@ def test_eem_lock_timeout_travels_with_the_command(resident, held_lock, store):
         "Error: EEM_LOCK_TIMEOUT must be a positive number of seconds, not 'soon'"]
     held_lock.release()
     assert tms.show(store, "p")[0].truth is Truth.IN
-    assert resident.served() == 2
+    assert resident.served() == 1  # a bad setting ends in the caller, before a memory is found
 
 
 def test_eem_actor_travels_with_the_command(resident, store):
@@ -297,14 +311,12 @@ def test_debug_travels_with_the_command(resident, store):
 @pytest.mark.slow
 def test_an_engine_from_other_code_is_not_used(resident_env, serve_dir, store, tmp_path):
     """An engine started from an older copy of the checkout: the caller runs the command
-    itself, and `serve status` says why."""
+    itself, and the engine, whose code is not the caller's, goes away."""
     small_network(store)
     old = tmp_path / "old-checkout"
     for part in ("engine", "adapters", "cypher"):
         shutil.copytree(ROOT / part, old / part, ignore=shutil.ignore_patterns("__pycache__"))
-    from engine.resident.address import socket_path
-
-    path = socket_path(resident_env)
+    path = socket_of(resident_env)
     server = subprocess.Popen([sys.executable, "-m", "engine.resident", "--socket", path],
                               cwd=old, env=resident_env, stdin=subprocess.DEVNULL,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -314,13 +326,11 @@ def test_an_engine_from_other_code_is_not_used(resident_env, serve_dir, store, t
             time.sleep(0.1)
         shown = engine(["show", "q"], resident_env)
         assert shown.returncode == 0 and shown.stdout.startswith("q  [IN]")
+        assert server.wait(timeout=40) == 0  # declined the command, and went away
         status = engine(["serve", "status"], resident_env)
-        assert status.returncode == 1
-        assert "0 commands served" in status.stdout and "other code" in status.stdout
-        # `serve start` replaces it with an engine of this code
+        assert status.returncode == 1 and "no resident engine" in status.stdout
         started = engine(["serve", "start"], resident_env)
         assert started.returncode == 0, started.stderr
-        assert server.wait(timeout=40) == 0
         assert engine(["serve", "status"], resident_env).returncode == 0
     finally:
         engine(["serve", "stop"], resident_env)
