@@ -9,6 +9,7 @@ part per concern.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -25,6 +26,8 @@ from adapters.neo4j.embedding_tx import EmbeddingTxPart
 from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.negative_tx import NegativeTxPart
 from adapters.neo4j.history_tx import HistoryTxPart
+from adapters.neo4j.import_part_tx import ImportPartTxPart
+from adapters.neo4j.import_parts import Neo4jImportParts
 from adapters.neo4j.premise_review_tx import PremiseReviewTxPart
 from adapters.neo4j.proposal_tx import ProposalTxPart
 from adapters.neo4j.query_tx import QueryTxPart
@@ -38,6 +41,7 @@ from adapters.neo4j.tms_tx import TmsTxPart
 from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.change_records import ChangeEntry
 from engine.errors import EngineError, StoreError
+from engine.import_parts import ImportMark, PartedStore, PartTx
 from engine.memory.changelog import now_utc
 from engine.store import GraphTx, Store
 
@@ -49,13 +53,16 @@ INDEX_WAIT_SECONDS = 600  # how long init waits for a rebuilt belief_text to com
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
               ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
-              ProposalTxPart, RepairTxPart, AgentTxPart, HistoryTxPart, NegativeTxPart):
-    """The store seen from inside one transaction (engine.store.GraphTx)."""
+              ProposalTxPart, RepairTxPart, AgentTxPart, HistoryTxPart, NegativeTxPart,
+              ImportPartTxPart):
+    """The store seen from inside one transaction (engine.store.GraphTx), and a part of an
+    import in parts (engine.import_parts.PartTx)."""
 
 
-# The transaction's view has every part of engine.store.GraphTx, and the store is a Store:
-# both checked by mypy.
+# The transaction's view has every part of engine.store.GraphTx and of a part's transaction,
+# and the store is a Store that imports in parts: checked by mypy.
 _IMPLEMENTS: type[GraphTx] = Neo4jTx
+_PART: type[PartTx] = Neo4jTx
 
 
 class Neo4jStore:
@@ -109,16 +116,31 @@ class Neo4jStore:
 
         @neo4j.unit_of_work(metadata={**self._metadata, "eem_write": tag})
         def locked(tx: neo4j.ManagedTransaction) -> T:
-            seq = self._lock.take(tx, tag)
+            seq = self._lock.take(tx, tag, empties=said.empties)
             view = Neo4jTx(tx)
             view.change_log.actor = said.actor or self._actor
             view.change_log.seq = seq
             result = work(view)
+            if said.empties:  # a reset: the way out of an import in parts that stopped
+                if not view.change_log.everything:
+                    raise StoreError(f"the write '{said.op}' said it empties the graph and"
+                                     " did not", uri=self._uri)
+                tx.run(cypher("clear_import_mark")).consume()
             view.append_change(seq, now_utc(), said)
             return result
 
         with self._session(neo4j.WRITE_ACCESS) as session:
             return self._guard(lambda: session.execute_write(locked))
+
+    def import_in_parts(self, mark: ImportMark) -> Neo4jImportParts:
+        """Set the mark of an import in parts (engine/import_parts.py) in a transaction of
+        its own, if the memory is empty; the import holding it."""
+        parts = Neo4jImportParts(
+            dataclasses.replace(mark, actor=mark.actor or self._actor), lock=self._lock,
+            session=lambda: self._session(neo4j.WRITE_ACCESS), guard=self._guard,
+            view=Neo4jTx, metadata=self._metadata)
+        parts.begin()
+        return parts
 
     def dry_run(self, work: Callable[[Neo4jTx], T]) -> T:
         tag = self._lock.new_tag()
@@ -164,3 +186,4 @@ class Neo4jStore:
 
 
 _STORE: type[Store] = Neo4jStore
+_PARTED: type[PartedStore] = Neo4jStore

@@ -311,7 +311,7 @@ class TmsTxPart(TxBase):
             self._run("create_justifications_by_element", rows=[by_element(r) for r in chunk])
         self.change_log.relabelled(Change(went_in=went_in))
         if tagged:
-            self._retag_everything()
+            self.retag_everything()
 
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
         note_redefined(self, [belief_id])
@@ -353,7 +353,7 @@ class TmsTxPart(TxBase):
         self.change_log.relabelled(change)  # the change log's one hook into propagation
         return change
 
-    def _retag_everything(self) -> None:
+    def retag_everything(self) -> None:
         """After a write of labels computed elsewhere (import, repair): every belief's
         effective tags from its labels, as propagation would have left them."""
         retag(Neo4jRegionReader(self), self._one("all_belief_elements")["elements"])
@@ -366,7 +366,7 @@ class TmsTxPart(TxBase):
             for bid, _was_in, now_in in self._one("write_belief_labels", rows=chunk)["moved"]:
                 (moved.went_in if now_in else moved.went_out).append(bid)
         self.change_log.relabelled(moved)
-        self._retag_everything()
+        self.retag_everything()
 
     def create_nogood(self, nogood: Nogood) -> None:
         named = list(nogood.members)

@@ -232,6 +232,13 @@ def import_command_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="with --sync: print the plan and the labels it would change; write "
                         "nothing")
+    p.add_argument("--parts", action="store_true",
+                   help="import in parts, one transaction each, into an empty memory (the "
+                        "default for a file of more than --part-size beliefs when the memory "
+                        "is empty); if it stops, writers are refused until `reset --yes`")
+    p.add_argument("--part-size", type=int, default=interchange.DEFAULT_PART_SIZE,
+                   metavar="N", help="beliefs a part (default "
+                   f"{interchange.DEFAULT_PART_SIZE}); a file of no more is one transaction")
 
 
 def cmd_import_sync(store, args: argparse.Namespace, got: FileRead) -> int:

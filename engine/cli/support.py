@@ -110,6 +110,9 @@ class LazyStore:
     def dry_run(self, work):
         return self._opened().dry_run(work)
 
+    def import_in_parts(self, mark):  # engine/import_parts.PartedStore
+        return self._opened().import_in_parts(mark)
+
     def close(self) -> None:
         if self._store is not None and self._borrowed is None:
             self._store.close()

@@ -299,15 +299,21 @@ def cmd_import(store, args) -> int:
     if args.dry_run and not args.sync:
         raise InvalidInput("--dry-run goes with --sync", field="dry_run")
     if args.sync:
+        if args.parts:
+            raise InvalidInput("--parts goes with a plain import, not --sync", field="parts")
         return registry.cmd_import_sync(
             store, args, registry.read_network(args.file, args.format, args.nogoods))
     source, notes = registry.network_source(args.file, args.format, args.nogoods)
-    report = interchange.import_source(store, source)
+    report = interchange.import_source(
+        store, source, parts=True if args.parts else None, part_size=args.part_size,
+        file=args.file, progress=lambda done, parts: print(
+            f"import: part {done} of {parts} written", file=sys.stderr, flush=True))
     if args.json:
         print_json({**report.as_dict(), "notes": notes})
         return 0
     print(f"imported {report.beliefs} beliefs, {report.justifications} justifications, "
-          f"{report.nogoods} nogoods: {report.labels_in} IN, {report.labels_out} OUT")
+          f"{report.nogoods} nogoods: {report.labels_in} IN, {report.labels_out} OUT"
+          + (f" (in {report.parts} parts)" if report.parts else ""))
     registry.print_import_lists(
         (("retractions kept (stored OUT, support valid)", report.retractions_kept),
          ("circular support (stored IN, now OUT)", report.circular_support),

@@ -151,7 +151,7 @@ def init(store: TmsStore) -> dict[str, int]:
 
 
 def reset(store: TmsStore) -> None:
-    store.write(lambda tx: tx.reset(), ChangeEntry("reset"))
+    store.write(lambda tx: tx.reset(), ChangeEntry("reset", empties=True))
 
 
 # --- reads ---------------------------------------------------------------------------
