@@ -126,6 +126,12 @@ def import_under_way(record: Mapping[str, Any] | neo4j.Record) -> ImportUnderWay
         mark = json.loads(record.get("mark") or "{}")
     except ValueError:
         mark = {}
+    if mark.get("reset"):
+        since = f" (started {mark['since']})" if mark.get("since") else ""
+        return ImportUnderWay(
+            f"a reset emptying the memory in batches holds it{since}: it is running, or it"
+            " stopped part-way; writes are refused until it ends. If it stopped, the way"
+            " out is `reset --yes` again")
     file = str(mark.get("file") or "")
     done, parts = record.get("done") or 0, mark.get("parts")
     progress = f"{done} of {parts} parts written" if parts else f"{done} parts written"

@@ -46,6 +46,12 @@ WITH l, sum(nodes) AS nodes
 RETURN l.importing AS importing, l.importing_mark AS mark, l.importing_done AS done,
        l.importing_root AS root, nodes
 
+// name: set_reset_mark
+// Takes the write lock and sets the mark of a reset that empties a large memory in batches ($token, described by $mark), over the mark of an import that stopped (a reset is its way out); returns nothing.
+// defines: nothing (the write lock)
+MERGE (l:WriteLock {key: 'labels'})
+SET l.importing = $token, l.importing_mark = $mark, l.importing_done = 0, l.importing_at = $at
+
 // name: clear_import_mark
 // Clears the mark of an import in parts from the write lock (the import's last part, or a reset); returns nothing.
 // defines: nothing (the write lock)
