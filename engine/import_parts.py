@@ -39,10 +39,11 @@ from engine.tms.records import Network
 
 T = TypeVar("T")
 
-# Beliefs a part: a part of the synthetic network (scripts/bench/synthetic.py) holds some
-# 1 KB of transaction state a belief, so the default 1 GB heap (700 MB of transaction
-# memory) holds one with room to spare; see scripts/bench/README.md for the sizes measured.
-DEFAULT_PART_SIZE = 50_000
+# Beliefs a part. A part of 20,000 beliefs of the synthetic network (scripts/bench/
+# synthetic.py) held at most 254 MB of transaction memory, one of 50,000 575 MB: the 1 GB
+# heap scripts/neo4j's tests use caps a transaction at 716 MB (70%), and the last
+# transaction's change-log entry of 2M beliefs takes some 500 MB (scripts/bench/README.md).
+DEFAULT_PART_SIZE = 20_000
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,12 @@ T = TypeVar("T")
 
 
 class PartView(PartTx, Protocol):
-    """The transaction's view a part works through (Neo4jTx): a PartTx with its tracker."""
+    """The transaction's view a part works through (Neo4jTx): a PartTx with its tracker and
+    the element ids of the import's nodes (adapters/neo4j/import_part_tx.py)."""
 
     change_log: ChangeTracker
+    import_elements: Mapping[str, str]
+    new_elements: Mapping[str, str]
 
     def append_change(self, seq: int, at: str, entry: ChangeEntry) -> None: ...
 
@@ -53,6 +56,7 @@ class Neo4jImportParts:
         self._view = view
         self._metadata = {**metadata, "eem_import": self._token}
         self._done = ChangeTracker(actor=mark.actor)  # every committed part's record
+        self._elements: dict[str, str] = {}  # id -> element id of every committed part's node
 
     def begin(self) -> None:
         """Set the mark, or refuse: another import's mark (ImportUnderWay), or a memory
@@ -83,18 +87,20 @@ class Neo4jImportParts:
         tag = self._lock.new_tag()
 
         @neo4j.unit_of_work(metadata={**self._metadata, "eem_write": tag})
-        def one(tx: neo4j.ManagedTransaction) -> tuple[T, ChangeTracker]:
+        def one(tx: neo4j.ManagedTransaction) -> tuple[T, PartView]:
             record = self._lock.run_locking(tx, tag, "take_import_part_lock", {
                 "token": self._token, "at": now_utc()})
             if record is None or record["importing"] != self._token:
                 raise import_gone()
             view = self._view(tx)
             view.change_log.actor = self.mark.actor
-            return work(view), view.change_log
+            view.import_elements = self._elements
+            return work(view), view
 
         with self._session() as session:
-            result, did = self._guard(lambda: session.execute_write(one))
-        self._done.absorb(did)
+            result, view = self._guard(lambda: session.execute_write(one))
+        self._done.absorb(view.change_log)  # what it did and made, now committed
+        self._elements.update(view.new_elements)
         return result
 
     def finish(self, work: Callable[[PartTx], T], entry: ChangeEntry) -> T:

@@ -157,26 +157,3 @@ FOREACH (_ IN CASE WHEN row.truth <> 'IN' THEN [1] ELSE [] END | SET b:Out)
 FOREACH (_ IN CASE WHEN row.truth = 'UNDETERMINED' THEN [1] ELSE [] END | SET b:Undetermined)
 WITH b, was_in, row.truth = 'IN' AS now_in
 RETURN [x IN collect([b.id, was_in, now_in]) WHERE x[1] <> x[2]] AS moved
-
-// name: create_import_justifications
-// Creates justifications of beliefs an import in parts wrote (in this part or an earlier one), each naming beliefs or placeholders by id, with their SUPPORTS, REQUIRES and UNLESS edges; returns nothing.
-// defines: nothing (its beliefs are the import's own: new in its change-log entry)
-UNWIND $rows AS row
-MATCH (b:Belief {id: row.belief})
-CREATE (j:Justification {kind: row.kind, label: row.label, seq: row.seq})-[:SUPPORTS]->(b)
-SET j.gate = CASE WHEN row.gate THEN true END
-WITH j, row
-CALL (j, row) {
-  UNWIND range(0, size(row.antecedents) - 1) AS pos
-  OPTIONAL MATCH (x:Belief {id: row.antecedents[pos]})
-  OPTIONAL MATCH (m:Missing {id: row.antecedents[pos]})
-  WITH j, pos, coalesce(x, m) AS target
-  CREATE (j)-[:REQUIRES {pos: pos}]->(target)
-}
-CALL (j, row) {
-  UNWIND range(0, size(row.outlist) - 1) AS pos
-  OPTIONAL MATCH (x:Belief {id: row.outlist[pos]})
-  OPTIONAL MATCH (m:Missing {id: row.outlist[pos]})
-  WITH j, pos, coalesce(x, m) AS target
-  CREATE (j)-[:UNLESS {pos: pos}]->(target)
-}

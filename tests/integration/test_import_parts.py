@@ -145,3 +145,33 @@ def test_a_part_size_below_one_is_refused(store, tmp_path):
         interchange.import_source(store, NetworkFile(_small(tmp_path)), part_size=0)
     assert tms.status(store).beliefs == 0
 
+
+
+def test_a_reset_of_a_large_memory_empties_it_in_batches_and_logs_one_reset(
+        store, tmp_path, monkeypatch):
+    from adapters.neo4j import store as neo4j_store
+
+    monkeypatch.setattr(neo4j_store, "EMPTY_IN_BATCHES", 10)
+    path = tmp_path / "network.json"
+    write_network_file(path, 40)
+    interchange.import_source(store, NetworkFile(path))
+    tms.reset(store)
+    assert tms.status(store).beliefs == 0
+    assert [e.op for e in changelog.log(store, LogQuery(oldest_first=True))] == [
+        "init", "import", "reset"]
+    tms.add(store, "x", "X")  # the mark is gone
+
+
+def test_a_reset_that_stopped_part_way_refuses_writers_until_reset_again(store, driver,
+                                                                         neo4j_settings):
+    from adapters.cypher_files import cypher
+
+    tms.add(store, "kept", "A belief")
+    with driver.session(database=neo4j_settings.database) as session:  # what a stopped one left
+        session.run(cypher("set_reset_mark"), token="t", at="2026-01-01T00:00:00",
+                    mark='{"reset": true, "since": "2026-01-01T00:00:00"}').consume()
+    with pytest.raises(ImportUnderWay, match=r"a reset emptying the memory in batches holds it "
+                       r"\(started 2026-01-01T00:00:00\).*`reset --yes` again"):
+        tms.retract(store, "kept")
+    tms.reset(store)
+    tms.add(store, "x", "X")
