@@ -28,6 +28,7 @@ from itertools import islice
 from typing import Protocol, TypeVar, runtime_checkable
 
 from engine.change_records import ChangeEntry
+from engine.bulk import read_ahead
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Label
 from engine.sources.records import SourcePin
@@ -107,11 +108,24 @@ class PartPlan:
 @dataclass
 class _Waiting:
     """What later parts owe: justifications by the part that writes them, and the
-    placeholders made so far. A part's work only reads what was decided for it before it
-    ran, so a part the driver retries writes the same again."""
+    placeholders already given to a part. Only the planning of parts, in order, touches it;
+    a part's work only reads what was decided for it, so a part the driver retries writes
+    the same again."""
 
     justifications: dict[int, list[JustificationAt]] = field(default_factory=dict)
     placeholders: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Part:
+    """What one part writes."""
+
+    number: int
+    labelled: list[tuple[Belief, Label]]
+    justifications: list[JustificationAt]
+    placeholders: list[str]
+    pins: list[SourcePin]
+    tagged: bool  # a belief of the part carries access tags
 
 
 def write_in_parts(parts: ImportParts, plan: PartPlan,
@@ -120,32 +134,21 @@ def write_in_parts(parts: ImportParts, plan: PartPlan,
                    progress: Callable[[int, int], None] | None = None) -> Change:
     """Write `stream` (the file's beliefs with their final labels and source pins, in the
     file's order) part by part, then the rest of the network and the log entry; returns the
-    import's change as one transaction's would be (`went_in`: every belief labelled IN)."""
-    waiting = _Waiting()
+    import's change as one transaction's would be (`went_in`: every belief labelled IN).
+    The next part is read and planned while the server writes this one (read_ahead)."""
     tagged = False
-    for k in range(plan.parts):
-        batch = list(islice(stream, plan.size))
-        tagged = tagged or any(own_tags(b.metadata) for b, _, _ in batch)
-        justifications, placeholders = _ready(plan, k, batch, waiting)
-        labelled = [(b, label) for b, label, _ in batch]
-        pins = [pin for _, _, pin in batch if pin is not None]
+    for part in read_ahead(_planned(plan, stream)):
+        tagged = tagged or part.tagged
 
-        first = k == 0
-
-        def work(tx: PartTx) -> None:
-            if first:  # before any pin names one
+        def work(tx: PartTx, part: _Part = part) -> None:
+            if part.number == 0:  # before any pin names one
                 tx.save_sources(rest.sources)
-            tx.write_import_part(labelled, justifications, placeholders)
-            tx.pin_to_sources(pins)
+            tx.write_import_part(part.labelled, part.justifications, part.placeholders)
+            tx.pin_to_sources(part.pins)
 
         parts.part(work)
-        waiting.justifications.pop(k, None)
-        waiting.placeholders.update(placeholders)
         if progress is not None:
-            progress(k + 1, plan.parts)
-    if next(stream, None) is not None or waiting.justifications:
-        raise InvalidInput("the file holds more beliefs than its first reading did: it"
-                           " changed while it was being imported", field="file")
+            progress(part.number + 1, plan.parts)
 
     def last(tx: PartTx) -> Change:
         if tagged:
@@ -164,13 +167,28 @@ def write_in_parts(parts: ImportParts, plan: PartPlan,
     return parts.finish(last, entry)
 
 
+def _planned(plan: PartPlan, stream: Iterator[tuple[Belief, Label, SourcePin | None]]
+             ) -> Iterator[_Part]:
+    """The parts, in order, each as the stream and the parts before it decide it."""
+    waiting = _Waiting()
+    for k in range(plan.parts):
+        batch = list(islice(stream, plan.size))
+        justifications, placeholders = _ready(plan, k, batch, waiting)
+        yield _Part(k, [(b, label) for b, label, _ in batch], justifications, placeholders,
+                    [pin for _, _, pin in batch if pin is not None],
+                    any(own_tags(b.metadata) for b, _, _ in batch))
+    if next(stream, None) is not None or waiting.justifications:
+        raise InvalidInput("the file holds more beliefs than its first reading did: it"
+                           " changed while it was being imported", field="file")
+
+
 def _ready(plan: PartPlan, k: int, batch: Iterable[tuple[Belief, Label, SourcePin | None]],
            waiting: _Waiting) -> tuple[list[JustificationAt], list[str]]:
     """The justifications part `k` writes (its beliefs' that name nothing later, and those
     waiting for it) and the placeholders it makes first; the rest of its beliefs'
     justifications are put with the part that writes the last belief they name."""
     part_of = plan.part_of
-    now_ready = list(waiting.justifications.get(k, ()))
+    now_ready = waiting.justifications.pop(k, [])
     for b, _, _ in batch:
         for position, j in enumerate(b.justifications):
             last = k
@@ -182,7 +200,8 @@ def _ready(plan: PartPlan, k: int, batch: Iterable[tuple[Belief, Label, SourcePi
                 now_ready.append((b.id, position, j))
             else:
                 waiting.justifications.setdefault(last, []).append((b.id, position, j))
-    made = waiting.placeholders
+    given = waiting.placeholders
     placeholders = sorted({ref for _, _, j in now_ready for ref in (*j.antecedents, *j.outlist)
-                           if part_of(ref) is None and ref not in made})
+                           if part_of(ref) is None and ref not in given})
+    given.update(placeholders)
     return now_ready, placeholders

@@ -451,8 +451,9 @@ def export_network(store: Store) -> Network:
 def export_streamed(store: TmsStore,
                     write: Callable[[Network, int, Iterator[Belief]], None]) -> int:
     """Hand `write` the network but its beliefs, how many beliefs it has and the beliefs in id
-    order, page by page, all from one read transaction (so one moment of the graph); `write`
-    runs again from the start if the store retries the read. Returns the count."""
+    order, page by page, all from one read (each page sees what is committed when it is
+    read, as statements of one Neo4j transaction do); `write` runs again from the start if
+    the store retries the read. Returns the count."""
     def work(tx: TmsTx) -> int:
         rest = tx.network_rest()
         count = tx.belief_count()

@@ -104,6 +104,7 @@ class Neo4jImportParts:
         return result
 
     def finish(self, work: Callable[[PartTx], T], entry: ChangeEntry) -> T:
+        self._elements = {}  # no part follows (400 MB at 1M+1M)
         tag = self._lock.new_tag()
 
         @neo4j.unit_of_work(metadata={**self._metadata, "eem_write": tag})

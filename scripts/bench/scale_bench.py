@@ -245,8 +245,11 @@ def _parent(pid: int) -> int:
         return -1
 
 
+STEPS = ("import", "verify", "export", "hub", "single", "resident", "mcp")
+
+
 def run(size: int, directory: Path, store: Neo4jStore, driver, database: str,
-        keep: bool, calls: int) -> None:
+        keep: bool, calls: int, steps: frozenset[str] = frozenset(STEPS)) -> None:
     path = directory / f"synthetic-{size}.json"
     if not path.exists():
         start = time.perf_counter()
@@ -259,21 +262,28 @@ def run(size: int, directory: Path, store: Neo4jStore, driver, database: str,
     store.init_schema()
 
     step(driver, database, "import", size, "import", str(path))
-    verified = step(driver, database, "verify", size, "verify")
-    emit(workload="verify says", size=2 * size, says=verified["stdout"].strip().splitlines()[-1:])
-    exported = directory / f"exported-{size}.json"
-    step(driver, database, "export", size, "export", "-o", str(exported))
-    emit(workload="exported", size=2 * size, mb=round(exported.stat().st_size / 2**20))
-    if not keep:
-        exported.unlink()
-    hub_against_floor(store, driver, database, size)
+    if "verify" in steps:
+        verified = step(driver, database, "verify", size, "verify")
+        emit(workload="verify says", size=2 * size,
+             says=verified["stdout"].strip().splitlines()[-1:])
+    if "export" in steps:
+        exported = directory / f"exported-{size}.json"
+        step(driver, database, "export", size, "export", "-o", str(exported))
+        emit(workload="exported", size=2 * size, mb=round(exported.stat().st_size / 2**20))
+        if not keep:
+            exported.unlink()
+    if "hub" in steps:
+        hub_against_floor(store, driver, database, size)
     single = single_dependent_of(nodes(size))
-    step(driver, database, "retract (one dependent)", size, "retract", single)
-    step(driver, database, "assert (one dependent)", size, "assert", single)
+    if "single" in steps:
+        step(driver, database, "retract (one dependent)", size, "retract", single)
+        step(driver, database, "assert (one dependent)", size, "assert", single)
     shown = derived_id(5, size // 20)
     words = "conclusion"
-    resident_reads(size, shown, words, single, calls)
-    mcp_reads(size, shown, words, calls)
+    if "resident" in steps:
+        resident_reads(size, shown, words, single, calls)
+    if "mcp" in steps:
+        mcp_reads(size, shown, words, calls)
     emit(workload="server memory", size=2 * size, **server_rss_mb(), load=load())
 
 
@@ -287,14 +297,21 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=9,
                         help="timed show / search calls through each of the resident "
                              "engine and MCP")
+    parser.add_argument("--steps", default=",".join(STEPS),
+                        help=f"which steps after the import, comma-separated (default all:"
+                             f" {','.join(STEPS)})")
     args = parser.parse_args()
+    steps = frozenset(args.steps.split(","))
+    if steps - set(STEPS):
+        parser.error(f"--steps: unknown {', '.join(sorted(steps - set(STEPS)))}")
     args.dir.mkdir(parents=True, exist_ok=True)
     settings = Neo4jSettings.from_env(os.environ)
     driver = connect(settings)
     store = Neo4jStore(driver, settings.database, settings.uri)
     try:
         for size in args.size or [100000]:
-            run(size, args.dir, store, driver, settings.database, args.keep, args.calls)
+            run(size, args.dir, store, driver, settings.database, args.keep, args.calls,
+                steps)
     finally:
         store.close()
 
