@@ -19,8 +19,10 @@ start`: each a client process; the engine's resident memory) and through the MCP
 medians of --calls each after one warm-up.
 Beside each step, the server's side: the largest heap the JVM had in use and the largest
 transaction (Neo4j's estimate of its heap), sampled every 0.25 s while the step ran (the
-server's own transaction memory cap is `dbms.memory.transaction.total.max`, 70% of the heap).
-The load average is printed with every figure: the machine is shared.
+server's own transaction memory cap is `dbms.memory.transaction.total.max`, 70% of the heap),
+and the CPU seconds the client process and the server used: on a shared machine the wall
+time swings with the load, the CPU seconds much less. The load average is printed with every
+figure.
 
 Targets (issue 47), at 1M+1M: import at most 10 minutes with the importer under 4 GB; verify
 clean, at most 60 s; the hub retraction against the floor. Large sizes are benchmarks only,
@@ -60,18 +62,22 @@ def load() -> float:
     return round(os.getloadavg()[0], 2)
 
 
-# `python -m engine ARGS` that prints its peak resident memory (KB) on stderr as it exits
+# `python -m engine ARGS` that prints its peak resident memory (KB) and the CPU seconds it
+# used on stderr as it exits
 _MEASURED = ("import atexit, resource, runpy, sys\n"
-             "atexit.register(lambda: print('PEAK_KB', resource.getrusage("
-             "resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr))\n"
+             "def said():\n"
+             "    r = resource.getrusage(resource.RUSAGE_SELF)\n"
+             "    print('PEAK_KB', r.ru_maxrss, r.ru_utime + r.ru_stime, file=sys.stderr)\n"
+             "atexit.register(said)\n"
              "sys.argv = ['engine', *sys.argv[1:]]\n"
              "runpy.run_module('engine', run_name='__main__')\n")
+CPU: dict[str, float] = {}  # the CPU seconds of the last `eem` process
 
 
 def eem(*args: str, env: dict[str, str] | None = None) -> tuple[float, float, str]:
     """Seconds and peak resident MB of one `python -m engine ARGS` in its own process (run
-    here, not by a resident engine, unless `env` names one), and its stdout; a failure stops
-    the benchmark."""
+    here, not by a resident engine, unless `env` names one), and its stdout (its CPU seconds
+    in CPU["client"]); a failure stops the benchmark."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-c", _MEASURED, *args], env=env,
@@ -80,9 +86,21 @@ def eem(*args: str, env: dict[str, str] | None = None) -> tuple[float, float, st
     if proc.returncode:
         raise SystemExit(f"Error: eem {' '.join(args)} exited {proc.returncode}: "
                          f"{proc.stderr.strip()[-2000:]}")
-    peak = [int(line.split()[1]) for line in proc.stderr.splitlines()
-            if line.startswith("PEAK_KB ")]
-    return seconds, (peak[-1] if peak else 0) / 1024, proc.stdout
+    said = [line.split() for line in proc.stderr.splitlines() if line.startswith("PEAK_KB ")]
+    CPU["client"] = float(said[-1][2]) if said else 0.0
+    return seconds, (int(said[-1][1]) if said else 0) / 1024, proc.stdout
+
+
+def server_cpu_seconds() -> float:
+    """The CPU seconds the local server's process has used (user + system; scripts/neo4j's
+    pid file); 0 when it cannot be read."""
+    home = Path(os.environ.get("NEO4J_LOCAL_HOME") or ROOT / ".neo4j")
+    try:
+        pid = (home / "run" / "neo4j.pid").read_text().strip()
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class ServerWatch:
@@ -145,12 +163,13 @@ def process_rss_mb(pid: int) -> dict:
 
 def step(driver, database: str, name: str, size: int, *args: str, **extra) -> dict:
     """One `eem ARGS` process, its server side sampled; emits and returns its fields."""
-    before = load()
+    before, server_cpu = load(), server_cpu_seconds()
     with ServerWatch(driver, database) as watch:
         seconds, peak, out = eem(*args)
     fields = {"workload": name, "size": 2 * size, "seconds": round(seconds, 2),
-              "client_peak_mb": round(peak), **watch.fields(), **extra,
-              "load_before": before, "load_after": load()}
+              "client_peak_mb": round(peak), "client_cpu_s": round(CPU["client"], 1),
+              "server_cpu_s": round(server_cpu_seconds() - server_cpu, 1), **watch.fields(),
+              **extra, "load_before": before, "load_after": load()}
     emit(**fields)
     fields["stdout"] = out
     return fields
