@@ -313,7 +313,8 @@ def cmd_import(store, args) -> int:
         return 0
     print(f"imported {report.beliefs} beliefs, {report.justifications} justifications, "
           f"{report.nogoods} nogoods: {report.labels_in} IN, {report.labels_out} OUT"
-          + (f" (in {report.parts} parts)" if report.parts else ""))
+          + (f" (in {report.parts} part{'s' if report.parts > 1 else ''})"
+             if report.parts else ""))
     registry.print_import_lists(
         (("retractions kept (stored OUT, support valid)", report.retractions_kept),
          ("circular support (stored IN, now OUT)", report.circular_support),
