@@ -4,7 +4,7 @@
       [{"type", "antecedents", "outlist", "label"[, "gate"]}], "source", "source_url",
       "source_hash", "date", "metadata", "created_at", "updated_at", "retracted_at", ...}},
      "nogoods": [{"id", "nodes", "discovered", "resolution"}], "repos": {...},
-     "supersessions": [{"old", "new", "created_new", "reason", "at", "rewired"}],
+     "supersessions": [{"old", "new", "created_new", "reason", "at", "rewired"[, "gated"]}],
      "sources": [{"path", "sha256", "size", "forged_at", "chunks"}]}
 
 The last two are this engine's own (supersede's links; the files beliefs are pinned to, each
@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any, TextIO
 
 from engine.errors import InvalidInput
-from engine.memory.records import RewiredEdge, SupersedeRecord
+from engine.memory.records import RewiredEdge, SupersedeRecord, gated_of
 from engine.model import ID_RE, Belief, Justification, Kind, Nogood, Truth
 from engine.sources.records import SourceRecord
 from engine.tms.records import Network
@@ -173,7 +173,8 @@ def parse_rest(data: Mapping[str, Any], bad: Callable[[str, str], InvalidInput])
 # markdown registry, adapters/markdown_registry.py)
 def supersession_json(r: SupersedeRecord) -> dict[str, Any]:
     return {"old": r.old, "new": r.new, "created_new": r.created_new, "reason": r.reason,
-            "at": r.at, "rewired": [[e.belief, e.seq, e.kind, e.pos] for e in r.rewired]}
+            "at": r.at, "rewired": [[e.belief, e.seq, e.kind, e.pos] for e in r.rewired],
+            **({"gated": r.gated} if r.gated is not None else {})}
 
 
 def supersession_from_json(d: Any, where: str, bad: Callable[[str, str], Exception]
@@ -196,7 +197,11 @@ def supersession_from_json(d: Any, where: str, bad: Callable[[str, str], Excepti
     reason, at = d.get("reason", ""), d.get("at", "")
     if not isinstance(reason, str) or not isinstance(at, str):
         raise bad(where, "'reason' and 'at' must be strings")
-    return SupersedeRecord(old, new, bool(d.get("created_new", False)), edges, reason, at)
+    gated = d.get("gated")
+    if gated is not None and gated_of(gated) is None:
+        raise bad(where, "'gated' must be how many justifications the gate went to (0 or more)")
+    return SupersedeRecord(old, new, bool(d.get("created_new", False)), edges, reason, at,
+                           gated_of(gated))
 
 
 def source_json(s: SourceRecord) -> dict[str, Any]:

@@ -46,7 +46,7 @@ from typing import Any
 
 from engine.bulk import cyclic_gc_paused
 from engine.errors import InvalidInput
-from engine.files import write_text_atomically
+from engine.files import make_folders, write_text_atomically
 from adapters.formats import (source_from_json, source_json, supersession_from_json,
                               supersession_json)
 from engine.model import ID_RE, Belief, Justification, Kind, Nogood, Truth
@@ -411,18 +411,20 @@ def dump_markdown_split(network: Network) -> dict[str, str]:
     return files
 
 
-def write_split(network: Network, directory: str | Path) -> list[Path]:
+def write_split(network: Network, directory: str | Path, *, umask: int | None = None
+                ) -> list[Path]:
     """Write the split registry into `directory` (created when absent); files of an older
     export that no longer have beliefs are removed, so the directory is the network."""
     directory = Path(directory)
     files = dump_markdown_split(network)
     if directory.exists() and not directory.is_dir():
         raise InvalidInput(f"{directory}: not a directory", field="split", value=str(directory))
-    directory.mkdir(parents=True, exist_ok=True)
+    make_folders(directory, umask=umask)
     for old in directory.glob("*.md"):
         if old.name not in files and old.read_text(encoding="utf-8").startswith(MARKER):
             old.unlink()
-    return [write_text_atomically(directory / name, text) for name, text in files.items()]
+    return [write_text_atomically(directory / name, text, umask=umask)
+            for name, text in files.items()]
 
 
 # --- reading ---------------------------------------------------------------------------------

@@ -41,8 +41,9 @@ def model_slug(model: str) -> str:
 
 
 class NpyVectorCache:
-    def __init__(self, directory: str | os.PathLike[str]):
+    def __init__(self, directory: str | os.PathLike[str], *, umask: int | None = None):
         self.directory = Path(directory)
+        self.umask = umask  # the caller's, for the files written (None: this process's)
         self._tables: dict[str, VectorTable] = {}
         self._segments: dict[str, list[Path]] = {}  # model -> segment files loaded or written
         self.error: str | None = None  # the last write failure, if any (the cache goes on)
@@ -105,7 +106,8 @@ class NpyVectorCache:
             np.save(f, rows, allow_pickle=False)
 
         try:
-            final = write_atomically(folder / f"seg-{uuid.uuid4().hex}.npy", write)
+            final = write_atomically(folder / f"seg-{uuid.uuid4().hex}.npy", write,
+                                     umask=self.umask)
         except OSError as e:
             self.error = f"cannot write the embedding cache in {folder}: {e}"
             return None

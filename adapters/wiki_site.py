@@ -345,7 +345,7 @@ def search_index(wiki: Wiki) -> str:
                                                separators=(",", ":")) + ";\n"
 
 
-def write_site(wiki: Wiki, directory: str | Path) -> list[Path]:
+def write_site(wiki: Wiki, directory: str | Path, *, umask: int | None = None) -> list[Path]:
     """Write every page into `directory` (created when absent); returns the files."""
     directory = Path(directory)
     if directory.exists() and not directory.is_dir():
@@ -354,8 +354,9 @@ def write_site(wiki: Wiki, directory: str | Path) -> list[Path]:
     files = {"style.css": STYLE.lstrip(), "search.js": SEARCH.lstrip(),
              "search-index.js": search_index(wiki), INDEX: index_page(wiki),
              NOGOODS: nogoods_page(wiki), BLOCKERS: blockers_page(wiki)}
-    written = [write_text_atomically(directory / name, text) for name, text in files.items()]
+    written = [write_text_atomically(directory / name, text, umask=umask)
+               for name, text in files.items()]
     for name, (topic, number, ids) in wiki.pages.items():
         written.append(write_text_atomically(directory / name,
-                                             topic_page(wiki, topic, number, ids)))
+                                             topic_page(wiki, topic, number, ids), umask=umask))
     return written

@@ -1,5 +1,5 @@
 import sys
 
-from engine.cli.resident.forwarding import main
+from engine.resident.client import main
 
 sys.exit(main())

@@ -48,7 +48,7 @@ class LogEntry:
     defined: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
 
-    def as_dict(self, ids: bool = True) -> dict[str, Any]:
+    def as_dict(self, ids: bool = True) -> dict[str, object]:
         out: dict[str, Any] = {"seq": self.seq, "at": self.at, "actor": self.actor,
                                "op": self.op, "args": dict(self.args), "reason": self.reason}
         for name in ("went_in", "went_out", "retracted_by_nogood", "created", "defined",

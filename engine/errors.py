@@ -1,11 +1,19 @@
 """The one error tree. Every failure a user can cause or meet is one of these.
 
-The CLI boundary maps them to a single "Error: ..." line and an exit code:
+The faces' boundary maps them to a single "Error: ..." line and an exit code:
 InvalidInput / NotFound -> 2 (bad input or usage), StoreError / ModelError -> 1 or 2 as the
-boundary decides (see engine/cli/support.py). Adapters may add kinds below these (a broken
+boundary decides (engine/cli/main.guarded). Adapters may add kinds below these (a broken
 query file is adapters.cypher_files.CypherFileError, a StoreError).
+
+An error that suggests a command names it by its words only (`suggest="verify"`), where
+`{command}` stands in its message: the face says it under the program's name as it was
+called (`said(prog)`: `eem verify`, or `python -m engine verify`); the library carries no
+program name.
 """
 from __future__ import annotations
+
+COMMAND = "{command}"  # where a message names the command it suggests
+DEFAULT_PROG = "eem"
 
 
 class EngineError(Exception):
@@ -13,14 +21,29 @@ class EngineError(Exception):
 
     exit_code = 1
 
+    def __init__(self, message: str = "", *, suggest: str | None = None) -> None:
+        super().__init__(message)
+        self.suggest = suggest
+
+    def said(self, prog: str = DEFAULT_PROG) -> str:
+        """The message, the command it suggests named under `prog`."""
+        text = str(self.args[0]) if self.args else ""
+        if self.suggest is None:
+            return text
+        return text.replace(COMMAND, f"{prog} {self.suggest}")
+
+    def __str__(self) -> str:
+        return self.said()
+
 
 class InvalidInput(EngineError):
     """The user gave something malformed: a bad id, empty text, a file not in the format."""
 
     exit_code = 2
 
-    def __init__(self, message: str, *, field: str | None = None, value: object = None):
-        super().__init__(message)
+    def __init__(self, message: str, *, field: str | None = None, value: object = None,
+                 suggest: str | None = None):
+        super().__init__(message, suggest=suggest)
         self.field = field
         self.value = value
 
@@ -60,8 +83,8 @@ class StoreError(EngineError):
 
     exit_code = 2
 
-    def __init__(self, message: str, *, uri: str | None = None):
-        super().__init__(message)
+    def __init__(self, message: str, *, uri: str | None = None, suggest: str | None = None):
+        super().__init__(message, suggest=suggest)
         self.uri = uri
 
 
@@ -113,6 +136,7 @@ class ProposalDrift(EngineError):
 
     def __init__(self, proposal_id: str, drift: list[str]):
         super().__init__(f"proposal '{proposal_id}' is out of date: {'; '.join(drift)} "
-                         f"(accept {proposal_id} --force applies it anyway)")
+                         f"(`{COMMAND}` applies it anyway)",
+                         suggest=f"accept {proposal_id} --force")
         self.proposal_id = proposal_id
         self.drift = drift

@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Protocol, TypeVar, runtime_checkable
 
-from engine.change_records import ChangeEntry
 from engine.bulk import read_ahead
+from engine.change_records import ChangeEntry
+from engine.defaults import IMPORT_PART_SIZE
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Label
 from engine.sources.records import SourcePin
@@ -40,11 +41,12 @@ from engine.tms.records import Network
 
 T = TypeVar("T")
 
-# Beliefs a part. A part of 20,000 beliefs of the synthetic network (scripts/bench/
-# synthetic.py) held at most 254 MB of transaction memory, one of 50,000 575 MB: the 1 GB
-# heap scripts/neo4j's tests use caps a transaction at 716 MB (70%), and the last
-# transaction's change-log entry of 2M beliefs takes some 500 MB (scripts/bench/README.md).
-DEFAULT_PART_SIZE = 20_000
+# Beliefs a part (the number lives in engine/defaults.py, so the parsers offer it). A part
+# of 20,000 beliefs of the synthetic network (scripts/bench/synthetic.py) held at most 254 MB
+# of transaction memory, one of 50,000 575 MB: the 1 GB heap scripts/neo4j's tests use caps a
+# transaction at 716 MB (70%), and the last transaction's change-log entry of 2M beliefs takes
+# some 500 MB (scripts/bench/README.md).
+DEFAULT_PART_SIZE = IMPORT_PART_SIZE
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ Plain frozen dataclasses, no I/O. Every adapter converts to and from these.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -178,3 +179,8 @@ class Status:
             "max_depth": self.max_depth,
             "challenged": self.challenged,
         }
+
+
+def text_sha256(text: str) -> str:
+    """The sha256 of a text's UTF-8 bytes: what says a text is the one judged or embedded."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -66,7 +66,7 @@ class SyncPlan:
                         self.removed, self.nogoods_added, self.nogoods_changed,
                         self.nogoods_removed))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d = dataclasses.asdict(self)
         d["fields"] = {i: sorted(f) for i, f in self.fields.items()}
         return d
@@ -78,7 +78,7 @@ class SyncReport:
     change: Change
     dry_run: bool
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"plan": self.plan.as_dict(), "change": self.change.as_dict(),
                 "dry_run": self.dry_run}
 

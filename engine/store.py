@@ -29,6 +29,7 @@ from engine.review.records import ReviewRecords
 from engine.review_premises.records import PremiseReviewTx
 from engine.sources.records import SourceRecords
 from engine.stages.provenance import ProvenanceTx
+from engine.stages.records import ArgumentsTx, ProblemsTx
 from engine.tms.records import TmsTx
 
 T = TypeVar("T")
@@ -36,8 +37,9 @@ T = TypeVar("T")
 
 class GraphTx(TmsTx, ChangeLog, Editing, HistoryRecords,  # the kernel, the memory room
               SearchTx, ReadingTx, PackTx, RegistryTx,  # reading the memory
-              ProvenanceTx, ReviewRecords, PremiseReviewTx, RepairTx,  # the stages
-              PairRecords, AskTx, NegativeTx, VectorTx, SourceRecords,
+              ProvenanceTx, ArgumentsTx, ProblemsTx,  # the stages
+              ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
+              VectorTx, SourceRecords,
               AgentTx, ProposalTx,  # other agents' memories, proposals
               Protocol):
     """The store seen from inside one transaction: every part above, so a call site may

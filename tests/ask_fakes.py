@@ -1,17 +1,18 @@
 """Helpers for ask tests: a small network, scripted chat models (langchain-core fakes, one
-of them calling tools natively), and a Wiring that runs `python -m engine.ask` in-process
-on the test's store."""
+of them calling tools natively), and what runs `python -m engine.ask` in-process on the
+test's store with such a model (`wiring`: main's context and parts)."""
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
 from typing import Any
 
 from pydantic import Field
 
-from engine.cli.ask import AskModel
-from engine.cli.stage_cli import ModelBinding, Wiring
+from engine.ask.run import AskBackend
+from engine.service.context import Context
+from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
+from engine.wiring.parts import StageParts
 from tests.derive_fakes import ScriptedChatModel, derived, load, premise
 
 
@@ -49,11 +50,12 @@ class ToolCallingChat(ScriptedChatModel):
         return self
 
 
-def wiring(store, chat: ScriptedChatModel, *, native_tools: bool = False,
-           stderr: Any = None) -> Wiring:
-    def build(args, w):
-        return AskModel(ModelBinding(unconstrained(chat)),
-                        tool_chat=chat if native_tools else None)
+def wiring(store, chat: ScriptedChatModel, *, native_tools: bool = False) -> dict[str, Any]:
+    """main's `context` (the test's store) and `parts` (ask's model: `chat`, calling tools
+    natively or not; no sleep between retries)."""
+    def backend(model) -> AskBackend:
+        return AskBackend(unconstrained(chat), model=model.spec,
+                          tool_chat=chat if native_tools else None,
+                          calls=CallPolicy(timeout=model.timeout, sleep=lambda s: None))
 
-    return Wiring(open_store=lambda: nullcontext(store), stderr=stderr,
-                  extra={"build_ask_model": build, "sleep": lambda s: None})
+    return {"context": Context(store), "parts": StageParts(ask=backend)}

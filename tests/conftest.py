@@ -3,8 +3,9 @@
 2. a Docker engine answers: a testcontainers Neo4j pinned to neo4j:5.26-community;
 3. otherwise the project's own server, started with `scripts/neo4j start`.
 Every test that takes `store` starts from an empty graph with the schema applied.
-Under CI (`CI=true`) a skip fails the test, but for what a CI machine cannot have
-(tests/ci_rule.py).
+Under CI (`CI=true`) a skip fails the test, but for what a CI machine cannot have, and the
+xfails are counted (tests/ci_rule.py); a test using the server or the real networks without
+its marker fails (tests/marker_rule.py).
 """
 from __future__ import annotations
 
@@ -15,7 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.ci_rule import pytest_make_collect_report, pytest_runtest_makereport  # noqa: F401
+from tests.ci_rule import (  # noqa: F401
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+    pytest_terminal_summary,
+)
+from tests.marker_rule import pytest_runtest_setup  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 # The real networks next to the checkout (CC BY-SA; never copied into the repo).

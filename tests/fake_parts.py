@@ -15,23 +15,25 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.agents.namespace import prefix
-from engine.agents.records import Digest, NamespaceRecord
-from engine.ask.records import CitedBelief, StaleCitation
+from engine.agents.records import AgentTx, Digest, NamespaceRecord
+from engine.ask.records import AskTx, CitedBelief, StaleCitation
 from engine.errors import StoreError
 from engine.model import Belief, Truth
-from engine.proposals.records import Decision, Proposal, Status
+from engine.proposals.records import Decision, Proposal, ProposalTx, Status
 from engine.reading.records import (
     NetworkCounts,
+    ReadingTx,
     Row,
     Section,
     SectionRows,
     SummaryCover,
     VisibleNetwork,
 )
-from engine.repair.records import DefeatedRow, Finding, Gap, RepairEdge
+from engine.repair.records import DefeatedRow, Finding, Gap, RepairEdge, RepairTx
 from engine.review_premises.records import (
     PremiseCandidate,
     PremisePin,
+    PremiseReviewTx,
     PremiseStamp,
     PremiseVerdictEdge,
     lines_of,
@@ -262,6 +264,10 @@ class FakeReading(FakePart):
         return True
 
 
+def _listed(value: object) -> list[object]:
+    return list(value) if isinstance(value, (list, tuple)) else []
+
+
 def _json_list(text: Any) -> list[Any]:
     try:
         value = json.loads(text) if text else []
@@ -290,7 +296,8 @@ class FakeRepair(FakePart):
         return rows
 
     def repaired_defeaters(self) -> set[str]:
-        return {d for _, _, e in self.s.repairs for d in e.fields.get("defeaters") or ()}
+        return {str(d) for _, _, e in self.s.repairs
+                for d in _listed(e.fields.get("defeaters"))}
 
     def review_findings(self, keys: Sequence[tuple[str, int]]) -> dict[tuple[str, int], Finding]:
         out = {}
@@ -304,10 +311,10 @@ class FakeRepair(FakePart):
             if not edges:
                 out[(belief, position)] = Finding()
                 continue
-            e = max(edges, key=lambda f: f.get("at") or "")
+            e = max(edges, key=lambda f: str(f.get("at") or ""))
             out[(belief, position)] = Finding(
-                e.get("reason_type") or "", e.get("missing_property") or "",
-                e.get("comment") or "",
+                str(e.get("reason_type") or ""), str(e.get("missing_property") or ""),
+                str(e.get("comment") or ""),
                 tuple(f for f in _json_list(e.get("antecedent_findings")) if isinstance(f, dict)))
         return out
 
@@ -501,3 +508,12 @@ class FakeProposals(FakePart):
 
     def this_change_seq(self) -> int:
         return self.change_seq
+
+
+# The protocol each part implements, checked by mypy (as the Neo4j parts' are).
+_READING: type[ReadingTx] = FakeReading
+_REPAIR: type[RepairTx] = FakeRepair
+_ASK: type[AskTx] = FakeAsk
+_PREMISE_REVIEW: type[PremiseReviewTx] = FakePremiseReview
+_AGENTS: type[AgentTx] = FakeAgents
+_PROPOSALS: type[ProposalTx] = FakeProposals

@@ -23,7 +23,7 @@ from engine.memory.records import (
     SupersedeRecord,
 )
 from engine.model import Belief, Change, Justification, Label, Nogood, Status, Truth
-from engine.negatives.records import NegativeCandidate, NegativeStamp, NegativeTx
+from engine.negatives.records import NegativeStamp, NegativeTx
 from engine.pairs.records import MergeRecord, PairRecords, PairVerdict
 from engine.proposals.records import ProposalTx
 from engine.reading.records import (
@@ -35,17 +35,17 @@ from engine.reading.records import (
     SearchTx,
 )
 from engine.repair.records import RepairTx
-from engine.review.records import (
+from engine.review.records import ReviewCandidate, ReviewRecords, ReviewStamp, VerdictEdge
+from engine.review_premises.records import PremiseReviewTx
+from engine.sources.records import SourcePin, SourceRecord, SourceRecords
+from engine.stages.records import (
     Argument,
     ArgumentJustification,
     ArgumentPart,
-    ReviewCandidate,
-    ReviewRecords,
-    ReviewStamp,
-    VerdictEdge,
+    ArgumentsTx,
+    NegativeCandidate,
+    ProblemsTx,
 )
-from engine.review_premises.records import PremiseReviewTx
-from engine.sources.records import SourcePin, SourceRecord, SourceRecords
 from engine.stages.provenance import ProposedBy, ProvenanceTx, RoundRecord, RunRecord
 from engine.tms.access import own_tags, visible
 from engine.tms.propagate import propagate, retag
@@ -396,6 +396,11 @@ class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, Fa
         ids = set(member_ids)
         return [n for n in self.s.nogoods if ids & set(n.members) and all(
             m in self.s.beliefs and self.s.beliefs[m].truth == Truth.IN for m in n.members)]
+
+    def unresolved_nogoods_holding(self) -> list[Nogood]:
+        return sorted((n for n in self.s.nogoods if n.resolution.startswith("unresolved") and all(
+            m in self.s.beliefs and self.s.beliefs[m].truth == Truth.IN for m in n.members)),
+            key=lambda n: n.id)
 
     def read_network(self) -> Network:
         rest = self.network_rest()
@@ -897,6 +902,7 @@ class FakeStore:
 
 
 class FakeGraphTx(TmsTx, ChangeLog, Editing, SearchTx, ReadingTx, RegistryTx, ProvenanceTx,
+                  ArgumentsTx, ProblemsTx,
                   ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
                   VectorTx, SourceRecords, AgentTx, ProposalTx, Protocol):
     """engine.store.GraphTx but for the query pack (PackTx: Cypher files users run, tested

@@ -24,4 +24,5 @@ def run_forge(store, root: Path, chat, *, auto: bool = True, embedder=None, outp
     scan = reader.scan([str(root / p) for p in (paths or ["."])])
     return forge(store, scan, stage_factory(reader, embedder, similar), unconstrained(chat),
                  ForgeRunOptions(model="fake", auto=auto, calls=CallPolicy(sleep=lambda s: None),
-                                 output=output))
+                                 output=output,
+                                 accept_command=f"python -m engine.forge accept {output}"))

@@ -12,7 +12,8 @@ import tests.conftest
 pytest_plugins = ("pytester",)
 
 CONFTEST = """
-from tests.ci_rule import pytest_make_collect_report, pytest_runtest_makereport
+from tests.ci_rule import (pytest_make_collect_report, pytest_runtest_makereport,
+                           pytest_terminal_summary)
 from tests.conftest import shared_networks
 """
 EXTRA_MISSING = """
@@ -37,6 +38,16 @@ def test_needs_a_docker_engine():
 
 def test_runs():
     pass
+"""
+COULD_NOT = """
+import pytest
+
+def test_a_model_answered_off_script():
+    pytest.xfail("the model copied the format's example, so nothing was cited")
+
+@pytest.mark.xfail(reason="a known gap, said")
+def test_a_known_gap():
+    assert False
 """
 
 
@@ -78,3 +89,19 @@ def test_under_ci_a_collection_skip_stops_the_run(suite, monkeypatch):
     result = suite.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(["*1 error during collection*"])
+
+
+def test_xfails_are_counted_and_named_with_their_reasons(pytester, monkeypatch):
+    """A test that could not exercise its property is an xfail, and the run says so: how
+    many, which, and why (under CI=true too, where it stays an xfail, not a pass)."""
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_could_not=COULD_NOT)
+    for ci in ("", "true"):
+        monkeypatch.setenv("CI", ci)
+        result = pytester.runpytest("-p", "no:cacheprovider")
+        result.assert_outcomes(xfailed=2)
+        result.stdout.fnmatch_lines([
+            "*tests that could not exercise their property (xfail)*",
+            "XFAIL *test_a_model_answered_off_script: the model copied the format's example*",
+            "XFAIL *test_a_known_gap: a known gap, said",
+            "2 test(s) xfailed" + (" under CI=true" if ci else "")])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.tms import COMMANDS, PROG, main
+from engine.cli.main import COMMANDS, PROG, main
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -68,7 +68,9 @@ def _stage_command(name: str):
 
 
 def _program_help(capsys, name: str) -> str:
-    module = importlib.import_module(f"engine.cli.{name}")
+    from engine.eem import PROGRAMS
+
+    module = importlib.import_module(PROGRAMS[name][0])
     with pytest.raises(SystemExit) as exit_info:
         module.main(["--help"])
     assert exit_info.value.code == 0

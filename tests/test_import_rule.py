@@ -1,5 +1,8 @@
-"""The rule of the rooms: `engine/` imports no `adapters/` module, except from the entry-point
-room `engine/cli/` (the composition roots, which wire adapters in).
+"""The rule of the rooms: `engine/` imports no `adapters/` module, except the faces and the
+composition root (`engine/cli/`, `engine/mcp/`, `engine/resident/`, `engine/wiring/`, which
+wire adapters in) and the service layer (`engine/service/`), which may load the file formats
+and file readers it reads and writes, but never picks a store, a chat model or an embedder:
+those come in its Context.
 
 Every import counts, at the top of a module or inside a function (a lazy import is still a
 dependency), and so does `importlib.import_module("adapters...")` with a literal name.
@@ -10,9 +13,19 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "engine"
 ENTRY_POINTS = ENGINE / "cli"
+FACES = [ENGINE / room for room in ("cli", "mcp", "resident", "wiring")]
+SERVICE = ENGINE / "service"
+# what the service layer may load itself: formats and readers of files, nothing that talks
+# to a server or runs a model
+SERVICE_ADAPTERS = ("adapters.formats", "adapters.network_stream", "adapters.ftl_registry",
+                    "adapters.markdown_registry", "adapters.sources", "adapters.query_pack",
+                    "adapters.viz", "adapters.wiki_site", "adapters.clustering",
+                    "adapters.vector_cache", "adapters.cypher_files", "adapters.neo4j_browser")
 
 
 def adapter_imports(source: str, filename: str = "<source>") -> list[tuple[int, str]]:
@@ -41,20 +54,32 @@ def _names_import_function(func: ast.expr) -> bool:
     return name in ("import_module", "__import__")
 
 
-def engine_modules_outside_the_entry_points() -> list[Path]:
-    return sorted(p for p in ENGINE.rglob("*.py") if ENTRY_POINTS not in p.parents)
+def engine_modules_below_the_faces() -> list[Path]:
+    return sorted(p for p in ENGINE.rglob("*.py")
+                  if not any(face in p.parents for face in FACES) and SERVICE not in p.parents)
 
 
-def test_no_engine_module_outside_the_entry_points_imports_an_adapter():
-    modules = engine_modules_outside_the_entry_points()
+def test_no_engine_module_below_the_faces_imports_an_adapter():
+    modules = engine_modules_below_the_faces()
     assert len(modules) > 20  # the walk found the engine, not an empty folder
     offenders = [f"{path.relative_to(ROOT)}:{line} imports {module}"
                  for path in modules
                  for line, module in adapter_imports(path.read_text(encoding="utf-8"),
                                                      str(path))]
-    assert not offenders, ("engine/ outside engine/cli/ must not import adapters/; inject "
-                           "what it needs from the entry point instead:\n"
-                           + "\n".join(offenders))
+    assert not offenders, ("engine/ below the faces must not import adapters/; inject "
+                           "what it needs from the face instead:\n" + "\n".join(offenders))
+
+
+def test_the_service_loads_only_file_formats_and_readers():
+    modules = sorted(SERVICE.rglob("*.py"))
+    assert modules
+    offenders = [f"{path.relative_to(ROOT)}:{line} imports {module}"
+                 for path in modules
+                 for line, module in adapter_imports(path.read_text(encoding="utf-8"),
+                                                     str(path))
+                 if not module.startswith(SERVICE_ADAPTERS)]
+    assert not offenders, ("the service layer gets its store, model and embedder in the "
+                           "Context:\n" + "\n".join(offenders))
 
 
 def test_the_check_sees_every_form_of_import():
@@ -76,17 +101,18 @@ def test_the_check_sees_every_form_of_import():
     ]
 
 
-def test_the_entry_point_room_is_where_adapters_come_in():
-    wired = [p for p in ENTRY_POINTS.rglob("*.py")
+@pytest.mark.parametrize("face", FACES, ids=lambda p: p.name)
+def test_each_face_is_where_adapters_come_in(face):
+    wired = [p for p in face.rglob("*.py")
              if adapter_imports(p.read_text(encoding="utf-8"), str(p))]
     assert wired  # the rule's exception is used, so its folder name is still right
 
 
 # --- the stage CLIs share one skeleton, not each other ----------------------------------
-SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_parts", "engine.cli.support",
-              "engine.cli.visible_to", "engine.cli.source_report"}
-STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "pipeline", "repair",
-              "review"]
+SHARED_CLI = {"engine.cli.stage_cli", "engine.cli.stage_flags", "engine.cli.arguments",
+              "engine.cli.command", "engine.cli.main", "engine.cli.sources"}
+STAGE_CLIS = ["ask", "contradictions", "dedup", "derive", "forge", "negatives", "pipeline",
+              "repair", "review"]
 
 
 def cli_imports(source: str) -> set[str]:
@@ -105,7 +131,7 @@ def cli_imports(source: str) -> set[str]:
 
 def test_cli_imports_sees_both_forms():
     assert cli_imports("from engine.cli import forge as f\nimport engine.cli.derive\n"
-                       "from engine.cli.stage_cli import Wiring\n") == {
+                       "from engine.cli.stage_cli import StageCall\n") == {
         "engine.cli.forge", "engine.cli.derive", "engine.cli.stage_cli"}
 
 
@@ -117,6 +143,41 @@ def test_no_stage_cli_imports_another_cli_module():
         if other:
             offenders[name] = sorted(other)
     assert not offenders, f"stage CLIs importing other CLI modules: {offenders}"
+
+
+# --- a stage is only what is its own ------------------------------------------------------
+# Each LLM stage's package; what two of them share lives in engine/stages/ or engine/pairs/.
+STAGE_PACKAGES = ["ask", "contradictions", "dedup", "derive", "forge", "negatives", "repair",
+                  "review", "review_premises"]
+
+
+def stage_imports(package: str) -> dict[str, set[str]]:
+    """Each module of engine/<package>/ -> the other stage packages it imports."""
+    found = {}
+    for path in sorted((ENGINE / package).rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        modules = imported_modules(path.read_text(encoding="utf-8"), name.rpartition(".")[0])
+        others = {m.split(".")[1] for m in modules
+                  if m.startswith("engine.") and m.count(".") >= 1
+                  and m.split(".")[1] in STAGE_PACKAGES and m.split(".")[1] != package}
+        if others:
+            found[name] = others
+    return found
+
+
+@pytest.mark.parametrize("package", STAGE_PACKAGES)
+def test_no_stage_package_imports_another(package):
+    assert (ENGINE / package / "__init__.py").is_file()
+    assert stage_imports(package) == {}
+
+
+def test_no_library_code_reads_options_off_a_namespace():
+    """Options travel as typed records: nothing in engine/ digs them out of an argparse
+    Namespace by name."""
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in sorted(ENGINE.rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if "getattr(args" in line]
+    assert found == []
 
 
 # --- the kernel is the ground floor -----------------------------------------------------

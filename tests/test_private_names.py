@@ -1,6 +1,6 @@
 """A name that starts with one underscore belongs to its module: no other module of engine/ or
-adapters/ imports it (`from engine.cli.tms import _report_change`), reaches it through the
-module (`tms._report_change`), or imports a private module (`engine.x._y`). What two modules
+adapters/ imports it (`from engine.cli.main import _report_change`), reaches it through the
+module (`main._report_change`), or imports a private module (`engine.x._y`). What two modules
 share gets a public name in the module that owns it.
 
 Every import counts, at the top of a module or inside a function.
@@ -64,7 +64,7 @@ def private_uses(source: str, module_name: str, root: Path = ROOT) -> list[tuple
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and _private(node.attr):
             owner = node.value
-            while isinstance(owner, ast.Attribute):  # engine.cli.tms._x
+            while isinstance(owner, ast.Attribute):  # engine.cli.main._x
                 owner = owner.value
             if isinstance(owner, ast.Name) and owner.id in modules:
                 found.append((node.lineno, f"{ast.unparse(node)}"))
@@ -88,29 +88,29 @@ def test_no_module_uses_another_modules_private_names():
 
 def test_the_check_sees_every_way_to_reach_a_private_name():
     source = (
-        "from engine.cli.tms import _report_change, COMMANDS\n"
-        "from engine.cli import tms\n"
-        "import engine.cli.support as support\n"
-        "import engine.cli.tms\n"
-        "from . import stage_cli\n"
+        "from engine.cli.main import _report_change, COMMANDS\n"
+        "from engine.cli import network\n"
+        "import engine.cli.command as command\n"
+        "import engine.cli.main\n"
+        "from . import arguments\n"
         "from engine.stages.item_reader import flat_text as _text\n"
         "import argparse\n"
         "def f(p):\n"
-        "    from engine.cli.memory import _counts\n"
-        "    tms._justifications(p)\n"
-        "    support._private_helper()\n"
-        "    engine.cli.tms._report_change(p)\n"
-        "    stage_cli._positive(1)\n"
+        "    from engine.cli.keeping import _counts\n"
+        "    network._justifications(p)\n"
+        "    command._private_helper()\n"
+        "    engine.cli.main._report_change(p)\n"
+        "    arguments._positive(1)\n"
         "    argparse._ArgumentGroup\n"
         "    p._actions\n"
     )
     assert [what for _, what in private_uses(source, "engine.cli.reading")] == [
-        "from engine.cli.tms import _report_change",
-        "from engine.cli.memory import _counts",
-        "tms._justifications",
-        "support._private_helper",
-        "engine.cli.tms._report_change",
-        "stage_cli._positive",
+        "from engine.cli.main import _report_change",
+        "from engine.cli.keeping import _counts",
+        "network._justifications",
+        "command._private_helper",
+        "engine.cli.main._report_change",
+        "arguments._positive",
     ]
 
 

@@ -83,6 +83,11 @@ class LlamaCppChatModel(BaseChatModel):
         with self._lock:
             return self._load_locked()
 
+    def count_tokens(self, text: str) -> int:
+        """How many tokens `text` is to the model's own tokenizer (loading the model)."""
+        self.load()
+        return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False))
+
     def _load_locked(self) -> float:
         if self._llama is not None:
             return self._load_seconds or 0.0

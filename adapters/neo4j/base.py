@@ -56,11 +56,11 @@ class TxBase:
 
     def _single(self, name: str, **params: Any) -> neo4j.Record | None:
         capture(self, name, params)
-        return self._tx.run(cypher(name), params).single()
+        return self._tx.run(cypher(name), dict(params)).single()
 
-    def _read_plain(self, name: str, params: Any) -> neo4j.Record | None:
+    def read_plain(self, name: str, params: Mapping[str, Any]) -> neo4j.Record | None:
         """A read the before-images make on their own (no capture of its own)."""
-        return self._tx.run(cypher(name), params).single()
+        return self._tx.run(cypher(name), dict(params)).single()
 
     def _one(self, name: str, **params: Any) -> neo4j.Record:
         """The one record of a query that always returns one (an aggregation)."""

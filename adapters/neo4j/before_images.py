@@ -25,14 +25,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from adapters.cypher_files import CypherFileError, load_all
+from adapters.neo4j.change_tracker import TrackedTx
 from adapters.neo4j.records import DEFINITION_KEYS
 from engine.memory.images import KINDS, NETWORK_KEY, TRUTH_MARKS
-
-if TYPE_CHECKING:
-    from adapters.neo4j.base import TxBase
 
 _PART = re.compile(r"^(?P<kind>[a-z]+)(?:\s+(?P<new>new)\s+|\s+via\s+(?P<via>[a-z][a-z0-9_]*)|\s+)?"
                    r"(?P<path>\$[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)?$")
@@ -104,7 +102,7 @@ def _values(value: Any, path: tuple[str, ...]) -> Iterable[Any]:
         yield from _values(value.get(path[0]), path[1:])
 
 
-def capture(tx: TxBase, name: str, params: Mapping[str, Any]) -> None:
+def capture(tx: TrackedTx, name: str, params: Mapping[str, Any]) -> None:
     """Keep the before-image of every unit query `name` is about to change, once a write."""
     defines = defines_by_query().get(name)
     if defines is None:
@@ -118,7 +116,7 @@ def capture(tx: TxBase, name: str, params: Mapping[str, Any]) -> None:
         if s.kind == "network":
             keys = [NETWORK_KEY]
         elif s.via:
-            record = tx._read_plain(s.via, dict(params))
+            record = tx.read_plain(s.via, dict(params))
             keys = list(record["ids"]) if record else []
         else:
             keys = [str(v) for v in _values(params.get(s.path[0]), s.path[1:])]
@@ -131,10 +129,10 @@ def capture(tx: TxBase, name: str, params: Mapping[str, Any]) -> None:
             known.update(read_images(tx, s.kind, fresh))
 
 
-def read_images(tx: TxBase, kind: str, keys: list[str]) -> dict[str, Any]:
+def read_images(tx: TrackedTx, kind: str, keys: list[str]) -> dict[str, Any]:
     """The definitions of `keys` as they are now, in the images' form (None: absent)."""
     out: dict[str, Any] = dict.fromkeys(keys)
-    record = tx._read_plain(f"images_{kind}", {"keys": keys, "props": DEFINITION_KEYS})
+    record = tx.read_plain(f"images_{kind}", {"keys": keys, "props": DEFINITION_KEYS})
     for key, image in (record["images"] if record else []):
         out[key] = _IMAGE_OF[kind](image)
     return out

@@ -7,16 +7,16 @@ it was, so `diff` can tell a change undone from one that stands.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+import neo4j
 
 from engine.change_records import BY_NOGOOD, CREATED, DEFINED, PINNED, WENT_IN, WENT_OUT
 from engine.memory.changelog import definition_sha
 from engine.model import Change
 
-if TYPE_CHECKING:
-    from adapters.neo4j.base import TxBase
 
 
 @dataclass
@@ -125,7 +125,18 @@ class ChangeTracker:
                 "defined": self.ids_with(DEFINED), "removed": list(self.removed)}
 
 
-def note_redefined(tx: TxBase, ids: Sequence[str]) -> None:
+class TrackedTx(Protocol):
+    """What the notes here and the before-images (before_images.py) need of a transaction
+    part (adapters/neo4j/base.TxBase): its tracker, and running a named query."""
+
+    change_log: ChangeTracker
+
+    def run_query(self, name: str, **params: Any) -> list[neo4j.Record]: ...
+
+    def read_plain(self, name: str, params: Mapping[str, Any]) -> neo4j.Record | None: ...
+
+
+def note_redefined(tx: TrackedTx, ids: Sequence[str]) -> None:
     """Before a part changes these beliefs' justifications: remember each one's definition
     sha as it is now (once per write; a belief created by this write has none)."""
     log = tx.change_log
@@ -140,11 +151,11 @@ def note_redefined(tx: TxBase, ids: Sequence[str]) -> None:
     log.mark(ids, DEFINED)
 
 
-def note_pinned(tx: TxBase, ids: Iterable[str]) -> None:
+def note_pinned(tx: TrackedTx, ids: Iterable[str]) -> None:
     tx.change_log.mark(ids, PINNED)
 
 
-def note_created(tx: TxBase, ids: Iterable[str]) -> None:
+def note_created(tx: TrackedTx, ids: Iterable[str]) -> None:
     tx.change_log.mark(ids, CREATED)
 
 

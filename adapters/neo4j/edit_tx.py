@@ -16,13 +16,15 @@ from engine.memory.records import (
     Editing,
     RewiredEdge,
     SupersedeRecord,
+    gated_of,
 )
 from engine.tms.access import own_tags
 
 
 def supersede_to_props(r: SupersedeRecord) -> dict[str, Any]:
     return {"created_new": r.created_new, "reason": r.reason, "at": r.at,
-            "rewired": json.dumps([[e.belief, e.seq, e.kind, e.pos] for e in r.rewired])}
+            "rewired": json.dumps([[e.belief, e.seq, e.kind, e.pos] for e in r.rewired]),
+            "gated": r.gated}
 
 
 def supersede_from_props(old: str, new: str, p: Mapping[str, Any]) -> SupersedeRecord:
@@ -30,7 +32,7 @@ def supersede_from_props(old: str, new: str, p: Mapping[str, Any]) -> SupersedeR
         old=old, new=new, created_new=bool(p.get("created_new")),
         rewired=tuple(RewiredEdge(b, int(s), k, int(pos))
                       for b, s, k, pos in json.loads(p.get("rewired") or "[]")),
-        reason=p.get("reason") or "", at=p.get("at") or "")
+        reason=p.get("reason") or "", at=p.get("at") or "", gated=gated_of(p.get("gated")))
 
 
 class EditTxPart(TxBase):

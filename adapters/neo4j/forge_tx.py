@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
+
+import neo4j
 
 from adapters.neo4j.base import TxBase
 from engine.model import Belief
-from engine.sources.records import SourcePin, SourceRecord
-from engine.sources.records import SourceRecords
+from engine.sources.records import SourcePin, SourceRecord, SourceRecords
+from engine.tms.records import TmsTx
 
 
 def _json(value: Mapping[str, Any]) -> str:
@@ -37,6 +39,13 @@ def pin_to_row(p: SourcePin) -> dict[str, Any]:
 
 
 
+class InTmsTx(TmsTx, Protocol):
+    """A part in a transaction that has the TMS part too (tms_tx.TmsTxPart, as Neo4jTx
+    has): what the beliefs drawn from sources are read through."""
+
+    def run_query(self, name: str, **params: Any) -> list[neo4j.Record]: ...
+
+
 class ForgeTxPart(TxBase):
     def sources(self) -> list[SourceRecord]:
         record = self._single("forge_sources")
@@ -52,10 +61,9 @@ class ForgeTxPart(TxBase):
         record = self._single("forge_pin_to_sources", rows=[pin_to_row(p) for p in pins])
         return record["pinned"] if record else 0
 
-    def beliefs_from_sources(self, paths: Iterable[str]) -> list[Belief]:
-        record = self._single("forge_belief_ids_from_sources", paths=sorted(set(paths)))
-        ids = record["ids"] if record else []
-        found = self.get_beliefs(ids)  # type: ignore[attr-defined]  # TmsTxPart
+    def beliefs_from_sources(self: InTmsTx, paths: Iterable[str]) -> list[Belief]:
+        [record] = self.run_query("forge_belief_ids_from_sources", paths=sorted(set(paths)))
+        found = self.get_beliefs(record["ids"])
         return [found[i] for i in sorted(found)]
 
     def unpinned_sourced_ids(self) -> list[str]:

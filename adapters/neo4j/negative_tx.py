@@ -7,7 +7,8 @@ from typing import Any
 
 from adapters.neo4j.base import TxBase
 from engine.errors import StoreError
-from engine.negatives.records import NegativeCandidate, NegativeStamp, NegativeTx
+from engine.negatives.records import NegativeStamp, NegativeTx
+from engine.stages.records import NegativeCandidate, ProblemsTx
 
 
 # a candidate read, and a stamp written, side by side
@@ -50,3 +51,4 @@ class NegativeTxPart(TxBase):
 
 # The protocol this part implements, checked by mypy.
 _IMPLEMENTS: type[NegativeTx] = NegativeTxPart
+_PROBLEMS: type[ProblemsTx] = NegativeTxPart

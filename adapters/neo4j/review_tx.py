@@ -10,15 +10,8 @@ from collections.abc import Iterable, Sequence
 from adapters.neo4j.base import TxBase
 from adapters.neo4j.change_tracker import note_redefined
 from engine.errors import StoreError
-from engine.review.records import (
-    Argument,
-    ArgumentJustification,
-    ArgumentPart,
-    ReviewCandidate,
-    ReviewStamp,
-    VerdictEdge,
-)
-from engine.review.records import ReviewRecords
+from engine.review.records import ReviewCandidate, ReviewRecords, ReviewStamp, VerdictEdge
+from engine.stages.records import Argument, ArgumentJustification, ArgumentPart, ArgumentsTx
 
 BATCH = 5000
 MISSING_TEXT = "(not in the network yet)"
@@ -95,3 +88,4 @@ class ReviewTxPart(TxBase):
 
 # The protocol this part implements, checked by mypy.
 _IMPLEMENTS: type[ReviewRecords] = ReviewTxPart
+_ARGUMENTS: type[ArgumentsTx] = ReviewTxPart

@@ -43,7 +43,7 @@ from adapters.neo4j.stage_tx import StageTxPart
 from adapters.neo4j.tms_tx import TmsTxPart
 from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.change_records import ChangeEntry
-from engine.errors import EngineError, StoreError
+from engine.errors import COMMAND, EngineError, StoreError
 from engine.import_parts import ImportMark, PartedStore, PartTx
 from engine.memory.changelog import now_utc
 from engine.store import GraphTx, Store
@@ -227,8 +227,8 @@ class Neo4jStore:
         if isinstance(e, neo4j_errors.IncompleteCommit):
             return StoreError(
                 f"lost Neo4j at {self._uri} while committing: the write may or may not have"
-                " been applied (it is whole or absent); check with `python -m engine verify`",
-                uri=self._uri)
+                f" been applied (it is whole or absent); check with `{COMMAND}`",
+                uri=self._uri, suggest="verify")
         if isinstance(e, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)):
             return StoreError(
                 f"lost Neo4j at {self._uri}: {' '.join(str(e).split())}; start it with"

@@ -165,7 +165,8 @@ class TmsTxPart(TxBase):
         return self.get_beliefs(seen)
 
     def direct_dependents(self, belief_id: str) -> set[str]:
-        return {c for r in self._run("region_dependents", ids=[belief_id]) for c in r["dependents"]}
+        record = self._single("direct_dependents", id=belief_id)
+        return set(record["dependents"]) if record else set()
 
     def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
         record = self._single("belief_with_dependents", id=belief_id)
@@ -246,6 +247,11 @@ class TmsTxPart(TxBase):
             return []
         return [Nogood(r["id"], tuple(r["members"])) for r in
                 self._run("nogoods_holding_with", ids=ids)]
+
+    def unresolved_nogoods_holding(self) -> list[Nogood]:
+        if self._nogoods_exist is False:
+            return []
+        return [nogood_from_record(r) for r in self._run("unresolved_nogoods_holding")]
 
     # --- writes -----------------------------------------------------------------------
     def create_beliefs(self, beliefs: Sequence[Belief]) -> None:

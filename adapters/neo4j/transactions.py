@@ -1,7 +1,7 @@
 """Ending the transactions of one command of the resident engine (its caller pressed Ctrl-C).
 
 Every transaction of a resident command carries `{eem_command: <id>}` in its metadata
-(engine/cli/support.BorrowedDriver); terminating them rolls each back and releases its locks,
+(engine/wiring/store.BorrowedDriver); terminating them rolls each back and releases its locks,
 so a command waiting for the write lock, or in the middle of its work, stops at once and
 writes nothing.
 """

@@ -183,6 +183,25 @@ WHERE NOT EXISTS { MATCH (n)-[:MEMBER]->(m) WHERE NOT m:In }
 RETURN n.id AS id, COLLECT { MATCH (n)-[r:MEMBER]->(m) RETURN m.id ORDER BY r.pos } AS members
 ORDER BY n.id
 
+// name: direct_dependents
+// The beliefs with a justification naming $id, a belief or an id not added yet (a :Missing placeholder).
+CALL () {
+  MATCH (a:Belief {id: $id}) RETURN a
+  UNION
+  MATCH (a:Missing {id: $id}) RETURN a
+}
+MATCH (a)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief)
+RETURN collect(DISTINCT c.id) AS dependents
+
+// name: unresolved_nogoods_holding
+// Nogoods recorded unresolved whose members are all IN, with their members and resolution.
+MATCH (n:Nogood)
+WHERE n.resolution STARTS WITH 'unresolved'
+  AND NOT EXISTS { MATCH (n)-[:MEMBER]->(m) WHERE NOT m:In }
+RETURN n.id AS id, n.discovered AS discovered, n.resolution AS resolution,
+       COLLECT { MATCH (n)-[r:MEMBER]->(m) RETURN m.id ORDER BY r.pos } AS members
+ORDER BY n.id
+
 // name: network_info
 // The meta and repos sections kept from an imported network file, if any.
 OPTIONAL MATCH (n:NetworkInfo {key: 'network'})

@@ -1,2 +1,2 @@
-"""Agents and other agents' memories: the MCP tools and their roles, visibility,
-namespaces, import-agent and sync-agent."""
+"""Other agents' memories and who sees what: namespaces, import-agent and sync-agent,
+visibility (what a client with access tags sees)."""

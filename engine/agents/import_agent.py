@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 from engine.agents.namespace import check_name, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
@@ -21,7 +20,7 @@ from engine.agents.namespaced import only_in as held_in
 from engine.agents.records import AgentTx, NamespaceRecord
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
-from engine.errors import InvalidInput
+from engine.errors import COMMAND, InvalidInput
 from engine.interchange import label_differences, write_import_in
 from engine.model import Change, Truth
 from engine.store import GraphTx, Store
@@ -47,13 +46,14 @@ class AgentImportReport:
     retracted_by_nogood: list[str]
     left_out: list[str] = dataclasses.field(default_factory=list)  # --only-in: OUT there
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
-def exists_message(name: str) -> str:
-    return (f"namespace '{name}' exists ({switch_id(name)}); bring it up to date with "
-            f"`python -m engine sync-agent {name} FILE`")
+def exists(name: str) -> InvalidInput:
+    return InvalidInput(f"namespace '{name}' exists ({switch_id(name)}); bring it up to date "
+                        f"with `{COMMAND}`", field="namespace", value=name,
+                        suggest=f"sync-agent {name} FILE")
 
 
 @cyclic_gc_paused()
@@ -69,7 +69,7 @@ def import_agent(store: Store, name: str, network: Network, stored: Mapping[str,
 
     def work(tx: GraphTx) -> Change:
         if tx.existing_ids([switch]) or any(r.name == name for r in tx.namespace_records()):
-            raise InvalidInput(exists_message(name), field="namespace", value=name)
+            raise exists(name)
         change = write_import_in(tx, agent.beliefs, agent.labels, agent.nogoods)
         tx.save_namespace(NamespaceRecord(name, file, at, meta=agent.meta, repos=agent.repos))
         return change
@@ -111,8 +111,8 @@ def require_namespace(tx: AgentTx, name: str) -> NamespaceRecord:
     check_name(name)
     found = next((r for r in tx.namespace_records() if r.name == name), None)
     if found is None:
-        raise InvalidInput(f"no namespace '{name}' (see `python -m engine namespaces`)",
-                           field="namespace", value=name)
+        raise InvalidInput(f"no namespace '{name}' (see `{COMMAND}`)", field="namespace",
+                           value=name, suggest="namespaces")
     return found
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.agents.namespace import check_name, is_agents, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
@@ -32,7 +32,7 @@ from engine.agents.namespaced import only_in as held_in
 from engine.agents.records import AgentTx, Digest
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
-from engine.errors import InvalidInput
+from engine.errors import COMMAND, InvalidInput
 from engine.model import Belief, Change, Justification, Nogood, Truth
 from engine.store import Store
 from engine.tms import nogoods as nogood_rules
@@ -72,7 +72,7 @@ class SyncReport:
     diff: AgentDiff
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"namespace": self.namespace, "file": self.file, "dry_run": self.dry_run,
                 **dataclasses.asdict(self.diff), **self.change.as_dict(),
                 "retracted_by_nogood": list(self.change.retracted_by_nogood)}
@@ -91,9 +91,9 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
     def work(tx: SyncTx) -> tuple[AgentDiff, Change]:
         record = next((r for r in tx.namespace_records() if r.name == name), None)
         if record is None:
-            raise InvalidInput(f"no namespace '{name}': bring it in first with "
-                               f"`python -m engine import-agent {name} FILE`",
-                               field="namespace", value=name)
+            raise InvalidInput(f"no namespace '{name}': bring it in first with `{COMMAND}`",
+                               field="namespace", value=name,
+                               suggest=f"import-agent {name} FILE")
         diff, change = _apply(tx, agent, tx.namespace_digests(name), at)
         tx.save_namespace(dataclasses.replace(record, file=file or record.file, synced_at=at,
                                               meta=agent.meta, repos=agent.repos))

@@ -1,8 +1,8 @@
 """What a client with a visibility set sees: only beliefs whose effective access tags are all
 in its set (engine/tms/access.py); untagged beliefs are visible to all.
 
-`VisibleStore` wraps a store: while a visibility set is in force (VISIBLE_TO, set per call
-by the MCP server, or given by `--visible-to` on the CLI) every read runs on a `VisibleTx`,
+`VisibleStore` wraps a store for one client (the Context's `visible_to`: an MCP token's set,
+or the CLI's `--visible-to`): every read runs on a `VisibleTx`,
 which answers the verbs the filtered reads use (show, list, search, explain, trace,
 trace-tags, compact, blockers, export, context_for, ask) and refuses every other one (deny by
 default: a verb added later leaks nothing until someone filters it here). A hidden belief is
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from engine.agents.visible_export import visible_network
@@ -39,7 +38,6 @@ from engine.tms.records import BeliefFilter, Network
 
 T = TypeVar("T")
 
-VISIBLE_TO: ContextVar[frozenset[str] | None] = ContextVar("eem_visible_to", default=None)
 HIDDEN_TEXT = "(hidden: not visible to this client)"
 SEARCH_OVERFETCH = 4  # hits asked for per hit wanted, since hidden ones are dropped after
 EVERY_ROW = 2**31 - 1  # a limit that keeps every row (list slices take 32-bit ints)
@@ -268,15 +266,15 @@ class VisibleTx:
 
 
 class VisibleStore:
-    """A store whose reads are filtered while a visibility set is in force: the one given
-    here (the CLI's `--visible-to`), else the current call's VISIBLE_TO."""
+    """A store as a client that sees only `visible_to` reads it: reads filtered, writes
+    refused."""
 
-    def __init__(self, store: Any, visible_to: frozenset[str] | None = None) -> None:
+    def __init__(self, store: Any, visible_to: frozenset[str] | None) -> None:
         self._store = store
-        self._fixed = visible_to
+        self._visible_to = visible_to
 
     def _current(self) -> frozenset[str] | None:
-        return self._fixed if self._fixed is not None else VISIBLE_TO.get()
+        return self._visible_to
 
     def init_schema(self) -> dict[str, int]:
         return self._store.init_schema()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.ask.tools import AskSession
 from engine.stages.echo import ECHO_REASON, PromptEcho
@@ -46,13 +45,13 @@ class AskAnswer:
     dropped: list[dict[str, str]] = field(default_factory=list)  # citations left out, why
     problems: list[str] = field(default_factory=list)  # what else was still wrong
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"status": self.status, "answer": self.answer,
                 "citations": [c.as_dict() for c in self.citations], "gaps": list(self.gaps),
                 "dropped": list(self.dropped), "problems": list(self.problems)}
 
 
-def answer_object(text: str) -> dict[str, Any] | None:
+def answer_object(text: str) -> dict[str, object] | None:
     """The last JSON object of the reply that is an answer (not a tool request)."""
     found = None
     for value in json_values(text):
@@ -62,7 +61,7 @@ def answer_object(text: str) -> dict[str, Any] | None:
     return found
 
 
-def _is_tool_request(value: dict[str, Any]) -> bool:
+def _is_tool_request(value: dict[str, object]) -> bool:
     tool = value.get("tool")
     return isinstance(tool, str) and tool.strip().lower() not in ("", "none")
 
@@ -113,7 +112,7 @@ def parse_answer(text: str, session: AskSession) -> Parsed[AskAnswer]:
     return Parsed(items=[item], diagnostics=diagnostics, needs_retry=bool(diagnostics))
 
 
-def _citations(value: Any, session: AskSession, diagnostics: list[Diagnostic]
+def _citations(value: object, session: AskSession, diagnostics: list[Diagnostic]
                ) -> tuple[list[Citation], list[dict[str, str]]]:
     if not isinstance(value, list):
         diagnostics.append(Diagnostic("citations must be a list of {\"id\", \"role\"} objects"))
@@ -140,7 +139,7 @@ def _citations(value: Any, session: AskSession, diagnostics: list[Diagnostic]
     return kept, dropped
 
 
-def _citation_problem(bid: str, role: Any, session: AskSession) -> str:
+def _citation_problem(bid: str, role: object, session: AskSession) -> str:
     if role not in ROLES:
         return (f"citation of {bid}: role must be supports, contradicts or context, "
                 f"not {json.dumps(role)}")

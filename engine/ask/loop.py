@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -28,7 +27,7 @@ MAX_TOOL_RESULT_CHARS = 12_000
 LAST_ROUND = ("You have used every tool round: answer now, with the JSON object only.")
 
 
-def tool_request(text: str) -> tuple[str, Any] | None:
+def tool_request(text: str) -> tuple[str, object] | None:
     """(tool name, its input) when the reply asks for a tool, else None."""
     for value in json_values(text):
         if isinstance(value, dict):
@@ -38,7 +37,7 @@ def tool_request(text: str) -> tuple[str, Any] | None:
     return None
 
 
-def tool_args(name: str, given: Any) -> dict[str, Any]:
+def tool_args(name: str, given: object) -> dict[str, object]:
     """A JSON-mode tool input (a string, or already an object) as the tool's arguments."""
     if isinstance(given, dict):
         return given
@@ -51,7 +50,7 @@ def tool_args(name: str, given: Any) -> dict[str, Any]:
     return {"id": text}
 
 
-def _result_text(result: Any) -> str:
+def _result_text(result: object) -> str:
     text = json.dumps(result, ensure_ascii=False, default=str)
     if len(text) > MAX_TOOL_RESULT_CHARS:
         text = text[:MAX_TOOL_RESULT_CHARS] + f"... [{len(text) - MAX_TOOL_RESULT_CHARS} more]"

@@ -67,7 +67,7 @@ def reply_schema(allowed_ids: Sequence[str], *, tools: bool) -> JsonReply:
     """The answer's schema, cited ids limited to `allowed_ids` (grammar and structured
     back-ends then cannot cite anything else); with `tools`, the tool-request fields too."""
     ids = sorted(set(allowed_ids))
-    citation_id: dict[str, Any] = {"type": "string", "enum": ids} if ids else {"type": "string"}
+    citation_id: dict[str, object] = {"type": "string", "enum": ids} if ids else {"type": "string"}
     citation = {"type": "object", "properties": {
         "id": citation_id, "role": {"type": "string", "enum": list(ROLES)}},
         "required": ["id", "role"], "additionalProperties": False}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -16,7 +16,7 @@ class CitedBelief:
     truth: str
     text: str
 
-    def as_params(self) -> dict[str, Any]:
+    def as_params(self) -> dict[str, object]:
         return {"id": self.id, "role": self.role, "truth": self.truth, "text": self.text}
 
 
@@ -33,7 +33,7 @@ class StaleCitation:
     truth_now: str
     text_changed: bool
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"run_id": self.run_id, "started_at": self.started_at,
                 "question": self.question, "id": self.id, "role": self.role,
                 "truth_then": self.truth_then, "truth_now": self.truth_now,

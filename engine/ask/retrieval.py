@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from engine import defaults
+from engine.embedding.cache import Embedder
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading.compact.lines import depth_text, shorten_words
@@ -24,7 +26,7 @@ from engine.tms.records import TmsTx
 from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
 
-DEFAULT_BUDGET = 3000
+DEFAULT_BUDGET = defaults.CONTEXT_BUDGET
 SEARCH_LIMIT = 12  # hits the question's search keeps
 SUPPORT_HITS = 6  # of those, whose support and dependents are fetched
 DEPENDENTS_PER_HIT = 8
@@ -60,7 +62,7 @@ class Entry:
             out += f" (OUT because: {shorten_words(self.why_out, 200)})"
         return out
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "text": self.text, "truth": self.truth, "depth": self.depth,
                 "role": self.role, "why_out": self.why_out, "related": self.related,
                 "summary_of": self.summary_of}
@@ -82,7 +84,7 @@ class Bundle:
     def text(self) -> str:
         return render(self.question, self.entries, self.left_out)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"question": self.question, "budget": self.budget, "tokens": self.tokens,
                 "estimator": self.estimator, "left_out": self.left_out,
                 "entries": [e.as_dict() for e in self.entries], "text": self.text()}
@@ -117,7 +119,7 @@ def check_budget(budget: int) -> int:
 
 
 def retrieve(store: Store, question: str, *, budget: int = DEFAULT_BUDGET,
-             counter: TokenCounter = ESTIMATE, embedder: Any = None) -> Bundle:
+             counter: TokenCounter = ESTIMATE, embedder: Embedder | None = None) -> Bundle:
     """The bundle for `question`: search (text, and meaning with `embedder`), then one read
     transaction for support, dependents, summaries and why OUT."""
     if not question.strip():

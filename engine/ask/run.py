@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.embedding.cache import Embedder
 from engine.ask.answer import AskAnswer
 from engine.ask.loop import tool_rounds
 from engine.ask.prompt import ToolMode
@@ -45,7 +46,7 @@ class AskResult:
     def run_id(self) -> str:
         return self.run.run_id
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         cited = [{"id": c.id, "role": c.role,
                   "truth": b.truth.value if b.truth else None, "depth": b.depth,
                   "text": b.text}
@@ -57,8 +58,8 @@ class AskResult:
 
 
 def ask(store: Store, question: str, backend: AskBackend, *, budget: int,
-        max_tool_rounds: int, domain: str | None = None, embedder: Any = None,
-        params: dict[str, Any] | None = None, report_file: ReportFile | None = None,
+        max_tool_rounds: int, domain: str | None = None, embedder: Embedder | None = None,
+        params: dict[str, object] | None = None, report_file: ReportFile | None = None,
         progress: Progress | None = None) -> AskResult:
     mode = ToolMode.NATIVE if backend.tool_chat is not None else ToolMode.JSON
     stage = AskStage(AskSettings(question, budget=budget, max_tool_rounds=max_tool_rounds,

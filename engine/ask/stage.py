@@ -8,12 +8,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Protocol, cast
 
+from engine.embedding.cache import Embedder
 from engine.ask import answer as answers
 from engine.ask.answer import AskAnswer
 from engine.ask.prompt import ToolMode, build_prompt, reply_schema, retry_text
-from engine.ask.records import CitedBelief
+from engine.ask.records import AskTx, CitedBelief
 from engine.ask.retrieval import DEFAULT_BUDGET, Bundle, retrieve
 from engine.ask.tools import AskSession, AskTools
 from engine.model import Truth
@@ -30,8 +31,10 @@ from engine.stages.stage import (
     Prompt,
     RoundInput,
     Skip,
+    Stage,
 )
-from engine.store import GraphTx, Store
+from engine.store import Store
+from engine.tms.records import TmsTx
 from engine.tokens import ESTIMATE, TokenCounter
 
 MAX_TOOL_ROUNDS = 3
@@ -46,11 +49,16 @@ class AskSettings:
     domain: str | None = None
 
 
+class AskApplyTx(TmsTx, AskTx, Protocol):
+    """What an answer's round writes: the question and answer, a CITED edge per belief
+    cited (AskTx), each with its label read (TmsTx)."""
+
+
 class AskStage:
     name = "ask"
 
     def __init__(self, settings: AskSettings, *, counter: TokenCounter = ESTIMATE,
-                 embedder: Any = None, at: str = ""):
+                 embedder: Embedder | None = None, at: str = ""):
         self.settings = settings
         self.counter = counter
         self.embedder = embedder
@@ -99,14 +107,14 @@ class AskStage:
                 ) -> Parsed[AskAnswer]:
         return answers.combine(cast(Parsed[AskAnswer], first), cast(Parsed[AskAnswer], second))
 
-    def check(self, tx: GraphTx, items: Sequence[AskAnswer], shown: RoundInput | None
+    def check(self, tx: object, items: Sequence[AskAnswer], shown: RoundInput | None
               ) -> Checked[AskAnswer]:
         # An answer that only copied the format's example says nothing: never shown as one.
         echoed = [i for i in items if any(ECHO_REASON in p for p in i.problems)]
         return Checked(valid=[i for i in items if i not in echoed],
                        skipped=[Skip("answer", ECHO_REASON) for _ in echoed])
 
-    def apply(self, tx: GraphTx, items: Sequence[AskAnswer], shown: RoundInput | None,
+    def apply(self, tx: AskApplyTx, items: Sequence[AskAnswer], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         checked = self.check(tx, items, shown)
         if not items:
@@ -126,9 +134,12 @@ class AskStage:
     def item_key(self, item: AskAnswer) -> str:
         return "answer"  # one answer a round
 
-    def item_dict(self, item: AskAnswer) -> dict[str, Any]:
+    def item_dict(self, item: AskAnswer) -> dict[str, object]:
         return {**item.as_dict(), "id": "answer", "fetched": sorted(self.session.fetched),
                 "tool_calls": list(self.session.tool_calls)}
 
     def render_file(self, items: Sequence[AskAnswer], run: RunRecord, command: str) -> str:
         return json.dumps([i.as_dict() for i in items], indent=2, ensure_ascii=False) + "\n"
+
+
+_STAGE: type[Stage[AskAnswer, Parsed[AskAnswer], AskApplyTx]] = AskStage

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine import results, tms
+from engine.embedding.cache import Embedder
 from engine.errors import EngineError
 from engine.model import Truth
 from engine.reading import search as searching
@@ -20,7 +20,7 @@ TOOL_SEARCH_LIMIT = 8
 TOOL_NAMES = ("search", "show", "explain", "trace", "what_if")
 
 _ID = {"type": "string", "description": "a belief id, e.g. auth-uses-jwt"}
-TOOL_SPECS: dict[str, dict[str, Any]] = {
+TOOL_SPECS: dict[str, dict[str, object]] = {
     "search": {
         "description": "Find beliefs by words in their text or id (OUT ones included, marked).",
         "parameters": {"type": "object", "properties": {
@@ -43,7 +43,7 @@ TOOL_SPECS: dict[str, dict[str, Any]] = {
 }
 
 
-def tool_schemas() -> list[dict[str, Any]]:
+def tool_schemas() -> list[dict[str, object]]:
     """The tools in the OpenAI function format, which bind_tools of every provider reads."""
     return [{"type": "function", "function": {"name": name, **spec}}
             for name, spec in TOOL_SPECS.items()]
@@ -56,7 +56,7 @@ class AskSession:
 
     shown: dict[str, str] = field(default_factory=dict)
     fetched: dict[str, str] = field(default_factory=dict)
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, object]] = field(default_factory=list)
 
     def label_of(self, belief_id: str) -> str | None:
         return self.shown.get(belief_id) or self.fetched.get(belief_id)
@@ -73,20 +73,20 @@ class AskSession:
 class AskTools:
     """The tools over a store, each call noting what it showed in `session`."""
 
-    def __init__(self, store: Store, session: AskSession, *, embedder: Any = None):
+    def __init__(self, store: Store, session: AskSession, *, embedder: Embedder | None = None):
         self.store = store
         self.session = session
         self.embedder = embedder
-        self._calls: dict[str, Callable[[dict[str, Any]], tuple[Any, dict[str, str]]]] = {
+        self._calls: dict[str, Callable[[dict[str, object]], tuple[object, dict[str, str]]]] = {
             "search": self._search, "show": self._show, "explain": self._explain,
             "trace": self._trace, "what_if": self._what_if}
 
-    def run(self, name: str, args: Mapping[str, Any] | None) -> dict[str, Any]:
+    def run(self, name: str, args: Mapping[str, object] | None) -> dict[str, object]:
         given = dict(args or {})
-        entry: dict[str, Any] = {"tool": name, "args": given}
+        entry: dict[str, object] = {"tool": name, "args": given}
         call = self._calls.get(name)
         if call is None:
-            result: Any = {"error": f"no tool {name!r}: use one of {', '.join(TOOL_NAMES)}"}
+            result: object = {"error": f"no tool {name!r}: use one of {', '.join(TOOL_NAMES)}"}
             found: dict[str, str] = {}
         else:
             try:
@@ -101,17 +101,17 @@ class AskTools:
         self.session.tool_calls.append(entry)
         return result if isinstance(result, dict) else {"result": result}
 
-    def _search(self, args: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+    def _search(self, args: dict[str, object]) -> tuple[object, dict[str, str]]:
         hits = searching.search(self.store, str(args["words"]), limit=TOOL_SEARCH_LIMIT,
                                 include_out=True, embedder=self.embedder)
         return ({"hits": [h.as_dict() for h in hits]},
                 {h.belief.id: h.belief.truth.value for h in hits})
 
-    def _show(self, args: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+    def _show(self, args: dict[str, object]) -> tuple[object, dict[str, str]]:
         b, dependents = tms.show(self.store, str(args["id"]))
         return results.belief_record(b, dependents), {b.id: (b.truth or Truth.OUT).value}
 
-    def _explain(self, args: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+    def _explain(self, args: dict[str, object]) -> tuple[object, dict[str, str]]:
         step = explaining.explain(self.store, str(args["id"]))
         found: dict[str, str] = {}
 
@@ -125,12 +125,12 @@ class AskTools:
         walk(step)
         return step.as_dict(), found
 
-    def _trace(self, args: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+    def _trace(self, args: dict[str, object]) -> tuple[object, dict[str, str]]:
         bid = str(args["id"])
         entries = explaining.trace(self.store, bid)
         return ({"id": bid, "rests_on": [e.__dict__ for e in entries]},
                 {e.id: e.truth for e in entries if e.truth != "MISSING"})
 
-    def _what_if(self, args: dict[str, Any]) -> tuple[Any, dict[str, str]]:
+    def _what_if(self, args: dict[str, object]) -> tuple[object, dict[str, str]]:
         change = tms.what_if(self.store, str(args["operation"]), str(args["id"]))
         return change.as_dict(), {}

@@ -8,7 +8,7 @@ tests/test_import_rule.py holds that line.
     python -m engine ...         engine/cli/tms.py      truth maintenance, import/export, queries
     python -m engine.derive ...  engine/cli/derive.py   the derive stage
     python -m engine.review ...  engine/cli/review.py   the review stage
-    eem ...                      engine/cli/eem.py      all of them under one name
+    eem ...                      engine/eem.py      all of them under one name
 
 `PROG` is the truth-maintenance program's name; `eem` runs it as `EEM` and its parsers say so.
 Nothing else here: the forwarding path (engine/cli/resident/forwarding.py) imports this.

@@ -2,37 +2,27 @@
 that are checked; `--context-only` prints what the model would be shown and calls none;
 `--stale` lists earlier answers whose cited beliefs changed since.
 
-A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-ask flags, the AskStage they configure, one round of run_stage. Exit codes: 0 an answer
-(`insufficient` included), 2 bad input, a model that failed (one Error: line, nothing
-printed as an answer) or a store that cannot be reached.
+One call each: engine/ask/run.ask (the AskStage, one round of the shared loop, with the
+model engine/wiring/models.py wires for ask), engine/ask/retrieval.retrieve, the store's
+stale citations. Exit codes: 0 an answer (`insufficient` included), 2 bad input, a model
+that failed (one Error: line, nothing printed as an answer) or a store that cannot be
+reached.
 """
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
-from engine.cli.stage_cli import AskModel, Wiring, build_ask_model
-from engine.cli.stage_cli import ask_backend as backend_for
-from engine.cli.support import print_json
-from engine.cli.visible_to import asked_through, seen_by, visible_to_flag
-from engine.tokens import ESTIMATE
+from engine.cli.arguments import visible_to_flag
+from engine.cli.stage_flags import domain_flag, model_spec, positive_int, whole
 
-# Re-exported: the ask model's wiring lives in engine/cli/stage_parts.py (the MCP tool builds
-# it too).
-__all__ = ["AskModel", "backend_for", "build_ask_model", "main"]
+if TYPE_CHECKING:
+    from engine.ask.run import AskResult
+    from engine.embedding.cache import Embedder
+    from engine.store import Store
 
 PROG = "python -m engine.ask"
-
-USAGE = sc.usage(PROG, '"QUESTION" --model SPEC [options]',
-                 '"QUESTION" --context-only [options]', "--stale [--json]")
-DESCRIPTION = ("Answer a question from the belief network: retrieval (search, support, "
-               "dependents) packed to a token budget, read-only tools, and an answer whose "
-               "every citation is checked. Writes no belief.")
-
 
 EXAMPLES = f"""\
 examples:
@@ -54,14 +44,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from engine.ask.stage import MAX_TOOL_ROUNDS
 
     p.add_argument("question", nargs="?", help="the question, in quotes")
-    p.add_argument("--budget", type=sc.positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
+    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
                    help=f"tokens of retrieved beliefs shown to the model (default "
                         f"{DEFAULT_BUDGET})")
-    p.add_argument("--max-tool-rounds", type=sc.non_negative_int, default=MAX_TOOL_ROUNDS,
-                   metavar="N", help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
+    p.add_argument("--max-tool-rounds", type=whole, default=MAX_TOOL_ROUNDS, metavar="N",
+                   help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
     p.add_argument("--semantic", action="store_true",
                    help="rank by meaning as well (the local embedding model)")
-    sc.domain_flag(p)
+    domain_flag(p)
     p.add_argument("--context-only", action="store_true",
                    help="print the retrieval bundle and call no model")
     p.add_argument("--stale", action="store_true",
@@ -82,115 +72,108 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--model is required (or --context-only to print what it would be shown)")
 
 
-def _embedder(args: argparse.Namespace, wiring: Wiring) -> Any:
-    if not args.semantic:
-        return None
-    make = wiring.extra.get("make_embedder")
-    if make is not None:
-        return make()
-    from adapters.embeddings import SentenceTransformerEmbedder
-
-    return SentenceTransformerEmbedder()
+def _embedder(call: sc.StageCall) -> Embedder | None:
+    return call.parts.embedder(None) if call.args.semantic else None
 
 
-def cmd_context(args: argparse.Namespace, wiring: Wiring) -> int:
+def _visible_to(call: sc.StageCall) -> frozenset[str] | None:
+    from engine.tms.access import parse_tags
+
+    given = call.args.visible_to
+    return None if given is None else frozenset(parse_tags(given, field="visible_to"))
+
+
+def cmd_context(call: sc.StageCall) -> int:
     from engine.ask.retrieval import retrieve
+    from engine.tokens import ESTIMATE
 
-    embedder = _embedder(args, wiring)
-    with wiring.open_store() as store:
-        bundle = retrieve(seen_by(store, args), args.question, budget=args.budget,
-                          counter=ESTIMATE,
-                          embedder=embedder)
-    if args.json:
-        print_json(bundle.as_dict())
-    else:
-        sys.stdout.write(bundle.text())
-        print(f"-- {bundle.tokens} of {bundle.budget} tokens, counted by {bundle.estimator}",
-              file=wiring.err())
+    a = call.args
+    embedder = _embedder(call)
+    bundle = retrieve(call.context.seeing(_visible_to(call)).seen(), a.question,
+                      budget=a.budget, counter=ESTIMATE, embedder=embedder)
+    if call.as_json:
+        return call.print_json(bundle.as_dict())
+    call.write(bundle.text())
+    call.note(f"-- {bundle.tokens} of {bundle.budget} tokens, counted by {bundle.estimator}")
     return 0
 
 
-def cmd_stale(args: argparse.Namespace, wiring: Wiring) -> int:
-    with wiring.open_store() as store:
-        stale = store.read(lambda tx: tx.stale_citations())
-    if args.json:
-        print_json({"stale": [s.as_dict() for s in stale]})
-        return 0
+def cmd_stale(call: sc.StageCall) -> int:
+    stale = call.context.store.read(lambda tx: tx.stale_citations())
+    if call.as_json:
+        return call.print_json({"stale": [s.as_dict() for s in stale]})
     if not stale:
-        print("no earlier answer cites a belief that changed since")
+        call.say("no earlier answer cites a belief that changed since")
         return 0
     current = None
     for s in stale:
         if s.run_id != current:
             current = s.run_id
-            print(f"{s.run_id} ({s.started_at}): {s.question}")
-        what = []
-        if s.truth_then != s.truth_now:
-            what.append(f"{s.truth_then} -> {s.truth_now}")
-        if s.text_changed:
-            what.append("text changed")
-        print(f"  {s.id} (cited as {s.role}): {', '.join(what)}")
+            call.say(f"{s.run_id} ({s.started_at}): {s.question}")
+        what = [f"{s.truth_then} -> {s.truth_now}"] if s.truth_then != s.truth_now else []
+        what += ["text changed"] if s.text_changed else []
+        call.say(f"  {s.id} (cited as {s.role}): {', '.join(what)}")
     return 0
 
 
-def cmd_ask(args: argparse.Namespace, wiring: Wiring) -> int:
+def asked_store(call: sc.StageCall) -> Store:
+    """For ask: reads filtered as --visible-to says, and ask's own records of its run
+    written."""
+    from engine.agents.visibility import VisibleReadsStore
+
+    tags = _visible_to(call)
+    return call.context.store if tags is None else VisibleReadsStore(call.context.store, tags)
+
+
+def cmd_ask(call: sc.StageCall) -> int:
     from engine.ask.run import ask
 
-    build = wiring.extra.get("build_ask_model", build_ask_model)
-    model: AskModel = build(args, wiring)  # fail before any work
-    backend = backend_for(model, args, wiring)
-    with wiring.open_store() as store:
-        result = ask(asked_through(store, args), args.question, backend, budget=args.budget,
-                     max_tool_rounds=args.max_tool_rounds, domain=args.domain,
-                     embedder=_embedder(args, wiring), params=sc.run_params(args),
-                     report_file=sc.report_file(args, "ask"),
-                     progress=sc.progress_for(args, wiring))
-    return print_answer(result, args)
+    a = call.args
+    backend = call.parts.ask(model_spec(a))  # fail before any work
+    result = ask(asked_store(call), a.question, backend, budget=a.budget,
+                 max_tool_rounds=a.max_tool_rounds, domain=a.domain, embedder=_embedder(call),
+                 params=sc.run_params(a), report_file=sc.report_file(call, "ask"),
+                 progress=sc.progress(call))
+    return print_answer(call, result)
 
 
-def print_answer(result: Any, args: argparse.Namespace) -> int:
+def print_answer(call: sc.StageCall, result: AskResult) -> int:
+    from engine.model import Truth
     from engine.reading.compact.lines import depth_text
 
     answer, cited = result.answer, result.cited
-    if args.json:
-        print_json(result.as_dict())
-        return 0
-    print(f"{answer.status}: {answer.answer}")
+    if call.as_json:
+        return call.print_json(result.as_dict())
+    call.say(f"{answer.status}: {answer.answer}")
+    shown = [(c, b) for c in answer.citations if (b := cited.get(c.id)) is not None]
     if answer.citations:
-        print("\ncited:")
-        for c in answer.citations:
-            b = cited.get(c.id)
-            if b is None:
-                continue
-            print(f"  {c.role:<11} {b.id} [{b.truth.value}, depth {depth_text(b.depth)}]: "
-                  f"{' '.join(b.text.split())}")
+        call.say("\ncited:", *(f"  {c.role:<11} {b.id} [{(b.truth or Truth.OUT).value}, depth "
+                               f"{depth_text(b.depth)}]: {' '.join(b.text.split())}"
+                               for c, b in shown))
     if answer.gaps:
-        print("\ngaps:")
-        for g in answer.gaps:
-            print(f"  - {g}")
+        call.say("\ngaps:", *(f"  - {g}" for g in answer.gaps))
     if answer.dropped or answer.problems:
-        print("\nleft out (still wrong after one retry):")
-        for d in answer.dropped:
-            print(f"  - {d['id'] or '?'}: {d['reason']}")
-        for problem in answer.problems:
-            print(f"  - {problem}")
+        call.say("\nleft out (still wrong after one retry):",
+                 *(f"  - {d['id'] or '?'}: {d['reason']}" for d in answer.dropped),
+                 *(f"  - {problem}" for problem in answer.problems))
     path = result.run.report_path
-    print(f"\nrun {result.run_id}" + (f"; report: {path}" if path else ""))
+    call.say(f"\nrun {result.run_id}" + (f"; report: {path}" if path else ""))
     return 0
 
 
-def _run(args: argparse.Namespace, wiring: Wiring) -> int:
-    if args.stale:
-        return cmd_stale(args, wiring)
-    return (cmd_context if args.context_only else cmd_ask)(args, wiring)
+def _run(call: sc.StageCall) -> int:
+    if call.args.stale:
+        return cmd_stale(call)
+    return (cmd_context if call.args.context_only else cmd_ask)(call)
 
 
 COMMAND = sc.StageCommand(
-    PROG, USAGE, DESCRIPTION, EXAMPLES, add_arguments=add_arguments,
-    check=check_args, run=_run,
-    json_help="print JSON")
+    PROG, sc.usage(PROG, '"QUESTION" --model SPEC [options]',
+                   '"QUESTION" --context-only [options]', "--stale [--json]"),
+    "Answer a question from the belief network: retrieval (search, support, dependents) "
+    "packed to a token budget, read-only tools, and an answer whose every citation is "
+    "checked. Writes no belief.", EXAMPLES,
+    add_arguments=add_arguments, check=check_args, run=_run, json_help="print JSON")
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: Wiring | None = None,
-         prog: str = PROG) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or Wiring(), prog)
+main = sc.entry(COMMAND)

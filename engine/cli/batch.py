@@ -1,10 +1,11 @@
-"""`python -m engine batch [FILE|-]`: many commands in one process over one connection.
+"""`batch [FILE|-]`: many commands in one process over one connection.
 
 Each line is a command in the CLI's own syntax (split as a shell would, by shlex), parsed by
-the CLI's own parser and run by the same handler as on the command line, each in its own
-transaction. Blank lines and lines starting with # are skipped. The first command that fails
-(a non-zero exit code) stops the batch, unless --keep-going; the batch's exit code is that of
-the first failure (0 when every command succeeded).
+the CLI's own parser and run by the same handler as on the command line with the batch's
+Context, each in its own transaction; its output goes to buffers of its own. Blank lines and
+lines starting with # are skipped. The first command that fails (a non-zero exit code) stops
+the batch, unless --keep-going; the batch's exit code is that of the first failure (0 when
+every command succeeded).
 
 Text output: each command's output under a `$ <command>` line, errors as `Error: line N:
 ...` on stderr. With --json, one JSON object per line on stdout:
@@ -13,23 +14,22 @@ without --json give their printed text as "output"), or "error": "..." when it f
 """
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import shlex
-import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
-from engine.cli.resident.scope import captured
-from engine.cli.support import run_guarded
+from engine.cli.command import Call
 from engine.errors import InvalidInput
 
 
-def read_lines(path: str) -> Iterable[str]:
-    """The lines of `path`, or of stdin for '-', as they come (a pipe can feed a live batch)."""
+def read_lines(call: Call) -> Iterable[str]:
+    """The lines of the batch's file, or of its stdin for '-', as they come (a pipe can feed
+    a live batch)."""
+    path = call.args.file
     if path == "-":
-        yield from sys.stdin
+        yield from call.stdin
         return
     try:
         with open(path, encoding="utf-8") as f:
@@ -38,50 +38,53 @@ def read_lines(path: str) -> Iterable[str]:
         raise InvalidInput(f"cannot read {path}: {e.strerror}", field="file", value=path) from e
 
 
-def run_batch(store, args, parser: argparse.ArgumentParser, commands: Mapping[str, Any]) -> int:
+def run_batch(call: Call) -> int:
     first_failure = 0
-    for number, raw in enumerate(read_lines(args.file), start=1):
+    for number, raw in enumerate(read_lines(call), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        code, output, error = run_line(store, line, parser, commands, as_json=args.json)
-        if args.json:
-            print(json.dumps(_json_line(number, line, code, output, error, commands),
-                             ensure_ascii=False, default=str), flush=True)
+        code, output, error = run_line(call, line)
+        if call.as_json:
+            call.say(json.dumps(_json_line(number, line, code, output, error),
+                                ensure_ascii=False, default=str))
         else:
-            print(f"$ {line}")
-            sys.stdout.write(output)
+            call.say(f"$ {line}")
+            call.out.write(output)
             if error:
-                print(f"Error: line {number}: {error}", file=sys.stderr)
-            sys.stdout.flush()
+                call.note(f"Error: line {number}: {error}")
+        call.out.flush()
         if code != 0:
             first_failure = first_failure or code
-            if not args.keep_going:
+            if not call.args.keep_going:
                 break
     return first_failure
 
 
-def run_line(store, line: str, parser: argparse.ArgumentParser, commands: Mapping[str, Any],
-             *, as_json: bool) -> tuple[int, str, str]:
-    """Run one command line; returns (exit code, what it printed, its error message)."""
+def run_line(call: Call, line: str) -> tuple[int, str, str]:
+    """Run one command line with the batch's context; returns (exit code, what it printed,
+    its error message)."""
+    from engine.cli.main import COMMANDS, guarded, parse
+
     try:
         argv = shlex.split(line)
     except ValueError as e:
         return 2, "", f"cannot split the line: {e}"
     if argv and argv[0] == "batch":
         return 2, "", "batch cannot run batch"
-    if as_json and argv and argv[0] in commands and commands[argv[0]].json \
+    if call.as_json and argv and argv[0] in COMMANDS and COMMANDS[argv[0]].json \
             and "--json" not in argv:
         argv.append("--json")
-    with captured() as (out, err):
-        try:
-            parsed = parser.parse_args(argv)
-        except SystemExit as e:  # argparse reports usage errors (and --help) this way
-            code = e.code if isinstance(e.code, int) else 2
-            return code, out.getvalue(), _last_line(err) if code else ""
-        handler = commands[parsed.command].handler
-        code = run_guarded(lambda: handler(store, parsed),
-                           debug=getattr(parsed, "debug", False))
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        parsed = parse(argv, str(call.context.folder or "/"), call.context.prog,
+                       streams=(out, err))
+    except SystemExit as e:  # argparse reports usage errors (and --help) this way
+        code = e.code if isinstance(e.code, int) else 2
+        return code, out.getvalue(), _last_line(err) if code else ""
+    command = COMMANDS[parsed.command]
+    code = guarded(lambda: command.handler(Call(parsed, call.context, out, err, call.stdin)),
+                   debug=bool(vars(parsed).get("debug")), err=err, prog=call.context.prog)
     return code, out.getvalue(), _error_text(err) if code else ""
 
 
@@ -92,17 +95,17 @@ def _last_line(stream: io.StringIO) -> str:
 
 def _error_text(stream: io.StringIO) -> str:
     """The boundary's one line, without its `Error: ` (the batch adds the line number)."""
-    text = _last_line(stream)
-    return text.removeprefix("Error: ")
+    return _last_line(stream).removeprefix("Error: ")
 
 
-def _json_line(number: int, line: str, code: int, output: str, error: str,
-               commands: Mapping[str, Any]) -> dict[str, Any]:
+def _json_line(number: int, line: str, code: int, output: str, error: str) -> dict[str, Any]:
+    from engine.cli.main import COMMANDS
+
     entry: dict[str, Any] = {"line": number, "command": line, "exit": code}
     name = line.split()[0]
     if error:
         entry["error"] = error
-    elif name in commands and commands[name].json and output.strip():
+    elif name in COMMANDS and COMMANDS[name].json and output.strip():
         try:
             entry["result"] = json.loads(output)
         except json.JSONDecodeError:
@@ -110,4 +113,3 @@ def _json_line(number: int, line: str, code: int, output: str, error: str,
     elif output:
         entry["output"] = output
     return entry
-

@@ -1,28 +1,94 @@
-"""What a command of `python -m engine` is, and the reporting several command groups share.
+"""What a command is, and what a running one holds.
 
 `Command`: a handler, its one-line help, an example (the command line after the program's
-name), the function that adds its arguments, and whether it takes --json. Each command
-group (verbs.py, memory.py, reading.py, agents.py, proposals.py, registry.py, sources.py)
-imports it and declares its own `COMMANDS`; engine/cli/tms.py puts them in one table, in the
-order `--help` lists them. `report_change` prints what a write changed, and
-`justifications_of` reads one justification from --sl/--cp/--unless/--any/--label, for every
-group that needs them.
+name), the function that adds its arguments, and whether it takes --json. Each command group
+(verbs.py, keeping.py, history.py, reading.py, ...) declares its own `COMMANDS`; table.py puts
+them in one table, in the order `--help` lists them.
+
+`Call`: one command being run: its parsed options, the Context its verbs get
+(engine/service/context.py), and the streams it writes to and reads from, handed to it by
+whoever runs it (this process's, a batch line's buffers, a resident engine's connection).
+A handler calls the service, then renders the result: `call.emit` prints the result's JSON
+under --json, else the handler writes its text.
+
+This module and every group module import, at their top, only the standard library and
+engine/cli's own light modules: the resident engine's client builds the parser without the
+library. A handler imports the service module it calls in its body.
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from engine.cli import PROG
-from engine.cli.support import print_json, split_ids
-from engine.errors import InvalidInput
-from engine.model import Change, Kind
-from engine.tms import make_justifications
+if TYPE_CHECKING:
+    from engine.model import Change
+    from engine.service.context import Context
 
-__all__ = ["PROG", "Command", "id_argument", "justification_flags", "justifications_of",
-           "no_arguments", "report_change"]
+
+class Result(Protocol):
+    def as_dict(self) -> dict[str, object]: ...
+
+
+class Writer(Protocol):
+    """Where a command writes: its caller's stdout or stderr (a file, a buffer, a
+    connection)."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+
+class Reader(Protocol):
+    """What a command reads its input from: its caller's stdin, line by line."""
+
+    def __iter__(self) -> Iterator[str]: ...
+
+
+@dataclass(frozen=True)
+class Call:
+    """A command being run: `args` as parsed, the `context` its verbs get, and its streams."""
+
+    args: argparse.Namespace
+    context: Context
+    out: Writer
+    err: Writer
+    stdin: Reader
+
+    @property
+    def as_json(self) -> bool:
+        return bool(self.args.json)
+
+    def say(self, *lines: str) -> None:
+        for line in lines:
+            self.out.write(line + "\n")
+
+    def note(self, line: str) -> None:
+        """A line for the person, not the output: stderr."""
+        self.err.write(line + "\n")
+        self.err.flush()
+
+    def print_json(self, value: Any) -> int:
+        self.out.write(json.dumps(value, indent=2, ensure_ascii=False, default=str) + "\n")
+        return 0
+
+    def emit(self, result: Result) -> bool:
+        """Under --json, print the result's JSON and say so (True); else False: the handler
+        writes its text."""
+        if self.as_json:
+            self.print_json(result.as_dict())
+            return True
+        return False
+
+    def command(self, words: str) -> str:
+        """A command line to suggest, under the name the program was called by."""
+        return self.context.command(words)
+
+
+Handler = Callable[[Call], int]
+
 
 def no_arguments(p: argparse.ArgumentParser) -> None:
     pass
@@ -34,47 +100,71 @@ def id_argument(p: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class Command:
-    handler: Callable[[Any, argparse.Namespace], int]
+    handler: Handler
     help: str
-    example: str  # the command line after `python -m engine`
+    example: str  # the command line after the program's name
     arguments: Callable[[argparse.ArgumentParser], None] = no_arguments
     json: bool = True  # takes --json
 
 
-def report_change(change: Change, args: argparse.Namespace, extra: dict[str, Any] | None = None,
-                  notes: Sequence[str] = ()) -> int:
-    """What went IN and OUT (and what a nogood retracted), or the JSON of it with --json;
-    `extra` joins its JSON, `notes` follow its text."""
-    if args.json:
-        print_json({**change.as_dict(), **(extra or {})})
-        return 0
-    for verb, ids in (("IN ", change.went_in), ("OUT", change.went_out)):
-        for bid in ids:
-            print(f"{verb} {bid}")
-    for bid in change.retracted_by_nogood:
-        print(f"retracted by nogood: {bid}")
-    if not change.went_in and not change.went_out:
-        print("no label changed")
-    for line in notes:
-        print(line)
+# --- rendering ----------------------------------------------------------------------------
+def change_lines(change: Change) -> list[str]:
+    """What went IN and OUT, and what a nogood retracted."""
+    lines = [f"{verb} {bid}" for verb, ids in (("IN ", change.went_in), ("OUT", change.went_out))
+             for bid in ids]
+    lines += [f"retracted by nogood: {bid}" for bid in change.retracted_by_nogood]
+    return lines or ["no label changed"]
+
+
+def report_change(call: Call, result: Result, change: Change, notes: Sequence[str] = ()) -> int:
+    """A write's answer: its JSON under --json, else what went IN and OUT, then `notes`."""
+    if not call.emit(result):
+        call.say(*change_lines(change), *notes)
     return 0
 
 
-def justification_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sl", metavar="A,B", help="antecedents (SL justification)")
-    p.add_argument("--cp", metavar="A,B", help="antecedents, kept as a CP justification")
-    p.add_argument("--unless", metavar="X,Y", help="outlist: holds only while these are OUT")
-    p.add_argument("--any", action="store_true",
-                   help="one justification per antecedent (convergent evidence)")
-    p.add_argument("--label", help="a short label for the justification")
+def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
+    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
-def justifications_of(args: argparse.Namespace) -> tuple:
-    """The justification(s) --sl/--cp/--unless/--any/--label describe (none: a premise)."""
-    if args.sl and args.cp:
-        raise InvalidInput("give --sl or --cp, not both", field="justification")
-    kind = Kind.CP if args.cp else Kind.SL
-    return make_justifications(
-        split_ids(args.sl or args.cp), unless=split_ids(args.unless), kind=kind,
-        any_mode=args.any, label=args.label or "",
-    )
+def listing(call: Call, result: Result, items: Sequence[Any], *, empty: str,
+            row: Callable[[Any], Sequence[Any]], headers: Sequence[str]) -> bool:
+    """A listing's answer: the result's JSON, or the `empty` line, or a table of row(item).
+    True when a table was printed (the caller may add a footer)."""
+    if call.emit(result):
+        return False
+    if not items:
+        call.say(empty)
+        return False
+    call.say(table([row(item) for item in items], headers))
+    return True
+
+
+def split_ids(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def some_ids(ids: Sequence[str], at_most: int = 8) -> str:
+    """The first `at_most` ids, comma-separated, then how many more there are."""
+    shown = ", ".join(ids[:at_most])
+    return shown + (f", ... ({len(ids) - at_most} more)" if len(ids) > at_most else "")
+
+
+def shorten(text: str, width: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def id_lists(call: Call, lists: Iterable[tuple[str, Sequence[str]]], *, counted: bool = False,
+             shown: Callable[[Sequence[str]], str] = some_ids) -> None:
+    """Each list of ids that is not empty, a line under its title (`counted`: with its
+    length), the ids as `shown` writes them."""
+    for title, ids in lists:
+        if ids:
+            call.say(f"  {title}: " + (f"{len(ids)}: " if counted else "") + shown(ids))

@@ -4,33 +4,24 @@
     python -m engine.contradictions --model M --auto     record the nogoods now
     python -m engine.contradictions accept FILE
 
-Candidate pairs: close in meaning (dedup's neighbour search at a lower threshold) or resting
-on a common antecedent. A thin skin over engine.contradictions and engine.stages: the
-StageCommand below and the contradictions flags.
+Candidate pairs: close in meaning (the neighbour search of engine/pairs/source.py at a lower
+threshold than dedup's) or resting on a common antecedent. The flags become a
+ContradictionOptions and a Near (engine/contradictions/stage.py, engine/pairs/source.py).
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
-from engine.contradictions.stage import (
-    DEFAULT_BATCH,
-    DEFAULT_MAX_SIBLINGS,
-    DEFAULT_THRESHOLD,
-    ContradictionOptions,
-    ContradictionsStage,
-    PairSource,
-)
-from engine.dedup.stage import DedupOptions
+from engine.cli.stage_flags import candidate_flags, positive_int
+from engine.contradictions.stage import DEFAULT_BATCH, DEFAULT_MAX_SIBLINGS, DEFAULT_THRESHOLD
+
+if TYPE_CHECKING:
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.contradictions"
 DEFAULT_OUTPUT = "proposed-contradictions.md"
-
-USAGE = sc.usage(PROG, "--model SPEC [options]", "accept FILE")
-DESCRIPTION = ("Ask a model which pairs of close or sibling beliefs cannot both hold, and "
-               "record those as nogoods (the least entrenched assumption goes OUT).")
-
 
 EXAMPLES = f"""\
 examples:
@@ -45,41 +36,39 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    sc.add_candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="close in meaning")
+    candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="close in meaning")
     p.add_argument("--no-meaning", action="store_true",
                    help="only pairs that share an antecedent (no neighbour search)")
     p.add_argument("--no-siblings", action="store_true",
                    help="only pairs close in meaning (not those sharing an antecedent)")
-    p.add_argument("--max-siblings", type=sc.positive_int, default=DEFAULT_MAX_SIBLINGS,
+    p.add_argument("--max-siblings", type=positive_int, default=DEFAULT_MAX_SIBLINGS,
                    metavar="N", help="pair the beliefs resting on one antecedent only when "
                                      f"there are at most N (default {DEFAULT_MAX_SIBLINGS})")
-    p.add_argument("--between", nargs="+", metavar="NAME",
+    p.add_argument("--between", nargs="+", metavar="NAME", default=[],
                    help="only pairs across namespaces: NAME against ours, or NAME NAME2")
-    p.add_argument("--batch", type=sc.positive_int, default=DEFAULT_BATCH, metavar="N",
+    p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
                    help=f"pairs per round (default {DEFAULT_BATCH})")
 
 
-def make_stage(args: argparse.Namespace, wiring: sc.Wiring) -> ContradictionsStage:
-    options = ContradictionOptions(batch=args.batch, max_siblings=args.max_siblings,
-                                   siblings=not args.no_siblings, domain=args.domain or "",
-                                   between=tuple(args.between or ()))
+def run_stage(call: sc.StageCall) -> LoopStage:
+    from engine.contradictions.stage import ContradictionOptions, ContradictionsStage, PairSource
+    from engine.pairs.source import Near
+
+    a = call.args
+    options = ContradictionOptions(a.batch, a.max_siblings, not a.no_siblings, a.domain or "",
+                                   tuple(a.between))
     meaning = None
-    if not args.no_meaning:
-        near = DedupOptions(threshold=args.threshold if args.threshold is not None
-                            else (None if args.by_id else DEFAULT_THRESHOLD),
-                            k=args.k, by_id=args.by_id).check()
-        meaning = sc.candidate_source(args, near, wiring, stage_name="contradictions")
+    if not a.no_meaning:
+        near = Near(a.threshold, a.k, a.by_id, by_meaning=DEFAULT_THRESHOLD).check()
+        meaning = call.candidates(near, "contradictions")
     return ContradictionsStage(options, PairSource(meaning, options))
 
 
-def accept_stage(args: argparse.Namespace, wiring: sc.Wiring) -> ContradictionsStage:
+def accept_stage(call: sc.StageCall) -> LoopStage:
+    from engine.contradictions.stage import ContradictionOptions, ContradictionsStage, PairSource
+
     options = ContradictionOptions()
     return ContradictionsStage(options, PairSource(None, options))
-
-
-def cmd_run(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    return sc.run_rounds(COMMAND, "contradictions", args, wiring,
-                         lambda store: make_stage(args, wiring))
 
 
 def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -89,14 +78,14 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 COMMAND = sc.StageCommand(
-    PROG, USAGE, DESCRIPTION, EXAMPLES,
+    PROG, sc.usage(PROG, "--model SPEC [options]", "accept FILE"),
+    "Ask a model which pairs of close or sibling beliefs cannot both hold, and record those "
+    "as nogoods (the least entrenched assumption goes OUT).", EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
-    run=lambda args, wiring: cmd_run(args, wiring),
+    rounds=sc.Rounds("contradictions", run_stage),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Validate the verdicts in FILE and record its contradictions as nogoods, in one "
-              "transaction.", f"example:\n  {PROG} accept {DEFAULT_OUTPUT}", accept_stage)})
+              "transaction.", DEFAULT_OUTPUT, accept_stage)})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
-         prog: str = PROG) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)
+main = sc.entry(COMMAND)

@@ -6,35 +6,25 @@
     python -m engine.dedup --model M --auto --exhaust
     python -m engine.dedup undo ID             restore a merged belief
 
-A thin skin over engine.dedup (the stage) and engine.stages (the run loop, accept): the
-StageCommand below and dedup's own flags, `--candidates` and `undo`.
+The flags become a DedupOptions (engine/dedup/stage.py) and its neighbour search
+(engine/pairs/source.py); the run and accept are the shared ones (engine/stages/).
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
-from engine.cli.support import print_json, table
-from engine.dedup.stage import (
-    DEFAULT_BATCH,
-    DEFAULT_MAX_CLUSTER,
-    DEFAULT_THRESHOLD,
-    CandidateSource,
-    DedupOptions,
-    DedupStage,
-    find_clusters,
-)
+from engine.cli.command import table
+from engine.cli.stage_flags import candidate_flags, positive_int
+from engine.dedup.stage import DEFAULT_BATCH, DEFAULT_MAX_CLUSTER, DEFAULT_THRESHOLD
+
+if TYPE_CHECKING:
+    from engine.dedup.stage import DedupOptions
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.dedup"
 DEFAULT_OUTPUT = "proposed-dedup.md"
-
-USAGE = sc.usage(PROG, "--candidates [options]", "--model SPEC [options]", "accept FILE",
-                 "undo ID")
-DESCRIPTION = ("Find beliefs that state the same claim; ask a model whether each cluster is "
-               "the SAME claim, DIFFERENT claims, or a CONTRADICTION; merge duplicates and "
-               "record nogoods.")
-
 
 EXAMPLES = f"""\
 examples:
@@ -55,55 +45,54 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--candidates", action="store_true",
                    help="list the candidate clusters and stop (no model, no verdicts)")
-    sc.add_candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="near-duplicates")
-    p.add_argument("--max-cluster", type=sc.positive_int, default=DEFAULT_MAX_CLUSTER,
+    candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="near-duplicates")
+    p.add_argument("--max-cluster", type=positive_int, default=DEFAULT_MAX_CLUSTER,
                    metavar="N", help=f"largest cluster (default {DEFAULT_MAX_CLUSTER})")
-    p.add_argument("--batch", type=sc.positive_int, default=DEFAULT_BATCH, metavar="N",
+    p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
                    help=f"clusters per round (default {DEFAULT_BATCH})")
 
 
 def dedup_options(args: argparse.Namespace) -> DedupOptions:
+    from engine.dedup.stage import DedupOptions
+
     return DedupOptions(threshold=args.threshold, k=args.k, max_cluster=args.max_cluster,
                         by_id=args.by_id, batch=args.batch, domain=args.domain or "").check()
 
 
-def cmd_candidates(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    options = dedup_options(args)
-    with wiring.open_store() as store:
-        clusters, _ = find_clusters(store, sc.candidate_source(args, options, wiring))
-    if args.json:
-        print_json({"threshold": options.cutoff, "clusters": [
+def cmd_candidates(call: sc.StageCall) -> int:
+    from engine.dedup.stage import find_clusters
+
+    options = dedup_options(call.args)
+    clusters, _ = find_clusters(call.context.store, call.candidates(options, "dedup"),
+                                options.max_cluster)
+    if call.as_json:
+        return call.print_json({"threshold": options.cutoff, "clusters": [
             {"members": list(c.members), "score": round(c.score, 4)} for c in clusters]})
-        return 0
     if clusters:
-        print(table([(n, f"{c.score:.3f}", ", ".join(c.members))
-                     for n, c in enumerate(clusters, 1)], ["cluster", "weakest", "members"]))
-    print(f"{len(clusters)} candidate clusters at {options.cutoff:g} "
-          f"({'id-token Jaccard' if options.by_id else 'cosine'})")
+        call.say(table([(n, f"{c.score:.3f}", ", ".join(c.members))
+                        for n, c in enumerate(clusters, 1)], ["cluster", "weakest", "members"]))
+    call.say(f"{len(clusters)} candidate clusters at {options.cutoff:g} "
+             f"({'id-token Jaccard' if options.by_id else 'cosine'})")
     return 0
 
 
-def cmd_run(args: argparse.Namespace, wiring: sc.Wiring) -> int:
-    options = dedup_options(args)  # bad options fail before the model is built
+def cmd_run(call: sc.StageCall) -> int:
+    from engine.dedup.stage import DedupStage
+
+    options = dedup_options(call.args)  # bad options fail before the model is built
     return sc.run_rounds(
-        COMMAND, "dedup", args, wiring,
-        lambda store: DedupStage(options, sc.candidate_source(args, options, wiring)),
-        params=sc.run_params(args, threshold=options.cutoff))
+        call, COMMAND, lambda call: DedupStage(options, call.candidates(options, "dedup")),
+        params=sc.run_params(call.args, threshold=options.cutoff))
 
 
-def cmd_undo(args: argparse.Namespace, wiring: sc.Wiring) -> int:
+def cmd_undo(call: sc.StageCall) -> int:
     from engine.dedup.merge import undo
 
-    with wiring.open_store() as store:
-        change = undo(store, args.id)
-    if args.json:
-        print_json(change.as_dict())
-        return 0
-    print(f"restored {args.id}")
-    for bid in change.went_in:
-        print(f"IN   {bid}")
-    for bid in change.went_out:
-        print(f"OUT  {bid}")
+    change = undo(call.context.store, call.args.id)
+    if call.as_json:
+        return call.print_json(change.as_dict())
+    call.say(f"restored {call.args.id}", *(f"IN   {bid}" for bid in change.went_in),
+             *(f"OUT  {bid}" for bid in change.went_out))
     return 0
 
 
@@ -112,15 +101,24 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         sc.check_mode_args(parser, args)
 
 
+def _accept_stage(call: sc.StageCall) -> LoopStage:
+    from engine.dedup.stage import DedupOptions, DedupStage
+    from engine.pairs.source import CandidateSource
+
+    return DedupStage(DedupOptions(), CandidateSource(DedupOptions()))
+
+
 COMMAND = sc.StageCommand(
-    PROG, USAGE, DESCRIPTION, EXAMPLES,
-    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
-    run=lambda args, wiring: (cmd_candidates if args.candidates else cmd_run)(args, wiring),
+    PROG, sc.usage(PROG, "--candidates [options]", "--model SPEC [options]", "accept FILE",
+                   "undo ID"),
+    "Find beliefs that state the same claim; ask a model whether each cluster is the SAME "
+    "claim, DIFFERENT claims, or a CONTRADICTION; merge duplicates and record nogoods.",
+    EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
+    run=lambda call: (cmd_candidates if call.args.candidates else cmd_run)(call),
     subcommands={
         "accept": sc.accept_subcommand(
             PROG, "Validate the verdicts in FILE (a proposals file, perhaps edited) and apply "
-                  "them in one transaction.", f"example:\n  {PROG} accept {DEFAULT_OUTPUT}",
-            lambda args, wiring: DedupStage(DedupOptions(), CandidateSource(DedupOptions()))),
+                  "them in one transaction.", DEFAULT_OUTPUT, _accept_stage),
         "undo": sc.Subcommand(
             lambda: sc.subcommand_parser(
                 PROG, "undo", "Restore a belief merged as a duplicate, and every antecedent "
@@ -130,6 +128,4 @@ COMMAND = sc.StageCommand(
             cmd_undo)})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
-         prog: str = PROG) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)
+main = sc.entry(COMMAND)

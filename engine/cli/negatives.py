@@ -3,72 +3,73 @@ risk, a limitation, a gap, debt, an open issue), so `python -m engine list --neg
 them and derive's GATE proposals find them (ftl-reasons' `list-negative`); and
 `python -m engine.negatives accept FILE` to apply a verdicts file later.
 
-A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-StageCommand below, its flags and the stage they configure (engine/negatives/). Exit codes:
-0 ok, 1 a run that ended in error, 2 bad input or usage.
+The flags become a NegativeSettings (engine/negatives/stage.py); the run and accept are the
+shared ones. Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
+from engine.cli.stage_flags import budget_flag, domain_flag, id_list
+
+if TYPE_CHECKING:
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.negatives"
 DEFAULT_OUTPUT = "proposed-negatives.md"
 
-USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]", "accept FILE [options]")
-DESCRIPTION = ("Ask a chat model which IN beliefs state a problem (bug, risk, limitation, gap, "
-               "debt, open issue); write the verdicts to a file, or keep them (--auto): "
-               "`list --negative` lists the negative ones and derive offers them to GATE "
-               "proposals.")
-
-RUN_EXAMPLES = sc.run_examples(
-    PROG, DEFAULT_OUTPUT, "verdicts", "keep the verdicts of a file",
-    ("--model anthropic:claude-sonnet-4-5 --auto --exhaust --every",
-     "judge every IN belief without a verdict, not only those with a problem word"))
-ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to classify")
-    sc.budget_flag(what, 40, "beliefs")
-    what.add_argument("--ids", type=sc.id_list, default=(), metavar="A,B",
+    budget_flag(what, 40, "beliefs")
+    what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
                       help="only these IN beliefs")
     what.add_argument("--every", action="store_true",
                       help="send every IN belief without a verdict, not only those whose text "
                            "has a word that often marks a problem (fail, risk, missing, ...)")
     what.add_argument("--all", dest="redo", action="store_true",
                       help="judge again what has a verdict on its text as it is")
-    sc.domain_flag(what)
+    domain_flag(what)
 
 
-def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
+def run_stage(call: sc.StageCall) -> LoopStage:
     from engine.negatives.stage import NegativeSettings, NegativesStage
 
-    return NegativesStage(NegativeSettings(
-        budget=getattr(args, "budget", 40), ids=tuple(getattr(args, "ids", ())),
-        every=getattr(args, "every", False), redo=getattr(args, "redo", False),
-        domain=getattr(args, "domain", None)))
+    a = call.args
+    return NegativesStage(NegativeSettings(a.budget, a.ids, a.every, a.redo, a.domain))
 
 
-def _not_due(details: Mapping[str, Any]) -> str:
+def accept_stage(call: sc.StageCall) -> LoopStage:
+    from engine.negatives.stage import NegativesStage
+
+    return NegativesStage()
+
+
+def _not_due(details: Mapping[str, object]) -> str:
     return (f"nothing is due ({details.get('in', 0)} IN beliefs: {details.get('current', 0)} "
             f"with a verdict on their text, {details.get('no_problem_word', 0)} without a "
             "problem word; --every sends those too)")
 
 
 COMMAND = sc.StageCommand(
-    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    PROG, sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]",
+                   "accept FILE [options]"),
+    "Ask a chat model which IN beliefs state a problem (bug, risk, limitation, gap, debt, open "
+    "issue); write the verdicts to a file, or keep them (--auto): `list --negative` lists the "
+    "negative ones and derive offers them to GATE proposals.",
+    sc.run_examples(PROG, DEFAULT_OUTPUT, "verdicts", "keep the verdicts of a file",
+                    ("--model anthropic:claude-sonnet-4-5 --auto --exhaust --every",
+                     "judge every IN belief without a verdict, not only those with a problem "
+                     "word")),
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    rounds=sc.Rounds("negatives", make_stage, _not_due),
+    rounds=sc.Rounds("negatives", run_stage, _not_due),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and keep them in one transaction, recorded as a negatives run.",
-        ACCEPT_EXAMPLES, make_stage, file_help="a verdicts file")})
+        f"{DEFAULT_OUTPUT} --json", accept_stage, file_help="a verdicts file")})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
-         prog: str = PROG) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)
+main = sc.entry(COMMAND)

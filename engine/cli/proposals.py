@@ -1,25 +1,19 @@
-"""`python -m engine propose VERB ...`, `proposals`, `proposal`, `accept`, `reject`,
-`withdraw`: writes queued for a person (engine/proposals/). A thin skin like
-engine/cli/tms.py, whose table takes these COMMANDS. `propose VERB` parses exactly the
-arguments of the verb's own command (its parser is built by the verb's own function, from
-engine/cli/verbs.py and engine/cli/memory.py), plus --reason where the verb has none."""
+"""Writes queued for a person, from the command line: `propose VERB ...` (the verb's own
+arguments, from verbs.py and keeping.py, plus --reason), proposals, proposal, accept,
+reject, withdraw; each one call of engine/service/proposals.py."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engine.agents.namespace import placed_in
-from engine.cli import memory, sources, verbs
-from engine.cli.command import PROG, Command, justifications_of, report_change
-from engine.cli.memory import supersede_justifications
-from engine.cli.support import print_json, print_listing, shorten
-from engine.errors import InvalidInput
-from engine.proposals import lifecycle
-from engine.proposals.actions import ACTIONS, justification_args, pin_args
-from engine.proposals.records import Impact, Proposal
-from engine.tms.access import parse_tags
+from engine.cli import keeping, verbs
+from engine.cli.command import Call, Command, listing, report_change, shorten
 
-VERBS: dict[str, Command] = {**verbs.COMMANDS, **memory.COMMANDS}  # what propose may queue
+if TYPE_CHECKING:
+    from engine.proposals.lifecycle import Proposed
+    from engine.proposals.records import Impact, Proposal
+
+ACTIONS = ("add", "add-justification", "retract", "assert", "supersede", "challenge")
 EXAMPLES = {
     "add": "propose add cache-is-warm 'The cache is warm after deploy' --reason 'seen in logs'",
     "add-justification": "propose add-justification auth-bottleneck --sl load-test-p99 "
@@ -30,46 +24,31 @@ EXAMPLES = {
                  "--reason 'sessions since v2'",
     "challenge": "propose challenge auth-bottleneck --reason 'measured without the cache'",
 }
+VERBS: dict[str, Command] = {name: {**verbs.COMMANDS, **keeping.COMMANDS}[name]
+                             for name in ACTIONS}
 
 
-# --- from the verb's parsed arguments to a proposal's action --------------------------------
-def action_args(verb: str, args: argparse.Namespace, store: Any = None) -> dict[str, Any]:
-    """The verb's arguments in library form (JSON), as engine/proposals/actions.py reads them."""
-    def js(found: tuple | None) -> list[dict[str, Any]] | None:
-        return None if found is None else [justification_args(j) for j in found]
+def _proposed(call: Call) -> Proposed:
+    """The proposal the verb's arguments make, queued."""
+    from engine.errors import InvalidInput
+    from engine.service import proposals
 
-    if verb == "add":
-        found = {"id": args.id, "text": args.text, "justifications": js(justifications_of(args)),
-                 "source": args.source or "", "source_url": args.source_url or ""}
-        claim = sources.claim_of(args, store)  # read and grounded now, as `add` does; refused alike
-        if claim is not None:
-            if args.namespace:
-                raise InvalidInput("--namespace and --source do not go together",
-                                   field="namespace")
-            found.update(source=claim.path, pin=pin_args(claim))
-        if args.namespace:  # placed now, as `add` places it: the target is NAME:ID
-            ident, placed = placed_in(args.namespace, args.id, justifications_of(args))
-            found.update(id=ident, justifications=js(placed), namespace=args.namespace)
-        if getattr(args, "access_tags", None):
-            found["access_tags"] = list(parse_tags(args.access_tags))
-        return found
-    if verb == "add-justification":
-        return {"id": args.id, "justifications": js(justifications_of(args))}
-    if verb == "retract":
-        return {"id": args.id, "reason": args.reason or ""}
-    if verb == "assert":
-        return {"id": args.id}
-    if verb == "supersede":
-        if args.undo:
+    a, ctx, reason = call.args, call.context, call.args.reason or ""
+    if a.verb == "add":
+        return proposals.propose_add(ctx, verbs.new_belief(a), reason)
+    if a.verb == "add-justification":
+        return proposals.propose_add_justification(ctx, a.id, verbs.justifications_of(a),
+                                                   reason)
+    if a.verb == "retract":
+        return proposals.propose_retract(ctx, a.id, reason)
+    if a.verb == "assert":
+        return proposals.propose_assert(ctx, a.id, reason)
+    if a.verb == "supersede":
+        if a.undo:
             raise InvalidInput("propose supersede takes no --undo: run supersede --undo",
                                field="undo")
-        return {"old": args.old, "new": args.new, "text": args.text, "new_id": args.new_id,
-                "justifications": js(supersede_justifications(args)), "rewire": args.rewire,
-                "reason": args.reason or ""}
-    if verb == "challenge":
-        return {"id": args.id, "reason": args.reason or "", "justification": args.justification,
-                **({"challenge_id": args.challenge_id} if args.challenge_id else {})}
-    raise InvalidInput(f"propose takes one of {', '.join(ACTIONS)}, not {verb!r}", field="verb")
+        return proposals.propose_supersede(ctx, a.old, keeping.replacement_of(a), reason)
+    return proposals.propose_challenge(ctx, a.id, reason, a.justification, a.challenge_id)
 
 
 # --- rendering -----------------------------------------------------------------------------
@@ -88,88 +67,92 @@ def _what(p: Proposal) -> str:
     return shorten(f"{p.action} {p.target}" + (f" ({shown})" if shown else ""), 100)
 
 
-def _print_proposal(p: Proposal) -> None:
-    print(f"{p.id}  [{p.status.value}]  {_what(p)}")
-    print(f"  proposed by {p.proposer} at {p.at}: {p.reason}")
+def _proposal_lines(p: Proposal) -> list[str]:
+    lines = [f"{p.id}  [{p.status.value}]  {_what(p)}",
+             f"  proposed by {p.proposer} at {p.at}: {p.reason}"]
     if p.superseded_by:
-        print(f"  superseded by {p.superseded_by}")
+        lines.append(f"  superseded by {p.superseded_by}")
     if p.decided_by:
-        print(f"  {p.status.value} by {p.decided_by} at {p.decided_at}"
-              + (f": {p.decision_reason}" if p.decision_reason else "")
-              + (f" (change {p.change_seq})" if p.change_seq is not None else ""))
+        lines.append(f"  {p.status.value} by {p.decided_by} at {p.decided_at}"
+                     + (f": {p.decision_reason}" if p.decision_reason else "")
+                     + (f" (change {p.change_seq})" if p.change_seq is not None else ""))
     if p.forced:
-        print(f"  forced past: {'; '.join(p.drift)}")
-    print("  impact when proposed:")
-    for line in _impact_lines(p.impact):
-        print(f"    {line}")
+        lines.append(f"  forced past: {'; '.join(p.drift)}")
+    return lines + ["  impact when proposed:", *(f"    {x}" for x in _impact_lines(p.impact))]
 
 
 # --- handlers --------------------------------------------------------------------------------
-def cmd_propose(store, args) -> int:
-    done = lifecycle.propose(store, args.verb, action_args(args.verb, args, store),
-                             args.reason or "")
-    if args.json:
-        print_json(done.as_dict())
+def cmd_propose(call: Call) -> int:
+    done = _proposed(call)
+    if call.emit(done):
         return 0
-    _print_proposal(done.proposal)
-    for older in done.superseded:
-        print(f"  supersedes {older}")
-    print(f"nothing changed in the network; accept with: {PROG} accept {done.proposal.id}")
+    call.say(*_proposal_lines(done.proposal), *(f"  supersedes {old}" for old in done.superseded),
+             "nothing changed in the network; accept with: "
+             + call.command(f"accept {done.proposal.id}"))
     return 0
 
 
-def cmd_proposals(store, args) -> int:
-    found = lifecycle.list_proposals(store, pending=args.pending)
-    print_listing(found, as_json=args.json,
-                  empty="no proposals" + (" pending" if args.pending else ""),
-                  row=lambda p: (p.id, p.status.value, p.action, p.target, p.proposer,
-                                 p.at[:19], shorten(p.reason, 40)),
-                  headers=["id", "status", "action", "target", "proposer", "at (UTC)", "reason"])
+def cmd_proposals(call: Call) -> int:
+    from engine.service import proposals
+
+    found = proposals.list_proposals(call.context, pending=call.args.pending)
+    listing(call, found, found.proposals,
+            empty="no proposals" + (" pending" if call.args.pending else ""),
+            row=lambda p: (p.id, p.status.value, p.action, p.target, p.proposer, p.at[:19],
+                           shorten(p.reason, 40)),
+            headers=["id", "status", "action", "target", "proposer", "at (UTC)", "reason"])
     return 0
 
 
-def cmd_proposal(store, args) -> int:
-    shown = lifecycle.show_proposal(store, args.id)
-    if args.json:
-        print_json(shown.as_dict())
+def cmd_proposal(call: Call) -> int:
+    from engine.service import proposals
+
+    shown = proposals.show_proposal(call.context, call.args.id)
+    if call.emit(shown):
         return 0
-    _print_proposal(shown.proposal)
+    call.say(*_proposal_lines(shown.proposal))
     if shown.fresh is not None:
-        print("  impact now (what-if, nothing written):")
-        for line in _impact_lines(shown.fresh):
-            print(f"    {line}")
-        print("  changed since proposed: " + ("; ".join(shown.drift) or "nothing"))
+        call.say("  impact now (what-if, nothing written):",
+                 *(f"    {line}" for line in _impact_lines(shown.fresh)),
+                 "  changed since proposed: " + ("; ".join(shown.drift) or "nothing"))
     return 0
 
 
-def cmd_accept(store, args) -> int:
-    done = lifecycle.accept(store, args.id, force=args.force)
-    if args.json:
-        print_json(done.as_dict())
+def cmd_accept(call: Call) -> int:
+    from engine.service import proposals
+
+    done = proposals.accept(call.context, call.args.id, force=call.args.force)
+    if call.emit(done):
         return 0
     p = done.proposal
-    print(f"{p.id} accepted by {p.decided_by}: {_what(p)} (change {done.seq})")
+    call.say(f"{p.id} accepted by {p.decided_by}: {_what(p)} (change {done.seq})")
     if p.forced:
-        print(f"forced past: {'; '.join(p.drift)}")
-    return report_change(done.change, args)
+        call.say(f"forced past: {'; '.join(p.drift)}")
+    return report_change(call, done, done.change)
 
 
-def cmd_reject(store, args) -> int:
-    p = lifecycle.reject(store, args.id, args.reason or "")
-    print_json(p.as_dict()) if args.json else print(f"{p.id} rejected by {p.decided_by}")
+def cmd_reject(call: Call) -> int:
+    from engine.service import proposals
+
+    done = proposals.reject(call.context, call.args.id, call.args.reason or "")
+    if not call.emit(done):
+        call.say(f"{done.proposal.id} rejected by {done.proposal.decided_by}")
     return 0
 
 
-def cmd_withdraw(store, args) -> int:
-    p = lifecycle.withdraw(store, args.id)
-    print_json(p.as_dict()) if args.json else print(f"{p.id} withdrawn by {p.decided_by}")
+def cmd_withdraw(call: Call) -> int:
+    from engine.service import proposals
+
+    done = proposals.withdraw(call.context, call.args.id)
+    if not call.emit(done):
+        call.say(f"{done.proposal.id} withdrawn by {done.proposal.decided_by}")
     return 0
 
 
 # --- arguments -------------------------------------------------------------------------------
 def _propose_arguments(p: argparse.ArgumentParser) -> None:
     """`propose`'s parser: one subcommand per verb, its arguments built by the verb's own
-    function (`VERBS[name].arguments`)."""
+    function."""
     prog = p.prog.removesuffix(" propose")  # the program's name, python -m engine or eem
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     for name in ACTIONS:
@@ -183,7 +166,7 @@ def _propose_arguments(p: argparse.ArgumentParser) -> None:
                        help="show tracebacks")
         v.add_argument("--json", action="store_true", help="print JSON")
         verb.arguments(v)
-        if not any(a.dest == "reason" for a in v._actions):
+        if not any(action.dest == "reason" for action in v._actions):
             v.add_argument("--reason", help="why (required): kept on the proposal")
 
 

@@ -1,61 +1,403 @@
-"""The reading commands of `python -m engine`: `compact` (a token-budgeted summary for an
-agent's context, or into a CLAUDE.md with --write) and `summarize` (a belief standing for a
-group). engine/cli/tms.py's table takes these COMMANDS."""
+"""Reading the memory from the command line: list, show, explain, trace, trace-tags,
+search, query, get-metadata, compact, blockers, viz, wiki. Each one call of
+engine/service/reading.py, as the --visible-to client would see it when that flag is
+given."""
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, BinaryIO
 
-from engine.cli.command import Command, report_change
-from engine.cli.support import print_json, split_ids
-from engine.cli.visible_to import seen_by, visible_to_flag
+from engine.cli.arguments import (
+    local_path,
+    namespace_flag,
+    positive_int,
+    read_flags,
+    visible_to_flag,
+    whole,
+)
+from engine.cli.command import Call, Command, shorten, table
+from engine.defaults import (
+    BLOCKERS_LIMIT,
+    COMPACT_BUDGET,
+    LIST_SORTS,
+    SEARCH_LIMIT,
+    SEARCH_MAX_DEPTH,
+    WIKI_TOPICS,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from engine.model import Belief
+    from engine.reading.records import BeliefHit
+    from engine.reading.search import Neighbour, SearchHit
+    from engine.service.context import Context
 
 
-def _positive(text: str) -> int:
-    from engine.cli.stage_cli import positive_int
+def seen(call: Call) -> Context:
+    """The call's context as the --visible-to client sees it (unchanged without the flag)."""
+    given = call.args.visible_to
+    if given is None:
+        return call.context
+    from engine.tms.access import parse_tags
 
-    return positive_int(text)
-
-
-def _non_negative(text: str) -> int:
-    from engine.cli.stage_cli import non_negative_int
-
-    return non_negative_int(text)
+    return call.context.seeing(frozenset(parse_tags(given, field="visible_to")))
 
 
-def cmd_compact(store: Any, args: argparse.Namespace) -> int:
-    from engine.reading.compact import CompactOptions, compact
-    from engine.reading.compact.build import check_options
-    from engine.reading.compact.markers import write_compact
+def _depth(b: Belief | BeliefHit) -> int | str:
+    return b.depth if b.depth is not None else "-"
 
-    options = CompactOptions(budget=args.budget, topic=tuple(args.topic or ()),
-                             around=args.around, steps=args.steps,
-                             namespace=args.namespace)
-    check_options(options)
-    result = compact(seen_by(store, args), options)
-    written = write_compact(args.write, result.text) if args.write else None
-    if args.json:
-        print_json({**result.as_dict(), "written": str(written) if written else None})
-    elif written:
-        print(f"wrote {written}: {result.tokens} of {result.budget} tokens between the "
-              "eem:compact markers")
+
+def cmd_list(call: Call) -> int:
+    from engine.model import Truth
+    from engine.service import reading
+
+    a = call.args
+    found = reading.list_beliefs(seen(call), reading.ListOptions(
+        truth=Truth.IN if a.in_ else Truth.OUT if a.out else None,
+        premises=True if a.premises else False if a.derived else None,
+        challenged=a.challenged, superseded=a.superseded, min_depth=a.min_depth,
+        max_depth=a.max_depth, has_dependents=a.has_dependents, label=a.label, sort=a.sort,
+        namespace=a.namespace, negative=a.negative, as_of=a.as_of, limit=a.limit))
+    if call.emit(found):
+        return 0
+    beliefs = found.beliefs
+    if found.negative is not None:
+        kinds = found.negative
+        if not kinds:
+            call.say("no belief is known to state a problem: classify them with "
+                     + call.command("negatives --model SPEC --auto"))
+            return 0
+        call.say(table([(b.id, kinds[b.id], _depth(b), shorten(b.text, 70)) for b in beliefs],
+                       ["id", "problem", "depth", "text"]))
+    elif found.impact is not None:
+        impact = found.impact
+        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
+                         impact.get(b.id, 0), shorten(b.text, 60)) for b in beliefs],
+                       ["id", "truth", "depth", "impact", "text"]))
     else:
-        sys.stdout.write(result.text)
+        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
+                         shorten(b.text, 70)) for b in beliefs], ["id", "truth", "depth", "text"]))
+    if found.truncated:
+        call.say(f"({found.total - len(beliefs)} more: --limit)")
     return 0
 
 
-def cmd_summarize(store: Any, args: argparse.Namespace) -> int:
-    from engine.memory.summaries import summarize
+def cmd_show(call: Call) -> int:
+    from engine.errors import InvalidInput
+    from engine.service import history, reading
 
-    return report_change(summarize(store, args.id, args.text, split_ids(args.over)), args)
+    a = call.args
+    if a.history:
+        if a.as_of is not None:
+            raise InvalidInput("--history lists every change; it takes no --as-of",
+                               field="as_of")
+        found = history.belief_history(seen(call), a.id)
+        if call.emit(found):
+            return 0
+        if not found.items:
+            call.say(f"no change-log entry touched {a.id}")
+            return 0
+        call.say(table([(e.seq, e.at[:19], e.actor, e.op, ", ".join(t.did), e.reason[:40])
+                        for e, t in found.items],
+                       ["seq", "at (UTC)", "actor", "op", "did", "reason"]))
+        return 0
+    shown = reading.show(seen(call), a.id, a.as_of)
+    if call.emit(shown):
+        return 0
+    b = shown.belief
+    depth = b.depth if b.depth is not None else "none (no finite derivation)"
+    call.say(f"{b.id}  [{b.truth.value if b.truth else '-'}]  depth {depth}  impact "
+             f"{shown.impact}", f"  {b.text}", *(f"  {line}" for line in source_lines(b)))
+    if b.retracted:
+        call.say(f"  retracted{': ' + b.retract_reason if b.retract_reason else ''}")
+    if b.asserted:
+        call.say("  held as a user-asserted fact")
+    for j in b.justifications:
+        if j.gate:
+            call.say(f"  premise, gated: OUT while {' or '.join(j.outlist)} is IN")
+            continue
+        line = f"  {j.kind.value}: {', '.join(j.antecedents) or '(no antecedents)'}"
+        if j.outlist:
+            line += f"  unless {', '.join(j.outlist)}"
+        call.say(line + (f"  -- {j.label}" if j.label else ""))
+    if shown.dependents:
+        call.say(f"  dependents: {', '.join(shown.dependents)}")
+    call.say(*(f"  superseded by {new}" for new in shown.superseded_by),
+             *(f"  supersedes {old}" for old in shown.supersedes))
+    return 0
+
+
+def source_lines(b: Belief) -> list[str]:
+    """Where a belief comes from: its file and lines, the quote pinned there, its URL."""
+    found = []
+    if b.source:
+        span = b.metadata.get("lines")
+        if isinstance(span, (list, tuple)) and len(span) == 2 and all(
+                isinstance(n, int) for n in span):
+            found.append(f"source: {b.source}:{span[0]}" + (f"-{span[1]}" if span[1] != span[0]
+                                                             else ""))
+        else:
+            found.append(f"source: {b.source}")
+    if isinstance(b.metadata.get("quote"), str) and b.metadata["quote"]:
+        found.append(f"quote: \"{b.metadata['quote']}\"")
+    if b.source_url:
+        found.append(f"url: {b.source_url}")
+    return found
+
+
+def cmd_explain(call: Call) -> int:
+    from engine.service import reading
+    from engine.tms.explain import render_explanation
+
+    step = reading.explain(seen(call), call.args.id, call.args.as_of)
+    if not call.emit(step):
+        call.say(*render_explanation(step))
+    return 0
+
+
+def cmd_trace(call: Call) -> int:
+    from engine.service import reading
+
+    traced = reading.trace(seen(call), call.args.id, call.args.as_of)
+    if not call.emit(traced):
+        call.say(table([(e.id, e.truth, e.kind) for e in traced.rests_on],
+                       ["rests on", "truth", "kind"]))
+    return 0
+
+
+def cmd_trace_tags(call: Call) -> int:
+    from engine.service import reading
+
+    traced = reading.trace_tags(seen(call), call.args.id, call.args.as_of)
+    if call.emit(traced):
+        return 0
+    found = traced.found
+    call.say(f"{found['id']}: {', '.join(found['effective_tags']) or 'no access tags'}")
+    rows = [(s["tag"], s["origin"], " -> ".join(s["via"])) for s in found["sources"]]
+    if rows:
+        call.say(table(rows, ["tag", "from", "through"]))
+    return 0
+
+
+def cmd_get_metadata(call: Call) -> int:
+    from engine.service import reading
+
+    found = reading.get_metadata(call.context, call.args.id, call.args.key)
+    if call.emit(found):
+        return 0
+    if found.key is not None and isinstance(found.value, str):
+        call.say(found.value)
+    else:
+        call.print_json(found.as_dict()["metadata"] if found.key is None else found.value)
+    return 0
+
+
+def cmd_search(call: Call) -> int:
+    from engine.service import reading
+
+    a = call.args
+    found = reading.search(seen(call), reading.SearchOptions(
+        a.words, include_out=a.all, semantic=a.semantic, limit=a.limit, depth=a.depth,
+        namespace=a.namespace))
+    if call.emit(found):
+        return 0
+    _hits(call, found.hits, "id")
+    if found.neighbours:
+        call.say(f"\nwithin {a.depth} justification step(s) of them:")
+        _hits(call, found.neighbours, "neighbour", [n.distance for n in found.neighbours])
+    return 0
+
+
+def _hits(call: Call, found: Sequence[SearchHit] | Sequence[Neighbour], first: str,
+          steps: Sequence[int] = ()) -> None:
+    rows: list[tuple] = [(h.belief.id, h.belief.truth.value, _depth(h.belief),
+                          h.belief.dependents, shorten(h.belief.text, 60)) for h in found]
+    if steps:
+        rows = [(r[0], s, *r[1:]) for r, s in zip(rows, steps)]
+    if not rows:
+        call.say("no belief matches" + ("" if call.args.all else
+                                        " (IN beliefs only; --all for OUT)"))
+        return
+    call.say(table(rows, [first, *(["steps"] if steps else []), "truth", "depth", "dependents",
+                          "text"]))
+
+
+def cmd_query(call: Call) -> int:
+    from engine.service import reading
+
+    a = call.args
+    if a.list:
+        pack = reading.query_pack()
+        if not call.emit(pack):
+            from engine.reading.queries import pack_rows
+
+            call.say(table(pack_rows(pack.queries), ["query", "parameters (example)", "returns"]))
+        return 0
+    if a.favourites:
+        from adapters.neo4j_browser import favourites_zip
+        from engine.files import write_atomically
+
+        data = favourites_zip()
+
+        def write(f: BinaryIO) -> None:
+            f.write(data)
+
+        write_atomically(a.favourites, write, umask=call.context.umask)
+        call.note(f"wrote {a.favourites}: {len(reading.query_pack().queries)} queries; drop it "
+                  "on Neo4j Browser")
+        return 0
+    answered = reading.query(call.context, a.name, a.param or ())
+    if call.emit(answered):
+        return 0
+    from engine.reading.queries import text_rows
+
+    if answered.result.rows:
+        call.say(table(text_rows(answered.result), answered.columns))
+    else:
+        call.say("(no rows)")
+    return 0
+
+
+def cmd_compact(call: Call) -> int:
+    from engine.reading.compact import CompactOptions
+    from engine.service import reading
+
+    a = call.args
+    done = reading.compact(seen(call), CompactOptions(
+        budget=a.budget, topic=tuple(a.topic or ()), around=a.around, steps=a.steps,
+        namespace=a.namespace), write=a.write)
+    if call.emit(done):
+        return 0
+    if done.written:
+        call.say(f"wrote {done.written}: {done.summary.tokens} of {done.summary.budget} tokens "
+                 "between the eem:compact markers")
+    else:
+        call.out.write(done.summary.text)
+    return 0
+
+
+def cmd_blockers(call: Call) -> int:
+    from engine.service import reading
+
+    found = reading.blockers(seen(call), call.args.limit)
+    if call.emit(found):
+        return 0
+    if not found.groups:
+        call.say("no conclusion is held OUT by a closed gate alone")
+    for g in found.groups:
+        n = len(g.conclusions)
+        come = "conclusion comes" if n == 1 else "conclusions come"
+        call.say(f"take {', '.join(g.closers)} OUT and {n} {come} back:",
+                 *(f"  {c.id}  {shorten(c.text, 70)}" for c in g.conclusions))
+    if found.retracted:
+        call.say("retracted premises, by the beliefs resting on them:",
+                 *(f"  {r.id}  {r.resting} resting  "
+                   f"{shorten(r.reason or '(no reason given)', 60)}" for r in found.retracted))
+    return 0
+
+
+def cmd_viz(call: Call) -> int:
+    from engine.service import reading
+
+    drawn = reading.viz(call.context, call.args.id, call.args.depth, call.args.output)
+    call.note(f"wrote {drawn.path}: {drawn.beliefs} beliefs, {drawn.justifications} "
+              f"justifications within {drawn.depth} steps of {drawn.id}")
+    return 0
+
+
+def cmd_wiki(call: Call) -> int:
+    from engine.service import reading
+
+    a = call.args
+
+    def progress(done: int, total: int) -> None:
+        call.note(f"embeddings: {done}/{total} computed")
+
+    site = reading.wiki(call.context, reading.WikiOptions(
+        a.output, a.title, a.repo_url or "", a.topics, a.page_size), progress)
+    call.note(f"wrote {len(site.written)} files to {a.output}: {site.topics} topics, "
+              f"{site.beliefs} beliefs")
+    return 0
+
+
+# --- arguments -----------------------------------------------------------------------------
+def _read_id(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    read_flags(p)
+
+
+def _list_arguments(p: argparse.ArgumentParser) -> None:
+    read_flags(p)
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
+    group.add_argument("--out", action="store_true", help="OUT beliefs only")
+    kind = p.add_mutually_exclusive_group()
+    kind.add_argument("--premises", action="store_true", help="premises only")
+    kind.add_argument("--derived", action="store_true", help="derived beliefs only")
+    p.add_argument("--challenged", action="store_true", help="beliefs an open challenge gates")
+    p.add_argument("--superseded", action="store_true", help="beliefs superseded by another")
+    p.add_argument("--min-depth", type=whole, metavar="N", help="depth at least N")
+    p.add_argument("--max-depth", type=whole, metavar="N", help="depth at most N")
+    p.add_argument("--has-dependents", action="store_true",
+                   help="beliefs some justification names")
+    p.add_argument("--label", metavar="TEXT",
+                   help="beliefs with a justification whose label contains TEXT (any case)")
+    p.add_argument("--negative", action="store_true",
+                   help="IN beliefs that state a problem (bug, risk, limitation, ...), as "
+                        "the negatives stage classified them, with the kind")
+    p.add_argument("--sort", choices=LIST_SORTS, default="id",
+                   help="id (default), depth (deepest first), impact (transitive dependents, "
+                        "most first), updated (newest first)")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="at most N beliefs (--json: `total` says how many matched)")
+    namespace_flag(p)
+
+
+def _show_arguments(p: argparse.ArgumentParser) -> None:
+    _read_id(p)
+    p.add_argument("--history", action="store_true",
+                   help="the change-log entries that touched the belief, oldest first")
+
+
+def _get_metadata_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id")
+    p.add_argument("key", nargs="?")
+
+
+def _search_arguments(p: argparse.ArgumentParser) -> None:
+    visible_to_flag(p)
+    p.add_argument("words", nargs="+", metavar="WORD",
+                   help="words to find in belief texts and ids (any of them; prefixes match)")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--in", dest="in_", action="store_true",
+                       help="IN beliefs only (the default)")
+    which.add_argument("--all", action="store_true",
+                       help="OUT beliefs too (retracted, unsupported, undetermined)")
+    p.add_argument("--semantic", action="store_true",
+                   help="rank by meaning as well: the vector index over the embeddings stored "
+                        "on beliefs (derive --cluster stores them), fused with the text ranking")
+    p.add_argument("--limit", type=int, default=SEARCH_LIMIT,
+                   help=f"at most this many hits (default {SEARCH_LIMIT})")
+    p.add_argument("--depth", type=whole, default=0, metavar="N",
+                   help="also the beliefs within N justification steps of the hits (what they "
+                        "rest on, their outlists, what rests on them; --json: hits and "
+                        f"neighbours; at most {SEARCH_MAX_DEPTH})")
+    namespace_flag(p)
+
+
+def _query_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("name", nargs="?", help="the query (see --list)")
+    p.add_argument("--param", action="append", metavar="KEY=VALUE",
+                   help="a query parameter (repeat for each)")
+    p.add_argument("--list", action="store_true", help="list the queries of the pack")
+    p.add_argument("--favourites", metavar="FILE.zip", type=local_path,
+                   help="write the pack as Neo4j Browser favourites (drop it on Browser)")
 
 
 def _compact_arguments(p: argparse.ArgumentParser) -> None:
-    from engine.reading.compact.build import DEFAULT_BUDGET
-
-    p.add_argument("--budget", type=_positive, default=DEFAULT_BUDGET, metavar="TOKENS",
-                   help=f"at most this many tokens, footer included (default {DEFAULT_BUDGET})")
+    p.add_argument("--budget", type=positive_int, default=COMPACT_BUDGET, metavar="TOKENS",
+                   help=f"at most this many tokens, footer included (default {COMPACT_BUDGET})")
     scope = p.add_mutually_exclusive_group()
     scope.add_argument("--topic", nargs="+", metavar="WORD",
                        help="only beliefs whose text or id matches one of these words")
@@ -63,27 +405,69 @@ def _compact_arguments(p: argparse.ArgumentParser) -> None:
                        help="only beliefs within --steps justification steps of ID")
     scope.add_argument("--namespace", metavar="NAME",
                        help="only the beliefs of this imported agent's namespace")
-    p.add_argument("--steps", type=_non_negative, default=2, metavar="N",
+    p.add_argument("--steps", type=whole, default=2, metavar="N",
                    help="with --around: steps up and down (default 2)")
     visible_to_flag(p)
-    p.add_argument("--write", metavar="FILE",
+    p.add_argument("--write", metavar="FILE", type=local_path,
                    help="put the summary between <!-- eem:compact --> and "
                         "<!-- /eem:compact --> in FILE (markers appended when absent)")
 
 
-def _summarize_arguments(p: argparse.ArgumentParser) -> None:
+def _blockers_arguments(p: argparse.ArgumentParser) -> None:
+    visible_to_flag(p)
+    p.add_argument("--limit", type=int, default=BLOCKERS_LIMIT,
+                   help=f"at most this many groups and premises (default {BLOCKERS_LIMIT})")
+
+
+def _viz_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
-    p.add_argument("text")
-    p.add_argument("--over", required=True, metavar="A,B,C",
-                   help="the beliefs it stands for (an ALL justification over them)")
+    p.add_argument("--depth", type=int, default=2,
+                   help="justification steps up and down from the belief (default 2)")
+    p.add_argument("-o", "--output", default="graph.html", type=local_path,
+                   help="the HTML file to write (default graph.html)")
+
+
+def _wiki_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", default="site", type=local_path,
+                   help="the directory to write (default site)")
+    p.add_argument("--title", default="Belief registry", help="the site's title")
+    p.add_argument("--repo-url", help="a forge's repository URL (https://github.com/o/r): "
+                   "sources pinned to a commit link to its file view at that commit")
+    p.add_argument("--topics", choices=WIKI_TOPICS, default="auto",
+                   help="clusters (embeddings), prefix (id prefixes), or auto: clusters when "
+                        "the embeddings extra is installed")
+    p.add_argument("--page-size", type=int, default=500,
+                   help="at most this many beliefs per topic page (default 500)")
 
 
 COMMANDS: dict[str, Command] = {
+    "list": Command(cmd_list, "list beliefs", "list --in --derived", _list_arguments),
+    "show": Command(cmd_show, "one belief with its justifications (--history: its changes)",
+                    "show auth-bottleneck --as-of v1.0", _show_arguments),
+    "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck",
+                       _read_id),
+    "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
+                     _read_id),
+    "trace-tags": Command(cmd_trace_tags, "where each of a belief's access tags comes from",
+                          "trace-tags payroll-summary --json", _read_id),
+    "search": Command(
+        cmd_search, "find beliefs by words (and meaning, --semantic); IN only unless --all",
+        "search cache stale reads --limit 5", _search_arguments),
+    "query": Command(cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
+                     "query why_in --param id=auth-key-fetch-blocks-requests", _query_arguments),
+    "get-metadata": Command(
+        cmd_get_metadata, "a belief's metadata, or one key of it",
+        "get-metadata auth-uses-jwt beliefs_type", _get_metadata_arguments),
     "compact": Command(
         cmd_compact, "a token-budgeted summary of the network for an agent's context",
         "compact --budget 800 --write CLAUDE.md", _compact_arguments),
-    "summarize": Command(
-        cmd_summarize, "add a summary belief that stands for a group while it is IN",
-        "summarize auth-summary 'Auth validates JWTs synchronously' "
-        "--over auth-uses-jwt,auth-sync-check", _summarize_arguments),
+    "blockers": Command(cmd_blockers, "OUT conclusions held OUT only by IN beliefs in an "
+                        "outlist, by what closes them; the retracted premises most rest on",
+                        "blockers --json", _blockers_arguments),
+    "viz": Command(cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
+                   "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
+                   json=False),
+    "wiki": Command(cmd_wiki, "write a static site of the network: topics, beliefs, "
+                    "blockers, nogoods, search", "wiki -o site --title 'Auth service'",
+                    _wiki_arguments, json=False),
 }

@@ -3,66 +3,62 @@ person's challenge) defeated: link a missing premise, soften the claim, abandon 
 record the premise to research; `accept FILE` applies a repairs file later; `gaps` lists
 what research recorded.
 
-A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-StageCommand below, the repair flags and the RepairStage they configure.
-Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage.
+The flags become a RepairSettings (engine/repair/stage.py); the embedder that finds bridges
+by meaning is wired in when installed. Exit codes: 0 ok, 1 a run that ended in error, 2 bad
+input or usage.
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
+from engine.cli.stage_flags import budget_flag, domain_flag, whole
+
+if TYPE_CHECKING:
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.repair"
 DEFAULT_OUTPUT = "proposed-repairs.md"
 
-USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]",
-                 "accept FILE [options]", "gaps [options]")
-DESCRIPTION = ("Ask a chat model what to do with each justification review or a challenge "
-               "defeated: link the beliefs that supply what was missing, soften the claim, "
-               "abandon it, or record the premise to research; write the repairs to a file, "
-               "or apply them (--auto).")
-
-RUN_EXAMPLES = sc.run_examples(
-    PROG, DEFAULT_OUTPUT, "repairs", "apply a repairs file",
-    ("--model anthropic:claude-sonnet-4-5 --exhaust",
-     "repair everything defeated, most depended-on first, applying as it goes"),
-    ("gaps", "the premises research said the network lacks"))
-ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT)
-
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to show")
-    sc.budget_flag(what, 10, "defeated justifications")
-    what.add_argument("--bridges", type=sc.non_negative_int, default=5, metavar="K",
+    budget_flag(what, 10, "defeated justifications")
+    what.add_argument("--bridges", type=whole, default=5, metavar="K",
                       help="candidate bridges shown per justification (default 5)")
     what.add_argument("--no-embeddings", action="store_true",
                       help="find candidate bridges by their words only (else by meaning too, "
                            "when the embeddings extra is installed)")
-    sc.domain_flag(what)
+    domain_flag(what)
 
 
-def make_stage(args: argparse.Namespace, embedder: Any = None) -> Any:
+def run_stage(call: sc.StageCall) -> LoopStage:
     from engine.repair.stage import RepairSettings, RepairStage
 
-    return RepairStage(RepairSettings(budget=getattr(args, "budget", 10),
-                                      bridges=getattr(args, "bridges", 5),
-                                      domain=getattr(args, "domain", None)), embedder=embedder)
+    a = call.args
+    return RepairStage(RepairSettings(a.budget, a.bridges, a.domain),
+                       embedder=None if a.no_embeddings else call.parts.optional_embedder())
 
 
-def _embedder(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
-    if getattr(args, "no_embeddings", False):
-        return None
-    return (wiring.make_embedder or sc.make_embedder)(args)
+def accept_stage(call: sc.StageCall) -> LoopStage:
+    from engine.repair.stage import RepairStage
+
+    return RepairStage()
 
 
 COMMAND = sc.StageCommand(
-    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    PROG, sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]",
+                   "accept FILE [options]", "gaps [options]"),
+    "Ask a chat model what to do with each justification review or a challenge defeated: "
+    "link the beliefs that supply what was missing, soften the claim, abandon it, or record "
+    "the premise to research; write the repairs to a file, or apply them (--auto).",
+    sc.run_examples(PROG, DEFAULT_OUTPUT, "repairs", "apply a repairs file",
+                    ("--model anthropic:claude-sonnet-4-5 --exhaust",
+                     "repair everything defeated, most depended-on first, applying as it goes"),
+                    ("gaps", "the premises research said the network lacks")),
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    rounds=sc.Rounds("repair", lambda args, wiring: make_stage(args, _embedder(args, wiring)),
-                     "nothing defeated is waiting for repair"),
+    rounds=sc.Rounds("repair", run_stage, "nothing defeated is waiting for repair"),
     dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     # No --parallel: a link or a soften changes what later rounds show (bridges that came IN,
     # justifications rewired to a reworded belief), so each round must see the last.
@@ -71,10 +67,8 @@ COMMAND = sc.StageCommand(
         "accept": sc.accept_subcommand(
             PROG, "Check the repairs in FILE (a repairs file, perhaps edited) against the "
                   "network and apply them in one transaction, recorded as a repair run.",
-            ACCEPT_EXAMPLES, lambda args, wiring: make_stage(args), file_help="a repairs file"),
+            f"{DEFAULT_OUTPUT} --json", accept_stage, file_help="a repairs file"),
         "gaps": sc.gaps_subcommand(PROG)})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
-         prog: str = PROG) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)
+main = sc.entry(COMMAND)

@@ -2,29 +2,27 @@
 beliefs that are due for review (with `--premises`, the premises against their sources),
 and `python -m engine.review accept FILE` to apply a verdicts file later.
 
-A thin skin over the shared stage machinery (engine/stages/, engine/cli/stage_cli.py): the
-StageCommand below, the review flags and the stage they configure, ReviewStage or, with
---premises or on a premise verdicts file, PremiseReviewStage. Exit codes: 0 ok, 1 a run
-that ended in error, 2 bad input or usage.
+The flags become a ReviewSettings (engine/review/stage.py) or, with --premises or on a
+premise verdicts file, a PremiseSettings and a source reader (engine/review_premises/);
+the run and accept are the shared ones (engine/stages/). Exit codes: 0 ok, 1 a run that
+ended in error, 2 bad input or usage.
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
-from engine.errors import InvalidInput
+from engine.cli.stage_flags import budget_flag, domain_flag, id_list, positive_int, root_flag
+from engine.cli.stage_flags import whole
+
+if TYPE_CHECKING:
+    from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
-
-USAGE = sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]", "accept FILE [options]")
-DESCRIPTION = ("Ask a chat model to judge each justification of the derived beliefs due for "
-               "review; write the verdicts to a file, or apply them (--auto): an unsound "
-               "justification gets a defeater in its outlist.")
-
 
 RUN_EXAMPLES = f"""\
 examples:
@@ -40,40 +38,30 @@ examples:
       check premises against the source lines they are pinned to, most depended-on first
 
 """ + sc.RUN_EXIT_CODES
-ACCEPT_EXAMPLES = sc.accept_examples(PROG, DEFAULT_OUTPUT, "--apply-suggestions --json")
 
 
-def _suggestion_flag(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+def _accept_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument("--apply-suggestions", action="store_true",
                    help="apply suggested narrowings and ALL->ANY splits (the original is kept, "
                         "defeated with reason `superseded by review`)")
-
-
-def _premises_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     p.add_argument("--premises", action="store_true",
                    help="check premises' claims against their pinned source lines instead "
                         "(confirmed: verified and re-pinned; misread: retracted; partial: "
                         "the narrower claim suggested)")
-    p.add_argument("--root", default=".", metavar="DIR",
-                   help="with --premises: source paths are relative to DIR (default: the "
-                        "current folder)")
-    p.add_argument("--source-tokens", type=sc.positive_int, default=1000, metavar="N",
+    root_flag(p, ".", "with --premises: source paths are relative to DIR (default: the "
+                      "current folder)")
+    p.add_argument("--source-tokens", type=positive_int, default=1000, metavar="N",
                    help="with --premises: source lines shown per premise, in tokens "
                         "(default 1000; a chunk over it is split and said so)")
 
 
-def _accept_flags(p: argparse.ArgumentParser) -> None:
-    _suggestion_flag(p)
-    _premises_flags(p)
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     what = p.add_argument_group("what to review")
-    sc.budget_flag(what, 20, "beliefs")
-    what.add_argument("--ids", type=sc.id_list, default=(), metavar="A,B",
+    budget_flag(what, 20, "beliefs")
+    what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
                       help="review only these IN derived beliefs (those without a current "
                            "review; with --all, each of them), none waiting for another")
-    what.add_argument("--min-depth", type=sc.non_negative_int, metavar="D",
+    what.add_argument("--min-depth", type=whole, metavar="D",
                       help="only derived beliefs at depth D or deeper (default 0; not with "
                            "--premises: a premise is at depth 0)")
     what.add_argument("--all", dest="review_all", action="store_true",
@@ -81,42 +69,41 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument("--no-wait", dest="wait", action="store_false",
                       help="review a belief whatever it rests on (by default a belief waits "
                            "until the derived beliefs it rests on are reviewed)")
-    sc.domain_flag(what)
-    _suggestion_flag(what)
-    _premises_flags(what)
+    domain_flag(what)
+    _accept_flags(what)
 
 
-def make_stage(args: argparse.Namespace, wiring: Any = None) -> Any:
-    file = getattr(args, "file", None)
-    if getattr(args, "premises", False) or (file and _premises_file(Path(file))):
-        return _premise_stage(args, wiring or sc.Wiring())
+def premise_stage(call: sc.StageCall, *, budget: int = 20, ids: tuple[str, ...] = (),
+                  review_all: bool = False, domain: str | None = None) -> LoopStage:
+    from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
+    from engine.sources.reader import SourceOptions
+
+    a = call.args
+    return PremiseReviewStage(call.parts.reader(Path(a.root), SourceOptions()), PremiseSettings(
+        budget, ids, review_all, a.apply_suggestions, domain, source_tokens=a.source_tokens))
+
+
+def run_stage(call: sc.StageCall) -> LoopStage:
     from engine.review.stage import ReviewSettings, ReviewStage
 
-    return ReviewStage(ReviewSettings(min_depth=getattr(args, "min_depth", None) or 0,
-                                      wait=getattr(args, "wait", True), **_scope(args)))
+    a = call.args
+    if a.premises:
+        return premise_stage(call, budget=a.budget, ids=a.ids, review_all=a.review_all,
+                             domain=a.domain)
+    return ReviewStage(ReviewSettings(a.budget, a.ids, a.review_all, a.apply_suggestions,
+                                      a.domain, a.min_depth or 0, a.wait))
 
 
-def _scope(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings both modes take (engine.review.stage.ReviewScope), from the flags."""
-    return {"budget": getattr(args, "budget", 20), "ids": tuple(getattr(args, "ids", ())),
-            "review_all": getattr(args, "review_all", False),
-            "apply_suggestions": args.apply_suggestions, "domain": getattr(args, "domain", None)}
-
-
-def _premises_file(path: Path) -> bool:
+def accept_stage(call: sc.StageCall) -> LoopStage:
+    from engine.review.stage import ReviewSettings, ReviewStage
     from engine.review_premises.proposals_file import holds_premise_verdicts
 
-    return holds_premise_verdicts(path)
+    if call.args.premises or holds_premise_verdicts(Path(call.args.file)):
+        return premise_stage(call)
+    return ReviewStage(ReviewSettings(apply_suggestions=call.args.apply_suggestions))
 
 
-def _premise_stage(args: argparse.Namespace, wiring: sc.Wiring) -> Any:
-    from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
-
-    return PremiseReviewStage((wiring.make_reader or sc.make_reader)(args), PremiseSettings(
-        source_tokens=args.source_tokens, **_scope(args)))
-
-
-def _not_due(details: Mapping[str, Any]) -> str:
+def _not_due(details: Mapping[str, object]) -> str:
     """Nothing due; with --premises, why the premises that name a source are not, counted."""
     from engine.review_premises.due import DUE
 
@@ -130,6 +117,8 @@ def _not_due(details: Mapping[str, Any]) -> str:
 
 
 def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    from engine.errors import InvalidInput
+
     sc.check_mode_args(p, args)
     if args.premises and not args.wait:
         raise InvalidInput("--no-wait is for derived beliefs: no premise waits for another",
@@ -141,18 +130,21 @@ def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 COMMAND = sc.StageCommand(
-    PROG, USAGE, DESCRIPTION, RUN_EXAMPLES,
+    PROG, sc.usage(PROG, "--model SPEC [options]", "--dry-run [options]",
+                   "accept FILE [options]"),
+    "Ask a chat model to judge each justification of the derived beliefs due for review; "
+    "write the verdicts to a file, or apply them (--auto): an unsound justification gets a "
+    "defeater in its outlist.", RUN_EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    rounds=sc.Rounds("review", make_stage, _not_due), check=check_args,
+    rounds=sc.Rounds("review", run_stage, _not_due), check=check_args,
     dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and apply them in one transaction, recorded as a review run.",
-        ACCEPT_EXAMPLES, make_stage, add_arguments=_accept_flags,
-        params=lambda args: {"apply_suggestions": args.apply_suggestions},
+        f"{DEFAULT_OUTPUT} --apply-suggestions --json", accept_stage,
+        add_arguments=_accept_flags,
+        params=lambda call: {"apply_suggestions": call.args.apply_suggestions},
         file_help="a verdicts file")})
 
 
-def main(argv: Sequence[str] | None = None, *, wiring: sc.Wiring | None = None,
-         prog: str = PROG) -> int:
-    return sc.stage_main(COMMAND, argv, wiring or sc.Wiring(), prog)
+main = sc.entry(COMMAND)

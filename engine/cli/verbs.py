@@ -1,70 +1,62 @@
 """The network's verbs on the command line: `add`, `add-justification`, `retract`, `assert`,
-`nogood`. Each calls one verb of engine/tms/ and reports what went IN and OUT. `propose`
-(engine/cli/proposals.py) builds its parsers from these same argument functions."""
+`nogood`, each one call of engine/service/network.py, its answer rendered. `propose`
+(proposals.py) builds its parsers from these same argument functions."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 
-from engine import tms
-from engine.cli import sources
-from engine.cli.command import (
-    Command,
-    id_argument,
-    justification_flags,
-    justifications_of,
-    report_change,
-)
-from engine.errors import InvalidInput
-from engine.sources.pinning import add_sourced
-from engine.tms import fragility
-from engine.tms.access import TAGS_KEY, parse_tags
+from engine.cli.arguments import justification_flags, local_path
+from engine.cli.command import Call, Command, id_argument, report_change, split_ids
 
 
-def fragile_report(belief_id: str, justifications: Sequence) -> tuple[dict, list[str]]:
-    """The justifications that hang on one belief, as report_change's `extra` and `notes`."""
-    found = fragility.fragile(justifications)
-    return ({"fragile": [f.as_dict() for f in found]} if found else {},
-            [f.line(belief_id) for f in found])
+def justifications_of(args: argparse.Namespace) -> tuple:
+    """The justification(s) --sl/--cp/--unless/--any/--label describe (none: a premise)."""
+    from engine.errors import InvalidInput
+    from engine.service.network import justifications
+
+    if args.sl and args.cp:
+        raise InvalidInput("give --sl or --cp, not both", field="justification")
+    return justifications(split_ids(args.sl or args.cp), unless=split_ids(args.unless),
+                          kind="CP" if args.cp else "SL", any_mode=args.any,
+                          label=args.label or "")
 
 
-def cmd_add(store, args) -> int:
-    justifications = justifications_of(args)
-    sourced = sources.sourced_of(args, store)  # the file read, hashed, the quote grounded
-    tags = parse_tags(args.access_tags) if args.access_tags else ()
-    metadata = {TAGS_KEY: list(tags)} if tags else None
-    ident = args.id
-    if args.namespace:
-        if sourced is not None:
-            raise InvalidInput("--namespace and --source do not go together", field="namespace")
-        from engine.agents.adding import add_in_namespace
-
-        ident, change = add_in_namespace(store, args.namespace, args.id, args.text,
-                                         justifications, source_url=args.source_url or "",
-                                         metadata=metadata)
-    elif sourced is None:
-        change = tms.add(store, ident, args.text, justifications,
-                         source_url=args.source_url or "", metadata=metadata)
-    else:
-        change = add_sourced(store, ident, args.text, justifications, sourced[0],
-                             source_url=args.source_url or "", metadata=metadata,
-                             root=sourced[1])
-    if not args.json and ident not in change.went_in:
-        named = sorted({ref for j in justifications for ref in j.mentions()})
-        missing = sorted(set(named) - set(tms.show_many(store, named)))
-        print(f"{ident} is OUT: no valid justification yet"
-              + (f" ({', '.join(missing)} not added yet: forward references)" if missing else ""))
-    return report_change(change, args, *fragile_report(ident, justifications))
+def fragile_notes(added) -> list[str]:
+    return [f.line(added.id) for f in added.fragile]
 
 
-def cmd_add_justification(store, args) -> int:
-    justifications = justifications_of(args)
-    return report_change(tms.add_justification(store, args.id, justifications), args,
-                         *fragile_report(args.id, justifications))
+def new_belief(args: argparse.Namespace):
+    """`add`'s options (and `propose add`'s) as the service takes them."""
+    from engine.service.network import NewBelief
+
+    return NewBelief(args.id, args.text, justifications_of(args), source=args.source or "",
+                     quote=args.quote, root=args.root, source_url=args.source_url or "",
+                     access_tags=args.access_tags or (), namespace=args.namespace)
 
 
-def cmd_retract(store, args) -> int:
-    change, restore = tms.retract_with_restorations(store, args.id, args.reason or "")
+def cmd_add(call: Call) -> int:
+    from engine.service import network
+
+    added = network.add(call.context, new_belief(call.args))
+    if not call.as_json and not added.is_in:
+        call.say(f"{added.id} is OUT: no valid justification yet"
+                 + (f" ({', '.join(added.not_added)} not added yet: forward references)"
+                    if added.not_added else ""))
+    return report_change(call, added, added.change, fragile_notes(added))
+
+
+def cmd_add_justification(call: Call) -> int:
+    from engine.service import network
+
+    added = network.add_justification(call.context, call.args.id, justifications_of(call.args))
+    return report_change(call, added, added.change, fragile_notes(added))
+
+
+def cmd_retract(call: Call) -> int:
+    from engine.service import network
+
+    done = network.retract(call.context, call.args.id, call.args.reason or "")
+    restore = done.restorations
     hinted = [r for r in restore.found if any(j.still_in for j in r.justifications)]
     notes = ["what would bring them back (antecedents still IN, and what each needs):"
              ] if hinted else []
@@ -72,27 +64,43 @@ def cmd_retract(store, args) -> int:
     if restore.unexamined:
         notes.append(f"({restore.unexamined} more went OUT, not examined for what would "
                      "bring them back)")
-    return report_change(change, args, {"restore": [r.as_dict() for r in restore.found],
-                                        **({"restore_unexamined": restore.unexamined}
-                                           if restore.unexamined else {})}, notes)
+    return report_change(call, done, done.change, notes)
 
 
-def cmd_assert(store, args) -> int:
-    return report_change(tms.assert_belief(store, args.id), args)
+def cmd_assert(call: Call) -> int:
+    from engine.service import network
+
+    done = network.assert_belief(call.context, call.args.id)
+    return report_change(call, done, done.change)
 
 
-def cmd_nogood(store, args) -> int:
-    ident, change = tms.add_nogood_with_id(store, args.ids, args.name)
-    if not args.json:
-        print(f"nogood {ident}: {', '.join(dict.fromkeys(args.ids))} must not all be IN")
-    return report_change(change, args, {"id": ident})
+def cmd_nogood(call: Call) -> int:
+    from engine.service import network
+
+    done = network.nogood(call.context, call.args.ids, call.args.name)
+    if not call.as_json:
+        call.say(f"nogood {done.id}: {', '.join(done.members)} must not all be IN")
+    return report_change(call, done, done.change)
+
+
+def source_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--source", metavar="PATH[:A-B]",
+                   help="the file the belief was observed in (lines A-B), relative to the "
+                        "memory's root: read and hashed now, so `sources stale` sees when "
+                        "its lines change")
+    p.add_argument("--quote", metavar="TEXT",
+                   help="words of the source that state the belief; refused unless they occur "
+                        "in those lines (then the pin is the quote's own lines)")
+    p.add_argument("--root", metavar="DIR", type=local_path,
+                   help="the folder source paths are relative to (default: the root the "
+                        "memory recorded, else the current folder, recorded then)")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id")
     p.add_argument("text")
     justification_flags(p)
-    sources.add_source_arguments(p)  # --source PATH[:A-B], --quote, --root
+    source_arguments(p)
     p.add_argument("--source-url", help="a URL for the source")
     p.add_argument("--access-tags", metavar="TAGS",
                    help="comma-separated access tags (who may see it), e.g. finance,hr")

@@ -53,7 +53,7 @@ class PairAnswer:
     def key(self) -> str:
         return f"pair {self.pair}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"pair": self.pair, "verdict": self.verdict, "a": self.a, "b": self.b,
                 "sha_a": self.sha_a, "sha_b": self.sha_b, "comment": self.comment}
 
@@ -81,7 +81,7 @@ def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
     return answer_again(diagnostics, what="pair", answer_format=FORMAT)
 
 
-def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, Any]:
+def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, object]:
     item: dict[str, Any] = {
         "type": "object",
         "properties": {"pair": {"type": "integer", "enum": [p.n for p in pairs]},
@@ -90,7 +90,7 @@ def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, Any]
         "required": ["pair", "verdict", "comment"],
         "additionalProperties": False,
     }
-    listing: dict[str, Any] = {"type": "array", "items": item}
+    listing: dict[str, object] = {"type": "array", "items": item}
     if bounded:
         item["properties"]["comment"]["maxLength"] = 300
         listing.update(minItems=len(pairs), maxItems=len(pairs))

@@ -12,21 +12,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
 
 from engine.contradictions.pairs import PAIRS, PairAnswer, ShownPair
-from engine.dedup.stage import CandidateSource, stale_member
 from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change
 from engine.pairs.candidates import current_verdicts
-from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
+from engine.pairs.nogood_pairs import ContradictionTx, has_nogood_over, record_contradiction
 from engine.pairs.records import PairVerdict
+from engine.pairs.source import CandidateSource, stale_member
 from engine.pairs.stage import GroupStage
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Action, AppliedEntry
-from engine.store import GraphTx, Store
+from engine.stages.stage import Action, AppliedEntry, Parsed, Stage
+from engine.store import Store
 
 DEFAULT_THRESHOLD = 0.6  # cosine: lower than dedup's, contradicting claims share a subject
 DEFAULT_BATCH = 20  # pairs per round
@@ -91,12 +90,13 @@ class PairSource:
         return pairs, shas
 
 
-class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair, PairAnswer]):
+class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair, PairAnswer,
+                                     ContradictionTx]):
     name = "contradictions"
     reply = PAIRS
 
     def due_groups(self, store: Store, busy: frozenset[str]
-                   ) -> tuple[tuple[ShownPair, ...], dict[str, Any]]:
+                   ) -> tuple[tuple[ShownPair, ...], dict[str, object]]:
         # A pair with a belief in a round in flight waits: a nogood over them may take it OUT.
         pairs, shas = self.source.open_pairs(store)
         due = self.first_due(pairs, lambda p: (p[0], p[1]), busy)
@@ -104,13 +104,13 @@ class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair
                       for k, (a, b, why) in enumerate(due, 1))
         return shown, {"pairs": len(shown), "candidates": len(pairs)}
 
-    def fault(self, tx: GraphTx, item: PairAnswer) -> str:
+    def fault(self, tx: ContradictionTx, item: PairAnswer) -> str:
         stale = stale_member(tx, (item.a, item.b), (item.sha_a, item.sha_b))
         if not stale and item.verdict == "CONTRADICTION" and has_nogood_over(tx, item.a, item.b):
             return "a nogood over the pair exists already"
         return stale
 
-    def write(self, tx: GraphTx, valid: Sequence[PairAnswer], run: RunRecord,
+    def write(self, tx: ContradictionTx, valid: Sequence[PairAnswer], run: RunRecord,
               record: RoundRecord, at: str) -> tuple[list[AppliedEntry], Change]:
         change = Change()
         entries: list[AppliedEntry] = []
@@ -137,3 +137,6 @@ class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair
             {"pairs": [i.as_dict() for i in items]},
             [[f"- pair {i.pair}: `{i.a}` and `{i.b}`: {i.verdict}" for i in items]],
         ).render(run, command)
+
+
+_STAGE: type[Stage[PairAnswer, Parsed[PairAnswer], ContradictionTx]] = ContradictionsStage

@@ -50,12 +50,12 @@ def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
     return answer_again(diagnostics, what="cluster", answer_format=FORMAT)
 
 
-def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str, Any]:
+def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str, object]:
     """The reply as JSON Schema: cluster numbers and ids limited to what was shown.
     `bounded` adds the count and length limits a grammar needs; without them every property
     is required and no other is allowed (OpenAI's strict mode)."""
     ids = sorted({i for c in clusters for i in c.members})
-    id_schema: dict[str, Any] = {"type": "string", "enum": ids}
+    id_schema: dict[str, object] = {"type": "string", "enum": ids}
     item: dict[str, Any] = {
         "type": "object",
         "properties": {
@@ -79,7 +79,7 @@ def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str
     else:
         del item["properties"]["contradicts"]["items"]["minItems"]
         del item["properties"]["contradicts"]["items"]["maxItems"]
-    listing: dict[str, Any] = {"type": "array", "items": item}
+    listing: dict[str, object] = {"type": "array", "items": item}
     if bounded:
         listing.update(minItems=len(clusters), maxItems=len(clusters))
     return {"type": "object", "properties": {REPLY_KEY: listing}, "required": [REPLY_KEY],

@@ -12,40 +12,34 @@ it again; this run does not show it twice.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any
 
 from engine.dedup.merge import choose_keep, merge_in, rests_on
 from engine.dedup.prompt import CLUSTERS
 from engine.dedup.proposals_file import render
 from engine.dedup.verdicts import ClusterVerdict, ShownCluster
-from engine.embedding.cache import Embedder, VectorCache, text_sha256
 from engine.errors import InvalidInput
-from engine.model import Change, Truth
-from engine.pairs.candidates import (
-    SEARCHES,
-    Cluster,
-    Pair,
-    complete_link,
-    current_verdicts,
-    embedding_pairs,
-    id_token_pairs,
-    unjudged,
-)
-from engine.pairs.nogood_pairs import has_nogood_over, record_contradiction
+from engine.model import Change
+from engine.pairs.candidates import Cluster, complete_link
+from engine.pairs.nogood_pairs import ContradictionTx, has_nogood_over, record_contradiction
 from engine.pairs.records import PairVerdict
+from engine.pairs.source import (
+    DEFAULT_ID_THRESHOLD,
+    DEFAULT_K,
+    CandidateSource,
+    check_nearness,
+    stale_member,
+)
 from engine.pairs.stage import GroupStage
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Action, AppliedEntry
-from engine.store import GraphTx, Store
+from engine.stages.stage import Action, AppliedEntry, Parsed, Stage
+from engine.store import Store
 from engine.tms.records import TmsTx
 
 # Cosine of all-MiniLM-L6-v2 embeddings, measured on the two real networks (docs/dedup.md).
 DEFAULT_THRESHOLD = 0.85
-DEFAULT_ID_THRESHOLD = 0.6  # id-token Jaccard, for --by-id
-DEFAULT_K = 10
 DEFAULT_MAX_CLUSTER = 8
 DEFAULT_BATCH = 10  # clusters per round
 
@@ -66,79 +60,37 @@ class DedupOptions:
             return self.threshold
         return DEFAULT_ID_THRESHOLD if self.by_id else DEFAULT_THRESHOLD
 
-    def check(self) -> "DedupOptions":
-        low = 0.0 if self.by_id else -1.0
-        if not low < self.cutoff <= 1.0:
-            raise InvalidInput(f"--threshold must be in ({low:g}, 1], not {self.cutoff:g}",
-                               field="threshold", value=self.cutoff)
-        if self.search not in SEARCHES:
-            raise InvalidInput(f"--search is one of {', '.join(SEARCHES)}, not {self.search!r}",
-                               field="search", value=self.search)
-        for name, value, least in (("k", self.k, 1), ("max-cluster", self.max_cluster, 2),
+    def check(self) -> DedupOptions:
+        check_nearness(self)
+        for name, value, least in (("max-cluster", self.max_cluster, 2),
                                    ("batch", self.batch, 1)):
             if value < least:
                 raise InvalidInput(f"--{name} must be at least {least}, not {value}",
                                    field=name, value=value)
         return self
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"threshold": self.cutoff, "k": self.k, "max_cluster": self.max_cluster,
                 "by_id": self.by_id, "batch": self.batch, "search": self.search}
 
 
-@dataclass
-class CandidateSource:
-    """Neighbour pairs among the IN beliefs, computed once per run (the expensive part) and
-    filtered by what the store says now on every call."""
-
-    options: DedupOptions
-    embedder: Embedder | None = None
-    cache: VectorCache | None = None
-    progress: Callable[[int, int], None] | None = None
-    stage: str = "dedup"
-    _pairs: list[Pair] | None = field(default=None, init=False)
-
-    def pairs(self, store: Store, pool: Sequence[tuple[str, str]]) -> list[Pair]:
-        if self._pairs is None:
-            if self.options.by_id:
-                self._pairs = id_token_pairs([i for i, _ in pool], threshold=self.options.cutoff,
-                                             k=self.options.k)
-            else:
-                if self.embedder is None:
-                    raise InvalidInput("candidates by meaning need an embedder; use --by-id "
-                                       "for a network without embeddings", field="by_id")
-                self._pairs = embedding_pairs(store, self.embedder, pool,
-                                              threshold=self.options.cutoff, k=self.options.k,
-                                              search=self.options.search, cache=self.cache,
-                                              progress=self.progress)
-        return self._pairs
-
-    def open_pairs(self, store: Store) -> tuple[list[Pair], dict[str, str]]:
-        """The pairs of IN beliefs not judged on their current texts, and every IN belief's
-        text sha256."""
-        pool = store.read(lambda tx: tx.in_belief_texts())
-        shas = {i: text_sha256(t) for i, t in pool}
-        pairs = self.pairs(store, pool)
-        judged = current_verdicts(store.read(lambda tx: tx.pair_verdicts(self.stage)), shas)
-        live = [p for p in unjudged(pairs, judged) if p.a in shas and p.b in shas]
-        return live, shas
-
-
-def find_clusters(store: Store, source: CandidateSource) -> tuple[list[Cluster], dict[str, str]]:
+def find_clusters(store: Store, source: CandidateSource, max_cluster: int = DEFAULT_MAX_CLUSTER
+                  ) -> tuple[list[Cluster], dict[str, str]]:
     """`--candidates`: the complete-link clusters a run would ask about, strongest first."""
     live, shas = source.open_pairs(store)
-    return complete_link(live, source.options.max_cluster), shas
+    return complete_link(live, max_cluster), shas
 
 
-class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, ClusterVerdict]):
+class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, ClusterVerdict,
+                            ContradictionTx]):
     name = "dedup"
     reply = CLUSTERS
 
     # --- one round's view ---------------------------------------------------------------
     def due_groups(self, store: Store, busy: frozenset[str]
-                   ) -> tuple[tuple[ShownCluster, ...], dict[str, Any]]:
+                   ) -> tuple[tuple[ShownCluster, ...], dict[str, object]]:
         # A cluster with a belief in a round in flight waits: its merges may change it.
-        clusters, shas = find_clusters(store, self.source)
+        clusters, shas = find_clusters(store, self.source, self.options.max_cluster)
         due = self.first_due(clusters, lambda c: c.members, busy)
         shown = tuple(ShownCluster(k, c.members, tuple(shas[i] for i in c.members), c.score)
                       for k, c in enumerate(due, 1))
@@ -146,7 +98,7 @@ class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, Cluster
         return shown, {**strategy, "clusters": len(shown), "candidates": len(clusters)}
 
     # --- validation and apply -----------------------------------------------------------
-    def fault(self, tx: GraphTx, item: ClusterVerdict) -> str:
+    def fault(self, tx: ContradictionTx, item: ClusterVerdict) -> str:
         stale = stale_member(tx, item.members, item.shas)
         if stale:
             return stale
@@ -158,7 +110,7 @@ class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, Cluster
                             "circular")
         return ""
 
-    def write(self, tx: GraphTx, valid: Sequence[ClusterVerdict], run: RunRecord,
+    def write(self, tx: ContradictionTx, valid: Sequence[ClusterVerdict], run: RunRecord,
               record: RoundRecord, at: str) -> tuple[list[AppliedEntry], Change]:
         change = Change()
         entries: list[AppliedEntry] = []
@@ -209,15 +161,4 @@ def _keep(tx: TmsTx, v: ClusterVerdict) -> str:
     return choose_keep(v.same, v.keep, beliefs, tx.dependent_counts(v.same))
 
 
-def stale_member(tx: TmsTx, members: Sequence[str], shas: Sequence[str]) -> str:
-    """Why beliefs judged with these text hashes are no longer what was judged ("" if none)."""
-    beliefs = tx.get_beliefs(members)
-    for i, sha in zip(members, shas):
-        b = beliefs.get(i)
-        if b is None:
-            return f"`{i}` no longer exists"
-        if b.truth != Truth.IN:
-            return f"`{i}` is no longer IN"
-        if text_sha256(b.text) != sha:
-            return f"the text of `{i}` changed since it was judged"
-    return ""
+_STAGE: type[Stage[ClusterVerdict, Parsed[ClusterVerdict], ContradictionTx]] = DedupStage

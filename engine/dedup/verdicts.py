@@ -48,7 +48,7 @@ class ClusterVerdict:
     def key(self) -> str:
         return f"cluster {self.cluster}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"cluster": self.cluster, "verdict": self.verdict, "keep": self.keep,
                 "same": list(self.same), "contradicts": [list(p) for p in self.contradicts],
                 "comment": self.comment, "members": list(self.members),
@@ -144,7 +144,7 @@ def _read_item(reading: _Reading, k: int, obj: Any,
         comment=comment[:MAX_COMMENT] if isinstance(comment, str) else "")
 
 
-def _strings(value: Any) -> tuple[str, ...] | None:
+def _strings(value: object) -> tuple[str, ...] | None:
     if value is None:
         return ()
     if isinstance(value, list) and all(isinstance(x, str) for x in value):

@@ -5,7 +5,7 @@ the tests build it, the stage reads it, and engine/derive/run.derive takes it.""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from engine.derive.prompt import PromptOptions
 from engine.derive.validate import ValidationRules
@@ -14,7 +14,22 @@ from engine.stages.run import RunOptions
 if TYPE_CHECKING:
     from engine.derive.sampling import Sampler
 
-ACCEPT_COMMAND = "python -m engine.derive accept"
+
+@dataclass(frozen=True)
+class SamplerOptions:
+    """Which premises each round shows: the strategy (engine/derive/sampling's STRATEGIES),
+    at most `budget` lines, the seed, and for the cluster strategies how many clusters and
+    which local embedding model (None: the packaged one)."""
+
+    strategy: str = "alphabetical"
+    budget: int = 300
+    seed: int | None = None
+    n_clusters: int | None = None
+    embedding_model: str | None = None
+
+    @property
+    def clustered(self) -> bool:
+        return self.strategy in ("cluster", "intra-cluster")
 
 
 @dataclass(frozen=True)
@@ -28,7 +43,7 @@ class DeriveOptions(RunOptions):
     def prompt_options(self) -> PromptOptions:
         return PromptOptions(self.domain, self.topic, self.rules.min_antecedents)
 
-    def all_params(self) -> dict[str, Any]:
+    def all_params(self) -> dict[str, object]:
         """The run's settings, then `params` (the entry point's, as given) over them."""
         base = {
             "budget": self.budget, "domain": self.domain, "topic": self.topic,
@@ -51,9 +66,8 @@ class DeriveOptions(RunOptions):
 
     def for_sampler(self, sampler: "Sampler | None") -> DeriveOptions:
         """These options as the run loop takes them: the dry-round limit for this sampler,
-        the accept command, every parameter."""
-        accept = self.accept_command or ACCEPT_COMMAND
-        if self.output and not self.accept_command:
-            accept = f"{ACCEPT_COMMAND} {self.output}"
-        return replace(self, dry_rounds=self.dry_round_limit(sampler), accept_command=accept,
-                       params=self.all_params())
+        every parameter (the seed the sampler drew, when none was given)."""
+        params = self.all_params()
+        if params.get("seed") is None and sampler is not None and sampler.seed is not None:
+            params["seed"] = sampler.seed
+        return replace(self, dry_rounds=self.dry_round_limit(sampler), params=params)

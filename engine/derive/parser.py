@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.derive.proposals import Mode, Proposal, ProposalKind
 from engine.stages.replies import Diagnostic
@@ -81,7 +80,7 @@ class ParseResult:
     def diagnostics(self) -> list[Diagnostic]:
         return self.rejected + self.notes
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "blocks": self.blocks,
             "parsed": len(self.proposals),

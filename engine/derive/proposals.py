@@ -7,7 +7,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 NO_PROPOSALS = "NO PROPOSALS"
 EXAMPLE_ID = "auth-jwt-is-bottleneck"  # the format's example of a new id
@@ -66,7 +65,7 @@ class Proposal:
     def key(self) -> str:
         return self.id
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {
             "kind": self.kind.value,
             "id": self.id,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from engine.derive.parser import parse_reply
 from engine.stages.contract import RoundContract
@@ -18,7 +17,7 @@ NEW_ID_PATTERN = "^[a-z0-9][a-z0-9._:-]{0,199}$"
 FIELDS = ("kind", "id", "conclusion", "antecedents", "unless", "mode", "label")
 
 
-def proposal_schema(contract: RoundContract, *, bounded: bool = True) -> dict[str, Any]:
+def proposal_schema(contract: RoundContract, *, bounded: bool = True) -> dict[str, object]:
     """The JSON schema of a round's reply.
 
     Every property is required and no others are allowed (OpenAI's strict subset); a DERIVE
@@ -27,26 +26,26 @@ def proposal_schema(contract: RoundContract, *, bounded: bool = True) -> dict[st
     OpenAI strict mode, which does not accept all of them.
     """
     ids = sorted(set(contract.allowed_ids))
-    id_item: dict[str, Any] = {"type": "string", "enum": ids}
-    antecedents: dict[str, Any] = {
+    id_item: dict[str, object] = {"type": "string", "enum": ids}
+    antecedents: dict[str, object] = {
         "type": "array",
         "items": id_item,
         "description": f"existing belief ids the conclusion rests on, at least "
         f"{contract.min_antecedents}, only load-bearing ones",
     }
-    unless: dict[str, Any] = {
+    unless: dict[str, object] = {
         "type": "array",
         "items": id_item,
         "description": "GATE only: existing ids whose being IN defeats the conclusion; "
         "empty for DERIVE",
     }
-    new_id: dict[str, Any] = {
+    new_id: dict[str, object] = {
         "type": "string",
         "description": "id of the new belief: lower case letters, digits and . _ : -",
     }
-    conclusion: dict[str, Any] = {"type": "string", "description": "one-sentence conclusion"}
-    label: dict[str, Any] = {"type": "string", "description": "short label"}
-    proposals: dict[str, Any] = {"type": "array"}
+    conclusion: dict[str, object] = {"type": "string", "description": "one-sentence conclusion"}
+    label: dict[str, object] = {"type": "string", "description": "short label"}
+    proposals: dict[str, object] = {"type": "array"}
     if bounded:
         antecedents |= {
             "minItems": contract.min_antecedents,

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engine.clock import utc_now
-from engine.derive.options import ACCEPT_COMMAND, DeriveOptions
+from engine.derive.options import DeriveOptions
 from engine.derive.stage import DeriveStage
 from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile
@@ -26,7 +26,7 @@ from engine.store import Store
 if TYPE_CHECKING:
     from engine.derive.sampling import Sampler
 
-__all__ = ["ACCEPT_COMMAND", "DeriveOptions", "derive", "preview_prompt"]
+__all__ = ["DeriveOptions", "derive", "preview_prompt"]
 
 
 def preview_prompt(store: Store, sampler: "Sampler", options: DeriveOptions) -> Prompt:

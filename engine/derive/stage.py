@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from engine.derive.apply import apply_proposals
+from engine.derive.apply import DeriveApplyTx, apply_proposals
 from engine.derive.options import DeriveOptions
 from engine.derive.parser import ParseResult, parse_reply
 from engine.derive.prompt import build_prompt
@@ -18,8 +18,9 @@ from engine.stages.contract import RoundContract
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.replies import retry_message
-from engine.stages.stage import Applied, KeyedItems, Prompt, RoundInput
-from engine.store import GraphTx, Store
+from engine.stages.stage import Applied, KeyedItems, Prompt, RoundInput, Stage
+from engine.store import Store
+from engine.tms.records import TmsTx
 
 if TYPE_CHECKING:
     from engine.derive.sampling import Sampler
@@ -77,11 +78,11 @@ class DeriveStage(KeyedItems):
     def combine(self, first: ParseResult, second: ParseResult) -> ParseResult:
         return second
 
-    def check(self, tx: GraphTx, items: Sequence[Proposal], shown: RoundInput | None
+    def check(self, tx: TmsTx, items: Sequence[Proposal], shown: RoundInput | None
               ) -> Validation:
         return validate_proposals(items, read_facts(tx, items), self.options.rules)
 
-    def apply(self, tx: GraphTx, items: Sequence[Proposal], shown: RoundInput | None,
+    def apply(self, tx: DeriveApplyTx, items: Sequence[Proposal], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         return apply_proposals(tx, self.check(tx, items, shown), run, record)
 
@@ -90,3 +91,7 @@ class DeriveStage(KeyedItems):
             self.name, "Proposed derivations", f"{len(items)} proposal(s)",
             how="Delete the blocks you do not want, then apply the rest with:",
             block_text=render_proposals(items)).render(run, command)
+
+
+# The store parts derive reads and writes (mypy holds the stage to them).
+_STAGE: type[Stage[Proposal, ParseResult, DeriveApplyTx]] = DeriveStage

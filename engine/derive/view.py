@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from engine.model import Belief, Status
-from engine.negatives.due import current_negatives
-from engine.negatives.records import NegativeCandidate
 from engine.reading.records import SearchTx
+from engine.stages.problems import current_negatives
+from engine.stages.records import NegativeCandidate
 from engine.stages.provenance import ProvenanceTx
 from engine.store import Store
 

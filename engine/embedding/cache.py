@@ -15,13 +15,13 @@ starts fast too. The vectors are numpy arrays (numpy comes with the embeddings e
 """
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from engine.change_records import ChangeEntry
 from engine.embedding.records import StoredEmbedding
 from engine.errors import ModelError
+from engine.model import text_sha256
 from engine.optional import numpy_module
 from engine.store import Store
 
@@ -125,10 +125,6 @@ class MemoryVectorCache:
 
     def put(self, model: str, shas: Sequence[str], rows: Any) -> None:
         self._tables.setdefault(model, VectorTable()).add(shas, rows)
-
-
-def text_sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def ensure_embeddings(

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -22,8 +21,8 @@ class ProposedPremise:
     def key(self) -> str:
         return self.id
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "claim": self.claim, "quote": self.quote}
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"id": self.id, "claim": self.claim, "quote": self.quote}
         if self.source:
             out.update(source=self.source, lines=list(self.lines) if self.lines else None,
                        source_hash=self.source_hash, chunk=self.chunk)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.sources.reader import Chunk
 from engine.stages.stage import Prompt
@@ -37,7 +36,7 @@ class ChunkView:
     drawn: Sequence[tuple[str, str]] = ()  # (id, text) of beliefs already from this source
     nearest: Sequence[tuple[str, str, float]] = ()  # (id, text, score) nearest the chunk
     embeddings: bool = False  # whether `nearest` could be looked up at all
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, object] = field(default_factory=dict)
 
 
 def numbered(chunk: Chunk) -> str:
@@ -109,12 +108,12 @@ def quotable_lines(chunk: Chunk) -> list[str]:
 
 
 def reply_schema(max_premises: int, *, bounded: bool,
-                 quotes: Sequence[str] = ()) -> dict[str, Any]:
+                 quotes: Sequence[str] = ()) -> dict[str, object]:
     """The JSON schema of a reply: `bounded` for grammars (counts and lengths capped, so a
     constrained reply is finite, and with `quotes` the quote one of the chunk's lines, so a
     constrained decoder can only quote the file), else the strict form (every property
     required, no others; the quote free text, checked by validation)."""
-    string: dict[str, Any] = {"type": "string"}
+    string: dict[str, object] = {"type": "string"}
     item = {
         "type": "object",
         "properties": {
@@ -126,14 +125,14 @@ def reply_schema(max_premises: int, *, bounded: bool,
         "required": ["id", "claim", "quote"],
         "additionalProperties": False,
     }
-    premises: dict[str, Any] = {"type": "array", "items": item}
+    premises: dict[str, object] = {"type": "array", "items": item}
     if bounded:
         premises["maxItems"] = max_premises
     return {"type": "object", "properties": {"premises": premises}, "required": ["premises"],
             "additionalProperties": False}
 
 
-def _quote_schema(bounded: bool, quotes: Sequence[str]) -> dict[str, Any]:
+def _quote_schema(bounded: bool, quotes: Sequence[str]) -> dict[str, object]:
     if not bounded:
         return {"type": "string"}
     if quotes:
@@ -190,7 +189,7 @@ def claim_id(claim: str) -> str:
                                                               else ["source", "claim"])
 
 
-def extractive_schema(chunk: Chunk, max_premises: int) -> dict[str, Any] | None:
+def extractive_schema(chunk: Chunk, max_premises: int) -> dict[str, object] | None:
     """The reply schema for a grammar-bound local model, which cannot be trusted to write a
     claim in its own words: each premise is one sentence of the chunk, quoted as it stands,
     with the id built from its words (`chunk_sentences`, `claim_id`); the model only

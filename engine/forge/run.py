@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.forge.stage import ForgeStage, PlannedChunk
@@ -46,7 +45,7 @@ class Plan:
     pending: tuple[PlannedChunk, ...]
     chunks: int  # in all the sources
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"sources": len(self.sources), "new": list(self.new),
                 "changed": [s.path for s in self.changed], "chunks": self.chunks,
                 "pending": len(self.pending)}
@@ -88,28 +87,29 @@ class ForgeRunOptions:
     max_rounds: int | None = None  # at most this many chunks in this run
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
-    accept_command: str = "python -m engine.forge accept"
-    params: Mapping[str, Any] = field(default_factory=dict)
+    accept_command: str = ""  # how to apply the proposals file, printed in it
+    params: Mapping[str, object] = field(default_factory=dict)
     parallel: int = 1  # chunks whose model calls are in flight at once
+    umask: int | None = None  # the caller's, for the proposals file (None: this process's)
 
 
 @dataclass
 class ForgeReport(RunReport):
     """The shared run report, with what forge read and reconciled."""
 
-    plan: dict[str, Any] = field(default_factory=dict)
+    plan: dict[str, object] = field(default_factory=dict)
     skipped_files: list[dict[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     reconciled: list[Reconciled] = field(default_factory=list)
 
-    def grounding(self) -> dict[str, Any]:
+    def grounding(self) -> dict[str, object]:
         found = sum(len(r.proposals) for r in self.rounds)
         not_grounded = sum(1 for r in self.rounds for s in r.skipped
                            if s.reason.startswith(NOT_GROUNDED))
         return {"proposed": found, "not_grounded": not_grounded,
                 "grounded_share": round(1 - not_grounded / found, 3) if found else None}
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {**super().to_json(), "plan": self.plan, "skipped_files": self.skipped_files,
                 "notes": self.notes, "reconciled": [r.as_dict() for r in self.reconciled],
                 "grounding": self.grounding()}
@@ -151,8 +151,9 @@ def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], F
     todo = list(plan.pending)[:options.max_rounds]
     run_options = RunOptions(
         model=options.model, auto=options.auto, calls=options.calls, output=options.output,
-        accept_command=f"{options.accept_command} {options.output}", params=options.params,
-        planned_rounds=len(todo), proposals_of_every_round=True, parallel=options.parallel)
+        accept_command=options.accept_command, params=options.params,
+        planned_rounds=len(todo), proposals_of_every_round=True, parallel=options.parallel,
+        umask=options.umask)
     result = run_stage(store, make_stage(todo), model_for_round, run_options,
                        report_file=report_file, progress=progress, cost=cost, now=now,
                        report=report)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.embedding.cache import Embedder, text_sha256
 from engine.embedding.records import StoredEmbedding
@@ -35,20 +35,27 @@ from engine.embedding.records import VectorTx
 from engine.sources.records import SourcePin, SourceRecord, SourceRecords
 from engine.stages.contract import JsonReply, RoundContract
 from engine.stages.proposals_file import ProposalsFile
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.replies import retry_message
 from engine.stages.stage import Applied, AppliedEntry, Checked, KeyedItems, Parsed
-from engine.stages.stage import Prompt, RoundInput
-from engine.store import GraphTx, Store
+from engine.stages.stage import Prompt, RoundInput, Stage
+from engine.store import Store
 from engine.tms.kernel import add_beliefs_in
-from engine.tms.records import TmsTx
+from engine.tms.records import ResolutionTx, TmsTx
 
 NEAREST = 8  # existing beliefs shown as nearest to a chunk
 
 
 class ChunkViewTx(TmsTx, SourceRecords, VectorTx, Protocol):
     """What a chunk's view reads: the premises already drawn from its file (SourceRecords,
-    TmsTx) and the beliefs nearest each quote (VectorTx)."""
+    TmsTx) and the beliefs nearest each quote (VectorTx); and what checking a premise reads
+    (the ids taken, the nearest belief)."""
+
+
+class ForgeApplyTx(ChunkViewTx, ResolutionTx, ProvenanceTx, Protocol):
+    """What a forge round writes: the premises with their propagation (ResolutionTx), their
+    sources and pins (SourceRecords), their embeddings (VectorTx), the PROPOSED edges from
+    the round (ProvenanceTx)."""
 
 
 @dataclass(frozen=True)
@@ -153,7 +160,7 @@ class ForgeStage(KeyedItems):
         return second
 
     # --- validation and apply ------------------------------------------------------------
-    def check(self, tx: GraphTx, items: Sequence[ProposedPremise],
+    def check(self, tx: ChunkViewTx, items: Sequence[ProposedPremise],
               shown: RoundInput | None) -> Checked[ProposedPremise]:
         ground_of = self._ground_for_round(shown) if shown is not None else self._ground_in_file()
         existing = tx.existing_ids([p.id for p in items if p.id])
@@ -172,8 +179,7 @@ class ForgeStage(KeyedItems):
 
     @staticmethod
     def _ground_for_round(shown: RoundInput) -> Callable[[ProposedPremise], Ground | str]:
-        planned: PlannedChunk = shown.context
-        ground = planned.ground
+        ground = _planned(shown).ground
         return lambda p: ground
 
     def _ground_in_file(self) -> Callable[[ProposedPremise], Ground | str]:
@@ -193,7 +199,7 @@ class ForgeStage(KeyedItems):
 
         return ground_of
 
-    def apply(self, tx: GraphTx, items: Sequence[ProposedPremise], shown: RoundInput | None,
+    def apply(self, tx: ForgeApplyTx, items: Sequence[ProposedPremise], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
 
         checked = self.check(tx, items, shown)
@@ -228,7 +234,7 @@ class ForgeStage(KeyedItems):
     @staticmethod
     def _belief(p: ProposedPremise, run: RunRecord, record: RoundRecord, at: str,
                 access_tags: tuple[str, ...] = ()) -> Belief:
-        metadata: dict[str, Any] = {"source_type": "forge", "quote": clean_quote(p.quote),
+        metadata: dict[str, object] = {"source_type": "forge", "quote": clean_quote(p.quote),
                                     "lines": list(p.lines or ()), "chunk": p.chunk,
                                     "forge_run": run.id, "forge_round": record.round}
         if access_tags:
@@ -244,7 +250,7 @@ class ForgeStage(KeyedItems):
         stored = {s.path: s for s in tx.sources()}
         touched: dict[str, tuple[SourceText, set[str]]] = {}
         if shown is not None:
-            planned: PlannedChunk = shown.context
+            planned = _planned(shown)
             touched[planned.source.path] = (planned.source, {planned.chunk.sha256})
         for p in valid:
             if p.source in touched:
@@ -274,3 +280,13 @@ class ForgeStage(KeyedItems):
 def _summary(p: ProposedPremise) -> list[str]:
     where = f"{p.source}, lines {p.lines[0]}-{p.lines[1]}" if p.source and p.lines else p.source
     return [f"### {p.id}" + (f" ({where})" if where else ""), p.claim]
+
+
+
+def _planned(shown: RoundInput) -> PlannedChunk:
+    """The chunk a round of forge showed."""
+    if not isinstance(shown.context, PlannedChunk):
+        raise TypeError("a forge round shows one planned chunk")
+    return shown.context
+
+_STAGE: type[Stage[ProposedPremise, Parsed[ProposedPremise], ForgeApplyTx]] = ForgeStage

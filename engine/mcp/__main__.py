@@ -1,5 +1,5 @@
 import sys
 
-from engine.cli.mcp import main
+from engine.mcp.server import main
 
 sys.exit(main())

@@ -11,7 +11,6 @@ refused by name.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
@@ -22,7 +21,6 @@ from engine.memory.images import belief_of
 from engine.memory.records import Image
 from engine.model import Belief, Nogood, Status, Truth
 from engine.store import Store
-from engine.tms.labelling import labels_from_scratch
 from engine.tms.records import BeliefFilter, Network
 
 T = TypeVar("T")
@@ -183,9 +181,8 @@ class TargetedView:
             found = self._definitions(named)
             seen.update(found)
             frontier = set(found)
-        labels = labels_from_scratch(seen)  # an upstream holds all its labels depend on
-        return {i: dataclasses.replace(b, truth=labels[i].truth, depth=labels[i].depth)
-                for i, b in seen.items()}
+        # an upstream holds all its labels and tags depend on
+        return history.labelled_then(seen)
 
     def get_beliefs(self, ids: Iterable[str]) -> dict[str, Belief]:
         wanted = set(ids)

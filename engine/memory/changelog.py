@@ -12,7 +12,6 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -49,7 +48,7 @@ class DiffRow:
     now: Truth | None
     definition: str  # "added" | "removed" | "changed" | ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "then": self.then.value if self.then else None,
                 "now": self.now.value if self.now else None, "definition": self.definition}
 
@@ -170,15 +169,13 @@ def prune(store: Store, before: str) -> int:
 
 
 # --- who a server's call is by ---------------------------------------------------------
-CALLER: ContextVar[str] = ContextVar("eem_caller", default="")
-
-
 class ActingStore:
-    """A store whose writes are by the current caller (CALLER, set per call by a server:
-    the MCP client's name and token label) when the entry names no actor of its own."""
+    """A store whose writes are by `actor` when the entry names no actor of its own (a
+    server's per-call actor: the MCP client's name and token label)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, actor: str) -> None:
         self._store = store
+        self._actor = actor
 
     def init_schema(self) -> dict[str, int]:
         return self._store.init_schema()
@@ -187,11 +184,9 @@ class ActingStore:
         return self._store.read(work)
 
     def write(self, work: Callable[[Any], T], entry: ChangeEntry | None = None) -> T:
-        caller = CALLER.get()
-        if caller:
-            said = entry or ChangeEntry("write")
-            entry = said if said.actor else dataclasses.replace(said, actor=caller)
-        return self._store.write(work, entry)
+        said = entry or ChangeEntry("write")
+        return self._store.write(work, said if said.actor else
+                                 dataclasses.replace(said, actor=self._actor))
 
     def dry_run(self, work: Callable[[Any], T]) -> T:
         return self._store.dry_run(work)

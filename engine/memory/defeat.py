@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
+from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.interchange import KEPT_REASON
@@ -43,7 +44,7 @@ from engine.tms import add_beliefs_in, enforce_nogoods, now
 from engine.tms.records import BeliefFilter
 from engine.tms.semantics import is_valid
 
-DEFEATER_TYPES = ("invalid-inference", "over-generalizes", "duplicate-of", "superseded-by")
+DEFEATER_TYPES = defaults.DEFEATER_TYPES
 MIGRATED = "migrated-retraction"  # the type migrate-retractions gives its defeaters
 SOURCE_TYPE = "defeat"  # metadata source_type of a defeater (DEFENSIBLE in dialectic.py)
 SCOPE_TYPE = "scope"  # metadata source_type of a scope belief
@@ -69,7 +70,7 @@ class Defeated:
     scopes: tuple[str, ...]  # the scope beliefs the defeater is derived from
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "target": self.target, "justification": self.justification,
                 "type": self.type, "scopes": list(self.scopes), **self.change.as_dict()}
 
@@ -223,7 +224,7 @@ class Migrated:
     reason: str
     defeaters: tuple[tuple[int, str], ...]  # (justification, defeater id)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "reason": self.reason,
                 "defeaters": [{"justification": n, "id": d} for n, d in self.defeaters]}
 
@@ -235,7 +236,7 @@ class Migration:
     skipped: tuple[tuple[str, str], ...]  # (belief, why not)
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"dry_run": self.dry_run, "migrated": [m.as_dict() for m in self.migrated],
                 "skipped": [{"id": i, "why": why} for i, why in self.skipped],
                 **self.change.as_dict()}

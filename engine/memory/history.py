@@ -17,7 +17,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import Protocol, TypeVar
 
 from engine.change_records import ChangeEntry, ChangeLog, LogEntry, LogQuery
 from engine.clock import now_iso_ms
@@ -37,6 +37,7 @@ from engine.memory.images import (
 from engine.memory.records import HistoryRecords, Image, LoggedWrite, Release
 from engine.model import Belief, Change, Nogood, Status, Truth, check_id
 from engine.store import Store
+from engine.tms.access import effective_tags
 from engine.tms.labelling import labels_from_scratch
 from engine.tms.records import Network, TmsTx
 
@@ -134,16 +135,27 @@ def network_at(now: Network, images: Mapping[str, Mapping[str, Image | None]]) -
     meta, repos = dict(now.meta), dict(now.repos)
     if NETWORK_KEY in images.get("network", {}):
         meta, repos = network_info_of(images["network"][NETWORK_KEY])
-    labels = labels_from_scratch(beliefs)
-    labelled = {}
-    for bid in sorted(beliefs):
-        b, label = beliefs[bid], labels[bid]
-        # most beliefs are labelled then as now: a copy only for those that are not
-        labelled[bid] = b if (b.truth is label.truth and b.depth == label.depth) else (
-            dataclasses.replace(b, truth=label.truth, depth=label.depth))
-    return Network(labelled, [nogoods[k] for k in sorted(nogoods)], repos, meta,
+    return Network(labelled_then(beliefs), [nogoods[k] for k in sorted(nogoods)], repos, meta,
                    [supersessions[k] for k in sorted(supersessions)],
                    [sources[k] for k in sorted(sources)])
+
+
+def labelled_then(beliefs: Mapping[str, Belief]) -> dict[str, Belief]:
+    """Beliefs as defined at a point with what is computed from the definitions: labels and
+    depths from scratch, and the effective access tags of their support then (a belief's
+    image carries none, and today's would be wrong where a tag or the support moved since).
+    `beliefs` holds everything their labels and tags depend on (a whole network, or an
+    upstream)."""
+    labels = labels_from_scratch(beliefs)
+    tags = effective_tags(beliefs, {bid: label.truth for bid, label in labels.items()})
+    labelled = {}
+    for bid in sorted(beliefs):
+        b, label, tagged = beliefs[bid], labels[bid], tuple(sorted(tags[bid]))
+        # most beliefs are labelled then as now: a copy only for those that are not
+        labelled[bid] = b if (b.truth is label.truth and b.depth == label.depth
+                              and b.effective_tags == tagged) else dataclasses.replace(
+            b, truth=label.truth, depth=label.depth, effective_tags=tagged)
+    return labelled
 
 
 def status_of(network: Network) -> Status:
@@ -200,7 +212,7 @@ class BeliefDiff:
     text_then: str | None = None
     text_now: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "what": list(self.what), "then": self.then, "now": self.now,
                 "why": self.why, "text_then": self.text_then, "text_now": self.text_now}
 
@@ -214,7 +226,7 @@ class Diff:
     nogoods_removed: list[str] = field(default_factory=list)
     other: list[str] = field(default_factory=list)  # supersessions, sources, meta changed
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"from": self.start, "to": self.end,
                 "beliefs": [b.as_dict() for b in self.beliefs],
                 "nogoods_added": self.nogoods_added, "nogoods_removed": self.nogoods_removed,
@@ -343,7 +355,7 @@ class Restored:
     units: dict[str, list[str]]  # kind -> keys restored
     change: Change
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"to": self.to, "restored": {k: v for k, v in self.units.items() if v},
                 **self.change.as_dict()}
 

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from engine.memory.records import Image, RewiredEdge, SupersedeRecord
+from engine.memory.records import Image, RewiredEdge, SupersedeRecord, gated_of
 from engine.model import Belief, Justification, Kind, Nogood
 from engine.sources.records import SourceRecord
 
@@ -72,7 +72,7 @@ def supersession_of(old: str, image: Image) -> SupersedeRecord:
         old=old, new=image["new"], created_new=bool(p.get("created_new")),
         rewired=tuple(RewiredEdge(b, int(s), k, int(pos))
                       for b, s, k, pos in json.loads(p.get("rewired") or "[]")),
-        reason=p.get("reason") or "", at=p.get("at") or "")
+        reason=p.get("reason") or "", at=p.get("at") or "", gated=gated_of(p.get("gated")))
 
 
 def source_of(path: str, image: Image) -> SourceRecord:

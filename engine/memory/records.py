@@ -22,7 +22,10 @@ class RewiredEdge:
 @dataclass(frozen=True)
 class SupersedeRecord:
     """A supersede, kept on its (OLD)-[:SUPERSEDED_BY]->(NEW) edge so undo restores it
-    exactly: whether NEW was created by the reword, and the dependents' edges moved to NEW."""
+    exactly: whether NEW was created by the reword, the dependents' edges moved to NEW, and
+    how many of OLD's justifications the gate was appended to (0: every one named NEW in its
+    outlist already, so undo takes nothing away; None: not known, a record from a file that
+    does not say, where undo takes every mention)."""
 
     old: str
     new: str
@@ -30,6 +33,13 @@ class SupersedeRecord:
     rewired: tuple[RewiredEdge, ...]
     reason: str
     at: str
+    gated: int | None = None
+
+
+def gated_of(value: Any) -> int | None:
+    """A SupersedeRecord's `gated` as stored or written in a file: a count, or None."""
+    is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if is_count else None
 
 
 EDITABLE_FIELDS = frozenset({"text", "source", "source_url", "source_hash", "date"})
@@ -106,7 +116,7 @@ class Release:
     note: str = ""
     actor: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"name": self.name, "seq": self.seq, "at": self.at, "note": self.note,
                 "actor": self.actor}
 

@@ -121,8 +121,8 @@ def supersede_in(tx: SupersedeTx, old: str, new: str | None, *, text: str | None
         tx.copy_source_link(old, new)
         created = True
     moved = tx.rewire_mentions(old, new) if (created if rewire is None else rewire) else ()
-    tx.gate_belief(old, new, None)
-    tx.record_supersede(SupersedeRecord(old, new, created, moved, reason, now()))
+    gated = tx.gate_belief(old, new, None)
+    tx.record_supersede(SupersedeRecord(old, new, created, moved, reason, now(), gated))
     step = tx.relabel([old, new, *sorted({e.belief for e in moved})])
     return Superseded(old, new, created, len(moved), enforce_nogoods(tx, change.merge(step)))
 
@@ -163,7 +163,8 @@ def undo_in(tx: SupersedeTx, old: str) -> Change:
     if moved != len(record.rewired):
         raise InvalidInput(f"cannot undo: {len(record.rewired) - moved} of the edges moved to "
                            f"'{record.new}' are no longer there", field="old", value=old)
-    tx.ungate_belief(old, record.new)
+    if record.gated != 0:  # 0: OLD named NEW of its own everywhere, and keeps it
+        tx.ungate_belief(old, record.new)
     tx.delete_supersede(old)
     seeds = [old, *sorted({e.belief for e in record.rewired})]
     if record.created_new:

@@ -13,9 +13,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.embedding.cache import text_sha256
-from engine.negatives.records import NegativeCandidate, NegativeTx
-from engine.store import Store
+from engine.negatives.records import NegativeTx
+from engine.stages.problems import is_current
+from engine.stages.records import NegativeCandidate
+# `list --negative` (engine/service/reading.py) reads them here
+from engine.stages.problems import negative_kinds as negative_kinds
 
 PROBLEM_WORDS = frozenset({
     "bug", "bugs", "defect", "defects", "fail", "fails", "failed", "failing", "failure",
@@ -49,10 +51,6 @@ class Due:
     no_cue: int  # not sent: no problem word (with `every`, 0)
 
 
-def is_current(c: NegativeCandidate) -> bool:
-    return bool(c.sha256) and c.sha256 == text_sha256(c.text)
-
-
 def read_due(tx: NegativeTx, *, ids: Sequence[str] = (), every: bool = False, redo: bool = False,
              this_run: str = "") -> Due:
     """`redo`: a verdict is judged again unless `this_run` gave it (so a run that redoes
@@ -69,12 +67,3 @@ def read_due(tx: NegativeTx, *, ids: Sequence[str] = (), every: bool = False, re
             due.append(c)
     return Due(tuple(due), len(candidates), current, no_cue)
 
-
-def current_negatives(tx: NegativeTx) -> list[NegativeCandidate]:
-    """The IN beliefs whose verdict on their text as it is now found a problem, by id."""
-    return [c for c in tx.classified_negatives() if is_current(c)]
-
-
-def negative_kinds(store: Store) -> dict[str, str]:
-    """`list --negative`: the IN beliefs that state a problem now, id -> kind."""
-    return store.read(lambda tx: {c.id: c.kind for c in current_negatives(tx)})

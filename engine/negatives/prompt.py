@@ -7,9 +7,8 @@ engine/negatives/due.py.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from engine.negatives.records import NegativeCandidate
+from engine.stages.records import NegativeCandidate
 from engine.negatives.verdicts import KINDS, combine
 from engine.stages.contract import JsonReply, verdict_per_item
 from engine.stages.echo import PromptEcho
@@ -62,7 +61,7 @@ def build_prompt(shown: Sequence[NegativeCandidate], *, due_total: int,
     return Prompt.of("\n".join(parts) + "\n")
 
 
-def _verdict_schema(ids: Sequence[str], bounded: bool) -> dict[str, Any]:
+def _verdict_schema(ids: Sequence[str], bounded: bool) -> dict[str, object]:
     comment = {"type": "string", "maxLength": MAX_COMMENT} if bounded else {"type": "string"}
     return {"type": "object",
             "properties": {"id": {"type": "string", "enum": list(ids)},

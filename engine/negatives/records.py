@@ -13,17 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-
-@dataclass(frozen=True)
-class NegativeCandidate:
-    """An IN belief with its last verdict ("" sha256: never judged)."""
-
-    id: str
-    text: str
-    kind: str = ""  # the kind of problem the last verdict found; "" for none
-    sha256: str = ""  # of the text that verdict judged
-    at: str = ""  # when
-    run: str = ""  # by which run
+from engine.stages.records import NegativeCandidate
 
 
 @dataclass(frozen=True)
@@ -43,10 +33,6 @@ class NegativeTx(Protocol):
     def negative_candidates(self, ids: Sequence[str] | None = None
                             ) -> list[NegativeCandidate]:
         """Every IN belief (only those of `ids` when given) with its last verdict, by id."""
-
-    def classified_negatives(self) -> list[NegativeCandidate]:
-        """The IN beliefs whose last verdict found a problem, by id (their text may have
-        changed since: compare the sha256)."""
 
     def stamp_negatives(self, stamps: Sequence[NegativeStamp]) -> int:
         """Keep each verdict on its belief and as a CLASSIFIED edge from its round (which

@@ -15,16 +15,17 @@ from dataclasses import dataclass
 from engine.embedding.cache import text_sha256
 from engine.negatives.apply import check_verdicts, write_verdicts
 from engine.negatives.due import read_due
-from engine.negatives.records import NegativeCandidate
+from engine.negatives.records import NegativeTx
 from engine.negatives.prompt import RETRY, build_prompt, json_reply
 from engine.negatives.proposals_file import render
 from engine.negatives.verdicts import NegativeParse, NegativeVerdict, parse_reply
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
+from engine.stages.records import NegativeCandidate
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, RoundInput
-from engine.stages.turns import Turns
-from engine.store import GraphTx, Store
+from engine.stages.stage import Applied, Checked, ReadsAround, RoundInput, Stage
+from engine.stages.turns import TakesTurnsBase
+from engine.store import Store
 from engine.tms import now
 
 NAME = "negatives"
@@ -40,48 +41,41 @@ class NegativeSettings:
     domain: str | None = None
 
 
-class NegativesStage(RetriesItems[NegativeParse]):
+class NegativesStage(RetriesItems[NegativeParse], TakesTurnsBase[NegativeVerdict], ReadsAround):
     name = NAME
     retry = RETRY
 
     def __init__(self, settings: NegativeSettings = NegativeSettings()):
+        super().__init__()
         self.settings = settings
         self.run_id = ""  # the run this stage applies for, once it has applied a round
-        self.turns = Turns()  # what the model passes over waits behind the rest
-
-    def read_round(self, store: Store, n: int) -> RoundInput:
-        return self.read_round_besides(store, n, frozenset())
 
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """`busy`: beliefs shown by rounds in flight (--parallel), left out."""
         s = self.settings
         due = store.read(lambda tx: read_due(tx, ids=s.ids, every=s.every, redo=s.redo,
                                              this_run=self.run_id))
-        waiting = self.turns.order([c for c in due.due if c.id not in busy], _belief_id)
-        shown = waiting[:s.budget]
+        turn = self.take(due.due, _belief_id, s.budget, busy=busy)
+        shown = turn.chosen
         ids = tuple(c.id for c in shown)
         return RoundInput(
-            prompt=build_prompt(shown, due_total=len(waiting), domain=s.domain),
+            prompt=build_prompt(shown, due_total=len(turn.queue), domain=s.domain),
             contract=RoundContract(ids, json_reply(ids), stage=self.name), shown=ids,
             empty=not shown,
-            details={"strategy": STRATEGY, "due": len(waiting), "in": due.in_beliefs,
-                     "current": due.current, "no_problem_word": due.no_cue,
-                     **self.turns.details(c.id for c in due.due)},
+            details={"strategy": STRATEGY, "due": len(turn.queue), "in": due.in_beliefs,
+                     "current": due.current, "no_problem_word": due.no_cue, **turn.details},
             context={c.id: text_sha256(c.text) for c in shown},
             first_shown=self.turns.show(ids))
 
-    def round_closed(self, shown: RoundInput, valid: Sequence[NegativeVerdict]) -> None:
-        self.turns.closed(shown.shown, {v.belief for v in valid})
-
     def parse(self, reply: str, shown: RoundInput | None) -> NegativeParse:
         expected = shown.context if shown is not None else None
-        return parse_reply(reply, expected)
+        return parse_reply(reply, expected if isinstance(expected, dict) else None)
 
-    def check(self, tx: GraphTx, items: Sequence[NegativeVerdict], shown: RoundInput | None
-              ) -> Checked:
+    def check(self, tx: NegativeTx, items: Sequence[NegativeVerdict], shown: RoundInput | None
+              ) -> Checked[NegativeVerdict]:
         return check_verdicts(tx, items)[0]
 
-    def apply(self, tx: GraphTx, items: Sequence[NegativeVerdict], shown: RoundInput | None,
+    def apply(self, tx: NegativeTx, items: Sequence[NegativeVerdict], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         self.run_id = run.id
         return write_verdicts(tx, items, run, record, at=record.at or now())
@@ -92,3 +86,7 @@ class NegativesStage(RetriesItems[NegativeParse]):
 
 def _belief_id(c: NegativeCandidate) -> str:
     return c.id
+
+
+# The store parts the negatives stage reads and writes (mypy holds the stage to them).
+_STAGE: type[Stage[NegativeVerdict, NegativeParse, NegativeTx]] = NegativesStage

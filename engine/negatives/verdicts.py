@@ -44,7 +44,7 @@ class NegativeVerdict(OnBelief):
     shown_sha256: str = ""  # the sha256 of the text the verdict was given on
     line: int = 0  # in the reply
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.belief, "negative": self.negative, "kind": self.kind,
                 "comment": self.comment, "shown_sha256": self.shown_sha256}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from engine.model import Belief
 from engine.stages.echo import PromptEcho
@@ -31,7 +31,7 @@ class GroupAnswer(Protocol):
     @property
     def comment(self) -> str: ...
 
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 ShownT = TypeVar("ShownT", bound=ShownGroup)
@@ -46,7 +46,7 @@ class GroupReply(Generic[ShownT, ItemT]):
     comment must not repeat."""
 
     build_prompt: Callable[..., str]
-    reply_schema: Callable[..., dict[str, Any]]
+    reply_schema: Callable[..., dict[str, object]]
     parse: Callable[[str, Sequence[ShownT] | None], Parsed[ItemT]]
     retry_text: Callable[[Sequence[Diagnostic]], str]
     combine: Callable[[Parsed[ItemT], Parsed[ItemT]], Parsed[ItemT]]

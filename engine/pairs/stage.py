@@ -6,9 +6,9 @@ round the stage's own `fault` and `write`. Each stage keeps which groups are due
 verdict cannot be applied, what applying one writes, and its proposals file."""
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Generic, Protocol, Self, TypeVar
 
 from engine.model import Change
 from engine.pairs.prompt import GroupReply, ItemT, ShownGroup, ShownT
@@ -22,9 +22,11 @@ from engine.stages.stage import (
     KeyedItems,
     Parsed,
     Prompt,
+    ReadsAround,
     RoundInput,
 )
-from engine.store import GraphTx, Store
+from engine.store import Store
+from engine.tms.records import TmsTx
 from engine.tms import now
 
 
@@ -37,11 +39,12 @@ class GroupOptions(Protocol):
     @property
     def batch(self) -> int: ...  # groups per round
 
-    def check(self) -> Any: ...  # the options themselves, once valid; else InvalidInput
+    def check(self) -> Self: ...  # the options themselves, once valid; else InvalidInput
 
 
 OptionsT = TypeVar("OptionsT", bound=GroupOptions)
 SourceT = TypeVar("SourceT")
+TxT = TypeVar("TxT", bound=TmsTx)  # the store parts a stage reads and writes
 G = TypeVar("G")
 
 
@@ -50,11 +53,12 @@ def member_ids(groups: Sequence[ShownGroup]) -> list[str]:
     return sorted({i for g in groups for i in g.members})
 
 
-class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT], ABC):
+class GroupStage(KeyedItems, ReadsAround, Generic[OptionsT, SourceT, ShownT, ItemT, TxT]):
     """The Stage protocol for a stage on groups of beliefs, given its options and its
     candidate source. A subclass names its `reply` and says in `due_groups` which groups a
     round shows (most often through `first_due`), in `fault` why a verdict cannot be applied
-    to the graph as it is now, and in `write` what applying the valid ones writes."""
+    to the graph as it is now, and in `write` what applying the valid ones writes, both
+    through the store parts `TxT`."""
 
     name: str
     reply: GroupReply[ShownT, ItemT]
@@ -67,15 +71,15 @@ class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT], ABC):
     # --- a stage's own ------------------------------------------------------------------
     @abstractmethod
     def due_groups(self, store: Store, busy: frozenset[str]
-                   ) -> tuple[tuple[ShownT, ...], dict[str, Any]]:
+                   ) -> tuple[tuple[ShownT, ...], dict[str, object]]:
         """The groups the round shows, numbered from 1, and its details for the report."""
 
     @abstractmethod
-    def fault(self, tx: GraphTx, item: ItemT) -> str:
+    def fault(self, tx: TxT, item: ItemT) -> str:
         """Why `item` cannot be applied now ("" when it can)."""
 
     @abstractmethod
-    def write(self, tx: GraphTx, valid: Sequence[ItemT], run: RunRecord, record: RoundRecord,
+    def write(self, tx: TxT, valid: Sequence[ItemT], run: RunRecord, record: RoundRecord,
               at: str) -> tuple[list[AppliedEntry], Change]:
         """Write the valid verdicts and their provenance: the report's entries, and the
         labels that changed."""
@@ -89,9 +93,6 @@ class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT], ABC):
                 ][:self.options.batch]
 
     # --- one round's view ---------------------------------------------------------------
-    def read_round(self, store: Store, n: int) -> RoundInput:
-        return self.read_round_besides(store, n, frozenset())
-
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """`busy`: the beliefs of the groups of rounds in flight (--parallel)."""
         shown, details = self.due_groups(store, busy)
@@ -113,7 +114,8 @@ class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT], ABC):
 
     # --- the reply ----------------------------------------------------------------------
     def parse(self, reply: str, shown: RoundInput | None) -> Parsed[ItemT]:
-        return self.reply.parse(reply, shown.context if shown is not None else None)
+        groups = shown.context if shown is not None else None
+        return self.reply.parse(reply, groups if isinstance(groups, tuple) else None)
 
     def retry_message(self, parsed: Parsed[ItemT], shown: RoundInput) -> str:
         return self.reply.retry_text(parsed.diagnostics)
@@ -122,7 +124,7 @@ class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT], ABC):
         return self.reply.combine(first, second)
 
     # --- validation and apply -----------------------------------------------------------
-    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None
+    def check(self, tx: TxT, items: Sequence[ItemT], shown: RoundInput | None
               ) -> Checked[ItemT]:
         """A verdict whose comment echoes the answer format is skipped, as is one `fault`
         names."""
@@ -130,7 +132,7 @@ class GroupStage(KeyedItems, Generic[OptionsT, SourceT, ShownT, ItemT], ABC):
             items, lambda item: ECHO_REASON if self.reply.echo.echoed(item.comment)
             else self.fault(tx, item), key=lambda item: item.key)
 
-    def apply(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None,
+    def apply(self, tx: TxT, items: Sequence[ItemT], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         checked = self.check(tx, items, shown)
         entries, change = self.write(tx, checked.valid, run, record, now())

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.store import Store
 
@@ -35,7 +35,7 @@ class StageOutcome:
     def changed(self) -> bool:
         return bool(self.added or self.defeated or self.merged or self.repaired)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"stage": self.stage, "status": self.status, "rounds": self.rounds,
                 "added": self.added, "defeated": self.defeated, "merged": self.merged,
                 "repaired": self.repaired,
@@ -60,7 +60,7 @@ class PipelineResult:
     passes: int
     outcomes: list[tuple[int, StageOutcome]] = field(default_factory=list)  # (pass, outcome)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"status": self.status, "stopped": self.stopped, "passes": self.passes,
                 "stages": [{"pass": p, **o.as_dict()} for p, o in self.outcomes]}
 

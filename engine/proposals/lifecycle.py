@@ -54,7 +54,7 @@ class Proposed:
     proposal: Proposal
     superseded: tuple[str, ...]  # older pending proposals on the same target
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.proposal.as_dict(), "superseded": list(self.superseded)}
 
 
@@ -64,7 +64,7 @@ class Accepted:
     change: Change
     seq: int  # its change-log entry
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"proposal": self.proposal.id, "status": self.proposal.status.value,
                 "accepted_by": self.proposal.decided_by, "forced": self.proposal.forced,
                 "drift": list(self.proposal.drift), "change_seq": self.seq,
@@ -79,7 +79,7 @@ class Shown:
     fresh: Impact | None = None
     drift: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**self.proposal.as_dict(),
                 "fresh_impact": self.fresh.as_dict() if self.fresh else None,
                 "drift_now": list(self.drift)}

@@ -29,7 +29,7 @@ class Snapshot:
     text_sha256: str = ""
     named: Mapping[str, bool] = field(default_factory=lambda: MappingProxyType({}))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"target": self.target, "exists": self.exists, "truth": self.truth,
                 "text_sha256": self.text_sha256, "named": dict(sorted(self.named.items()))}
 
@@ -72,7 +72,7 @@ class Impact:
     retracted_by_nogood: tuple[str, ...] = ()
     error: str = ""  # set when the action cannot apply now (the verb's own Error line)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         out: dict[str, Any] = {"went_in": list(self.went_in), "went_out": list(self.went_out),
                                "retracted_by_nogood": list(self.retracted_by_nogood)}
         if self.error:
@@ -103,7 +103,7 @@ class Proposal:
     drift: tuple[str, ...] = ()  # what had changed when it was accepted with --force
     change_seq: int | None = None  # the change-log entry its accept appended
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "action": self.action, "args": dict(self.args),
                 "target": self.target, "proposer": self.proposer, "reason": self.reason,
                 "at": self.at, "status": self.status.value, "snapshot": self.snapshot.as_dict(),

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine import defaults
 from engine.errors import InvalidInput
 from engine.reading.records import GatedConclusion, RetractedPremise
 from engine.store import Store
 
-DEFAULT_LIMIT = 20
+DEFAULT_LIMIT = defaults.BLOCKERS_LIMIT
 
 
 @dataclass(frozen=True)

@@ -185,7 +185,7 @@ class GraphNode:
     labels: tuple[str, ...]
     properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"labels": list(self.labels), "properties": dict(self.properties)}
 
 
@@ -197,7 +197,7 @@ class GraphEdge:
     target: str  # key of the end node
     properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"type": self.type, "properties": dict(self.properties)}
 
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from engine import defaults
 from engine.embedding.records import VectorTx
 from engine.errors import InvalidInput
 from engine.model import Truth
@@ -21,10 +22,10 @@ from engine.reading.records import BeliefHit, SearchTx
 from engine.store import Store
 
 RRF_K = 60  # the usual constant: damps the weight of the very first ranks
-DEFAULT_LIMIT = 10
-MAX_LIMIT = 1000
+DEFAULT_LIMIT = defaults.SEARCH_LIMIT
+MAX_LIMIT = defaults.SEARCH_MAX_LIMIT
 SEMANTIC_FETCH = 4  # the vector index is asked for this many times `limit` (OUT ones drop out)
-MAX_DEPTH = 5  # search --depth: justification steps from the hits
+MAX_DEPTH = defaults.SEARCH_MAX_DEPTH  # search --depth: justification steps from the hits
 
 
 class HybridSearchTx(SearchTx, VectorTx, Protocol):

@@ -54,6 +54,6 @@ def neighbourhood(store: Store, belief_id: str, steps: int = 2) -> Neighbourhood
     return found
 
 
-def write_html(path: str | os.PathLike, html: str) -> Path:
+def write_html(path: str | os.PathLike, html: str, *, umask: int | None = None) -> Path:
     """Write the page whole: a reader never sees half of it."""
-    return write_text_atomically(path, html)
+    return write_text_atomically(path, html, umask=umask)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.memory.supersede import SupersedeTx, supersede_in
 from engine.model import Change, Justification
@@ -39,7 +39,7 @@ class RepairApplyTx(SupersedeTx, RepairTx, Protocol):
     (SupersedeTx), the REPAIRED edges and gaps (RepairTx)."""
 
 
-def _fields(r: Repair, d: Defeated, run: RunRecord, at: str, **extra: Any) -> dict[str, Any]:
+def _fields(r: Repair, d: Defeated, run: RunRecord, at: str, **extra: object) -> dict[str, object]:
     return {"action": r.action, "belief": r.belief, "justification": r.justification,
             "defeaters": list(d.defeater_ids), "bridges": list(r.bridges), "text": r.text,
             "comment": r.comment, "run_id": run.id, "at": at, **extra}

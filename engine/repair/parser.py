@@ -34,7 +34,7 @@ class RepairParse(ItemsParse[Repair]):
     """Repairs read from one reply; `missing`: justification keys without a usable repair."""
 
 
-def _ids(value: Any) -> list[str]:
+def _ids(value: object) -> list[str]:
     raw = value if isinstance(value, list) else [] if value in (None, "") else [value]
     out: list[str] = []
     for v in raw:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.reading.search import SearchHit
 from engine.repair.due import CHALLENGE, Defeat, Defeated
 from engine.repair.parser import combine
 from engine.repair.repairs import ACTIONS
-from engine.review.material import ShownJustification
+from engine.stages.arguments import ShownJustification
 from engine.stages.contract import JsonReply
 from engine.stages.item_reader import ItemsRetry, justification_named
 
@@ -145,12 +144,12 @@ def build_prompt(cases: Sequence[RepairCase], *, due_total: int,
 
 # --- the reply schema ----------------------------------------------------------------------
 def _repair_schema(belief: str, positions: Sequence[int], bridges: Sequence[str], *,
-                   bounded: bool) -> dict[str, Any]:
-    ids: dict[str, Any] = ({"type": "string", "enum": sorted(set(bridges))} if bridges
+                   bounded: bool) -> dict[str, object]:
+    ids: dict[str, object] = ({"type": "string", "enum": sorted(set(bridges))} if bridges
                            else {"type": "string"})
-    listed: dict[str, Any] = {"type": "array", "items": ids}
-    text: dict[str, Any] = {"type": "string"}
-    comment: dict[str, Any] = {"type": "string"}
+    listed: dict[str, object] = {"type": "array", "items": ids}
+    text: dict[str, object] = {"type": "string"}
+    comment: dict[str, object] = {"type": "string"}
     if bounded:
         listed["maxItems"] = max(1, len(set(bridges)))
         text["maxLength"], comment["maxLength"] = MAX_TEXT, MAX_COMMENT
@@ -163,8 +162,8 @@ def _repair_schema(belief: str, positions: Sequence[int], bridges: Sequence[str]
         "required": list(fields), "additionalProperties": False}
 
 
-def reply_schema(cases: Sequence[RepairCase], *, bounded: bool) -> dict[str, Any]:
-    repairs: dict[str, Any]
+def reply_schema(cases: Sequence[RepairCase], *, bounded: bool) -> dict[str, object]:
+    repairs: dict[str, object]
     if bounded:
         one = [_repair_schema(c.defeated.belief, [c.defeated.position],
                               [h.belief.id for h in c.bridges], bounded=True) for c in cases]

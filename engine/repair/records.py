@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,7 @@ class DefeatedRow:
     position: int
     defeater: str
     defeater_text: str
-    metadata: Mapping[str, Any]
+    metadata: Mapping[str, object]
     challenge: bool
     dependents: int
 
@@ -37,7 +37,7 @@ class RepairEdge:
 
     belief: str
     position: int | None
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Gap:
     run_id: str = ""
     truth: str = ""  # the label of the belief it is for, when read back
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"text": self.text, "for": self.for_belief, "justification": self.justification,
                 "at": self.at, "run_id": self.run_id, "truth": self.truth}
 

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from engine.stages.item_reader import justification_key
 
@@ -36,7 +35,7 @@ class Repair:
     def key(self) -> str:
         return key(self.belief, self.justification)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.belief, "justification": self.justification, "action": self.action,
                 "bridges": list(self.bridges), "text": self.text, "comment": self.comment}
 

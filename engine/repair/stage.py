@@ -14,25 +14,28 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from engine.embedding.cache import Embedder
 
 from engine.repair import parser
-from engine.repair.apply import write_repairs
+from engine.repair.apply import RepairApplyTx, write_repairs
 from engine.reading.search import HybridSearchTx
 from engine.repair.bridges import candidates_for, query_text, query_words
-from engine.repair.due import Defeated, read_due, with_findings
+from engine.repair.due import Defeated, DueList, read_due, with_findings
 from engine.repair.prompt import RETRY, RepairCase, build_prompt, json_reply
 from engine.repair.proposals_file import render
+from engine.repair.records import RepairTx
 from engine.repair.repairs import Repair
-from engine.repair.validate import check_repairs, graph_problems
-from engine.review.material import read_under_review
-from engine.review.records import ReviewRecords
+from engine.repair.validate import RepairCheckTx, check_repairs, graph_problems
+from engine.stages.arguments import ArgumentsTx, read_under_review
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
-from engine.stages.turns import Turns
-from engine.store import GraphTx, Store
+from engine.stages.stage import Applied, Checked, Prompt, RoundInput, Stage
+from engine.stages.turns import TakesTurnsBase, Taken
+from engine.store import Store
+from engine.tms.records import TmsTx
 from engine.tms import now
 
 STRATEGY = "most depended on first"
@@ -58,8 +61,12 @@ def _context(shown: RoundInput | None) -> RepairRound | None:
     return shown.context if shown is not None and isinstance(shown.context, RepairRound) else None
 
 
-class RepairCaseTx(ReviewRecords, HybridSearchTx, Protocol):
-    """What a repair case reads: the argument as review shows it (ReviewRecords) and the
+class RepairDueTx(RepairTx, TmsTx, Protocol):
+    """What the due justifications read: the defeats and findings (RepairTx), the claims."""
+
+
+class RepairCaseTx(ArgumentsTx, HybridSearchTx, Protocol):
+    """What a repair case reads: the argument as review shows it (ArgumentsTx) and the
     beliefs that could bridge it (HybridSearchTx)."""
 
 
@@ -79,27 +86,29 @@ def cases_of(tx: RepairCaseTx, chosen: Sequence[Defeated], words: Mapping[str, S
     return out
 
 
-class RepairStage(RetriesItems[parser.RepairParse]):
+class RepairStage(RetriesItems[parser.RepairParse], TakesTurnsBase[Repair]):
     name = "repair"
     retry = RETRY
 
-    def __init__(self, settings: RepairSettings = RepairSettings(), *, embedder: Any = None):
+    def __init__(self, settings: RepairSettings = RepairSettings(), *,
+                 embedder: Embedder | None = None):
+        super().__init__()
         self.settings = settings
-        self.embedder = embedder  # engine.embedding.cache.Embedder, or None: words only
-        self.turns = Turns()
+        self.embedder = embedder  # None: bridges by their words only
 
     # --- a round ---------------------------------------------------------------------
     def read_round(self, store: Store, n: int) -> RoundInput:
         s = self.settings
 
-        def first(tx: GraphTx):
+        def first(tx: RepairDueTx) -> tuple[DueList, Taken[Defeated], list[Defeated],
+                                            dict[str, str]]:
             due = read_due(tx)
-            queue = self.turns.order(due.due, _key)
-            chosen = with_findings(tx, queue[:s.budget])
+            turn = self.take(due.due, _key, s.budget)
+            chosen = with_findings(tx, turn.chosen)
             claims = {b.id: b.text for b in tx.get_beliefs({d.belief for d in chosen}).values()}
-            return due, queue, chosen, claims
+            return due, turn, chosen, claims
 
-        due, queue, chosen, claims = store.read(first)
+        due, turn, chosen, claims = store.read(first)
         texts = {d.key: query_text(d, claims.get(d.belief, "")) for d in chosen}
         words = {k: query_words(t) for k, t in texts.items()}
         vectors: dict[str, Sequence[float]] = {}
@@ -107,7 +116,7 @@ class RepairStage(RetriesItems[parser.RepairParse]):
             keys = [k for k in texts if words[k]]
             vectors = dict(zip(keys, self.embedder.embed([texts[k] for k in keys])))
         cases = tuple(store.read(lambda tx: cases_of(tx, chosen, words, vectors, s.bridges)))
-        prompt = build_prompt(cases, due_total=len(queue), domain=s.domain)
+        prompt = build_prompt(cases, due_total=len(turn.queue), domain=s.domain)
         expected: dict[str, dict[int, str]] = {}
         for c in cases:
             expected.setdefault(c.defeated.belief, {})[c.defeated.position] = c.claim
@@ -117,15 +126,12 @@ class RepairStage(RetriesItems[parser.RepairParse]):
         details = {"strategy": STRATEGY, "due": len(due.due), "defeated": due.defeated,
                    "answered": due.answered,
                    "bridges": sum(len(c.bridges) for c in cases),
-                   **self.turns.details(d.key for d in due.due)}
+                   **turn.details}
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
             contract=RoundContract(tuple(allowed), json_reply(cases), stage=self.name),
             shown=prompt.keys, empty=not cases, details=details,
             context=RepairRound(cases, expected, store), first_shown=self.turns.show(prompt.keys))
-
-    def round_closed(self, shown: RoundInput, valid: Sequence[Repair]) -> None:
-        self.turns.closed(shown.shown, {r.key for r in valid})
 
     def parse(self, reply: str, shown: RoundInput | None) -> parser.RepairParse:
         ctx = _context(shown)
@@ -137,11 +143,11 @@ class RepairStage(RetriesItems[parser.RepairParse]):
                 return store.read(lambda tx: graph_problems(tx, repairs))
         return parser.parse_reply(reply, ctx.expected if ctx else None, check)
 
-    def check(self, tx: GraphTx, items: Sequence[Repair], shown: RoundInput | None
+    def check(self, tx: RepairCheckTx, items: Sequence[Repair], shown: RoundInput | None
               ) -> Checked[Repair]:
         return check_repairs(tx, items)[0]
 
-    def apply(self, tx: GraphTx, items: Sequence[Repair], shown: RoundInput | None,
+    def apply(self, tx: RepairApplyTx, items: Sequence[Repair], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         return write_repairs(tx, items, run, record, at=record.at or now())
 
@@ -152,3 +158,10 @@ class RepairStage(RetriesItems[parser.RepairParse]):
 
 def _key(d: Defeated) -> str:
     return d.key
+
+
+class RepairStageTx(RepairCheckTx, RepairApplyTx, Protocol):
+    """The store parts repair reads and writes."""
+
+
+_STAGE: type[Stage[Repair, parser.RepairParse, RepairStageTx]] = RepairStage

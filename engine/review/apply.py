@@ -19,10 +19,11 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.model import Belief, Change, Justification, Kind
-from engine.review.material import UnderReview, read_under_review
+from engine.stages.arguments import UnderReview, read_under_review
+from engine.stages.records import ArgumentsTx
 from engine.review.records import ReviewRecords, ReviewStamp, VerdictEdge
 from engine.review.suggestions import Suggestion, suggestion_for
 from engine.review.validate import read_and_check
@@ -44,7 +45,7 @@ class Planned:
     suggestion: Suggestion | None = None
 
 
-def _premise(ident: str, text: str, meta: Mapping[str, Any], at: str) -> Belief:
+def _premise(ident: str, text: str, meta: Mapping[str, object], at: str) -> Belief:
     return Belief(id=ident, text=text, metadata=MappingProxyType(dict(meta)), created_at=at,
                   updated_at=at)
 
@@ -68,7 +69,7 @@ def plan(verdicts: Sequence[Verdict], material: Mapping[str, UnderReview], *,
     return out
 
 
-def edge_fields(p: Planned, at: str) -> dict[str, Any]:
+def edge_fields(p: Planned, at: str) -> dict[str, object]:
     v = p.verdict
     return {
         "belief": v.belief, "position": v.justification, "at": at, "valid": v.valid,
@@ -82,8 +83,9 @@ def edge_fields(p: Planned, at: str) -> dict[str, Any]:
     }
 
 
-class ReviewApplyTx(ResolutionTx, ReviewRecords, Protocol):
-    """What applying verdicts writes: labels and nogoods (conclusions added), review records."""
+class ReviewApplyTx(ResolutionTx, ReviewRecords, ArgumentsTx, Protocol):
+    """What applying verdicts reads and writes: the arguments judged, labels and nogoods
+    (conclusions added), review records."""
 
 
 def write_review(tx: ReviewApplyTx, verdicts: Sequence[Verdict], shown_hashes: Mapping[str, str],

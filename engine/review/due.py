@@ -20,8 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from engine.review.material import UnderReview, read_under_review
+from engine.stages.arguments import UnderReview, read_under_review
+from engine.stages.records import ArgumentsTx
 from engine.review.records import ReviewCandidate, ReviewRecords
 from engine.tms.graphs import strongly_connected
 
@@ -72,13 +74,6 @@ def upstream_first(upstream: Mapping[str, Sequence[str]]) -> list[list[str]]:
     return strongly_connected(upstream, upstream)
 
 
-def states(candidates: Sequence[ReviewCandidate], current: set[str], *, independent: bool
-           ) -> dict[str, str]:
-    """Each candidate's state: OK (current, and nothing it rests on is not), DUE, WAITING.
-    A loop of support is one component: its members are due together."""
-    return holds(candidates, current, independent=independent).state
-
-
 def holds(candidates: Sequence[ReviewCandidate], current: set[str], *, independent: bool,
           given_up: frozenset[str] = frozenset()) -> Holds:
     """The states, with what holds each WAITING belief back: the not-current beliefs it rests
@@ -107,8 +102,11 @@ def holds(candidates: Sequence[ReviewCandidate], current: set[str], *, independe
     return Holds(state, waiting_on, frozenset(released))
 
 
+class ReviewDueTx(ReviewRecords, ArgumentsTx, Protocol):
+    """What is due reads: the candidates and their stamps, and the arguments reviewed."""
 
-def read_due(tx: ReviewRecords, options: DueOptions = DueOptions()) -> DueList:
+
+def read_due(tx: ReviewDueTx, options: DueOptions = DueOptions()) -> DueList:
     wanted = set(options.ids)
     candidates = [c for c in tx.review_candidates()
                   if (c.id in wanted if wanted else (c.depth or 0) >= options.min_depth)]

@@ -74,7 +74,7 @@ class _Reader(JustificationReader[ReviewParse]):
         antecedents = tuple(shown[position]) if shown is not None else None
         self.out.items.append(self.verdict(obj, belief, position, valid, antecedents, line))
 
-    def verdict(self, obj: Mapping[str, Any], belief: str, position: int, valid: bool,
+    def verdict(self, obj: Mapping[str, object], belief: str, position: int, valid: bool,
                 antecedents: tuple[str, ...] | None, line: int) -> Verdict:
         k = key(belief, position)
         flags = {}
@@ -110,7 +110,8 @@ class _Reader(JustificationReader[ReviewParse]):
                           f"{UNCLASSIFIED}", line)
             reason = UNCLASSIFIED
         findings = []
-        for f in obj.get("antecedents") or obj.get("scope_findings") or []:
+        given = obj.get("antecedents") or obj.get("scope_findings")
+        for f in given if isinstance(given, list) else []:
             if isinstance(f, dict) and bare_id(f.get("id")):
                 findings.append(AntecedentFinding(
                     bare_id(f.get("id")), _text(f.get("establishes")),

@@ -4,7 +4,7 @@ justification under `Justification <n>` (1-based, in the belief's order) with it
 label, each antecedent as `` `id` `` with its full text (and its label, [OUT] or
 [UNDETERMINED], when it is not IN), each Unless id with its label and text; then the round's
 counts; RETRY, the one retry's words (and the parser's combine). Pure text building; the
-material comes from engine.review.material. Every word of the
+material comes from engine.stages.arguments. Every word of the
 fixed part is paid for in every round: scripts/bench/review_tokens.py measures it.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.review.material import Named, ShownJustification, UnderReview
+from engine.stages.arguments import Named, ShownJustification, UnderReview
 from engine.review.parser import combine
 from engine.review.verdicts import NO_REASON, REASON_TYPES
 from engine.stages.item_reader import ItemsRetry, justification_named

@@ -1,10 +1,11 @@
-"""What review judges and records in the store (ReviewRecords): candidates, arguments,
-stamps, verdict edges, defeaters. adapters/neo4j/review_tx.py implements it in Cypher."""
+"""What review judges and records in the store (ReviewRecords): candidates, stamps,
+verdict edges, defeaters (the arguments it shows: engine/stages/records.py's ArgumentsTx).
+adapters/neo4j/review_tx.py implements it in Cypher."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -16,37 +17,6 @@ class ReviewCandidate:
     review_sha256: str = ""  # hash of what the last review was shown; "" when never reviewed
     reviewed_at: str = ""
     rests_on: tuple[str, ...] = ()  # the IN derived beliefs its justifications name as antecedents
-
-
-@dataclass(frozen=True)
-class ArgumentPart:
-    """A node a justification names, as review shows it: id, text, truth label (IN, OUT,
-    UNDETERMINED, or MISSING for an id not added yet) and whether review put it there."""
-
-    id: str
-    text: str
-    truth: str
-    defeater: bool = False
-
-
-@dataclass(frozen=True)
-class ArgumentJustification:
-    kind: str
-    label: str
-    antecedents: tuple[ArgumentPart, ...] = ()
-    outlist: tuple[ArgumentPart, ...] = ()
-
-
-@dataclass(frozen=True)
-class Argument:
-    """A belief with what review judges of it: its claim and justifications in order, each
-    with the texts and labels of what it names (nothing else of the network)."""
-
-    id: str
-    text: str
-    depth: int | None
-    truth: str
-    justifications: tuple[ArgumentJustification, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,20 +36,16 @@ class VerdictEdge:
 
     belief_id: str
     position: int
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
 
 
 class ReviewRecords(Protocol):
-    """What review judges and records: candidates, arguments, stamps, verdicts,
-    defeaters."""
+    """What review judges and records: candidates, stamps, verdicts, defeaters."""
 
     def review_candidates(self) -> list[ReviewCandidate]:
         """Every IN belief its justifications hold (depth >= 1: neither a premise nor
         asserted by the user), with its review stamp and the such beliefs it names as
         antecedents."""
-
-    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
-        """The named beliefs that exist, as review shows and hashes them."""
 
     def add_defeater(self, belief_id: str, position: int, defeater_id: str) -> None:
         """Append the belief `defeater_id` (which must exist) to the outlist of the belief's

@@ -15,9 +15,8 @@ id, its justification numbers and its antecedents.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from engine.review.material import UnderReview
+from engine.stages.arguments import UnderReview
 from engine.review.verdicts import MODES, NO_REASON, REASON_TYPES
 from engine.stages.contract import JsonReply
 
@@ -30,16 +29,16 @@ FIELDS = ("id", "justification", "valid", "sufficient", "necessary",
           "antecedents")
 
 
-def _text(limit: int, *, bounded: bool) -> dict[str, Any]:
+def _text(limit: int, *, bounded: bool) -> dict[str, object]:
     return {"type": "string", "maxLength": limit} if bounded else {"type": "string"}
 
 
-def _one_of(values: Sequence[str]) -> dict[str, Any]:
+def _one_of(values: Sequence[str]) -> dict[str, object]:
     return {"type": "string", "enum": list(values)} if values else {"type": "string"}
 
 
 def verdict_schema(belief_id: str, positions: Sequence[int], antecedents: Sequence[str], *,
-                   bounded: bool) -> dict[str, Any]:
+                   bounded: bool) -> dict[str, object]:
     antecedents = sorted(set(antecedents))
     finding = {
         "type": "object",
@@ -49,8 +48,8 @@ def verdict_schema(belief_id: str, positions: Sequence[int], antecedents: Sequen
         "required": ["id", "establishes", "does_not_establish"],
         "additionalProperties": False,
     }
-    unnecessary: dict[str, Any] = {"type": "array", "items": _one_of(antecedents)}
-    findings: dict[str, Any] = {"type": "array", "items": finding}
+    unnecessary: dict[str, object] = {"type": "array", "items": _one_of(antecedents)}
+    findings: dict[str, object] = {"type": "array", "items": finding}
     if bounded:
         unnecessary["maxItems"] = len(antecedents)
         findings["maxItems"] = len(antecedents)
@@ -71,8 +70,8 @@ def verdict_schema(belief_id: str, positions: Sequence[int], antecedents: Sequen
             "additionalProperties": False}
 
 
-def reply_schema(shown: Sequence[UnderReview], *, bounded: bool) -> dict[str, Any]:
-    verdicts: dict[str, Any]
+def reply_schema(shown: Sequence[UnderReview], *, bounded: bool) -> dict[str, object]:
+    verdicts: dict[str, object]
     if bounded:
         tuple_items = [verdict_schema(b.id, [j.position], j.antecedent_ids, bounded=True)
                        for b in shown for j in b.justifications]

@@ -12,45 +12,44 @@ the beliefs held back and the due beliefs each waits on.
 from __future__ import annotations
 
 import dataclasses
-from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
 
 from engine.review import parser
-from engine.review.apply import write_review
-from engine.review.due import DueList, DueOptions, read_due
-from engine.review.material import UnderReview, read_under_review
+from engine.review.apply import ReviewApplyTx, write_review
+from engine.review.due import DueList, DueOptions, ReviewDueTx, read_due
+from engine.stages.arguments import UnderReview, read_under_review
 from engine.review.prompt import RETRY, build_prompt
 from engine.review.proposals_file import render
 from engine.review.schema import json_reply
 from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
-from engine.stages.item_reader import ParseT, RetriesItems
+from engine.stages.item_reader import RetriesItems
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
-from engine.stages.turns import HELD_BACK, RELEASED, WAITING_ON, Turns
-from engine.store import GraphTx, Store
+from engine.stages.records import ArgumentsTx
+from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput, Stage
+from engine.stages.turns import (
+    HELD_BACK,
+    RELEASED,
+    WAITING_ON,
+    ShownRound,
+    TakesTurnsBase,
+    Taken,
+)
+from engine.store import Store
 from engine.tms import now
 
 STRATEGY = "dependency order"
 
 
 @dataclass(frozen=True)
-class ReviewScope:
-    """What both modes of review take: how many a round shows, which, whether what has a
-    current review is done again, whether suggestions are applied, and the domain."""
-
-    budget: int = 20  # beliefs (premises, with --premises) per round
+class ReviewSettings:
+    budget: int = 20  # beliefs per round
     ids: tuple[str, ...] = ()
-    review_all: bool = False
+    review_all: bool = False  # review again what has a current review
     apply_suggestions: bool = False
     domain: str | None = None
-
-
-@dataclass(frozen=True)
-class ReviewSettings(ReviewScope):
     min_depth: int = 0
     wait: bool = True  # a belief waits for what it rests on to be reviewed (False: --no-wait)
 
@@ -67,38 +66,18 @@ class ReviewRound:
     expected: Mapping[str, Mapping[int, tuple[str, ...]]] = field(default_factory=dict)
 
 
-def _context(shown: RoundInput | None) -> ReviewRound | None:
+def _context(shown: ShownRound | None) -> ReviewRound | None:
     return shown.context if shown is not None and isinstance(shown.context, ReviewRound) else None
 
 
-ScopeT = TypeVar("ScopeT", bound=ReviewScope)
-
-
-class ScopedReview(RetriesItems[ParseT], Generic[ParseT, ScopeT], ABC):
-    """What both modes of review keep for a run: its scope, when it began (with review_all:
-    reviews older than this are redone) and its turns; a round is read as under --parallel
-    with no round in flight."""
-
+class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], ReadsAround):
     name = "review"
-
-    def __init__(self, settings: ScopeT, since: str | None):
-        self.settings = settings
-        self.since = since or now()
-        self.turns = Turns()
-
-    def read_round(self, store: Store, n: int) -> RoundInput:
-        return self.read_round_besides(store, n, frozenset())
-
-    @abstractmethod
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
-        """Round `n`'s view without the ids in `busy` (shown by rounds in flight)."""
-
-
-class ReviewStage(ScopedReview[parser.ReviewParse, ReviewSettings]):
     retry = RETRY
 
     def __init__(self, settings: ReviewSettings = ReviewSettings(), *, since: str | None = None):
-        super().__init__(settings, since)
+        super().__init__()
+        self.settings = settings
+        self.since = since or now()  # with review_all, reviews older than this are redone
 
     # --- a round ---------------------------------------------------------------------
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
@@ -108,17 +87,16 @@ class ReviewStage(ScopedReview[parser.ReviewParse, ReviewSettings]):
         options = DueOptions(ids=s.ids, min_depth=s.min_depth, review_all=s.review_all,
                              since=self.since, wait=s.wait, given_up=self.turns.given_up())
 
-        def work(tx: GraphTx):
+        def work(tx: ReviewDueTx) -> tuple[DueList, Taken[str], tuple[UnderReview, ...]]:
             listed = read_due(tx, options)
             due = dataclasses.replace(listed, due=tuple(i for i in listed.due if i not in busy))
-            queue = self.turns.order(due.due, str, once=due.released)
-            chosen = queue[:s.budget]
-            unread = [i for i in chosen if i not in due.material]
+            turn = self.take(due.due, str, s.budget, once=due.released)
+            unread = [i for i in turn.chosen if i not in due.material]
             fresh = read_under_review(tx, unread) if unread else {}
-            return due, queue, tuple((due.material.get(i) or fresh[i]) for i in chosen)
+            return due, turn, tuple((due.material.get(i) or fresh[i]) for i in turn.chosen)
 
-        due, queue, shown = store.read(work)
-        prompt = build_prompt(shown, due_total=len(queue), domain=s.domain)
+        due, turn, shown = store.read(work)
+        prompt = build_prompt(shown, due_total=len(turn.queue), domain=s.domain)
         allowed = sorted({b.id for b in shown}
                          | {a for b in shown for j in b.justifications for a in j.antecedent_ids})
         context = ReviewRound(
@@ -129,7 +107,7 @@ class ReviewStage(ScopedReview[parser.ReviewParse, ReviewSettings]):
         details = {"strategy": STRATEGY, "due": len(due.due), "in_scope": due.in_scope,
                    "current": due.current, HELD_BACK: due.waiting,
                    WAITING_ON: held_back(due), RELEASED: sorted(due.released),
-                   **self.turns.details(due.due),
+                   **turn.details,
                    "justifications": len(prompt.justification_keys)}
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
@@ -137,15 +115,14 @@ class ReviewStage(ScopedReview[parser.ReviewParse, ReviewSettings]):
             shown=prompt.belief_ids, empty=not shown, details=details, context=context,
             first_shown=self.turns.show(prompt.belief_ids))
 
-    def round_closed(self, shown: RoundInput, valid: Sequence[Verdict]) -> None:
+    def judged(self, shown: ShownRound, valid: Sequence[Verdict]) -> set[str]:
         """A belief is judged when every justification shown of it has a valid verdict."""
         ctx = _context(shown)
         answered: dict[str, set[int]] = {}
         for v in valid:
             answered.setdefault(v.belief, set()).add(v.justification)
         expected = ctx.expected if ctx else {}
-        self.turns.closed(shown.shown, {b for b, positions in answered.items()
-                                        if set(expected.get(b, ())) <= positions})
+        return {b for b, positions in answered.items() if set(expected.get(b, ())) <= positions}
 
     def parse(self, reply: str, shown: RoundInput | None) -> parser.ReviewParse:
         ctx = _context(shown)
@@ -155,11 +132,12 @@ class ReviewStage(ScopedReview[parser.ReviewParse, ReviewSettings]):
                             for v in parsed.items]
         return parsed
 
-    def check(self, tx: GraphTx, items: Sequence[Verdict], shown: RoundInput | None) -> Checked:
+    def check(self, tx: ArgumentsTx, items: Sequence[Verdict], shown: RoundInput | None
+              ) -> Checked[Verdict]:
         ctx = _context(shown)
         return read_and_check(tx, items, ctx.hashes if ctx else {})[0]
 
-    def apply(self, tx: GraphTx, items: Sequence[Verdict], shown: RoundInput | None,
+    def apply(self, tx: ReviewApplyTx, items: Sequence[Verdict], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         ctx = _context(shown)
         return write_review(tx, items, ctx.hashes if ctx else {}, run, record,
@@ -176,3 +154,7 @@ def held_back(due: DueList) -> dict[str, list[str]]:
     the unreviewed beliefs it waits on."""
     named = sorted(due.waiting_on)[:HELD_NAMED]
     return {b: list(due.waiting_on[b]) for b in named}
+
+
+# The store parts review reads and writes (mypy holds the stage to them).
+_STAGE: type[Stage[Verdict, parser.ReviewParse, ReviewApplyTx]] = ReviewStage

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.review.material import ShownJustification
+from engine.stages.arguments import ShownJustification
 from engine.review.verdicts import Verdict
 
 

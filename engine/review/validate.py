@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from engine.review.material import UnderReview, read_under_review
+from engine.stages.arguments import UnderReview, read_under_review
+from engine.stages.records import ArgumentsTx
 from engine.review.prompt import FORMAT
-from engine.review.records import ReviewRecords
 from engine.review.verdicts import Verdict
 from engine.stages.echo import ECHO_REASON, PromptEcho
 from engine.stages.stage import Checked, Skip
@@ -60,7 +60,7 @@ def check_verdicts(verdicts: Sequence[Verdict], material: Mapping[str, UnderRevi
     return out
 
 
-def read_and_check(tx: ReviewRecords, verdicts: Sequence[Verdict],
+def read_and_check(tx: ArgumentsTx, verdicts: Sequence[Verdict],
                    shown_hashes: Mapping[str, str]) -> tuple[Checked, dict[str, UnderReview]]:
     material = read_under_review(tx, {v.belief for v in verdicts}) if verdicts else {}
     return check_verdicts(verdicts, material, shown_hashes), material

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
 
 from engine.stages.item_reader import justification_key
 
@@ -82,8 +81,8 @@ class Verdict:
     def key(self) -> str:
         return key(self.belief, self.justification)
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "id": self.belief, "justification": self.justification, "valid": self.valid,
             "sufficient": self.sufficient, "necessary": self.necessary,
             "unnecessary_antecedents": list(self.unnecessary_antecedents), "mode": self.mode,

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.errors import InvalidInput
 from engine.memory.supersede import SupersedeTx, supersede_in
@@ -115,7 +115,7 @@ def _stamp_sha(p: PremiseUnderReview, window: Window | TooLong | None) -> str:
 
 
 def edge_fields(v: PremiseVerdict, action: Action, at: str, *, successor: str = "",
-                retract_reason: str = "") -> dict[str, Any]:
+                retract_reason: str = "") -> dict[str, object]:
     return {"mode": MODE, "at": at, "verdict": v.verdict, "kind": v.kind, "quote": v.quote,
             "quote_lines": list(v.quote_lines) if v.quote_lines else None,
             "narrower": v.narrower, "comment": v.comment, "action": action.value,
@@ -189,7 +189,7 @@ def write_premise_review(tx: PremiseApplyTx, verdicts: Sequence[PremiseVerdict],
     return Applied(checked.checked, entries, change)
 
 
-def _entry_fields(v: PremiseVerdict, successor: str, reason: str) -> Mapping[str, Any]:
+def _entry_fields(v: PremiseVerdict, successor: str, reason: str) -> Mapping[str, object]:
     return {"verdict": v.verdict, "kind": v.kind or None,
             "quote_lines": list(v.quote_lines) if v.quote_lines else None,
             "suggestion": v.narrower or None, "successor": successor or None,

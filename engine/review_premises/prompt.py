@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.review_premises.due import PremiseUnderReview
 from engine.review_premises.verdicts import KINDS, VERDICTS, combine
@@ -88,8 +87,8 @@ def build_prompt(shown: Sequence[PremiseUnderReview], *, due_total: int, budget:
                          tuple(p.id for p in shown))
 
 
-def _verdict_schema(ids: Sequence[str], bounded: bool) -> dict[str, Any]:
-    def text(limit: int) -> dict[str, Any]:
+def _verdict_schema(ids: Sequence[str], bounded: bool) -> dict[str, object]:
+    def text(limit: int) -> dict[str, object]:
         return {"type": "string", "maxLength": limit} if bounded else {"type": "string"}
 
     return {"type": "object",

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.review.records import ReviewStamp
 
 
 def lines_of(value: Any) -> tuple[int, int] | None:
@@ -34,16 +33,20 @@ class PremiseCandidate:
     source: str  # the path, relative to the root sources are read from
     source_hash: str  # sha256 of the file's bytes when it was pinned; "" when never hashed
     lines: tuple[int, int] | None  # the pinned line range; None when nothing says
-    metadata: Mapping[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, object] = field(default_factory=dict)
     review_sha256: str = ""  # hash of claim + lines shown at the last premise review
     reviewed_at: str = ""
 
 
 @dataclass(frozen=True)
-class PremiseStamp(ReviewStamp):
+class PremiseStamp:
     """A judged premise: when, the hash of what was judged, by which run; for a confirmed
     one also `verified_at`."""
 
+    id: str
+    at: str
+    sha256: str
+    run_id: str
     verified: bool = False
 
 
@@ -57,7 +60,7 @@ class PremisePin:
     source_hash: str
     size: int
     lines: tuple[int, int]
-    metadata: Mapping[str, Any]
+    metadata: Mapping[str, object]
     at: str
 
 
@@ -67,7 +70,7 @@ class PremiseVerdictEdge:
     scalars or lists of scalars."""
 
     belief_id: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
 
 
 class PremiseReviewTx(Protocol):

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from engine.review.stage import ReviewScope, ScopedReview
-from engine.review_premises.apply import check_verdicts, write_premise_review
+from engine.review_premises.apply import PremiseApplyTx, check_verdicts, write_premise_review
 from engine.review_premises.due import PremiseUnderReview, read_premises
 from engine.review_premises.prompt import RETRY, build_prompt, json_reply
 from engine.review_premises.proposals_file import render
@@ -26,15 +24,23 @@ from engine.review_premises.window import DEFAULT_BUDGET
 from engine.sources.reader import SourceReader
 from engine.stages.contract import RoundContract
 from engine.stages.provenance import RoundRecord, RunRecord
-from engine.stages.stage import Applied, Checked, Prompt, RoundInput
-from engine.store import GraphTx, Store
+from engine.stages.item_reader import RetriesItems
+from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput, Stage
+from engine.stages.turns import TakesTurnsBase
+from engine.review_premises.records import PremiseReviewTx
+from engine.store import Store
 from engine.tms import now
 
 STRATEGY = "premises, most depended-on first"
 
 
 @dataclass(frozen=True)
-class PremiseSettings(ReviewScope):
+class PremiseSettings:
+    budget: int = 20  # premises per round
+    ids: tuple[str, ...] = ()
+    review_all: bool = False  # review again what has a current review
+    apply_suggestions: bool = False
+    domain: str | None = None
     source_tokens: int = DEFAULT_BUDGET  # source lines shown per premise, in tokens
 
 
@@ -43,13 +49,17 @@ class PremiseRound:
     shown: tuple[PremiseUnderReview, ...]
 
 
-class PremiseReviewStage(ScopedReview[PremiseParse, PremiseSettings]):
+class PremiseReviewStage(RetriesItems[PremiseParse], TakesTurnsBase[PremiseVerdict],
+                         ReadsAround):
+    name = "review"
     retry = RETRY
 
     def __init__(self, reader: SourceReader, settings: PremiseSettings = PremiseSettings(), *,
                  since: str | None = None):
-        super().__init__(settings, since)
+        super().__init__()
         self.reader = reader
+        self.settings = settings
+        self.since = since or now()  # with review_all, reviews older than this are redone
 
     def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
         """`busy`: premises shown by rounds in flight (--parallel), left out. A verdict on
@@ -59,15 +69,15 @@ class PremiseReviewStage(ScopedReview[PremiseParse, PremiseSettings]):
         due = store.read(lambda tx: read_premises(
             tx, self.reader, ids=s.ids, budget=s.source_tokens, review_all=s.review_all,
             since=self.since))
-        queue = self.turns.order([p for p in due.due if p.id not in busy], _premise_id)
-        shown = tuple(queue[:s.budget])
-        prompt = build_prompt(shown, due_total=len(queue), budget=s.source_tokens,
+        turn = self.take(due.due, _premise_id, s.budget, busy=busy)
+        shown = tuple(turn.chosen)
+        prompt = build_prompt(shown, due_total=len(turn.queue), budget=s.source_tokens,
                               domain=s.domain)
-        details: dict[str, Any] = {"strategy": STRATEGY, "mode": "premises",
+        details: dict[str, object] = {"strategy": STRATEGY, "mode": "premises",
                                    "due": len(due.due), "with_source": due.with_source,
                                    **{k.replace(" ", "_"): v for k, v in due.counts.items()
                                       if k != "due"},
-                                   **self.turns.details(p.id for p in due.due)}
+                                   **turn.details}
         details["split"] = sum(p.window.split for p in shown)
         return RoundInput(
             prompt=Prompt(prompt.text, prompt.sha256),
@@ -75,19 +85,17 @@ class PremiseReviewStage(ScopedReview[PremiseParse, PremiseSettings]):
             shown=prompt.ids, empty=not shown, details=details, context=PremiseRound(shown),
             first_shown=self.turns.show(prompt.ids))
 
-    def round_closed(self, shown: RoundInput, valid: Sequence[PremiseVerdict]) -> None:
-        self.turns.closed(shown.shown, {v.belief for v in valid})
-
     def parse(self, reply: str, shown: RoundInput | None) -> PremiseParse:
         ctx = shown.context if shown is not None else None
         expected = ({p.id: p for p in ctx.shown} if isinstance(ctx, PremiseRound) else None)
         return parse_reply(reply, expected)
 
-    def check(self, tx: GraphTx, items: Sequence[PremiseVerdict], shown: RoundInput | None
-              ) -> Checked:
+    def check(self, tx: PremiseReviewTx, items: Sequence[PremiseVerdict],
+              shown: RoundInput | None) -> Checked[PremiseVerdict]:
         return check_verdicts(tx, items, self.reader, budget=self.settings.source_tokens).checked
 
-    def apply(self, tx: GraphTx, items: Sequence[PremiseVerdict], shown: RoundInput | None,
+    def apply(self, tx: PremiseApplyTx, items: Sequence[PremiseVerdict],
+              shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         return write_premise_review(tx, items, self.reader, run, record,
                                     budget=self.settings.source_tokens,
@@ -100,3 +108,7 @@ class PremiseReviewStage(ScopedReview[PremiseParse, PremiseSettings]):
 
 def _premise_id(p: PremiseUnderReview) -> str:
     return p.id
+
+
+# The store parts premise review reads and writes (mypy holds the stage to them).
+_STAGE: type[Stage[PremiseVerdict, PremiseParse, PremiseApplyTx]] = PremiseReviewStage

@@ -55,7 +55,7 @@ class PremiseVerdict(OnBelief):
     shown_sha256: str = ""  # the hash of claim + lines the verdict was given on
     line: int = 0  # in the reply
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.belief, "verdict": self.verdict, "kind": self.kind,
                 "quote": self.quote, "narrower": self.narrower, "comment": self.comment,
                 "quote_lines": list(self.quote_lines) if self.quote_lines else None,

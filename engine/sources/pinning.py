@@ -14,12 +14,11 @@ nobody kept).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.change_records import ChangeEntry
-from engine.errors import InvalidInput
+from engine.errors import COMMAND, InvalidInput
 from engine.model import Change, Justification
 from engine.sources.grounding import clean_quote, find_quote
 from engine.sources.reader import SkippedFile, SourceReader, SourceText, WholeFileHashes
@@ -67,8 +66,8 @@ class SourcedClaim:
     quote: str = ""
     lines_sha256: str = ""  # of the pinned lines, for a pin without a quote: its staleness
 
-    def metadata(self, source_type: str = "add") -> dict[str, Any]:
-        out: dict[str, Any] = {"source_type": source_type, "lines": list(self.lines)}
+    def metadata(self, source_type: str = "add") -> dict[str, object]:
+        out: dict[str, object] = {"source_type": source_type, "lines": list(self.lines)}
         if self.quote:
             out["quote"] = self.quote
         if self.lines_sha256:
@@ -132,7 +131,7 @@ class SourceFiles:
 SourceFilesOf = Callable[[Store], SourceFiles]
 
 
-def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, Any],
+def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, object],
            at: str, *, check_only: bool = False) -> None:
     """Inside a write transaction: the Source node (created, or kept with its forged chunks
     when its hash is the file's) and the belief's FROM edge. A Source whose stored hash is
@@ -140,8 +139,8 @@ def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dic
     stored = {s.path: s for s in tx.sources()}.get(claim.path)
     if stored is not None and stored.sha256 != claim.sha256:
         raise InvalidInput(f"{claim.path} changed since the beliefs drawn from it were pinned: "
-                           f"`python -m engine sources stale --retract` re-pins or retracts "
-                           f"them first", field="source", value=claim.path)
+                           f"`{COMMAND}` re-pins or retracts them first", field="source",
+                           value=claim.path, suggest="sources stale --retract")
     if check_only:
         return
     if stored is None:
@@ -158,7 +157,7 @@ def record_root_in(tx: SourceRecords, root: str) -> None:
 
 def add_sourced(store: Store, belief_id: str, text: str,
                 justifications: Sequence[Justification], claim: SourcedClaim, *,
-                source_url: str = "", metadata: dict[str, Any] | None = None,
+                source_url: str = "", metadata: Mapping[str, object] | None = None,
                 root: str = "") -> Change:
     """`add` of a belief pinned to its source: the FROM edge and the Source node are written
     in the same transaction as the belief and its propagation (and the root, when none is
@@ -184,7 +183,7 @@ class HashedLate:
     refreshed: list[tuple[str, str]] = field(default_factory=list)  # (id, source)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"hashed": [{"id": i, "source": s} for i, s in self.hashed],
                 "refreshed": [{"id": i, "source": s} for i, s in self.refreshed],
                 "skipped": [{"id": i, "reason": r} for i, r in self.skipped]}
@@ -224,7 +223,7 @@ def hash_late(store: Store, files: SourceFiles, hashes: WholeFileHashes | None =
     candidates = store.read(lambda tx: tx.get_beliefs(tx.unpinned_sourced_ids()))
     stored = {s.path: s.sha256 for s in store.read(lambda tx: tx.sources())}
     out = HashedLate()
-    pins: list[tuple[str, SourcedClaim, dict[str, Any]]] = []
+    pins: list[tuple[str, SourcedClaim, dict[str, object]]] = []
     for bid in sorted(candidates):
         b = candidates[bid]
         got = _claim_for(files, b.source, str(b.metadata.get("quote") or ""))

@@ -13,6 +13,19 @@ from typing import Protocol
 
 
 @dataclass(frozen=True)
+class SourceOptions:
+    """Which files a reader takes under its root and how it cuts them: gitignore-style
+    `include` (only these) and `exclude` globs, whether .gitignore files count, the largest
+    file read, the chunk budget in tokens."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    gitignore: bool = True
+    max_bytes: int = 2_000_000
+    chunk_tokens: int = 600
+
+
+@dataclass(frozen=True)
 class Chunk:
     """A piece of a source cut at a structural boundary: lines `start`..`end` (1-based,
     inclusive) of the source's text."""

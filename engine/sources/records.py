@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.model import Belief
 
@@ -31,7 +31,7 @@ class SourcePin:
     source: str
     source_hash: str
     lines: tuple[int, int]
-    metadata: Mapping[str, Any]
+    metadata: Mapping[str, object]
     at: str = ""
 
 

@@ -21,7 +21,7 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.change_records import ChangeEntry
 from engine.model import Belief, Change
@@ -51,7 +51,7 @@ class SourceState:
     sha256: str = ""
     size: int | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
 
 
@@ -74,7 +74,7 @@ class StaleBelief:
         """Its own lines or quote no longer read as pinned, or its file cannot be read."""
         return self.state not in (UNCHANGED, STILL)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d = dataclasses.asdict(self)
         d["old_lines"], d["new_lines"] = list(self.old_lines), (
             list(self.new_lines) if self.new_lines else None)
@@ -89,7 +89,7 @@ class Reconciled:
     retracted: list[str] = field(default_factory=list)
     change: Change = field(default_factory=Change)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"path": self.path, "kept": [{"id": i, "lines": list(ln)} for i, ln in self.kept],
                 "restored": self.restored, "retracted": self.retracted,
                 "change": self.change.as_dict()}
@@ -219,7 +219,7 @@ class Retraction:
     left_missing: list[str] = field(default_factory=list)
     change: Change = field(default_factory=Change)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"repinned": self.repinned, "retracted": self.retracted,
                 "restored": self.restored, "left_missing": self.left_missing,
                 "change": self.change.as_dict()}

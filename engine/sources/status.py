@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
 
+from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.model import Belief, Change, Truth
 from engine.sources.reader import SourceReader, WholeFileHashes
@@ -40,7 +40,7 @@ from engine.sources.staleness import (
 )
 from engine.store import GraphTx, Store
 
-OUT_LIMIT = 20
+OUT_LIMIT = defaults.SOURCES_OUT_LIMIT
 PINNED, HASH = "pinned", "hash"
 CONTENT_CHANGED, SOURCE_DELETED = "content_changed", "source_deleted"
 SHORT_HASH = 16  # their older releases kept the first 16 hex digits
@@ -98,7 +98,7 @@ class SourcedRow:
     def stale(self) -> bool:
         return self.state not in (UNCHANGED, STILL)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d = dataclasses.asdict(self)
         d["lines"] = list(self.lines)
         d["new_lines"] = list(self.new_lines) if self.new_lines else None
@@ -179,7 +179,7 @@ class Retracted:
     change: Change = field(default_factory=Change)
     written: bool = True  # False: a what-if over OUT_LIMIT that needs confirming
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"stale": [r.as_dict() for r in self.rows], "repinned": self.repinned,
                 "retracted": self.retracted, "restored": self.restored,
                 "left_missing": self.left_missing, "change": self.change.as_dict(),

@@ -11,13 +11,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from engine.errors import InvalidInput
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round, round_entry
 from engine.stages.run import iso_utc, new_run_id, utc_now
-from engine.stages.stage import Applied, ParsedReply, Stage
+from engine.stages.stage import LoopStage, Applied, ParsedReply
 from engine.store import Store
 
 # The note a proposals file carries: <!-- eem-<stage> run <id>, model <spec>, <time> -->
@@ -29,6 +28,24 @@ class AcceptResult:
     run_id: str
     parse: ParsedReply
     applied: Applied
+
+    def lines(self) -> list[str]:
+        """What was rejected, skipped and applied, and the counts."""
+        applied = self.applied
+        return [*(f"rejected (line {d.line}): {d.reason}" if d.line else f"rejected: {d.reason}"
+                  for d in self.parse.diagnostics),
+                *(f"skipped {s.id}: {s.reason}" for s in applied.checked.skipped),
+                *(f"applied {e.id}" + (f" [{e.truth_value}]" if e.truth_value else "")
+                  for e in applied.entries),
+                f"run {self.run_id}: {len(applied.entries)} applied, "
+                f"{len(applied.checked.skipped)} skipped, "
+                f"{len(self.parse.diagnostics)} rejected"]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"run_id": self.run_id, "parse": self.parse.as_dict(),
+                "applied": [dict(e) for e in self.applied.entries],
+                "skipped": [s.as_dict() for s in self.applied.checked.skipped],
+                "change": self.applied.change.as_dict()}
 
 
 def read_proposals_file(path: Path) -> str:
@@ -43,10 +60,10 @@ def read_proposals_file(path: Path) -> str:
 
 def accept(
     store: Store,
-    stage: Stage,
+    stage: LoopStage,
     path: Path,
     *,
-    params: Mapping[str, Any] | None = None,
+    params: Mapping[str, object] | None = None,
     now: Callable[[], datetime] = utc_now,
 ) -> AcceptResult:
     text = read_proposals_file(path)

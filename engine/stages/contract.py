@@ -26,6 +26,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable
 
+from engine.stages.calls import default_is_transient
+
 
 @dataclass(frozen=True)
 class MarkdownProposals:
@@ -39,7 +41,7 @@ class MarkdownProposals:
     shown_texts: tuple[str, ...] = ()
     # for structured output: the JSON schema of a reply (contract, bounded=...) and the
     # markdown rendered from a decoded one (text, items it could not render); the stage's own
-    json_schema: Callable[..., Mapping[str, Any]] | None = None
+    json_schema: Callable[..., Mapping[str, object]] | None = None
     render_json: Callable[[object], tuple[str, list[object]]] | None = None
 
 
@@ -51,13 +53,13 @@ class JsonReply:
     grammar-constrained reply finite; `strict_schema`, when given, is the same shape without
     them, for providers whose strict mode refuses such keywords (OpenAI)."""
 
-    schema: Mapping[str, Any]
-    strict_schema: Mapping[str, Any] | None = None
+    schema: Mapping[str, object]
+    strict_schema: Mapping[str, object] | None = None
     # a narrower schema for a grammar-bound decoder (the local model), when the stage has one:
     # forge's extractive premises, for a model too small to word a claim itself
-    grammar_schema: Mapping[str, Any] | None = None
+    grammar_schema: Mapping[str, object] | None = None
 
-    def for_provider(self, *, bounded: bool) -> Mapping[str, Any]:
+    def for_provider(self, *, bounded: bool) -> Mapping[str, object]:
         return self.schema if bounded or self.strict_schema is None else self.strict_schema
 
 
@@ -93,13 +95,23 @@ class RoundContract:
 ModelForRound = Callable[[RoundContract], Runnable[list[BaseMessage], BaseMessage]]
 
 
+@dataclass(frozen=True)
+class ModelBinding:
+    """What the entry point builds from --model: the engine's only view of the model (how
+    each round talks to it, which of its errors are worth a retry, what a call costs)."""
+
+    model_for_round: ModelForRound
+    is_transient: Callable[[BaseException], bool] = default_is_transient
+    cost: Callable[[int, int], float | None] | None = None
+
+
 def unconstrained(chat: BaseChatModel) -> ModelForRound:
     """The contract is only in the prompt: any chat model as it is."""
     return lambda contract: chat
 
 
 def verdict_per_item(ids: Sequence[str],
-                     item_schema: Callable[[Sequence[str], bool], Mapping[str, Any]]
+                     item_schema: Callable[[Sequence[str], bool], Mapping[str, object]]
                      ) -> JsonReply:
     """The reply of a stage that gives one verdict per item shown (premise review,
     negatives): `{"verdicts": [...]}`, a tuple of one verdict per id, in order, for grammars
@@ -109,7 +121,7 @@ def verdict_per_item(ids: Sequence[str],
                "items": False, "minItems": len(ids), "maxItems": len(ids)}
     strict = {"type": "array", "items": item_schema(ids, False)}
 
-    def top(verdicts: Mapping[str, Any]) -> dict[str, Any]:
+    def top(verdicts: Mapping[str, object]) -> dict[str, object]:
         return {"type": "object", "properties": {"verdicts": verdicts},
                 "required": ["verdicts"], "additionalProperties": False}
 

@@ -52,7 +52,7 @@ class ItemsParse(Generic[ItemT]):
     def needs_retry(self) -> bool:
         return bool(self.diagnostics)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"items": len(self.items), "needs_retry": self.needs_retry,
                 "missing": list(self.missing), "passed_over": list(self.passed_over),
                 "diagnostics": [d.as_dict() for d in self.diagnostics],
@@ -226,7 +226,7 @@ class ItemReader(Generic[ParseT]):
             elif reason := problem(key, item):
                 self.problem(reason, 0)
 
-    def justification(self, obj: Mapping[str, Any], ident: str, where: str,
+    def justification(self, obj: Mapping[str, object], ident: str, where: str,
                       shown: Collection[int] | None, line: int) -> int | None:
         """The justification number an item gives (1-based), among those the round showed
         of its belief when `shown` is known; None after a problem."""

@@ -32,7 +32,7 @@ from engine.stages.contract import ModelForRound
 from engine.stages.provenance import RunRecord
 from engine.stages.report import Discarded, Outcome, RoundResult
 from engine.stages.rounds import OpenRound, RoundSettings, ask_round, close_round, open_round
-from engine.stages.stage import ReadsAroundInFlight, RoundInput, Stage, TakesTurns
+from engine.stages.stage import LoopStage, ReadsAroundInFlight, RoundInput, TakesTurns
 from engine.store import Store
 
 
@@ -47,7 +47,7 @@ class ParallelRounds:
     """Iterate to get rounds 1..max_rounds closed in order; `stop()` when the run ends
     early (waits for the calls in flight and counts them as discarded)."""
 
-    def __init__(self, store: Store, stage: Stage, model_for_round: ModelForRound,
+    def __init__(self, store: Store, stage: LoopStage, model_for_round: ModelForRound,
                  settings: RoundSettings, *, parallel: int, max_rounds: int, run: RunRecord,
                  at: Callable[[], str], started: Callable[[int], None],
                  clock: Callable[[], float] = time.monotonic):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.stages.provenance import RunRecord
 
@@ -29,7 +28,7 @@ class ProposalsFile:
     stage: str  # the name in the run note
     title: str
     tally: str  # what the run proposes, e.g. "4 verdict(s), 1 not valid"
-    payload: Any = None  # the JSON block accept reads
+    payload: object = None  # the JSON block accept reads
     summaries: Sequence[Sequence[str]] = ()  # lines per item, for a person
     how: str = EDIT_AND_ACCEPT
     block_text: str | None = None  # instead of the JSON block: a block in the reply format

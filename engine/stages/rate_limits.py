@@ -14,7 +14,6 @@ in seconds is honoured when it is longer. Every wait is capped.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 RATE_LIMIT_STATUS = 429
 RATE_LIMIT_CLASS_NAMES = frozenset({
@@ -54,7 +53,7 @@ def is_rate_limited(exc: BaseException) -> bool:
 def retry_after(exc: BaseException) -> float | None:
     """The seconds of a `Retry-After` header the error's response carries, when numeric."""
     for e in _chain(exc):
-        headers: Any = getattr(getattr(e, "response", None), "headers", None)
+        headers: object = getattr(getattr(e, "response", None), "headers", None)
         value = headers.get("retry-after") if hasattr(headers, "get") else None
         if value is None:
             continue

@@ -32,6 +32,7 @@ _LIST_FIELD = re.compile(r'"[A-Za-z_]+"\s*:\s*\[')
 _NUMBER = re.compile(r"^\s*(?:[A-Za-z]+\s*)?#?\s*(\d{1,6})\s*$")
 
 ItemT = TypeVar("ItemT")
+KeyT = TypeVar("KeyT", str, int)  # what names an item: its id, or its number
 
 
 @dataclass(frozen=True)
@@ -192,7 +193,7 @@ def _scan(text: str, base: int, shape: ReplyShape) -> list[FoundItem] | None:
     return loose or None
 
 
-def number(value: Any) -> int | None:
+def number(value: object) -> int | None:
     """A whole number as a model writes one: 2, 2.0, "2", "#2", "justification 2"."""
     if isinstance(value, bool):
         return None
@@ -206,12 +207,12 @@ def number(value: Any) -> int | None:
     return None
 
 
-def bare_id(value: Any) -> str:
+def bare_id(value: object) -> str:
     """An id as a model writes one, without the backticks, stars or quotes around it."""
     return str(value).strip().strip("`*\"'").strip() if value is not None else ""
 
 
-def keyword(value: Any) -> str:
+def keyword(value: object) -> str:
     """A word of a closed set as a model writes one (`Open_Issue`, "not negative"), as the
     set spells it: bare, lower case, `_` and spaces as `-`."""
     return bare_id(value).lower().replace("_", "-").replace(" ", "-")
@@ -243,7 +244,7 @@ def answer_again(diagnostics: Sequence[Diagnostic], *, what: str, answer_format:
 
 
 def combine_by_key(first: Parsed[ItemT], second: Parsed[ItemT],
-                   key: Callable[[ItemT], Any]) -> Parsed[ItemT]:
+                   key: Callable[[ItemT], KeyT]) -> Parsed[ItemT]:
     """After the retry: the second reply's answers, and the first's for what the second left
     out (by `key`), in key order. What neither answered stays undecided; the round is a
     format failure only when nothing at all was usable."""
@@ -255,9 +256,9 @@ def combine_by_key(first: Parsed[ItemT], second: Parsed[ItemT],
 
 
 def second_fills_gaps(first: Sequence[ItemT], second: Sequence[ItemT],
-                      key: Callable[[ItemT], Any]) -> dict[Any, ItemT]:
+                      key: Callable[[ItemT], KeyT]) -> dict[KeyT, ItemT]:
     """The merge under every combine: by key, the second reply's answer where it gave one,
     the first's elsewhere (first-seen order)."""
-    items: dict[Any, ItemT] = {key(v): v for v in first}
+    items: dict[KeyT, ItemT] = {key(v): v for v in first}
     items.update((key(v), v) for v in second)
     return items

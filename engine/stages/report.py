@@ -68,14 +68,14 @@ class RoundResult:
     cluster: int | None = None
     shown: tuple[str, ...] = ()
     first_shown: int | None = None  # of `shown`, first shown in this run (stages with turns)
-    details: dict[str, Any] = field(default_factory=dict)  # the stage's own (JSON values)
+    details: dict[str, object] = field(default_factory=dict)  # the stage's own (JSON values)
     prompt: str = ""
     prompt_sha256: str = ""
     responses: list[str] = field(default_factory=list)
     parse: ParsedReply | None = None
     first_parse: ParsedReply | None = None  # the reply that was retried, when it was
-    proposals: list[Any] = field(default_factory=list)
-    proposal_dicts: list[dict[str, Any]] = field(default_factory=list)  # as the report shows them
+    proposals: list[object] = field(default_factory=list)
+    proposal_dicts: list[dict[str, object]] = field(default_factory=list)  # as the report shows
     proposal_keys: list[str] = field(default_factory=list)  # stage.item_key of each proposal
     valid: list[Any] = field(default_factory=list)
     valid_keys: list[str] = field(default_factory=list)
@@ -117,7 +117,7 @@ class RoundResult:
                 left[k] -= 1
         return flags
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "round": self.n,
             "stage": self.stage,
@@ -194,7 +194,7 @@ class Totals:
             rate_limited=sum(r.rate_limited for r in rounds),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "rounds": self.rounds, "calls": self.calls,
             "tokens": {"input": self.tokens_in, "output": self.tokens_out},
@@ -224,7 +224,7 @@ class Discarded:
         self.tokens_out += result.tokens_out
         self.rate_limited += result.rate_limited
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"rounds": self.rounds, "calls": self.calls, "rate_limited": self.rate_limited,
                 "tokens": {"input": self.tokens_in, "output": self.tokens_out}}
 
@@ -235,7 +235,7 @@ class RunReport:
     run_id: str
     model: str
     started_at: str
-    params: dict[str, Any]
+    params: dict[str, object]
     status: RunStatus = RunStatus.PARTIAL
     rounds: list[RoundResult] = field(default_factory=list)
     finished_at: str | None = None
@@ -253,7 +253,7 @@ class RunReport:
     def totals(self) -> Totals:
         return Totals.of(self.rounds, self.cost)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "version": REPORT_VERSION,
             "stage": self.stage,
@@ -292,11 +292,12 @@ def round_notes(r: RoundResult) -> list[str]:
     passed = list(getattr(r.parse, "passed_over", ()) or ())
     if passed:
         lines.append(f"passed over (no answer; shown again after the rest): {_some(passed)}")
-    released = r.details.get(RELEASED) or []
-    if released:
+    released = r.details.get(RELEASED)
+    if isinstance(released, list) and released:
         lines.append("held back only by unanswered beliefs, shown once anyway: "
-                     f"{_some(released)}")
-    waiting_on: dict[str, list[str]] = r.details.get(WAITING_ON) or {}
+                     f"{_some([str(i) for i in released])}")
+    held = r.details.get(WAITING_ON)
+    waiting_on: dict[str, list[str]] = held if isinstance(held, dict) else {}
     if waiting_on:
         by_target: dict[str, list[str]] = {}
         for held, targets in waiting_on.items():
@@ -310,6 +311,28 @@ def round_notes(r: RoundResult) -> list[str]:
                      f"rest on is reviewed, waiting {shown}"
                      + (f"; and on {rest} more (the report lists them)" if rest > 0 else ""))
     return [f"round {r.n}: {line}" for line in lines]
+
+
+def round_progress(r: RoundResult) -> list[str]:
+    """A round's lines as it ends, for a face's progress: its counts, then its notes."""
+    if r.error:
+        return [f"round {r.n}: error: {r.error}"]
+    return [f"round {r.n}: {r.outcome}: {len(r.shown)} shown, {len(r.proposals)} proposed, "
+            f"{len(r.valid)} valid, {len(r.applied)} applied ({r.applied_in} IN), "
+            f"{len(r.skipped)} skipped; {r.calls} call(s), {r.tokens_in}+{r.tokens_out} "
+            f"tokens, {r.seconds:.1f} s", *round_notes(r)]
+
+
+def run_summary(report: RunReport, path: Path | None, apply_with: str = "") -> list[str]:
+    """A run as a face shows it: the table of rounds, how it stopped, what was never
+    judged, where the report is, and the proposals file with `apply_with` (the command
+    that applies it)."""
+    unanswered = unanswered_line(report)
+    return [summary_table(report),
+            f"run {report.run_id}: {report.status.value}, stopped: {report.stopped}",
+            *([unanswered] if unanswered else []), *([f"report: {path}"] if path else []),
+            *([f"proposals: {report.proposals_file} (apply with: {apply_with})"]
+              if report.proposals_file else [])]
 
 
 def unanswered_line(report: RunReport) -> str | None:
@@ -334,14 +357,15 @@ def report_path(report_dir: Path, started: datetime, stage: str = "derive") -> P
 class ReportFile:
     """Where the report goes; `path` None (`--no-report`) writes nothing."""
 
-    def __init__(self, path: Path | None):
+    def __init__(self, path: Path | None, *, umask: int | None = None):
         self.path = path
+        self.umask = umask  # the caller's, for the file (None: this process's)
 
     def write(self, report: RunReport) -> None:
         if self.path is None:
             return
         text = json.dumps(report.to_json(), indent=2, ensure_ascii=False, default=str) + "\n"
-        write_text_atomically(self.path, text)
+        write_text_atomically(self.path, text, umask=self.umask)
 
 
 def summary_table(report: RunReport) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.clock import iso_utc, utc_now
 from engine.files import write_text_atomically
@@ -44,7 +44,7 @@ from engine.stages.report import (
     stop_description,
 )
 from engine.stages.rounds import RoundSettings
-from engine.stages.stage import Stage, TakesTurns
+from engine.stages.stage import LoopStage, TakesTurns
 from engine.store import Store
 
 CostFunction = Callable[[int, int], "float | None"]  # (tokens_in, tokens_out) -> dollars
@@ -63,13 +63,14 @@ class RunOptions:
     calls: CallPolicy = CallPolicy()
     output: Path | None = None  # the proposals file, without `auto`
     accept_command: str = ""  # how to apply the proposals file, printed in it
-    params: Mapping[str, Any] = field(default_factory=dict)  # every parameter, as given
+    params: Mapping[str, object] = field(default_factory=dict)  # every parameter, as given
     # A planned run (forge: one round per pending chunk): exactly this many rounds, with or
     # without `auto`, dry ones included; only an error ends it sooner.
     planned_rounds: int | None = None
     proposals_of_every_round: bool = False  # the proposals file: every round's valid items
     # (a planned run), or the last round's
     parallel: int = 1  # model calls in flight at once (--parallel)
+    umask: int | None = None  # the caller's, for the proposals file (None: this process's)
 
     @property
     def applies(self) -> bool:
@@ -129,6 +130,16 @@ class RunResult:
     def proposals_file(self) -> Path | None:
         return self.report.proposals_file
 
+    def as_dict(self) -> dict[str, object]:
+        """The run's totals, as a face shows them (the report file has every round)."""
+        report = self.report
+        return {"run_id": self.run_id, "stage": report.stage, "status": report.status.value,
+                "stopped": report.stopped,
+                "report": str(self.report_path) if self.report_path else None,
+                "proposals_file": str(report.proposals_file) if report.proposals_file
+                else None, "totals": report.totals.to_json(), "error": report.error,
+                **({} if report.unanswered is None else {"unanswered": report.unanswered})}
+
 
 def new_run_id(started: datetime) -> str:
     return started.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
@@ -143,7 +154,7 @@ def new_report(stage: str, options: RunOptions, cost: CostFunction | None,
 
 def run_stage(
     store: Store,
-    stage: Stage,
+    stage: LoopStage,
     model_for_round: ModelForRound,
     options: RunOptions,
     *,
@@ -222,7 +233,8 @@ def run_stage(
                  else report.rounds[-1].valid)
         try:
             report.proposals_file = write_text_atomically(
-                options.output, stage.render_file(valid, run, options.accept_command))
+                options.output, stage.render_file(valid, run, options.accept_command),
+                umask=options.umask)
         except OSError as e:
             reason, report.status = StopReason.ERROR, RunStatus.ERROR
             report.error = (f"cannot write the proposals file {options.output}: "

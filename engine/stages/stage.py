@@ -21,6 +21,7 @@ transaction, so what was validated is what is written.
 from __future__ import annotations
 
 import hashlib
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -57,9 +58,9 @@ class RoundInput:
     contract: RoundContract
     shown: tuple[str, ...] = ()  # the ids the round is about (sample, beliefs due, clusters)
     empty: bool = False  # nothing to do this round: the model is not called
-    details: Mapping[str, Any] = field(default_factory=dict)  # the stage's own, for the
+    details: Mapping[str, object] = field(default_factory=dict)  # the stage's own, for the
     # report and the Round node (scalars only there): strategy, cluster, network counts...
-    context: Any = None  # anything the stage keeps for parse/check/apply of this round
+    context: object = None  # what the stage keeps for parse, check and apply of the round
     # a stage that takes turns (TakesTurns): how many of `shown` the run shows for the first
     # time; a dry round with none counts towards --exhaust's stop (engine/stages/turns.py)
     first_shown: int | None = None
@@ -72,7 +73,7 @@ class Diagnostic:
     reason: str
     line: int = 0  # 0: about the reply as a whole
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"line": self.line, "reason": self.reason}
 
 
@@ -89,7 +90,7 @@ class ParsedReply(Protocol[ItemT_co]):
     @property
     def diagnostics(self) -> Sequence[Diagnostic]: ...  # each with .line and .reason
 
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 @dataclass
@@ -101,7 +102,7 @@ class Parsed(Generic[ItemT]):
     nothing_to_say: bool = False  # an explicit "nothing" (NO PROPOSALS, an empty list)
     needs_retry: bool = False  # a format failure, or parts of the answer missing
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"items": len(self.items), "nothing_to_say": self.nothing_to_say,
                 "needs_retry": self.needs_retry,
                 "diagnostics": [d.as_dict() for d in self.diagnostics]}
@@ -116,7 +117,7 @@ class Skip:
     reason: str
     line: int = 0  # 0: not from a reply line
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "reason": self.reason, "line": self.line}
 
 
@@ -163,7 +164,7 @@ class Action(StrEnum):
 
 
 @dataclass(frozen=True, eq=False)
-class AppliedEntry(Mapping[str, Any]):
+class AppliedEntry(Mapping[str, object]):
     """One applied item, for the report. Read as a mapping it is the report's JSON object:
     `id`, `action` (left out for ADDED), the stage's own fields, and `truth_value` when
     the belief's label is the point."""
@@ -171,10 +172,10 @@ class AppliedEntry(Mapping[str, Any]):
     id: str
     action: Action = Action.ADDED
     truth_value: str | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id}
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"id": self.id}
         if self.action is not Action.ADDED:
             out["action"] = self.action.value
         out.update(self.fields)
@@ -203,11 +204,14 @@ class Applied:
 
 
 ParseT = TypeVar("ParseT", bound="ParsedReply[Any]")
+TxT_contra = TypeVar("TxT_contra", contravariant=True)
 
 
-class Stage(Protocol[ItemT, ParseT]):
+class Stage(Protocol[ItemT, ParseT, TxT_contra]):
     """A stage's own parts. `ParseT` is its parse (a `Parsed`, or its own type with the
-    members of ParsedReply), which its retry message and combine take back."""
+    members of ParsedReply), which its retry message and combine take back; `TxT_contra`
+    the store parts its `check` and `apply` read and write (a Protocol intersection of the
+    parts of engine/store.py's GraphTx), so mypy holds the stage to them."""
 
     name: str  # "derive", "review", "dedup", "contradictions", "forge"
 
@@ -223,16 +227,16 @@ class Stage(Protocol[ItemT, ParseT]):
     def combine(self, first: ParseT, second: ParseT) -> ParseT:
         """The round's parse after the retry (e.g. the second, or both merged)."""
 
-    def check(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None
+    def check(self, tx: TxT_contra, items: Sequence[ItemT], shown: RoundInput | None
               ) -> Checked[ItemT]:
         """Validate against the graph as it is now; reads only."""
 
-    def apply(self, tx: GraphTx, items: Sequence[ItemT], shown: RoundInput | None,
+    def apply(self, tx: TxT_contra, items: Sequence[ItemT], shown: RoundInput | None,
               run: RunRecord, record: RoundRecord) -> Applied:
         """Inside the round's write transaction: check again, write the valid items and
         their provenance (the Run and Round nodes are written by the machinery)."""
 
-    def item_dict(self, item: ItemT) -> dict[str, Any]:
+    def item_dict(self, item: ItemT) -> dict[str, object]:
         """An item as the report shows it."""
 
     def item_key(self, item: ItemT) -> str:
@@ -243,6 +247,11 @@ class Stage(Protocol[ItemT, ParseT]):
     def render_file(self, items: Sequence[ItemT], run: RunRecord, command: str) -> str:
         """The proposals file of a run without --auto; `stage.parse` reads it back.
         `command` is the accept command line to print in it."""
+
+
+# A stage as the machinery runs it: its check and apply handed the store's whole transaction
+# (which has every part a stage may declare).
+LoopStage = Stage[Any, Any, GraphTx]
 
 
 @runtime_checkable
@@ -273,17 +282,29 @@ class TakesTurns(Protocol):
         """Round `shown` is closed with `valid` items: record who had a turn."""
 
 
+class ReadsAround(ABC):
+    """`read_round` of a stage that reads around the rounds in flight (ReadsAroundInFlight):
+    the round read with none in flight."""
+
+    def read_round(self, store: Store, n: int) -> RoundInput:
+        return self.read_round_besides(store, n, frozenset())
+
+    @abstractmethod
+    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+        """Round `n`'s view without the ids in `busy` (shown by rounds in flight)."""
+
+
 class KeyedItem(Protocol):
     @property
     def key(self) -> str: ...
 
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, object]: ...
 
 
 class KeyedItems:
     """`item_dict` and `item_key` for a stage whose items say them (`as_dict()`, `key`)."""
 
-    def item_dict(self, item: KeyedItem) -> dict[str, Any]:
+    def item_dict(self, item: KeyedItem) -> dict[str, object]:
         return item.as_dict()
 
     def item_key(self, item: KeyedItem) -> str:

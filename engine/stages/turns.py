@@ -28,7 +28,8 @@ the run stops (the run goes on while there is such a thing to show).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -66,10 +67,6 @@ class Turns:
 
     def passes(self, key: str) -> int:
         return self._passed.get(key, 0)
-
-    def due_since(self, key: str) -> int | None:
-        """The read (the round, one round at a time) at which `key` was first due."""
-        return self._first_due.get(key)
 
     def given_up(self) -> frozenset[str]:
         """The items not to be shown again in this run: passed over as often as they may be."""
@@ -111,10 +108,64 @@ class Turns:
         return {k: n for k, n in sorted(self._passed.items(),
                                         key=lambda kv: (self._first_due.get(kv[0], 0), kv[0]))}
 
-    def details(self, due: Iterable[str]) -> dict[str, Any]:
+    def details(self, due: Iterable[str]) -> dict[str, object]:
         """A round's report fields: the due items passed over before (waiting for their next
         turn, with their count), and the items given up so far; the first NAMED of each."""
         waiting = [k for k in due if k in self._passed][:NAMED]
         return {PASSED_OVER: {k: self._passed[k] for k in waiting},
                 UNANSWERED: sorted(self.given_up())[:NAMED]}
 
+
+
+@dataclass(frozen=True)
+class Taken(Generic[T]):
+    """A round's turn: what is due in the order the run shows it (`queue`), the first
+    `budget` of them (`chosen`: what the round shows), and the turns' report fields."""
+
+    queue: list[T]
+    chosen: list[T]
+    details: dict[str, object]
+
+
+class ShownRound(Protocol):
+    """What the turns read of a closed round (engine/stages/stage.RoundInput): the keys it
+    showed, and what the stage kept of it."""
+
+    @property
+    def shown(self) -> tuple[str, ...]: ...
+
+    @property
+    def context(self) -> object: ...
+
+
+class Keyed(Protocol):
+    @property
+    def key(self) -> str: ...
+
+
+KeyedT = TypeVar("KeyedT", bound=Keyed)
+
+
+class TakesTurnsBase(Generic[KeyedT]):
+    """The turn-taking of a stage that judges one item at a time (review, premise review,
+    repair, negatives): its Turns, what is due taken in turn (`take`), and a closed round
+    told to the turns (`round_closed`: the round's items with a valid answer are judged,
+    unless the stage's `judged` says otherwise)."""
+
+    def __init__(self, showings: int = SHOWINGS):
+        self.turns = Turns(showings)
+
+    def take(self, due: Sequence[T], key: Callable[[T], str], budget: int, *,
+             busy: Collection[str] = (), once: Collection[str] = ()) -> Taken[T]:
+        """`due` (in the stage's order) as this round takes it: without what rounds in
+        flight hold (`busy`), in turn; `once`: items to be shown one time only. The report
+        fields name what of `due` was passed over before."""
+        queue = self.turns.order([d for d in due if key(d) not in busy], key, once=once)
+        return Taken(queue, queue[:budget], self.turns.details(key(d) for d in due))
+
+    def round_closed(self, shown: ShownRound, valid: Sequence[KeyedT]) -> None:
+        self.turns.closed(shown.shown, self.judged(shown, valid))
+
+    def judged(self, shown: ShownRound, valid: Sequence[KeyedT]) -> set[str]:
+        """The items of round `shown` judged by its `valid` answers."""
+        return {v.key for v in valid}

@@ -117,7 +117,7 @@ class TagSource:
     origin: str
     via: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"tag": self.tag, "origin": self.origin, "via": list(self.via)}
 
 

@@ -29,7 +29,7 @@ class Step:
     detail: str = ""
     justifications: list[JustificationStep] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         d: dict[str, Any] = {"id": self.id, "truth": self.truth, "why": self.why}
         if self.depth is not None:
             d["depth"] = self.depth

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.model import Justification, Kind
 from engine.tms.records import TmsTx
@@ -27,7 +26,7 @@ class Fragile:
     position: int
     antecedents: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"justification": self.position, "rests_on": len(self.antecedents),
                 "antecedents": list(self.antecedents)}
 
@@ -53,7 +52,7 @@ class Restorer:
     not_in: tuple[str, ...]
     unless_in: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"justification": self.position, "still_in": list(self.still_in),
                 "not_in": list(self.not_in), "unless_in": list(self.unless_in)}
 
@@ -63,7 +62,7 @@ class Restoration:
     id: str
     justifications: tuple[Restorer, ...]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "justifications": [r.as_dict() for r in self.justifications]}
 
     def lines(self) -> list[str]:

@@ -154,10 +154,13 @@ def assert_in(tx: ResolutionTx, belief_id: str) -> Change:
 
 
 def enforce_nogoods(tx: ResolutionTx, change: Change) -> Change:
-    """Resolve every nogood that `change` made hold (all members IN)."""
-    if not change.went_in:
-        return change
-    holding = tx.nogoods_holding(change.went_in)
+    """Resolve every nogood that `change` made hold (all members IN), and look again at those
+    left holding unresolved: a write may have put an assumption under their members without
+    moving a label of theirs (a justification added or removed, a premise come IN)."""
+    unresolved = tx.unresolved_nogoods_holding()
+    looked_at = {n.id for n in unresolved}
+    holding = unresolved + [n for n in (tx.nogoods_holding(change.went_in)
+                                        if change.went_in else []) if n.id not in looked_at]
     if not holding:
         return change
     return nogood_rules.resolve(tx, holding, change, at=now())

@@ -17,7 +17,9 @@ to hash order):
 5. no source or source URL < has one;
 6. fewer direct dependents < more.
 A nogood whose members rest on no assumption (an outlist gate on nothing, say) cannot be
-resolved by retraction: it is recorded as unresolved and left holding.
+resolved by retraction: it is recorded as unresolved and left holding, and looked at again
+after every write (engine/tms/kernel.enforce_nogoods), since one may put an assumption under
+its members without moving their labels.
 """
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ TYPE_RANK = {
     "axiom": 3, "definition": 3,
 }
 DEFAULT_TYPE_RANK = 1
+UNRESOLVED = "unresolved: its members rest on no assumption"
 
 
 def entrenchment(b: Belief, dependents: int) -> tuple[int, int, int, int, int, int]:
@@ -75,6 +78,8 @@ def assumptions(upstream: Mapping[str, Belief], members: Sequence[str]) -> list[
 
 def resolve(tx: ResolutionTx, holding: Sequence[Nogood], change: Change, *, at: str) -> Change:
     queue = list(holding)
+    # each nogood's resolution as stored (those read without it: not known, so written)
+    recorded = {n.id: n.resolution for n in holding}
     while queue:
         nogood = queue.pop(0)
         members = tx.get_beliefs(nogood.members)
@@ -85,7 +90,9 @@ def resolve(tx: ResolutionTx, holding: Sequence[Nogood], change: Change, *, at: 
         upstream = tx.upstream(nogood.members)
         candidates = assumptions(upstream, nogood.members)
         if not candidates:
-            tx.set_nogood_resolution(nogood.id, "unresolved: its members rest on no assumption")
+            if not recorded.get(nogood.id, "").startswith("unresolved"):  # once, not each look
+                tx.set_nogood_resolution(nogood.id, UNRESOLVED)
+                recorded[nogood.id] = UNRESOLVED
             continue
         counts = tx.dependent_counts(candidates)
         victim = min(candidates, key=lambda i: (entrenchment(upstream[i], counts.get(i, 0)), i))
@@ -95,6 +102,7 @@ def resolve(tx: ResolutionTx, holding: Sequence[Nogood], change: Change, *, at: 
         change.retracted_by_nogood.append(victim)
         tx.note_retracted_by_nogood([victim])
         tx.set_nogood_resolution(nogood.id, f"retracted {victim}")
+        recorded[nogood.id] = f"retracted {victim}"
         queue.insert(0, nogood)
         queue.extend(tx.nogoods_holding(step.went_in))
     return change

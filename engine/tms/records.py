@@ -99,7 +99,8 @@ class TmsTx(Protocol):
         with justifications: the material for explain, trace and nogood resolution."""
 
     def direct_dependents(self, belief_id: str) -> set[str]:
-        """Beliefs with a justification that names `belief_id`."""
+        """Beliefs with a justification that names `belief_id` (a belief, or an id not added
+        yet)."""
 
     def shown_belief(self, belief_id: str) -> tuple[Belief, set[str]] | None:
         """The belief (as get_beliefs gives it) and its direct dependents, read together
@@ -133,6 +134,10 @@ class TmsTx(Protocol):
 
     def nogoods_holding(self, member_ids: Iterable[str]) -> list[Nogood]:
         """Nogoods with a member among `member_ids` whose members are all IN now."""
+
+    def unresolved_nogoods_holding(self) -> list[Nogood]:
+        """Nogoods recorded unresolved (their members rested on no assumption) whose members
+        are all IN now, with their resolution."""
 
     def create_beliefs(self, beliefs: Sequence[Belief]) -> None:
         """Create beliefs with their justifications (ids must be new; named ids that do

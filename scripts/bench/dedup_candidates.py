@@ -130,7 +130,8 @@ def index_rate(sample: int, k: int, threshold: float) -> None:
 
 
 def candidates(threshold: float, k: int, max_cluster: int, search: str) -> None:
-    from engine.dedup.stage import CandidateSource, DedupOptions, find_clusters
+    from engine.dedup.stage import DedupOptions, find_clusters
+    from engine.pairs.source import CandidateSource
 
     store, _ = open_store()
     try:
@@ -138,7 +139,7 @@ def candidates(threshold: float, k: int, max_cluster: int, search: str) -> None:
         source = CandidateSource(options, embedder=StoredOnlyEmbedder())
         start = time.perf_counter()
         cpu = time.process_time()
-        clusters, shas = find_clusters(store, source)
+        clusters, shas = find_clusters(store, source, max_cluster)
         seconds = time.perf_counter() - start
         sizes: dict[int, int] = {}
         for c in clusters:

@@ -31,8 +31,9 @@ def main() -> None:
     from adapters.neo4j.store import Neo4jStore
     from adapters.vector_cache import NpyVectorCache
     from engine import interchange
-    from engine.cli.stage_cli import embedding_cache_dir
-    from engine.dedup.stage import DEFAULT_THRESHOLD, CandidateSource, DedupOptions, find_clusters
+    from engine.dedup.stage import DEFAULT_THRESHOLD, DedupOptions, find_clusters
+    from engine.pairs.source import CandidateSource
+    from engine.wiring.settings import Settings
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--threshold", type=float, action="append")
@@ -44,7 +45,7 @@ def main() -> None:
     driver = connect(settings)
     store = Neo4jStore(driver, settings.database, settings.uri)
     embedder = SentenceTransformerEmbedder()
-    cache = NpyVectorCache(embedding_cache_dir())
+    cache = NpyVectorCache(Settings.of(os.environ).cache_folder / "embeddings")
     try:
         for path in sorted(folder.glob("*.json")):
             with driver.session(database=settings.database) as session:

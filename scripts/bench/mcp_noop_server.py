@@ -13,7 +13,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.cli import mcp as served  # noqa: E402
+from engine.mcp import server as served  # noqa: E402
 
 NOOP = "noop"
 

@@ -90,12 +90,16 @@ def main() -> int:
     from mcp import Client
 
     from engine import tms
-    from engine.cli.mcp import build_server, make_tools
-    from engine.cli.support import LazyStore
+    from engine.mcp.server import build_server
+    from engine.mcp.tools import AgentTools
     from engine.reading import search as searching
+    from engine.wiring.context import opened
+    from engine.wiring.settings import Settings
 
-    store = LazyStore(retry_seconds=3)
-    tools, entries = make_tools(store, ROOT / "reports")
+    opening = opened(Settings.of(os.environ), actor="mcp:bench", retry_seconds=3)
+    ctx = opening.__enter__()
+    store = ctx.store
+    tools = AgentTools(report_dir=ROOT / "reports")
     in_thread: list[float] = []  # each tool call's own time, on the SDK's worker thread
     for name in ("show", "search"):
         method = getattr(tools, name)
@@ -109,12 +113,12 @@ def main() -> int:
 
         functools.update_wrapper(clocked, method)
         setattr(tools, name, clocked)
-    server = build_server(tools, entries, os.environ.get("NEO4J_URI", ""))
+    server = build_server(tools, ctx, uri=os.environ.get("NEO4J_URI", ""))
     calls = {
-        "show": (lambda: tms.show(store, t["show"]), lambda: tools.show(t["show"]),
+        "show": (lambda: tms.show(store, t["show"]), lambda: tools.show(ctx, t["show"]),
                  "show", {"id": t["show"]}),
         "search": (lambda: searching.search(store, t["words"], limit=searching.DEFAULT_LIMIT),
-                   lambda: tools.search(t["words"]), "search", {"words": t["words"]}),
+                   lambda: tools.search(ctx, t["words"]), "search", {"words": t["words"]}),
     }
     manager = server._tool_manager  # the SDK's own result shaping, measured
     rows = []
@@ -174,7 +178,7 @@ def main() -> int:
               f"{r['tool_ms']:.2f} ms | {r['shaping_ms']:.2f} ms | {r['thread_hop_ms']:.2f} ms"
               f" | {r['sdk_in_memory_ms']:.2f} ms | {r['tool_in_sdk_ms']:.2f} ms"
               f" | {r['sdk_path_ms']:.2f} ms |")
-    store.close()
+    opening.__exit__(None, None, None)
     return 0
 
 

@@ -33,7 +33,8 @@ from adapters.markdown_registry import dump_markdown, parse_markdown
 from adapters.neo4j.connection import Neo4jSettings, connect
 from adapters.neo4j.store import Neo4jStore
 from engine import interchange
-from engine.cli import registry
+from engine.service import reading
+from engine.service.context import Context
 
 
 def timed(fn):
@@ -53,9 +54,11 @@ def fresh(store: Neo4jStore, driver, database: str) -> None:
 
 
 def wiki(store: Neo4jStore, out: Path, topics: str) -> float:
-    args = argparse.Namespace(output=str(out), title="bench", repo_url="", topics=topics,
-                              page_size=500)
-    seconds, _ = timed(lambda: registry.cmd_wiki(store, args))
+    from engine.wiring.context import SharedEmbedder
+
+    ctx = Context(store, "bench", embedder=SharedEmbedder())
+    seconds, _ = timed(lambda: reading.wiki(ctx, reading.WikiOptions(str(out), "bench", "",
+                                                                     topics, 500)))
     return seconds
 
 

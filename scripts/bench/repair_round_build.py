@@ -42,7 +42,7 @@ from engine.repair.due import read_due, with_findings  # noqa: E402
 from engine.repair.prompt import build_prompt, json_reply  # noqa: E402
 from engine.repair.stage import RepairSettings, RepairStage, cases_of  # noqa: E402
 from engine.review.apply import write_review  # noqa: E402
-from engine.review.material import read_under_review  # noqa: E402
+from engine.stages.arguments import read_under_review  # noqa: E402
 from engine.review.verdicts import Verdict  # noqa: E402
 from engine.stages.provenance import RoundRecord, RunRecord  # noqa: E402
 

@@ -38,7 +38,7 @@ from adapters.neo4j.connection import Neo4jSettings, connect  # noqa: E402
 from adapters.neo4j.store import Neo4jStore  # noqa: E402
 from engine import interchange  # noqa: E402
 from engine.review.due import DueOptions, read_due  # noqa: E402
-from engine.review.material import read_under_review  # noqa: E402
+from engine.stages.arguments import read_under_review  # noqa: E402
 from engine.review.prompt import build_prompt  # noqa: E402
 from engine.review.records import ReviewStamp  # noqa: E402
 from engine.review.schema import json_reply  # noqa: E402

@@ -4,7 +4,6 @@ finds a planted belief, and screenshots of the index and a topic page go to test
 """
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -13,7 +12,8 @@ import pytest
 
 from adapters.formats import parse_network
 from engine import interchange
-from engine.cli import registry
+from engine.service import reading
+from engine.service.context import Context
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.browser, pytest.mark.slow]
 
@@ -42,9 +42,9 @@ def site(store, tmp_path) -> Path:
     data["nogoods"] = [{"id": "ng-demo", "nodes": ["zz-planted-bug-99-open", "zz-planted-fix"]}]
     interchange.import_network(store, *parse_network(data))
     out = tmp_path / "site"
-    args = argparse.Namespace(output=str(out), title="Shop registry", repo_url=REPO,
-                              topics="prefix", page_size=4)
-    assert registry.cmd_wiki(store, args) == 0
+    site = reading.wiki(Context(store, "test"), reading.WikiOptions(
+        str(out), "Shop registry", REPO, "prefix", 4))
+    assert site.beliefs == len(data["nodes"])
     return out
 
 

@@ -32,15 +32,15 @@ def test_import_agent_reports_what_came_in_and_namespaces_lists_it(cli, tmp_path
     assert out.startswith("imported 2 beliefs of a (2 justifications, 0 nogoods) behind "
                           "a:active: 2 came IN, 0 OUT")
     assert "IN: a:fast, a:region" in out
-    (row,) = cli_json(cli, "namespaces")
+    (row,) = cli_json(cli, "namespaces")["namespaces"]
     assert (row["name"], row["in"], row["beliefs"], row["active"]) == ("a", 3, 3, True)
     cli("add", "fast-too", "Our failover is instant too.")
-    hits = cli_json(cli, "search", "failover", "--namespace", "a")
+    hits = cli_json(cli, "search", "failover", "--namespace", "a")["hits"]
     assert [h["id"] for h in hits] == ["a:fast"]
     assert "scope: namespace a (3 beliefs)" in cli("compact", "--namespace", "a").stdout
     cli("retract", "a:active")
     assert "OUT" in cli("namespaces").stdout.splitlines()[2]
-    assert [b["id"] for b in cli_json(cli, "list", "--namespace", "a", "--out")] == [
+    assert [b["id"] for b in cli_json(cli, "list", "--namespace", "a", "--out")["beliefs"]] == [
         "a:active", "a:fast", "a:region"]
 
 
@@ -49,7 +49,7 @@ def test_a_malformed_file_and_an_existing_namespace_are_refused(cli, tmp_path): 
     bad.write_text('{"nodes": {"x": {"text": ""}}}', encoding="utf-8")
     r = cli("import-agent", "a", str(bad), code=2)
     assert_one_error_line(r, "node 'x'", "text")
-    assert cli_json(cli, "namespaces") == []
+    assert cli_json(cli, "namespaces")["namespaces"] == []
     assert cli_json(cli, "status")["beliefs"] == 0
     file = write(tmp_path / "agent.json", NODES)
     cli("import-agent", "a", file)

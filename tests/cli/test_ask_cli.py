@@ -3,7 +3,6 @@ scripted chat models (langchain-core fakes): the answer, the retry on a bad cita
 beliefs, tool calls (native and JSON), insufficient, a model that times out, --stale."""
 from __future__ import annotations
 
-import io
 import json
 
 import pytest
@@ -25,11 +24,10 @@ def shop(store):
 
 
 def run(store, chat, args, capsys, tmp_path, **options):
-    err = io.StringIO()
     code = main([*args, "--report-dir", str(tmp_path / "reports"), "--quiet"],
-                wiring=wiring(store, chat, stderr=err, **options))
+                **wiring(store, chat, **options))
     out = capsys.readouterr()
-    return code, out.out, err.getvalue() + out.err
+    return code, out.out, out.err
 
 
 def cited_edges(driver, database):
@@ -214,7 +212,7 @@ def test_stale_lists_answers_whose_citations_changed(shop, capsys, tmp_path):
 ])
 def test_usage_errors_exit_2(shop, capsys, tmp_path, args, message):
     with pytest.raises(SystemExit) as e:
-        main(args, wiring=wiring(shop, ScriptedChatModel(script=[])))
+        main(args, **wiring(shop, ScriptedChatModel(script=[])))
     assert e.value.code == 2 and message in capsys.readouterr().err
 
 

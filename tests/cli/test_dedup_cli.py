@@ -62,12 +62,14 @@ def test_usage_errors_exit_2(tmp_path, module, args, message):
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.neo4j
 def test_a_bad_threshold_is_one_line_and_exit_2(tmp_path, store, neo4j_settings):
     r = cli("engine.dedup", ["--candidates", "--by-id", "--threshold", "1.5"], cwd=tmp_path,
             settings=neo4j_settings)
     assert r.returncode == 2 and r.stderr.startswith("Error: --threshold must be in")
 
 
+@pytest.mark.neo4j
 def test_candidates_lists_clusters_and_writes_nothing(tmp_path, store, neo4j_settings):
     load(store, NETWORK)
     r = cli("engine.dedup", ["--candidates", "--by-id", "--threshold", "0.6", "--json"],
@@ -78,6 +80,7 @@ def test_candidates_lists_clusters_and_writes_nothing(tmp_path, store, neo4j_set
     assert store.read(lambda tx: tx.pair_verdicts("dedup")) == []
 
 
+@pytest.mark.neo4j
 def test_propose_accept_undo(tmp_path, store, neo4j_settings):
     load(store, NETWORK)
     r = cli("engine.dedup", ["--model", MODEL, "--by-id", "--threshold", "0.6", "--no-report"],
@@ -102,6 +105,7 @@ def test_propose_accept_undo(tmp_path, store, neo4j_settings):
     assert again.returncode == 2 and again.stderr.startswith("Error: no merge of belief")
 
 
+@pytest.mark.neo4j
 def test_auto_exhaust_with_the_retry(tmp_path, store, neo4j_settings):
     load(store, NETWORK)
     r = cli("engine.dedup", ["--model", MODEL, "--by-id", "--threshold", "0.6", "--exhaust",
@@ -117,6 +121,7 @@ def test_auto_exhaust_with_the_retry(tmp_path, store, neo4j_settings):
                                                    "cache-reads-stale")]
 
 
+@pytest.mark.neo4j
 def test_contradictions_auto_records_a_nogood(tmp_path, store, neo4j_settings):
     load(store, [premise("base"), derived("failover-instant", ["base"]),
                  derived("failover-slow", ["base"])])

@@ -194,38 +194,32 @@ def test_replay_re_runs_a_recorded_run(network, store, neo4j_settings, tmp_path)
 
 
 # --- in process, on the in-memory store (the same main(), its outside things swapped) ----
-def wiring_for(fake_store, script, stderr):
-    from contextlib import nullcontext
-
-    from engine.cli.derive import ModelBinding, Wiring
-    from engine.stages.contract import unconstrained
+def wiring_for(fake_store, script):
+    """main's `context` (the in-memory store) and `parts` (a scripted model)."""
+    from engine.service.context import Context
+    from engine.stages.contract import ModelBinding, unconstrained
+    from engine.wiring.parts import StageParts
     from tests.derive_fakes import ScriptedChatModel
 
     chat = ScriptedChatModel(script=script)
-    return Wiring(open_store=lambda: nullcontext(fake_store),
-                  build_model=lambda args: ModelBinding(unconstrained(chat),
-                                                        is_transient=lambda e: False),
-                  stderr=stderr)
+    return {"context": Context(fake_store), "parts": StageParts(
+        model=lambda spec: ModelBinding(unconstrained(chat), is_transient=lambda e: False))}
 
 
 def test_in_process_run_and_exit_codes(tmp_path, capsys, monkeypatch):
-    import io
-
     from engine.cli.derive import main
     from tests.fakes import FakeStore
 
     monkeypatch.chdir(tmp_path)
     fake = FakeStore()
     load(fake, PREMISES)
-    err = io.StringIO()
     assert main(["--model", "fake", "--exhaust", "--no-report"],
-                wiring=wiring_for(fake, [GOOD, "NO PROPOSALS"], err)) == 0
-    out = capsys.readouterr().out
+                **wiring_for(fake, [GOOD, "NO PROPOSALS"])) == 0
+    out, err = capsys.readouterr()
     assert "stopped: 1 consecutive dry round(s)" in out
-    assert "round 1/10: asking the model..." in err.getvalue()
+    assert "round 1/10: asking the model..." in err
     assert fake.state.beliefs["auth-slow"].truth == Truth.IN
 
-    err = io.StringIO()
     assert main(["--model", "fake", "--exhaust", "--no-report", "--quiet"],
-                wiring=wiring_for(fake, [ConnectionError("refused")], err)) == 1
-    assert err.getvalue().startswith("Error: the model failed: ConnectionError: refused")
+                **wiring_for(fake, [ConnectionError("refused")])) == 1
+    assert capsys.readouterr().err.startswith("Error: the model failed: ConnectionError: refused")

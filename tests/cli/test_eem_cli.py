@@ -1,4 +1,4 @@
-"""`eem`, the one entry point (pyproject's console script, engine/cli/eem.py): every command of
+"""`eem`, the one entry point (pyproject's console script, engine/eem.py): every command of
 `python -m engine` and every program under one name, `eem --help` grouped, each parser going
 by the name it was called with; what the commands print is theirs."""
 from __future__ import annotations
@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.eem import GROUPS, PROGRAMS, main
-from engine.cli.tms import COMMANDS
+from engine.eem import GROUPS, PROGRAMS, main
+from engine.cli.main import COMMANDS
 from tests.cli.test_tms_cli import _run, build, env  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
-EEM = "import sys; from engine.cli.eem import main; sys.exit(main())"  # the console script
+EEM = "import sys; from engine.eem import main; sys.exit(main())"  # the console script
 
 
 def eem(*args: str, env=None) -> subprocess.CompletedProcess:
@@ -41,8 +41,10 @@ def test_the_help_groups_every_command_and_program_once():
                                               "the server"]
     for module, _ in PROGRAMS.values():
         assert callable(importlib.import_module(module).main)
-    # every `python -m engine.X` program is an eem command
-    assert {p.parent.name for p in (ROOT / "engine").glob("*/__main__.py")} == set(PROGRAMS)
+    # every `python -m engine.X` program is an eem command (and serve is the resident
+    # engine's, `python -m engine serve`)
+    assert {p.parent.name for p in (ROOT / "engine").glob("*/__main__.py")} == (
+        set(PROGRAMS) - {"serve"}) | {"resident"}
 
 
 def test_eem_help_lists_them_grouped_one_line_each(capsys):

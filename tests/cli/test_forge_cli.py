@@ -144,7 +144,7 @@ def test_a_run_and_accept_from_a_subfolder_pin_paths_under_the_recorded_root(
     assert acc.returncode == 0, acc.stderr
     assert {s.path for s in store.read(lambda tx: tx.sources())} >= {"docs/auth.md"}
     status = cli("engine", ["sources", "status", "--json"], **run)
-    rows = json.loads(status.stdout)
+    rows = json.loads(status.stdout)["beliefs"]
     assert rows and {r["state"] for r in rows} == {"unchanged"}
     assert all(r["path"].startswith("docs/") for r in rows)
 

@@ -5,8 +5,10 @@ written."""
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -17,7 +19,7 @@ pytestmark = pytest.mark.neo4j
 
 
 def last_seq(cli) -> int:  # noqa: F811
-    return cli_json(cli, "log", "--limit", "1")[0]["seq"]
+    return cli_json(cli, "log", "--limit", "1")["entries"][0]["seq"]
 
 
 def setup(cli) -> int:  # noqa: F811
@@ -26,7 +28,7 @@ def setup(cli) -> int:  # noqa: F811
     cli("add", "b", "B from a.", "--sl", "a")
     cli("add", "c", "C from b.", "--sl", "b")
     assert "release v1 names seq" in cli("release", "v1", "--note", "first").stdout
-    v1 = cli_json(cli, "releases")[0]["seq"]
+    v1 = cli_json(cli, "releases")["releases"][0]["seq"]
     cli("retract", "a", "--reason", "wrong")
     cli("supersede", "b", "--text", "B, reworded.")
     return v1
@@ -38,13 +40,13 @@ def test_reads_as_of_a_release_a_seq_and_a_time(cli, tmp_path):  # noqa: F811
     assert cli_json(cli, "status")["in"] != 3
     shown = cli_json(cli, "show", "b", "--as-of", "v1")
     assert shown["truth"] == "IN" and shown["text"] == "B from a."
-    assert "b-v2" not in {b["id"] for b in cli_json(cli, "list", "--as-of", str(v1))}
+    assert "b-v2" not in {b["id"] for b in cli_json(cli, "list", "--as-of", str(v1))["beliefs"]}
     assert "b is IN" in cli("explain", "b", "--as-of", "v1").stdout
     then = json.loads(cli("export", "--as-of", "v1").stdout)
     assert then["nodes"]["a"]["truth_value"] == "IN" and "b-v2" not in then["nodes"]
     cli("export", "--as-of", "v1", "-o", str(tmp_path / "then.md"))
     assert "B from a." in (tmp_path / "then.md").read_text(encoding="utf-8")
-    now = cli_json(cli, "log", "--limit", "1")[0]["at"]
+    now = cli_json(cli, "log", "--limit", "1")["entries"][0]["at"]
     assert cli_json(cli, "status", "--as-of", now)["beliefs"] == cli_json(cli, "status")[
         "beliefs"]
 
@@ -73,7 +75,7 @@ def test_rollback_then_rolling_it_back_restores_the_present(cli):  # noqa: F811
     before = last_seq(cli)
     assert "rolled back to seq" in cli("rollback", "--to", "v1", "--reason", "oops").stdout
     assert cli("export").stdout == at_v1
-    entry = cli_json(cli, "log", "--limit", "1")[0]
+    entry = cli_json(cli, "log", "--limit", "1")["entries"][0]
     assert entry["op"] == "rollback" and entry["reason"] == "oops"
     cli("rollback", "--to", str(before))
     assert cli("export").stdout == present
@@ -127,7 +129,29 @@ def test_bad_input_is_one_line_exit_2_nothing_written(cli, args, message):  # no
 def test_prune_below_a_release_with_force(cli):  # noqa: F811
     cli("add", "a", "A premise.")
     cli("release", "v1")
-    assert "pruned" in cli("log", "--prune", "--before", "2999-01-01", "--force").stdout
+    entries = cli_json(cli, "log", "--limit", "100")["entries"]
+    exported = cli("export").stdout
+    out = cli("log", "--prune", "--before", "2999-01-01", "--force").stdout
+    assert out == f"pruned {len(entries)} entries\n"
+    # the log keeps only the prune's own entry; the memory is as it was; the release now
+    # names a point before history begins, so reading as of it is refused by name
+    assert [e["op"] for e in cli_json(cli, "log", "--limit", "100")["entries"]] == ["log-prune"]
+    assert cli("export").stdout == exported
+    refused = cli("show", "a", "--as-of", "v1", code=2)
+    assert "before history begins" in refused.stderr
+
+
+def lines_of(process: subprocess.Popen) -> queue.Queue:
+    """What a process prints, a line at a time, read on a thread: the test waits on it with
+    a bound (`get(timeout=...)`), never on the clock alone."""
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in process.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
 
 
 def test_log_follow_prints_each_change_from_another_writer(cli, env):  # noqa: F811
@@ -137,11 +161,24 @@ def test_log_follow_prints_each_change_from_another_writer(cli, env):  # noqa: F
                                  "--id", "a"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(4)  # it has started and read where the log ends
+        printed = lines_of(follower)
+        # it follows once it prints a change to a written after it started: write one
+        # until it does (however long a start takes under load, within 2 minutes)
+        deadline = time.monotonic() + 120
+        while True:
+            cli("set-metadata", "a", "ping", "1")
+            try:
+                first = json.loads(printed.get(timeout=5))
+                break
+            except queue.Empty:
+                assert follower.poll() is None, follower.stderr.read()
+                assert time.monotonic() < deadline, "log --follow printed nothing in 2 minutes"
+        assert first["op"] == "set-metadata" and first["args"]["id"] == "a"
         cli("retract", "z")  # not about a: not printed
         cli("retract", "a", "--reason", "followed")
-        line = follower.stdout.readline()
-        entry = json.loads(line)
+        entry = json.loads(printed.get(timeout=60))
+        while entry["op"] == "set-metadata":  # a ping written before the first was printed
+            entry = json.loads(printed.get(timeout=60))
         assert entry["op"] == "retract" and entry["args"]["id"] == "a"
         assert entry["reason"] == "followed"
     finally:

@@ -45,7 +45,8 @@ show b --history
     assert "premise, gated: OUT while a-v2 is IN" in out and "superseded by a-v2" in out
     assert "unless challenge:b is IN" in out
     assert "defence:challenge:b defends challenge:b" in out
-    log = json.loads(out.split("$ log --json --limit 3\n", 1)[1].split("$ show", 1)[0])
+    log = json.loads(out.split("$ log --json --limit 3\n", 1)[1].split("$ show", 1)[0])[
+        "entries"]
     assert [e["op"] for e in log] == ["set-metadata", "defend", "challenge"]
     assert {e["actor"] for e in log} == {"alice"}
     assert log[2]["reason"] == "doubt" and log[2]["went_out"] == ["b"]
@@ -96,5 +97,5 @@ def test_bad_input_is_one_error_line_each_and_nothing_written(store, env, tmp_pa
     assert len(errors) == len(BAD), result.stderr
     for (line, message), error in zip(BAD, errors):
         assert message in error, (line, error)
-    last = json.loads(result.stdout.rsplit("$ log --json --limit 1\n", 1)[1])
+    last = json.loads(result.stdout.rsplit("$ log --json --limit 1\n", 1)[1])["entries"]
     assert [e["op"] for e in last] == ["add"]  # none of the bad lines wrote anything

@@ -66,7 +66,7 @@ def test_classify_list_negative_and_derive_offers_it(store, driver, neo4j_settin
     listed = program("engine", ["list", "--negative", "--json"], cwd=tmp_path,
                      settings=neo4j_settings)
     assert listed.returncode == 0, listed.stderr
-    assert [(b["id"], b["negative"]) for b in json.loads(listed.stdout)] == [
+    assert [(b["id"], b["negative"]) for b in json.loads(listed.stdout)["beliefs"]] == [
         ("auth-timeout-bug", "bug")]
     with driver.session(database=neo4j_settings.database) as session:
         edges = session.run("MATCH (r:Round {stage: 'negatives'})-[c:CLASSIFIED]->(b:Belief) "

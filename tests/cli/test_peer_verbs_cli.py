@@ -72,7 +72,7 @@ def test_challenge_with_an_id_and_mark_duplicate(cli, store):  # noqa: F811
     tms.add(store, "p2", "premise p, again")
     assert cli("mark-duplicate", "p2", "p").stdout.splitlines() == [
         "p2 marked a duplicate of p (retracted)", "OUT p2"]
-    assert cli_json(cli, "get-metadata", "p2", "duplicate_of") == "p"
+    assert cli_json(cli, "get-metadata", "p2", "duplicate_of")["value"] == "p"
 
 
 def test_migrate_retractions_dry_run_first(cli, store):  # noqa: F811
@@ -145,7 +145,7 @@ def test_add_in_a_namespace_and_import_agent_only_in(cli, store, tmp_path):  # n
 def test_list_label(cli, store):  # noqa: F811
     reasons(store)
     tms.add(store, "c", "from r", tms.make_justifications(["r"], label="Seen in prod"))
-    assert [b["id"] for b in cli_json(cli, "list", "--label", "seen in")] == ["c"]
+    assert [b["id"] for b in cli_json(cli, "list", "--label", "seen in")["beliefs"]] == ["c"]
     assert "c " in cli("list", "--label", "prod").stdout
 
 
@@ -158,7 +158,7 @@ def test_search_depth(cli, store):  # noqa: F811
     found = cli_json(cli, "search", "deactivation", "--depth", "2")
     assert [h["id"] for h in found["hits"]] == ["p"]
     assert [(n["id"], n["distance"]) for n in found["neighbours"]] == [("a", 1)]
-    assert [h["id"] for h in cli_json(cli, "search", "deactivation")] == ["p"]
+    assert [h["id"] for h in cli_json(cli, "search", "deactivation")["hits"]] == ["p"]
     assert "--depth takes a number from 0 to 5" in cli("search", "x", "--depth", "9",
                                                         code=2).stderr
 
@@ -171,6 +171,6 @@ def test_list_label_as_of_a_release_and_negative_refuses_as_of(cli, store):  # n
     tms.add(store, "e", "from p", tms.make_justifications(["p"], label="read in a doc"))
     cli("release", "v1")
     tms.add(store, "d", "from q", tms.make_justifications(["q"], label="seen in prod too"))
-    assert [b["id"] for b in cli_json(cli, "list", "--label", "prod", "--as-of", "v1")] == ["c"]
-    assert [b["id"] for b in cli_json(cli, "list", "--label", "prod")] == ["c", "d"]
+    assert [b["id"] for b in cli_json(cli, "list", "--label", "prod", "--as-of", "v1")["beliefs"]] == ["c"]
+    assert [b["id"] for b in cli_json(cli, "list", "--label", "prod")["beliefs"]] == ["c", "d"]
     assert_one_error_line(cli("list", "--negative", "--as-of", "v1", code=2), "--negative")

@@ -40,7 +40,7 @@ def test_propose_then_accept_with_each_verbs_own_arguments(store, env):  # noqa:
     assert out.startswith("prop-1  [pending]  add b")
     assert "proposed by alice" in out and "no label would change" in out
     assert "nothing changed in the network; accept with: python -m engine accept prop-1" in out
-    assert "b" not in {r["id"] for r in engine_json(env, "list")}
+    assert "b" not in {r["id"] for r in engine_json(env, "list")["beliefs"]}
     proposed = engine_json(env, "propose", "supersede", "p", "--text", "A premise, reworded.",
                            "--reason", "clearer")
     assert proposed["args"]["text"] == "A premise, reworded." and proposed["target"] == "p"
@@ -53,7 +53,7 @@ def test_propose_then_accept_with_each_verbs_own_arguments(store, env):  # noqa:
     accepted = engine(env, "accept", "prop-2", actor="bob").stdout
     assert accepted.startswith("prop-2 accepted by bob: supersede p")
     assert "IN  p-v2" in accepted and "OUT p" in accepted
-    [entry] = engine_json(env, "log", "--op", "supersede")
+    [entry] = engine_json(env, "log", "--op", "supersede")["entries"]
     assert (entry["actor"], entry["args"]["proposal"], entry["args"]["proposer"]) == (
         "bob", "prop-2", "alice")
     assert engine_json(env, "proposal", "prop-2")["change_seq"] == entry["seq"]
@@ -66,7 +66,7 @@ def test_drift_is_refused_with_exit_1_and_force_applies(store, env):  # noqa: F8
     refused = engine(env, "accept", "prop-1", actor="bob", code=1)
     [line] = refused.stderr.strip().splitlines()
     assert line == ("Error: proposal 'prop-1' is out of date: target 'a' was IN, is OUT now "
-                    "(accept prop-1 --force applies it anyway)")
+                    "(`python -m engine accept prop-1 --force` applies it anyway)")
     assert engine_json(env, "proposal", "prop-1")["status"] == "pending"
     forced = engine(env, "accept", "prop-1", "--force", actor="bob").stdout
     assert "forced past: target 'a' was IN, is OUT now" in forced
@@ -110,7 +110,7 @@ def test_accepting_a_rejected_proposal_is_exit_2_and_writes_nothing(store, env):
     assert_one_error_line(engine(env, "accept", "prop-1", code=2),
                           "proposal 'prop-1' is rejected by alice, not pending")
     assert engine(env, "log", "--limit", "1").stdout == before
-    assert [r["truth"] for r in engine_json(env, "list") if r["id"] == "p"] == ["IN"]
+    assert [r["truth"] for r in engine_json(env, "list")["beliefs"] if r["id"] == "p"] == ["IN"]
 
 
 def test_two_processes_accepting_one_proposal_apply_it_once(store, env):  # noqa: F811
@@ -126,7 +126,7 @@ def test_two_processes_accepting_one_proposal_apply_it_once(store, env):  # noqa
     assert sorted(code for code, _, _ in results) == [0, 2], results
     [loser] = [err for code, _, err in results if code == 2]
     assert "not pending: nothing to accept" in loser
-    applied = [e for e in engine_json(env, "log", "--op", "retract")
+    applied = [e for e in engine_json(env, "log", "--op", "retract")["entries"]
                if e["args"].get("proposal") == "prop-1"]
     assert len(applied) == 1
 
@@ -155,7 +155,7 @@ def test_reset_rejects_the_pending_proposals_and_keeps_the_decided(store, env): 
     assert out == ("graph emptied\npending proposals rejected (what they named is gone): "
                    "prop-2, prop-3\n")
     assert engine(env, "proposals", "--pending").stdout == "no proposals pending\n"
-    by_id = {p["id"]: p for p in engine_json(env, "proposals")}
+    by_id = {p["id"]: p for p in engine_json(env, "proposals")["proposals"]}
     assert by_id["prop-1"]["status"] == "accepted"
     assert {by_id[i]["status"] for i in ("prop-2", "prop-3")} == {"rejected"}
     assert by_id["prop-2"]["decision_reason"] == "the graph was reset: what it named is gone"

@@ -43,7 +43,7 @@ def test_list_shows_every_query_with_its_parameters(small, cli):
     for q in load_pack():
         assert re.search(rf"^{q.name}\s", out, re.MULTILINE), q.name
     assert "id=auth-key-fetch-blocks-requests steps=2" in out
-    listed = json.loads(cli("query", "--list", "--json").stdout)
+    listed = json.loads(cli("query", "--list", "--json").stdout)["queries"]
     assert {q["name"] for q in listed} == {q.name for q in load_pack()}
     why = next(q for q in listed if q["name"] == "why_in")
     assert why["params"] == [{"name": "id", "type": "string",
@@ -55,16 +55,16 @@ def test_a_query_as_a_table_and_as_json(small, cli):
     assert re.split(r"\s+", out[0]) == ["step", "belief", "truth", "depth", "why", "kind", "seq",
                                         "label", "antecedents", "unless"]
     assert re.match(r"^0\s+c\s+IN\s+1\s+justified\s+SL\s+0\s+a and b\s+a, b$", out[2]), out[2]
-    got = json.loads(cli("query", "why_in", "--param", "id=c", "--json").stdout)
+    got = json.loads(cli("query", "why_in", "--param", "id=c", "--json").stdout)["rows"]
     assert [(r["belief"], r["why"], r["antecedents"]) for r in got] == [
         ("c", "justified", ["a", "b"]), ("a", "premise", []), ("b", "premise", [])]
-    assert json.loads(cli("query", "by_depth", "--param", "min_depth=2", "--json").stdout) == [
+    assert json.loads(cli("query", "by_depth", "--param", "min_depth=2", "--json").stdout)["rows"] == [
         {"depth": 2, "belief": "d", "truth": "IN", "text": "Gated."}]
 
 
 def test_a_query_without_rows_says_so(small, cli):
     assert cli("query", "nogoods").stdout.strip() == "(no rows)"
-    assert cli("query", "nogoods", "--json").stdout.strip() == "[]"
+    assert json.loads(cli("query", "nogoods", "--json").stdout)["rows"] == []
 
 
 @pytest.mark.parametrize("args, fragment", [

@@ -20,7 +20,7 @@ def _network(cli) -> None:  # noqa: F811
 
 
 def _last_seq(cli) -> int:  # noqa: F811
-    return cli_json(cli, "log", "--limit", "1")[0]["seq"]
+    return cli_json(cli, "log", "--limit", "1")["entries"][0]["seq"]
 
 
 def test_export_edit_one_belief_sync_and_diff_shows_that_edit_only(cli, tmp_path):  # noqa: F811
@@ -32,10 +32,10 @@ def test_export_edit_one_belief_sync_and_diff_shows_that_edit_only(cli, tmp_path
         "> Derived from p\n", "> Derived from p, worded anew\n"), encoding="utf-8")
     out = cli("import", str(registry), "--sync").stdout
     assert "~ reworded (in place): d" in out
-    diff = cli_json(cli, "diff", "--since", str(seq))
+    diff = cli_json(cli, "diff", "--since", str(seq))["beliefs"]
     assert [row["id"] for row in diff] == ["d"]
     assert cli_json(cli, "show", "d")["text"] == "Derived from p, worded anew"
-    [entry] = cli_json(cli, "log", "--op", "import-sync")
+    [entry] = cli_json(cli, "log", "--op", "import-sync")["entries"]
     assert entry["args"]["reworded"] == {"d": "Derived from p"}
     history = cli("show", "d", "--history").stdout
     assert "add" in history and "import-sync" in history  # the history stays
@@ -74,7 +74,7 @@ def test_sync_adds_rewires_retracts_and_removes_in_one_transaction(cli, tmp_path
     assert [j["antecedents"] for j in shown["justifications"]] == [["d", "r"]]
     assert cli_json(cli, "show", "q")["retracted"] is True
     assert cli("show", "lonely", code=2).returncode == 2
-    labels = {b["id"]: b["truth"] for b in cli_json(cli, "list")}
+    labels = {b["id"]: b["truth"] for b in cli_json(cli, "list")["beliefs"]}
     assert "OUT" in (labels["r"], labels["p"])  # the new nogood held, and was resolved
     assert cli_json(cli, "verify")["ok"] is True
 
@@ -120,10 +120,10 @@ def test_a_nogood_gone_from_the_registry_is_removed_logged_and_shown_by_dry_run(
     out = cli("import", str(registry), "--sync").stdout
     assert "- nogoods removed: nogood-a-b" in out
     assert _last_seq(cli) == before + 1  # one transaction, one entry
-    [entry] = cli_json(cli, "log", "--op", "import-sync")
+    [entry] = cli_json(cli, "log", "--op", "import-sync")["entries"]
     assert entry["args"]["nogoods_removed"] == ["nogood-a-b"]
     assert json.loads(cli("export").stdout)["nogoods"] == []
-    labels = {b["id"]: b["truth"] for b in cli_json(cli, "list")}
+    labels = {b["id"]: b["truth"] for b in cli_json(cli, "list")["beliefs"]}
     assert labels == {"a": "IN", "b": "IN"}  # no nogood left to take one OUT
     assert cli_json(cli, "verify")["ok"] is True
     assert "nothing to do" in cli("import", str(registry), "--sync").stdout

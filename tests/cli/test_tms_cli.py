@@ -19,7 +19,7 @@ pytestmark = pytest.mark.neo4j
 
 ROOT = Path(__file__).resolve().parents[2]
 STATUS_KEYS = ["beliefs", "in", "out", "undetermined", "premises", "derived", "nogoods",
-               "max_depth", "challenged"]
+               "max_depth", "challenged", "undetermined_ids"]
 HEAVY = ("torch", "sentence_transformers", "langchain", "llama_cpp")
 
 
@@ -77,9 +77,20 @@ def exported(store) -> str:
 
 
 # --- mutating commands ---------------------------------------------------------------
-def test_init_is_idempotent(cli):
-    assert "schema ready" in cli("init").stdout
-    assert "schema ready" in cli("init").stdout
+def test_init_is_idempotent(cli, store, driver, neo4j_settings):
+    """init again on a memory in use: the same one line, the beliefs and labels as they
+    were, the same constraints and indexes (none added twice, none dropped)."""
+    def schema() -> list[tuple[str, str]]:
+        with driver.session(database=neo4j_settings.database) as session:
+            return sorted((r["name"], r["type"]) for r in session.run(
+                "SHOW INDEXES YIELD name, type RETURN name, type"))
+
+    assert cli("init").stdout == "schema ready (constraints and indexes)\n"
+    build(store)
+    before, indexes = exported(store), schema()
+    assert cli("init").stdout == "schema ready (constraints and indexes)\n"
+    assert (exported(store), schema()) == (before, indexes)
+    assert any(kind == "FULLTEXT" for _, kind in indexes)
 
 
 def test_add_prints_what_went_in(cli):
@@ -176,7 +187,8 @@ def test_status(cli, store):
     status = cli_json(cli, "status")
     assert list(status) == STATUS_KEYS
     assert status == {"beliefs": 6, "in": 2, "out": 4, "undetermined": 2, "premises": 2,
-                      "derived": 4, "nogoods": 1, "max_depth": 2, "challenged": 0}
+                      "derived": 4, "nogoods": 1, "max_depth": 2, "challenged": 0,
+                      "undetermined_ids": ["x", "y"]}
     text = cli("status").stdout.splitlines()
     assert text[0] == "6 beliefs: 2 IN, 4 OUT (2 undetermined)"
     assert text[1] == "2 premises, 4 derived, max depth 2, 1 nogoods"
@@ -184,7 +196,8 @@ def test_status(cli, store):
 
 
 def test_status_of_an_empty_graph(cli):
-    assert cli_json(cli, "status") == dict.fromkeys(STATUS_KEYS, 0)
+    assert cli_json(cli, "status") == {**dict.fromkeys(STATUS_KEYS[:-1], 0),
+                                       "undetermined_ids": []}
 
 
 def test_list_and_its_filters(cli, store):
@@ -192,14 +205,14 @@ def test_list_and_its_filters(cli, store):
     cli("add", "g", "p unless a", "--sl", "p", "--unless", "a")
 
     def ids(*flags):
-        return [row["id"] for row in cli_json(cli, "list", *flags)]
+        return [row["id"] for row in cli_json(cli, "list", *flags)["beliefs"]]
 
     assert ids() == ["a", "b", "g", "p", "q"]
     assert ids("--in") == ["a", "b", "p", "q"]
     assert ids("--out") == ["g"]
     assert ids("--premises") == ["p", "q"]
     assert ids("--derived") == ["a", "b", "g"]
-    rows = cli_json(cli, "list")
+    rows = cli_json(cli, "list")["beliefs"]
     assert rows[0] == {"id": "a", "truth": "IN", "depth": 1, "premise": False, "text": "from p"}
     lines = cli("list").stdout.splitlines()
     assert lines[0].split() == ["id", "truth", "depth", "text"]
@@ -265,7 +278,7 @@ def test_explain(cli, store):
 
 def test_trace(cli, store):
     build(store)
-    assert cli_json(cli, "trace", "b") == [
+    assert cli_json(cli, "trace", "b")["rests_on"] == [
         {"id": "p", "truth": "IN", "kind": "premise"},
         {"id": "q", "truth": "IN", "kind": "premise"},
     ]
@@ -446,18 +459,33 @@ def test_status_does_not_import_heavy_packages(cli, env):
     assert result.returncode == 0, result.stderr
     imported = {line.split("|")[-1].strip() for line in result.stderr.splitlines()
                 if line.startswith("import time:")}
-    assert "engine.cli.tms" in imported  # the import log is what we think it is
+    assert "engine.cli.main" in imported  # the import log is what we think it is
     heavy = sorted(m for m in imported if m.split(".")[0].startswith(HEAVY))
     assert heavy == []
 
 
 def test_importing_the_cli_imports_no_heavy_package(env):
-    code = ("import engine.cli.tms, sys; "
+    code = ("import engine.cli.main, sys; "
             "print('\\n'.join(sorted(m for m in sys.modules)))")
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     modules = result.stdout.split()
-    assert "engine.cli.tms" in modules
+    assert "engine.cli.main" in modules
     assert [m for m in modules if m.split(".")[0].startswith(HEAVY)] == []
 
+
+
+def test_the_parsers_load_nothing_of_the_library():
+    """The resident engine's client parses every command before it knows whether it will
+    run it: the command table and its parsers import nothing but engine/cli/ and the
+    defaults (no store, no driver, no service)."""
+    code = ("import sys; from engine.cli.main import parse; "
+            "parse(['show', 'x', '--json'], '/'); parse(['import', 'f.json'], '/'); "
+            "print('\\n'.join(sorted(m for m in sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    ours = {m for m in result.stdout.split() if m.split(".")[0] in ("engine", "adapters", "neo4j")}
+    assert ours and all(m == "engine" or m.startswith(("engine.cli", "engine.defaults"))
+                        for m in ours), sorted(ours)

@@ -183,3 +183,13 @@ def test_justifications_now_name_what_each_rests_on_and_whether_it_is_in(either)
     tms.add(either, "a-new", "the cache is hot")
     supersede(either, "a", "a-new")
     assert [j.gate for j in either.read(lambda tx: tx.justifications_now(["a"]))["a"]] == [True]
+
+
+def test_the_dependents_of_an_id_not_added_yet_are_those_naming_it(either):
+    """show --as-of a belief gone since (a rollback took it away) lists what named it then
+    from today's graph, where it is only named: both stores answer the same (issue 45: the
+    Neo4j store found no dependents of an id with no belief)."""
+    tms.add(either, "c", "needs m", J(["m"]))
+    tms.add(either, "d", "unless m", J([], unless=["m"]))
+    assert either.read(lambda tx: tx.direct_dependents("m")) == {"c", "d"}
+    assert either.read(lambda tx: tx.direct_dependents("c")) == set()

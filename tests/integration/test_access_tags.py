@@ -115,7 +115,7 @@ def test_an_untagged_network_writes_no_tags(store, driver, neo4j_settings):
 
 # --- the CLI: --access-tags, trace-tags, --visible-to -------------------------------------
 def cli(capsys, *args: str) -> tuple[int, str, str]:
-    from engine.cli.tms import main
+    from engine.cli.main import main
 
     code = main(list(args))
     out, err = capsys.readouterr()
@@ -131,7 +131,7 @@ def test_the_cli_adds_tags_traces_them_and_filters_by_them(store, capsys):
     code, out, _ = cli(capsys, "trace-tags", "raise")
     assert code == 0 and out.startswith("raise: hr") and "hr-doc" in out
     code, out, _ = cli(capsys, "list", "--visible-to", "", "--json")
-    assert code == 0 and [b["id"] for b in json.loads(out)] == ["cheer", "news"]
+    assert code == 0 and [b["id"] for b in json.loads(out)["beliefs"]] == ["cheer", "news"]
     assert "hr-doc" in cli(capsys, "list", "--visible-to", "hr", "--json")[1]
     code, _, err = cli(capsys, "show", "raise", "--visible-to", "")
     assert code == 2 and err.strip() == "Error: no belief with id 'raise'"

@@ -53,6 +53,7 @@ def labels(store, ids=None) -> dict[str, Truth]:
 
 
 @pytest.mark.slow
+@pytest.mark.network_data
 def test_the_two_real_networks_side_by_side_under_their_switches(store, shared_networks):
     for name, file in REAL.items():
         network, stored = read_network_file(shared_networks / file)

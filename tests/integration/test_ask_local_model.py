@@ -5,9 +5,7 @@ refused as an echo and nothing is printed as one. Skips only if llama-cpp-python
 installed."""
 from __future__ import annotations
 
-import io
 import json
-from contextlib import nullcontext
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ import pytest
 from adapters.formats import parse_network
 from engine import interchange
 from engine.cli.ask import main
-from engine.cli.stage_cli import Wiring
+from engine.service.context import Context
 from tests.local_model import local_model_or_skip
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.neo4j]
@@ -27,16 +25,17 @@ def test_a_grammar_bound_answer_cites_only_shown_ids(store, capsys, tmp_path):
     local_model_or_skip()
     network, stored = parse_network(json.loads(EXAMPLE.read_text("utf-8")))
     interchange.import_network(store, network, stored)
-    err = io.StringIO()
     code = main(["why does auth latency spike?", "--model", "local", "--budget", "600",
                  "--max-tool-rounds", "0", "--timeout", "900", "--json", "--quiet",
-                 "--report-dir", str(tmp_path)],
-                wiring=Wiring(open_store=lambda: nullcontext(store), stderr=err))
+                 "--report-dir", str(tmp_path)], context=Context(store))
     captured = capsys.readouterr()
-    out, said = captured.out, err.getvalue() + captured.err
+    out, said = captured.out, captured.err
     if code == 2:  # a 135M model often copies the format's example: refused, never shown
         assert out == "" and "echoes the prompt's example" in said, said
-        return
+        # the refusal is right, but no answer was there to check the citations of: this run
+        # did not test the property (counted among the xfails, tests/ci_rule.py)
+        pytest.xfail("the local model copied the format's example, so no answer's citations "
+                     "could be checked (the refusal itself was checked)")
     assert code == 0, said
     answer = json.loads(out)
     assert answer["status"] in ("answered", "insufficient")

@@ -343,7 +343,7 @@ def test_bad_file_into_an_empty_graph_leaves_it_empty(store, tmp_path):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from engine.cli.tms import main as engine_main  # noqa: E402
+from engine.cli.main import main as engine_main  # noqa: E402
 
 # Small example counts: every example runs against the real Neo4j, on CI's 2 cores.
 PROPERTY = settings(max_examples=30, deadline=None, derandomize=True,

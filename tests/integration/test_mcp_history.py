@@ -29,6 +29,12 @@ from tests.integration.test_mcp_server import (  # noqa: E402
 pytestmark = pytest.mark.neo4j
 
 
+async def engine(env, *args: str) -> None:
+    """A command in another process (another writer), to its end."""
+    await asyncio.to_thread(subprocess.run, [sys.executable, "-m", "engine", *args],
+                            cwd=ROOT, env=env, check=True, capture_output=True)
+
+
 def test_a_subscriber_is_told_when_another_process_changes_the_belief(store, neo4j_settings):
     build(store)
     env = server_env(neo4j_settings)
@@ -38,13 +44,24 @@ def test_a_subscriber_is_told_when_another_process_changes_the_belief(store, neo
             templates = [str(t.uri_template) for t in
                          (await client.list_resource_templates()).resource_templates]
             shown = json.loads((await client.read_resource("eem://belief/a")).contents[0].text)
-            async with client.listen(resource_subscriptions=["eem://belief/a"]) as sub:
-                await asyncio.sleep(1.0)  # the server's watch has read where the log ends
-                await asyncio.to_thread(
-                    subprocess.run, [sys.executable, "-m", "engine", "retract", "p"],
-                    cwd=ROOT, env=env, check=True, capture_output=True)
+            async with client.listen(resource_subscriptions=["eem://belief/a",
+                                                             "eem://belief/q"]) as sub:
+                # the server's watch is live once it tells of a change to q made after the
+                # subscription: make one until it does (bounded), whatever a start costs
+                deadline = time.monotonic() + 120
+                while True:
+                    await engine(env, "set-metadata", "q", "ping", "1")
+                    try:
+                        ping = await asyncio.wait_for(sub.__anext__(), timeout=5)
+                        break
+                    except asyncio.TimeoutError:
+                        assert time.monotonic() < deadline, "no notification in 2 minutes"
+                assert str(ping.uri) == "eem://belief/q"
+                await engine(env, "retract", "p")
                 committed = time.monotonic()
                 event = await asyncio.wait_for(sub.__anext__(), timeout=20)
+                while str(event.uri) == "eem://belief/q":  # a ping told of late
+                    event = await asyncio.wait_for(sub.__anext__(), timeout=20)
                 return templates, shown, event, time.monotonic() - committed
 
     templates, shown, event, seconds = run(go())

@@ -10,8 +10,7 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import Client, types  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agents.declaration import declared_tools  # noqa: E402
-from engine.agents.tools import ProposalTools  # noqa: E402
+from engine.mcp.tools import TOOLS  # noqa: E402
 from tests.integration.test_mcp_server import (  # noqa: E402
     _cli_error,
     build,
@@ -67,7 +66,7 @@ def test_an_agent_proposes_and_a_reviewer_decides(store, neo4j_settings):
 
     out = run(go())
     tools = out["tools"]
-    proposal_tools = [spec.name for spec in declared_tools(ProposalTools)]
+    proposal_tools = [spec.name for spec in TOOLS if "propos" in spec.name]
     assert set(proposal_tools) <= set(tools)
     for name in proposal_tools:
         assert "Example: " + name + "(" in " ".join(tools[name].description.split()), name

@@ -19,10 +19,10 @@ pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import Client, MCPError  # noqa: E402
 
 from engine import tms  # noqa: E402
-from engine.agents.roles import PROPOSE_TOOLS, READ_TOOLS, allows, role_of  # noqa: E402
 from engine.change_records import LogQuery  # noqa: E402
-from engine.cli import mcp_tokens as token_file  # noqa: E402
-from engine.memory import changelog
+from engine.mcp import tokens as token_file  # noqa: E402
+from engine.mcp.roles import TOOL_ROLES, allows, role_of  # noqa: E402
+from engine.memory import changelog  # noqa: E402
 from tests.integration.test_mcp_server import (  # noqa: E402
     ROOT,
     SERVED,
@@ -40,6 +40,10 @@ from tests.integration.test_mcp_server import (  # noqa: E402
 pytestmark = pytest.mark.neo4j
 
 DEFAULT_TOKEN = "default-token-7d21"
+
+
+def tools_of(role: str) -> set[str]:
+    return {name for name, has in TOOL_ROLES.items() if has == role}
 
 
 def token_cli(home, *args: str) -> subprocess.CompletedProcess:
@@ -132,8 +136,8 @@ def test_each_role_sees_and_calls_only_its_tools(three_tokens, store):
         return {role: await as_role(role) for role in tokens}
 
     seen = run(all_roles())
-    assert seen["read"][0] == SERVED & set(READ_TOOLS)
-    assert seen["propose"][0] == SERVED & (set(READ_TOOLS) | set(PROPOSE_TOOLS))
+    assert seen["read"][0] == SERVED & tools_of("read")
+    assert seen["propose"][0] == SERVED & (tools_of("read") | tools_of("propose"))
     assert seen["write"][0] == SERVED
     for role in tokens:
         assert seen[role][1]["truth"] == "IN"
@@ -226,7 +230,7 @@ def test_stdio_serves_the_role_of_the_flag(store, neo4j_settings):
             return names, await error(client, "add", id="x", text="x")
 
     names, refused = run(go())
-    assert names == SERVED & set(READ_TOOLS)
+    assert names == SERVED & tools_of("read")
     assert refused == ("Error: tool 'add' needs the write role; this server has the read "
                        "role")
     assert tms.list_beliefs(store) == []

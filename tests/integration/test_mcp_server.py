@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from engine import tms  # noqa: E402
 from engine.change_records import LogQuery  # noqa: E402
 from engine.memory import changelog  # noqa: E402
-from engine.agents.tools import TOOLS  # noqa: E402
+from engine.mcp.tools import TOOLS  # noqa: E402
 
 pytestmark = pytest.mark.neo4j
 

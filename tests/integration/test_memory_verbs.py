@@ -2,7 +2,11 @@
 challenge and defend, editing, metadata; and the change log each write appends."""
 from __future__ import annotations
 
+import json
+
 import pytest
+
+from adapters.formats import parse_network
 
 from engine import interchange, tms
 from engine.change_records import LogQuery
@@ -63,6 +67,26 @@ def test_undo_keeps_an_outlist_member_the_belief_had_before_it_was_superseded(st
     assert truth(store, "o") == (Truth.OUT,)
     supersede.undo_supersede(store, "o")
     assert exported(store) == before
+    assert tms.verify(store) == []
+
+
+def test_undo_keeps_the_mention_when_every_justification_named_the_new_belief_already(store):
+    """OLD's one justification held unless NEW already, so the gate appended nothing and
+    marked no edge: undo must leave that mention, and so must an undo after the graph went
+    out to a file and came back (issue 45: the Neo4j store took it away)."""
+    tms.add(store, "p", "A premise.")
+    tms.add(store, "n", "The newer view.")
+    tms.add(store, "o", "From p unless the newer view.", J(["p"], unless=["n"]))
+    before = exported(store)
+    supersede.supersede(store, "o", "n")
+    supersede.undo_supersede(store, "o")
+    assert exported(store) == before
+    supersede.supersede(store, "o", "n")
+    network, stored = parse_network(json.loads(exported(store)))
+    tms.reset(store)
+    interchange.import_network(store, network, stored)
+    supersede.undo_supersede(store, "o")
+    assert tms.show(store, "o")[0].justifications == J(["p"], unless=["n"])
     assert tms.verify(store) == []
 
 
@@ -211,7 +235,7 @@ def test_the_log_is_outside_the_network(store):
 
 def test_a_rewired_dependent_is_due_for_review_again(store):
     from engine.review.due import read_due
-    from engine.review.material import read_under_review
+    from engine.stages.arguments import read_under_review
     from engine.review.records import ReviewStamp
 
     chain(store)

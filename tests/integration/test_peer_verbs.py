@@ -417,7 +417,7 @@ def tagged(store):
 def test_export_visible_to_leaves_out_what_the_client_may_not_see(store, driver, neo4j_settings,
                                                                   fmt, capsys, tmp_path):
     from engine import interchange
-    from engine.cli.tms import main
+    from engine.cli.main import main
     from tests.conftest import empty_graph
 
     tagged(store)
@@ -433,9 +433,9 @@ def test_export_visible_to_leaves_out_what_the_client_may_not_see(store, driver,
     path.write_text(text, encoding="utf-8")
     empty_graph(driver, neo4j_settings.database)
     store.init_schema()
-    from engine.cli.registry import read_network
+    from engine.service.registry import NetworkFile, read_network
 
-    got = read_network(str(path), None)
+    got = read_network(NetworkFile(str(path)))
     interchange.import_network(store, got.network, got.stored)
     again = {b.id: b.truth for b in tms.list_beliefs(store)}
     visible = {i: t for i, t in seen.items() if i in ("news", "cheer", "hope", "fine")}

@@ -3,33 +3,22 @@ what repair produced, pass after pass, until a pass adds, defeats, repairs and m
 nothing."""
 from __future__ import annotations
 
-import argparse
-
 import pytest
 
 from engine import tms
-from engine.cli.pipeline import Models, Wiring, repair_stage, review_stage
 from engine.pipeline.passes import run_pipeline
-from engine.stages.calls import default_is_transient
+from engine.pipeline.stages import PipelineOptions, Runs, repair_pass, review_pass
 from engine.stages.contract import unconstrained
 from tests.repair_fakes import ReviewAndRepairModel, defeated_network
 
 pytestmark = pytest.mark.neo4j
 
 
-def args(tmp_path) -> argparse.Namespace:
-    return argparse.Namespace(model="fake", review_apply="auto", review_output="unused.md",
-                              max_rounds=5, timeout=60.0, no_report=True,
-                              report_dir=str(tmp_path), quiet=True)
-
-
 def test_a_pass_repairs_then_reviews_the_repair_and_the_next_pass_stops(store, tmp_path):
     net = defeated_network(store)
     chat = ReviewAndRepairModel()
-    models = Models(unconstrained(chat), unconstrained(chat), default_is_transient)
-    a, wiring = args(tmp_path), Wiring()
-    loop = [review_stage(a, models, wiring), repair_stage(a, models, None, wiring),
-            review_stage(a, models, wiring)]
+    runs = Runs(PipelineOptions("fake", max_rounds=5, timeout=60.0), unconstrained(chat))
+    loop = [review_pass(runs), repair_pass(runs, None), review_pass(runs)]
     result = run_pipeline(net, [], loop, max_passes=4)
     assert result.status == "complete" and result.stopped == "pass 2 changed nothing"
     by_pass = [(p, o.stage, o.repaired) for p, o in result.outcomes]

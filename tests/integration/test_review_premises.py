@@ -198,6 +198,7 @@ def test_a_premise_without_a_hash_or_with_a_changed_source_is_not_due(net, root,
 
 
 @pytest.mark.slow
+@pytest.mark.network_data
 def test_a_real_network_names_sources_without_pins_so_nothing_is_due(store, shared_networks,
                                                                      tmp_path):
     import json

@@ -17,7 +17,7 @@ from engine.stages.calls import CallPolicy
 from engine.stages.contract import unconstrained
 from engine.stages.report import StopReason
 from engine.stages.run import RunOptions, RunResult, run_stage
-from engine.stages.turns import SHOWINGS
+from engine.stages.turns import SHOWINGS, Turns
 from tests.conftest import empty_graph
 from tests.parallel_fakes import KeyedCritic
 
@@ -36,12 +36,29 @@ def critic_for(candidates: list[str]) -> KeyedCritic:
                        invalid=frozenset(b for b in candidates if bucket(b) % 7 == 1))
 
 
+class DueSince(Turns):
+    """The run's turns, noting the read (the round, one round at a time) at which each
+    belief was first due."""
+
+    def clear(self) -> None:
+        super().clear()
+        self.reads = 0
+        self.first_due: dict[str, int] = {}
+
+    def order(self, due, key, *, once=()):
+        self.reads += 1
+        for item in due:
+            self.first_due.setdefault(key(item), self.reads)
+        return super().order(due, key, once=once)
+
+
 def review(store, path, budget: int) -> tuple[RunResult, KeyedCritic, list[str], ReviewStage]:
     network, stored = read_network_file(path)
     interchange.import_network(store, network, stored)
     candidates = sorted(c.id for c in store.read(lambda tx: tx.review_candidates()))
     critic = critic_for(candidates)
     stage = ReviewStage(ReviewSettings(budget=budget))
+    stage.turns = DueSince()
     result = run_stage(store, stage, unconstrained(critic),
                        RunOptions(model="replay", exhaust=True, max_rounds=400,
                                   calls=CallPolicy(sleep=lambda s: None)))
@@ -57,7 +74,8 @@ def lag_and_bound(result: RunResult, stage: ReviewStage, budget: int) -> list[tu
         for b in r.shown:
             if b not in seen:
                 seen.add(b)
-                since = stage.turns.due_since(b)
+                assert isinstance(stage.turns, DueSince)
+                since = stage.turns.first_due.get(b)
                 assert since is not None
                 out.append((r.n - since + 1, math.ceil(due_at[since] / budget)))
     return out

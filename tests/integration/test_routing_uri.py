@@ -53,9 +53,29 @@ def test_the_engine_writes_and_reads_through_a_routing_uri(routed, store):
     assert tms.show(store, "q")[0].truth == Truth.OUT
 
 
-def test_a_direct_bolt_store_chains_no_bookmarks(store):
-    # one server holds every commit already; waiting on bookmarks there only costs time
-    assert store.bookmarks is None
+def test_a_direct_bolt_store_chains_no_bookmarks(store, neo4j_settings, monkeypatch):
+    """On one server a commit is there for every later session, so a store over a direct
+    bolt:// URI opens its sessions with no bookmark manager (waiting on one only costs
+    time), and a store with a driver of its own (another process, say) reads its write at
+    once."""
+    driver = connect(neo4j_settings)
+    assert isinstance(driver, neo4j.BoltDriver)
+    managers: list[object] = []
+    opened = driver.session
+
+    def session(**config):
+        managers.append(config.get("bookmark_manager", "not given"))
+        return opened(**config)
+
+    monkeypatch.setattr(driver, "session", session)
+    direct = Neo4jStore(driver, neo4j_settings.database, neo4j_settings.uri)
+    try:
+        tms.add(direct, "p", "A premise.")
+        assert tms.show(store, "p")[0].truth == Truth.IN  # another driver reads it at once
+        assert tms.show(direct, "p")[0].truth == Truth.IN
+        assert managers and managers == [None] * len(managers)
+    finally:
+        direct.close()
 
 
 def test_commands_run_with_neo4j_uri_set_to_a_routing_uri(routed, neo4j_settings):

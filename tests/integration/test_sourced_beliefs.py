@@ -13,10 +13,10 @@ import pytest
 
 from adapters.formats import parse_network
 from engine import interchange, tms
-from engine.agents.tools import ProposalTools
 from engine.change_records import LogQuery
-from engine.cli.sources import memory_files
-from engine.cli.tms import main
+from engine.mcp.tools import AgentTools
+from engine.service.context import Context
+from engine.cli.main import main
 from engine.memory import changelog
 
 pytestmark = pytest.mark.neo4j
@@ -118,10 +118,10 @@ def test_an_edited_file_makes_the_belief_stale_and_retract_takes_its_dependents(
     engine("add", "auth-uses-jwt", "Auth validates JWTs", "--source", "src/auth.py",
            "--quote", "jwt.decode(token, key)")
     engine("add", "auth-stateless", "Auth keeps no sessions", "--sl", "auth-uses-jwt")
-    assert json.loads(engine("sources", "stale", "--json").out) == []
+    assert json.loads(engine("sources", "stale", "--json").out)["beliefs"] == []
     (folder / "src" / "auth.py").write_text(AUTH.replace("jwt.decode", "sessions.get"),
                                             encoding="utf-8")
-    [row] = json.loads(engine("sources", "stale", "--json").out)
+    [row] = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert (row["id"], row["state"], row["now"]) == ("auth-uses-jwt", "gone", "quote gone")
     assert "auth-uses-jwt" in engine("sources", "status").out
     done = json.loads(engine("sources", "stale", "--retract", "--json").out)
@@ -146,7 +146,7 @@ def test_stale_retract_prints_what_it_retracted_with_its_label_after(engine, sto
     assert row[:3] == ["auth-uses-jwt", "OUT", "src/auth.py"]
     assert "quote gone (retracted)" in out
     assert "went OUT: 2 (auth-stateless, auth-uses-jwt)" in out
-    done = json.loads(engine("sources", "stale", "--json").out)
+    done = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert [(r["id"], r["truth"], r["now"]) for r in done] == [
         ("auth-uses-jwt", "OUT", "quote gone")]  # a later check says what it finds
 
@@ -159,7 +159,7 @@ def test_a_moved_quote_is_re_pinned_and_a_missing_file_retracted(engine, store, 
     engine("add", "both", "Both hold", "--sl", "auth-uses-jwt,noted")
     (folder / "src" / "auth.py").write_text("import jwt\n\n" + AUTH, encoding="utf-8")
     (folder / "notes.md").unlink()
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert rows["auth-uses-jwt"]["now"] == "quote moved to lines 5-5"
     assert rows["noted"]["now"] == "file missing"
     out = engine("sources", "stale", "--retract").out
@@ -172,7 +172,7 @@ def test_a_moved_quote_is_re_pinned_and_a_missing_file_retracted(engine, store, 
     assert b.source_hash == hashlib.sha256((folder / "src" / "auth.py").read_bytes()).hexdigest()
     assert tms.show(store, "noted")[0].retract_reason == "source missing: notes.md"
     assert tms.show(store, "both")[0].truth.value == "OUT"
-    now = {r["id"]: r["now"] for r in json.loads(engine("sources", "status", "--json").out)}
+    now = {r["id"]: r["now"] for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert now["auth-uses-jwt"] == "unchanged, lines 5-5"
 
 
@@ -272,7 +272,7 @@ def test_export_reset_import_gives_the_same_graph_supersessions_and_pins_include
     engine("supersede", "auth-uses-jwt", "--undo")  # the link came back whole: undo works
     b = tms.show(store, "auth-stateless")[0]
     assert b.justifications[0].antecedents == ("auth-uses-jwt", "tokens")
-    assert json.loads(engine("sources", "stale", "--json").out) == []
+    assert json.loads(engine("sources", "stale", "--json").out)["beliefs"] == []
 
 
 def test_a_proposed_sourced_add_is_read_now_and_pinned_when_accepted(engine, store, folder):
@@ -299,16 +299,16 @@ def test_a_proposed_add_keeps_its_access_tags_when_accepted(engine, store):
     assert list(tms.show(store, "salaries")[0].metadata["access_tags"]) == ["hr"]
 
 
-def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder):
+def test_the_mcp_propose_add_tool_pins_a_source_as_add_does(store, folder, tmp_path):
     from engine.errors import InvalidInput
 
-    tools = ProposalTools(store, source_files=memory_files)
+    tools, ctx = AgentTools(report_dir=tmp_path), Context(store, "mcp:test", folder=folder)
     with pytest.raises(InvalidInput, match="quote does not occur"):
-        tools.propose_add("p", "Auth caches keys", "read it", source="src/auth.py",
+        tools.propose_add(ctx, "p", "Auth caches keys", "read it", source="src/auth.py",
                           quote="keys are cached")
-    proposed = tools.propose_add("auth-uses-jwt", "Auth validates JWTs", "read it",
+    proposed = tools.propose_add(ctx, "auth-uses-jwt", "Auth validates JWTs", "read it",
                                  source="src/auth.py", quote="jwt.decode(token, key)")
-    tools.accept_proposal(proposed["id"])
+    tools.accept_proposal(ctx, proposed["id"])
     b, _ = tms.show(store, "auth-uses-jwt")
     assert (b.source, b.metadata["lines"]) == ("src/auth.py", [3, 3])
     assert drawn_from(store, "src/auth.py") == ["auth-uses-jwt"]
@@ -329,9 +329,7 @@ def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, 
     """An MCP server started in another folder reads `add`'s and `propose_add`'s source
     against the root `init --root` recorded, as the CLI's add does, never against its own
     folder (where a file of the same name says something else)."""
-    from engine.cli.mcp import make_tools
     from engine.errors import InvalidInput
-    from engine.memory.changelog import ActingStore
 
     project, elsewhere = folder / "project", folder / "elsewhere"
     (project / "docs").mkdir(parents=True)
@@ -341,21 +339,21 @@ def test_the_mcp_add_tools_read_a_source_under_the_recorded_root(engine, store, 
     (elsewhere / "docs" / "queue.md").write_text("other\nnothing about queues\n",
                                                  encoding="utf-8")
     engine("init", "--root", str(project))
-    monkeypatch.chdir(elsewhere)
-    tools, _ = make_tools(store, tmp_path / "reports")
-    tools.add(id="once", text="The queue delivers at least once", source="docs/queue.md:2",
-              quote="at least once")
+    tools = AgentTools(report_dir=tmp_path / "reports")
+    ctx = Context(store, "mcp:test", folder=elsewhere)  # the server's folder
+    tools.add(ctx, id="once", text="The queue delivers at least once",
+              source="docs/queue.md:2", quote="at least once")
     b, _ = tms.show(store, "once")
     sha = hashlib.sha256((project / "docs" / "queue.md").read_bytes()).hexdigest()
     assert (b.source, b.source_hash, b.metadata["lines"]) == ("docs/queue.md", sha, [2, 2])
     with pytest.raises(InvalidInput, match="quote does not occur"):
-        tools.add(id="other", text="x", source="docs/queue.md:2", quote="nothing about queues")
-    proposals = ProposalTools(ActingStore(store), source_files=memory_files)
-    proposed = proposals.propose_add("whole", "The queue note", "read it",
-                                     source="docs/queue.md")
-    proposals.accept_proposal(proposed["id"])
+        tools.add(ctx, id="other", text="x", source="docs/queue.md:2",
+                  quote="nothing about queues")
+    proposed = tools.propose_add(ctx, "whole", "The queue note", "read it",
+                                 source="docs/queue.md")
+    tools.accept_proposal(ctx, proposed["id"])
     assert tms.show(store, "whole")[0].source_hash == sha
-    rows = json.loads(engine("sources", "status", "--json").out)
+    rows = json.loads(engine("sources", "status", "--json").out)["beliefs"]
     assert [(r["id"], r["state"]) for r in rows] == [("once", "unchanged"),
                                                      ("whole", "unchanged")]
 
@@ -372,7 +370,7 @@ def test_the_root_is_recorded_and_read_from_any_folder(engine, store, folder, mo
     assert store.read(lambda tx: tx.project_root()) == str(project.resolve())
     engine("add", "size", "The queue holds 100 jobs", "--source", "docs/queue.md:2")
     assert tms.show(store, "size")[0].source == "docs/queue.md"
-    rows = json.loads(engine("sources", "status", "--json").out)
+    rows = json.loads(engine("sources", "status", "--json").out)["beliefs"]
     assert [(r["id"], r["state"]) for r in rows] == [("ok", "unchanged"), ("size", "unchanged")]
     out = engine("add", "x", "x", "--source", "q.md", "--root", str(elsewhere), code=2)
     assert "is not this memory's root" in error_line(out) and "init --root" in error_line(out)
@@ -381,7 +379,7 @@ def test_the_root_is_recorded_and_read_from_any_folder(engine, store, folder, mo
     out = engine("sources", "stale", "--retract", "--missing", code=2)
     assert "is not a folder" in error_line(out) and "init --root DIR" in error_line(out)
     assert "(was " in engine("init", "--root", str(moved)).out
-    assert {r["state"] for r in json.loads(engine("sources", "status", "--json").out)} == {
+    assert {r["state"] for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]} == {
         "unchanged"}
 
 
@@ -393,17 +391,17 @@ def test_staleness_is_per_belief_and_re_pinning_one_never_clears_another(engine,
     engine("add", "pg", "Postgres has a replica", "--source", "facts.md:2")
     (folder / "facts.md").write_text("Redis is a cluster now.\nPostgres has a replica.\n",
                                      encoding="utf-8")
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert (rows["redis"]["state"], rows["redis"]["reason"]) == ("gone", "content_changed")
     assert (rows["pg"]["state"], rows["pg"]["stale"]) == ("still", False)
-    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)] == ["redis"]
+    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)["beliefs"]] == ["redis"]
     done = json.loads(engine("sources", "stale", "--retract", "--json").out)
     assert (done["repinned"], done["retracted"]) == (["pg"], ["redis"])
     engine("assert", "redis")
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert (rows["redis"]["state"], rows["redis"]["now"]) == ("gone", "quote gone")
     assert rows["pg"]["state"] == "unchanged"
-    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)] == ["redis"]
+    assert [r["id"] for r in json.loads(engine("sources", "stale", "--json").out)["beliefs"]] == ["redis"]
 
 
 def test_a_missing_file_is_retracted_only_with_missing_and_what_came_in_is_printed(
@@ -460,19 +458,19 @@ def test_their_source_hashes_are_checked_through_the_repos_map_and_refreshed(
         "repos": {"physics": str(repo)}}
     (folder / "network.json").write_text(json.dumps(data), encoding="utf-8")
     engine("import", "network.json")
-    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)}
+    rows = {r["id"]: r for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]}
     assert {i: (r["kind"], r["state"]) for i, r in rows.items()} == {
         "p": ("hash", "unchanged"), "q": ("hash", "unchanged")}
     (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
-    stale = json.loads(engine("sources", "stale", "--json").out)
+    stale = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert [(r["id"], r["reason"]) for r in stale] == [("p", "content_changed"),
                                                        ("q", "content_changed")]
     other = tmp_path_factory.mktemp("copy")
     (other / "a.md").write_text("Alpha.\n", encoding="utf-8")
     assert json.loads(engine("sources", "stale", "--json", "--repo",
-                             f"physics={other}").out) == []
+                             f"physics={other}").out)["beliefs"] == []
     (repo / "a.md").unlink()
-    stale = json.loads(engine("sources", "stale", "--json").out)
+    stale = json.loads(engine("sources", "stale", "--json").out)["beliefs"]
     assert {r["reason"] for r in stale} == {"source_deleted"}
     done = json.loads(engine("sources", "stale", "--retract", "--json").out)
     assert done["left_missing"] == ["p", "q"] and done["change"]["went_out"] == []
@@ -496,10 +494,10 @@ def test_an_imported_agents_repos_map_finds_its_beliefs_files(engine, store, fol
             "repos": {"billing": str(repo)}}
     (folder / "agent.json").write_text(json.dumps(data), encoding="utf-8")
     engine("import-agent", "bill", "agent.json")
-    assert [(r["id"], r["state"]) for r in json.loads(engine("sources", "status", "--json").out)
+    assert [(r["id"], r["state"]) for r in json.loads(engine("sources", "status", "--json").out)["beliefs"]
             ] == [("bill:p", "unchanged")]
     (repo / "a.md").write_text("Beta.\n", encoding="utf-8")
-    assert [(r["id"], r["reason"]) for r in json.loads(engine("sources", "stale", "--json").out)
+    assert [(r["id"], r["reason"]) for r in json.loads(engine("sources", "stale", "--json").out)["beliefs"]
             ] == [("bill:p", "content_changed")]
 
 

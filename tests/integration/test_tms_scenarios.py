@@ -521,6 +521,22 @@ def test_nogood_with_no_assumption_to_retract_is_recorded_unresolved(store):
     assert nogood["resolution"].startswith("unresolved")
 
 
+def test_an_unresolved_nogood_is_resolved_once_an_assumption_comes_under_it(store):
+    """A write that moves no member's label can still put an assumption under the members
+    (here a justification from a premise): the nogood is then resolved, not left holding
+    (found by the property test, issue 45: enforcement looked only at members gone IN)."""
+    tms.add(store, "g1", "unless x", J([], unless=["x"]))
+    tms.add(store, "g2", "unless y", J([], unless=["y"]))
+    tms.add_nogood(store, ["g1", "g2"], "ng-gates")
+    tms.add(store, "p", "a premise")
+    change = step(store, tms.add_justification(store, "g1", J(["p"])), went_out=["p"])
+    assert change.retracted_by_nogood == ["p"]
+    # g1 holds unless x still, with no assumption under it: unresolved again
+    nogood = json.loads(exported(store))["nogoods"][0]
+    assert nogood["resolution"].startswith("unresolved")
+    assert tms.show(store, "p")[0].retract_reason == "nogood ng-gates"
+
+
 def _victim(store, first: tuple[str, dict], second: tuple[str, dict]) -> list[str]:
     for bid, fields in (first, second):
         tms.add(store, bid, f"premise {bid}", **fields)

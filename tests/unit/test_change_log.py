@@ -6,19 +6,15 @@ from types import SimpleNamespace
 
 from engine import tms
 from engine.change_records import LogQuery, Touch
-from engine.cli.mcp import caller_actor
+from engine.mcp.server import caller_actor
 from engine.memory import changelog
 from engine.model import Belief, Truth
 from tests.fakes import FakeStore
 
 
 def test_a_server_call_writes_as_its_caller():
-    store = changelog.ActingStore(FakeStore())
-    token = changelog.CALLER.set("mcp:claude-code@laptop")
-    try:
-        tms.add(store, "a", "A.")
-    finally:
-        changelog.CALLER.reset(token)
+    store = FakeStore()
+    tms.add(changelog.ActingStore(store, "mcp:claude-code@laptop"), "a", "A.")
     tms.add(store, "b", "B.")
     entries = changelog.log(store, LogQuery(oldest_first=True))
     assert [(e.op, e.actor) for e in entries] == [("add", "mcp:claude-code@laptop"),

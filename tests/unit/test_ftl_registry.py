@@ -10,8 +10,8 @@ from adapters.ftl_registry import (looks_like_ftl_registry, parse_ftl_registry,
 from engine.errors import InvalidInput
 from engine.model import Truth
 from engine.interchange import decide_pins
-from tests.ftl_samples import (BELIEFS_MD, HASH_A, LABELS, NOGOODS_MD, OLD_BELIEFS_MD,
-                               RETRACTED)
+from tests.ftl_samples import (BELIEFS_MD, HASH_A, LABELS, NETWORK_JSON, NOGOODS_MD,
+                               OLD_BELIEFS_MD, RETRACTED, their_export_markdown)
 
 
 def _network(text=BELIEFS_MD, nogoods=NOGOODS_MD):
@@ -111,3 +111,20 @@ def test_a_file_without_claims_is_refused(tmp_path):
     (tmp_path / "beliefs.md").write_text("# Belief Registry\n\n## Claims\n", encoding="utf-8")
     with pytest.raises(InvalidInput, match="no belief headings"):
         read_ftl_registry(tmp_path / "beliefs.md")
+
+
+def test_the_exporter_the_tests_write_lays_out_the_sample_as_their_registry_has_it():
+    """tests/ftl_samples.their_export_markdown (the real-network test's beliefs.md) against
+    the registry written by hand from their files: the same lines, but for what a person
+    added by hand there (a `Reviewed by`, a claim appended at the end) and the nogood kept in
+    nogoods.md instead."""
+    ours = their_export_markdown(NETWORK_JSON, updated_at="2026-06-20T07:17:55+00:00")
+    by_hand = BELIEFS_MD.replace("- Reviewed by: alice\n", "").replace(
+        "\n### premise-i [IN] OBSERVATION\nA premise that a nogood names\n", "")
+    claims, nogoods = ours.split("## Nogoods", 1)
+    assert claims.replace("### premise-i [IN] OBSERVATION\nA premise that a nogood names\n\n",
+                          "") == by_hand.split("## Nogoods", 1)[0]
+    assert "### nogood-001\n- Discovered: 2026-03-15" in nogoods and "### nogood-002" in nogoods
+    # in its place among the IN claims, by id
+    assert claims.index("### premise-b") < claims.index("### premise-i") < claims.index(
+        "### review-d")

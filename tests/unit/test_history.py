@@ -78,6 +78,25 @@ def test_the_network_at_a_point_is_labelled_from_scratch():
     assert history.network_at(now, history.images_at(WRITES, 1)).beliefs.keys() == {"a"}
 
 
+def test_the_network_at_a_point_carries_the_access_tags_of_then():
+    """A belief's effective tags as of a point are those of its support then: b rests on a,
+    tagged hr only after the point, and c rests on d, whose tag came off after it (issue 45:
+    today's tags were shown, and a belief's image had none)."""
+    tagged = {"props": {"text": "D", "metadata": '{"access_tags": ["hr"]}'},
+              "justifications": []}
+    writes = [LoggedWrite(2, "", "set-metadata", "", {"belief": {"a": image("A")}}),
+              LoggedWrite(3, "", "unset-metadata", "", {"belief": {"d": tagged}})]
+    now = Network({
+        "a": Belief("a", "A", metadata={"access_tags": ["hr"]}, truth=Truth.IN,
+                    effective_tags=("hr",)),
+        "b": Belief("b", "B", (Justification(("a",)),), truth=Truth.IN, effective_tags=("hr",)),
+        "c": Belief("c", "C", (Justification(("d",)),), truth=Truth.IN),
+        "d": Belief("d", "D", truth=Truth.IN)}, [], {}, {}, [], [])
+    then = history.network_at(now, history.images_at(writes, 1))
+    assert {b.id: b.effective_tags for b in then.beliefs.values()} == {
+        "a": (), "b": (), "c": ("hr",), "d": ("hr",)}
+
+
 def test_diff_names_what_changed_and_the_change_that_did_it():
     now = {"a": image("A2", retracted=True), "b": image("B", sl(0, "a"), sl(1, "c"))}
     d = history.diff_of(WRITES, 1, 4, lambda kind, keys: {k: now[k] for k in keys})

@@ -43,11 +43,14 @@ def test_supersessions_and_sources_round_trip_and_are_written_only_when_there_ar
 
     record = SupersedeRecord("p", "q", True, (RewiredEdge("r", 1, "REQUIRES", 0),), "why",
                              "2026-01-01T00:00:00+00:00")
+    gated_nothing = SupersedeRecord("r", "q", False, (), "", "2026-01-01T00:00:00+00:00", 0)
     source = SourceRecord("docs/a.md", "ab12", 10, "2026-01-01", ("c1",))
     beliefs = {i: Belief(i, f"belief {i}") for i in "pqr"}
-    data = network_to_json(Network(beliefs, supersessions=[record], sources=[source]))
+    data = network_to_json(Network(beliefs, supersessions=[record, gated_nothing],
+                                   sources=[source]))
+    assert [s.get("gated") for s in data["supersessions"]] == [None, 0]  # 0 is said
     network, _ = parse_network(data)
-    assert (network.supersessions, network.sources) == ([record], [source])
+    assert (network.supersessions, network.sources) == ([record, gated_nothing], [source])
     plain = network_to_json(Network(beliefs))
     assert "supersessions" not in plain and "sources" not in plain
 
@@ -56,6 +59,8 @@ def test_supersessions_and_sources_round_trip_and_are_written_only_when_there_ar
     ({"supersessions": [{"old": "p", "new": "Q!"}]}, "'old' and 'new' must be belief ids"),
     ({"supersessions": [{"old": "p", "new": "q", "rewired": [["r", 1, "ABOUT", 0]]}]},
      "a rewired edge is"),
+    ({"supersessions": [{"old": "p", "new": "q", "gated": -1}]}, "'gated' must be how many"),
+    ({"supersessions": [{"old": "p", "new": "q", "gated": True}]}, "'gated' must be how many"),
     ({"sources": [{"sha256": "x"}]}, "expected an object with a 'path'"),
     ({"sources": {"path": "a"}}, "'sources' must be a list"),
 ])

@@ -1,16 +1,14 @@
-"""One list of agent tools (engine/agents/tools.py TOOLS): every tool declares its role where
-it is defined, and every table of roles (engine/agents/roles.py) names only tools that exist."""
+"""One list of agent tools (engine/mcp/tools.py TOOLS): every tool declares its role where
+it is defined, and every table of roles (engine/mcp/roles.py) names only tools that exist."""
 from __future__ import annotations
 
 import inspect
 
 import pytest
 
-from engine.agents import roles
-from engine.agents.declaration import READ, WRITE, declared_tools, tool
-from engine.agents.tools import TOOLS, AgentTools, ProposalTools, ReadingTools
-
-TOOL_CLASSES = (AgentTools, ReadingTools, ProposalTools)
+from engine.mcp import roles
+from engine.mcp.declaration import PROPOSE, READ, WRITE, declared_tools, tool
+from engine.mcp.tools import TOOLS, AgentTools
 
 
 def public_methods(cls: type) -> list[str]:
@@ -19,26 +17,23 @@ def public_methods(cls: type) -> list[str]:
             and not name.endswith("_resource")]  # the resources' text, not tools
 
 
-def test_every_public_method_of_the_tool_classes_is_a_declared_tool():
-    for cls in TOOL_CLASSES:
-        assert [spec.name for spec in declared_tools(cls)] == public_methods(cls), cls.__name__
+def test_every_public_method_of_the_tools_is_a_declared_tool():
+    assert [spec.name for spec in declared_tools(AgentTools)] == public_methods(AgentTools)
     names = [spec.name for spec in TOOLS]
     assert len(names) == len(set(names)) > 30
 
 
-@pytest.mark.parametrize("table", ["TOOL_ROLES", "READ_TOOLS", "PROPOSE_TOOLS", "WRITE_TOOLS",
-                                   "FILTERED_TOOLS"])
+@pytest.mark.parametrize("table", ["TOOL_ROLES", "FILTERED_TOOLS"])
 def test_every_role_table_names_only_tools_that_exist(table):
-    exist = {name for cls in TOOL_CLASSES for name in public_methods(cls)}
+    exist = set(public_methods(AgentTools))
     named = set(getattr(roles, table))
     assert named, table
     assert named <= exist, f"{table} names tools that do not exist: {sorted(named - exist)}"
 
 
-def test_each_tool_has_one_role_and_the_roles_cover_every_tool():
-    by_role = [set(roles.READ_TOOLS), set(roles.PROPOSE_TOOLS), set(roles.WRITE_TOOLS)]
-    assert set.union(*by_role) == {spec.name for spec in TOOLS}
-    assert sum(len(names) for names in by_role) == len(TOOLS)
+def test_each_tool_has_one_role_of_the_three():
+    assert set(roles.TOOL_ROLES) == {spec.name for spec in TOOLS}
+    assert set(roles.TOOL_ROLES.values()) == {READ, PROPOSE, WRITE}
 
 
 def test_the_declarations_say_who_may_call_and_what_only_reads():

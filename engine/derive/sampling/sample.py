@@ -30,6 +30,7 @@ class Sample:
 
 class Sampler(Protocol):
     n_clusters: int | None
+    seed: int | None  # the run's (drawn when none was given)
 
     def sample(self, round_index: int, pool: Sequence[PoolItem]) -> Sample:
         """The sample for round `round_index` (from 0 within a run) of `pool`."""

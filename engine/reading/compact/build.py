@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engine import defaults
 from engine.agents.records import AgentTx
 from engine.errors import InvalidInput, NotFound
 from engine.model import check_id
@@ -23,7 +24,7 @@ from engine.reading.records import NetworkCounts, ReadingTx, Row, Section, Summa
 from engine.repair.records import Gap, RepairTx
 from engine.tokens import ESTIMATE, TokenCounter
 
-DEFAULT_BUDGET = 800
+DEFAULT_BUDGET = defaults.COMPACT_BUDGET
 MIN_CANDIDATES = 5
 MAX_CANDIDATES = 200
 TOKENS_PER_LINE_GUESS = 12  # the shortest line: how many candidates a budget could hold
@@ -62,6 +63,7 @@ class CompactOptions:
     around: str | None = None
     steps: int = 2
     namespace: str | None = None  # only an imported agent's beliefs (engine/agents/namespace.py)
+    gaps_command: str = ""  # the command that lists the gaps, as the caller names it
 
 
 @dataclass
@@ -73,7 +75,7 @@ class ShownLine:
     impact: int | None
     summary_of: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"id": self.id, "truth": self.truth, "depth": self.depth,
                 "impact": self.impact, "summary_of": self.summary_of, "line": self.line}
 
@@ -97,7 +99,7 @@ class SectionResult:
     def left_out(self) -> int:
         return max(0, self.total - len(self.shown) - self.covered)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         out: dict[str, Any] = {"section": self.section.value, "title": TITLES[self.section],
                                "total": self.total, "left_out": self.left_out,
                                "lines": [s.as_dict() for s in self.shown]}
@@ -115,7 +117,7 @@ class Compact:
     scope: str
     sections: list[SectionResult]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"budget": self.budget, "tokens": self.tokens, "estimator": self.estimator,
                 "scope": self.scope, "sections": [s.as_dict() for s in self.sections],
                 "text": self.text}
@@ -150,11 +152,11 @@ def compact_in(tx: CompactTx, options: CompactOptions,
     impacts.update(tx.impacts(c.row.id for c in premises.candidates))
     premises.candidates.sort(key=lambda c: (-impacts.get(c.row.id, 0), c.row.id))
     packer = _Packer(tx, options.budget, counter, impacts)
-    heading = _heading(counts, scope_text) + _gap_lines(tx, scope)
+    heading = _heading(counts, scope_text) + _gap_lines(tx, scope, options.gaps_command)
     return packer.pack(sections, heading, scope_text, premise_pool=len(premises.candidates))
 
 
-def _gap_lines(tx: RepairTx, scope: list[str] | None) -> list[str]:
+def _gap_lines(tx: RepairTx, scope: list[str] | None, command: str) -> list[str]:
     """The premises the network lacks (repair's research), newest first: for the scope's
     beliefs only when a scope is given."""
     gaps, total = tx.gaps(GAPS_READ)
@@ -164,8 +166,8 @@ def _gap_lines(tx: RepairTx, scope: list[str] | None) -> list[str]:
         total = len(gaps)
     if not gaps:
         return []
-    lines = [f"Gaps (premises the network lacks, from repair): {total}; "
-             "`python -m engine.repair gaps` lists them"]
+    lines = [f"Gaps (premises the network lacks, from repair): {total}"
+             + (f"; `{command}` lists them" if command else "")]
     return lines + [_gap_line(g) for g in gaps[:GAPS_SHOWN]]
 
 

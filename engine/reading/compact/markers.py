@@ -31,7 +31,7 @@ def replace_between_markers(document: str, summary: str) -> str:
     return f"{head}{block}{tail}"
 
 
-def write_compact(path: str | Path, summary: str) -> Path:
+def write_compact(path: str | Path, summary: str, *, umask: int | None = None) -> Path:
     target = Path(path)
     try:
         document = target.read_text(encoding="utf-8") if target.exists() else ""
@@ -40,6 +40,6 @@ def write_compact(path: str | Path, summary: str) -> Path:
                            field="write") from e
     updated = replace_between_markers(document, summary)
     try:
-        return write_text_atomically(target, updated)
+        return write_text_atomically(target, updated, umask=umask)
     except OSError as e:
         raise InvalidInput(f"cannot write {target}: {e.strerror or e}", field="write") from e

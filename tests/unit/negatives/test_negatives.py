@@ -8,7 +8,8 @@ import json
 
 from engine.derive.prompt import build_prompt
 from engine.derive.view import read_view
-from engine.negatives.due import current_negatives, has_cue, negative_kinds, read_due
+from engine.negatives.due import has_cue, read_due
+from engine.stages.problems import current_negatives, negative_kinds
 from engine.negatives.stage import NegativeSettings, NegativesStage
 from engine.negatives.verdicts import parse_reply
 from engine.stages.accept import accept

@@ -8,7 +8,7 @@ import dataclasses
 
 from engine import tms
 from engine.model import Justification
-from engine.review.due import DueOptions, holds, read_due, states
+from engine.review.due import DueOptions, holds, read_due
 from engine.review.records import ReviewCandidate
 from tests.derive_fakes import derived, load, premise
 from tests.fakes import FakeStore
@@ -97,15 +97,16 @@ def test_all_reviews_again_what_was_reviewed_before_the_run():
 def test_a_loop_of_support_is_taken_together():
     cands = [ReviewCandidate("a", 1, rests_on=("b",)), ReviewCandidate("b", 1, rests_on=("a",)),
              ReviewCandidate("c", 2, rests_on=("a",))]
-    assert states(cands, set(), independent=False) == {"a": "due", "b": "due", "c": "waiting"}
-    assert states(cands, {"a", "b"}, independent=False)["c"] == "due"
+    assert holds(cands, set(), independent=False).state == {"a": "due", "b": "due",
+                                                             "c": "waiting"}
+    assert holds(cands, {"a", "b"}, independent=False).state["c"] == "due"
 
 
 def test_a_current_belief_over_a_due_one_holds_back_what_rests_on_it():
     cands = [ReviewCandidate("a", 1), ReviewCandidate("b", 2, rests_on=("a",)),
              ReviewCandidate("c", 3, rests_on=("b",))]
-    assert states(cands, {"b"}, independent=False) == {"a": "due", "b": "waiting",
-                                                       "c": "waiting"}
+    assert holds(cands, {"b"}, independent=False).state == {"a": "due", "b": "waiting",
+                                                             "c": "waiting"}
 
 
 CHAIN = [ReviewCandidate("a", 1), ReviewCandidate("s", 1), ReviewCandidate("b", 2, rests_on=("a",)),

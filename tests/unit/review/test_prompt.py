@@ -9,7 +9,7 @@ import pytest
 
 from engine import tms
 from engine.model import Belief, Justification
-from engine.review.material import modes, review_sha256
+from engine.stages.arguments import modes, review_sha256
 from engine.review.prompt import build_prompt
 from engine.review.schema import reply_schema
 from engine.review.verdicts import REASON_TYPES, defeater_id
@@ -71,7 +71,7 @@ def test_any_derivations_show_as_any(store):
     text = shown_round(store).prompt.text
     block = text.split("### either (depth 1)\n", 1)[1].split("\n### ", 1)[0]
     assert block.count("(ANY; label: auth evidence):") == 2
-    from engine.review.records import ArgumentJustification, ArgumentPart
+    from engine.stages.records import ArgumentJustification, ArgumentPart
     a, b = ArgumentPart("a", "A", "IN"), ArgumentPart("b", "B", "IN")
     assert modes([ArgumentJustification("SL", "", (a,)),
                   ArgumentJustification("SL", "x", (b,))]) == ["ALL", "ALL"]
@@ -135,7 +135,7 @@ def test_the_strict_schema_has_no_bounds_and_requires_everything(store):
 
 
 def test_review_hash_covers_texts_but_not_labels_or_depth():
-    from engine.review.material import Named, ShownJustification
+    from engine.stages.arguments import Named, ShownJustification
     j = ShownJustification(1, "ALL", "SL", "l", (Named("a", "A", "IN"),), ())
     same = ShownJustification(1, "ALL", "SL", "l", (Named("a", "A", "OUT"),), ())
     edited = ShownJustification(1, "ALL", "SL", "l", (Named("a", "A!", "IN"),), ())

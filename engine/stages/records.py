@@ -1,0 +1,66 @@
+"""What the stages share in the store, besides provenance (engine/stages/provenance.py): the
+beliefs as review and repair show them (ArgumentsTx: adapters/neo4j/review_tx.py), and the
+beliefs the negatives stage found to state a problem, as derive and `list --negative` read
+them (ProblemsTx: adapters/neo4j/negative_tx.py). Both are parts engine/store.py's GraphTx
+composes."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class ArgumentPart:
+    """A node a justification names, as review shows it: id, text, truth label (IN, OUT,
+    UNDETERMINED, or MISSING for an id not added yet) and whether review put it there."""
+
+    id: str
+    text: str
+    truth: str
+    defeater: bool = False
+
+
+@dataclass(frozen=True)
+class ArgumentJustification:
+    kind: str
+    label: str
+    antecedents: tuple[ArgumentPart, ...] = ()
+    outlist: tuple[ArgumentPart, ...] = ()
+
+
+@dataclass(frozen=True)
+class Argument:
+    """A belief with what review judges of it: its claim and justifications in order, each
+    with the texts and labels of what it names (nothing else of the network)."""
+
+    id: str
+    text: str
+    depth: int | None
+    truth: str
+    justifications: tuple[ArgumentJustification, ...] = ()
+
+
+class ArgumentsTx(Protocol):
+    """The beliefs as review and repair show them."""
+
+    def review_arguments(self, ids: Iterable[str]) -> dict[str, Argument]:
+        """The named beliefs that exist, as review shows and hashes them."""
+
+
+@dataclass(frozen=True)
+class NegativeCandidate:
+    """An IN belief with its last verdict ("" sha256: never judged)."""
+
+    id: str
+    text: str
+    kind: str = ""  # the kind of problem the last verdict found; "" for none
+    sha256: str = ""  # of the text that verdict judged
+    at: str = ""  # when
+    run: str = ""  # by which run
+
+
+class ProblemsTx(Protocol):
+    def classified_negatives(self) -> list[NegativeCandidate]:
+        """The IN beliefs whose last verdict found a problem, by id (their text may have
+        changed since: compare the sha256)."""
