@@ -1,4 +1,5 @@
-"""The domain's records: beliefs, justifications, nogoods, labels and changes.
+"""The domain's records: beliefs, justifications, nogoods, labels and changes; a supersession
+and a source file as a whole network carries them.
 
 Plain frozen dataclasses, no I/O. Every adapter converts to and from these.
 """
@@ -184,3 +185,48 @@ class Status:
 def text_sha256(text: str) -> str:
     """The sha256 of a text's UTF-8 bytes: what says a text is the one judged or embedded."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, order=True)
+class RewiredEdge:
+    """One antecedent (REQUIRES) or outlist (UNLESS) edge a merge moved from the merged belief
+    to the kept one: justification number `seq` of belief `belief`, at position `pos`."""
+
+    belief: str
+    seq: int
+    kind: str  # REQUIRES | UNLESS
+    pos: int
+
+
+@dataclass(frozen=True)
+class SupersedeRecord:
+    """A supersede, kept on its (OLD)-[:SUPERSEDED_BY]->(NEW) edge so undo restores it
+    exactly: whether NEW was created by the reword, the dependents' edges moved to NEW, and
+    how many of OLD's justifications the gate was appended to (0: every one named NEW in its
+    outlist already, so undo takes nothing away; None: not known, a record from a file that
+    does not say, where undo takes every mention)."""
+
+    old: str
+    new: str
+    created_new: bool
+    rewired: tuple[RewiredEdge, ...]
+    reason: str
+    at: str
+    gated: int | None = None
+
+
+def gated_of(value: Any) -> int | None:
+    """A SupersedeRecord's `gated` as stored or written in a file: a count, or None."""
+    is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return value if is_count else None
+
+
+@dataclass(frozen=True)
+class SourceRecord:
+    """A source file forge has read: (:Source {path, sha256, size, forged_at, chunks})."""
+
+    path: str  # relative to the root forge was given
+    sha256: str  # of the file's bytes when it was last forged
+    size: int
+    forged_at: str
+    chunks: tuple[str, ...] = ()  # sha256 of each chunk of that text already forged

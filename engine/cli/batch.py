@@ -18,10 +18,21 @@ import io
 import json
 import shlex
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, Protocol
 
-from engine.cli.command import Call
+from engine.cli.command import Call, Writer
 from engine.errors import InvalidInput
+
+
+class LineRunner(Protocol):
+    """How the command table runs one line: the batch knows lines, not commands."""
+
+    def answers_json(self, name: str) -> bool:
+        """Whether the command `name` has a --json answer."""
+
+    def run(self, argv: list[str], call: Call, out: Writer, err: Writer) -> int:
+        """Parse `argv` and run its command with the batch's context, writing to `out` and
+        `err`; the command's exit code (argparse's for a usage error or --help)."""
 
 
 def read_lines(call: Call) -> Iterable[str]:
@@ -38,15 +49,15 @@ def read_lines(call: Call) -> Iterable[str]:
         raise InvalidInput(f"cannot read {path}: {e.strerror}", field="file", value=path) from e
 
 
-def run_batch(call: Call) -> int:
+def run_batch(call: Call, runner: LineRunner) -> int:
     first_failure = 0
     for number, raw in enumerate(read_lines(call), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        code, output, error = run_line(call, line)
+        code, output, error = run_line(call, runner, line)
         if call.as_json:
-            call.say(json.dumps(_json_line(number, line, code, output, error),
+            call.say(json.dumps(_json_line(runner, number, line, code, output, error),
                                 ensure_ascii=False, default=str))
         else:
             call.say(f"$ {line}")
@@ -61,30 +72,19 @@ def run_batch(call: Call) -> int:
     return first_failure
 
 
-def run_line(call: Call, line: str) -> tuple[int, str, str]:
+def run_line(call: Call, runner: LineRunner, line: str) -> tuple[int, str, str]:
     """Run one command line with the batch's context; returns (exit code, what it printed,
     its error message)."""
-    from engine.cli.main import COMMANDS, guarded, parse
-
     try:
         argv = shlex.split(line)
     except ValueError as e:
         return 2, "", f"cannot split the line: {e}"
     if argv and argv[0] == "batch":
         return 2, "", "batch cannot run batch"
-    if call.as_json and argv and argv[0] in COMMANDS and COMMANDS[argv[0]].json \
-            and "--json" not in argv:
+    if call.as_json and argv and runner.answers_json(argv[0]) and "--json" not in argv:
         argv.append("--json")
     out, err = io.StringIO(), io.StringIO()
-    try:
-        parsed = parse(argv, str(call.context.folder or "/"), call.context.prog,
-                       streams=(out, err))
-    except SystemExit as e:  # argparse reports usage errors (and --help) this way
-        code = e.code if isinstance(e.code, int) else 2
-        return code, out.getvalue(), _last_line(err) if code else ""
-    command = COMMANDS[parsed.command]
-    code = guarded(lambda: command.handler(Call(parsed, call.context, out, err, call.stdin)),
-                   debug=bool(vars(parsed).get("debug")), err=err, prog=call.context.prog)
+    code = runner.run(argv, call, out, err)
     return code, out.getvalue(), _error_text(err) if code else ""
 
 
@@ -98,14 +98,13 @@ def _error_text(stream: io.StringIO) -> str:
     return _last_line(stream).removeprefix("Error: ")
 
 
-def _json_line(number: int, line: str, code: int, output: str, error: str) -> dict[str, Any]:
-    from engine.cli.main import COMMANDS
-
+def _json_line(runner: LineRunner, number: int, line: str, code: int, output: str,
+               error: str) -> dict[str, Any]:
     entry: dict[str, Any] = {"line": number, "command": line, "exit": code}
     name = line.split()[0]
     if error:
         entry["error"] = error
-    elif name in COMMANDS and COMMANDS[name].json and output.strip():
+    elif runner.answers_json(name) and output.strip():
         try:
             entry["result"] = json.loads(output)
         except json.JSONDecodeError:

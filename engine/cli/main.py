@@ -33,7 +33,24 @@ __all__ = ["COMMANDS", "EEM", "PROG", "Streams", "build_parser", "execute", "mai
 def _batch(call: Call) -> int:
     from engine.cli.batch import run_batch
 
-    return run_batch(call)
+    return run_batch(call, _TableRunner())
+
+
+class _TableRunner:
+    """A batch line run by this table's parser and handlers (engine/cli/batch.LineRunner)."""
+
+    def answers_json(self, name: str) -> bool:
+        return name in COMMANDS and COMMANDS[name].json
+
+    def run(self, argv: list[str], call: Call, out: Writer, err: Writer) -> int:
+        try:
+            parsed = parse(argv, str(call.context.folder or "/"), call.context.prog,
+                           streams=(out, err))
+        except SystemExit as e:  # argparse reports usage errors (and --help) this way
+            return e.code if isinstance(e.code, int) else 2
+        command = COMMANDS[parsed.command]
+        return guarded(lambda: command.handler(Call(parsed, call.context, out, err, call.stdin)),
+                       debug=bool(vars(parsed).get("debug")), err=err, prog=call.context.prog)
 
 
 def _batch_arguments(p: argparse.ArgumentParser) -> None:

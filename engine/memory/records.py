@@ -7,39 +7,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine.model import RewiredEdge, SupersedeRecord, gated_of
 
-@dataclass(frozen=True, order=True)
-class RewiredEdge:
-    """One antecedent (REQUIRES) or outlist (UNLESS) edge a merge moved from the merged belief
-    to the kept one: justification number `seq` of belief `belief`, at position `pos`."""
-
-    belief: str
-    seq: int
-    kind: str  # REQUIRES | UNLESS
-    pos: int
-
-
-@dataclass(frozen=True)
-class SupersedeRecord:
-    """A supersede, kept on its (OLD)-[:SUPERSEDED_BY]->(NEW) edge so undo restores it
-    exactly: whether NEW was created by the reword, the dependents' edges moved to NEW, and
-    how many of OLD's justifications the gate was appended to (0: every one named NEW in its
-    outlist already, so undo takes nothing away; None: not known, a record from a file that
-    does not say, where undo takes every mention)."""
-
-    old: str
-    new: str
-    created_new: bool
-    rewired: tuple[RewiredEdge, ...]
-    reason: str
-    at: str
-    gated: int | None = None
-
-
-def gated_of(value: Any) -> int | None:
-    """A SupersedeRecord's `gated` as stored or written in a file: a count, or None."""
-    is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if is_count else None
+__all__ = ["RewiredEdge", "SupersedeRecord", "gated_of", "Editing", "HistoryRecords",
+           "EDITABLE_FIELDS", "MARKER_LABELS"]
 
 
 EDITABLE_FIELDS = frozenset({"text", "source", "source_url", "source_hash", "date"})

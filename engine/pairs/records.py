@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine.memory.records import RewiredEdge
+from engine.model import RewiredEdge
 
 
 @dataclass(frozen=True)

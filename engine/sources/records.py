@@ -7,18 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine.model import Belief
-
-
-@dataclass(frozen=True)
-class SourceRecord:
-    """A source file forge has read: (:Source {path, sha256, size, forged_at, chunks})."""
-
-    path: str  # relative to the root forge was given
-    sha256: str  # of the file's bytes when it was last forged
-    size: int
-    forged_at: str
-    chunks: tuple[str, ...] = ()  # sha256 of each chunk of that text already forged
+from engine.model import Belief, SourceRecord
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 log) and the store as they use it (TmsStore). adapters/neo4j/tms_tx.py implements TmsTx in
 Cypher; engine/store.py composes it with every other room's part.
 
-A leaf: it imports the model and the records of the change log, of supersede and of
-sources (what a whole Network carries), and the flat arrays verify reads
+A leaf: it imports the model (supersede's and the source files' records among it: a whole
+Network carries them), the records of the change log, and the flat arrays verify reads
 (engine/tms/stored_labels.py, the kernel's own), never engine/store.py, so the kernel stands on
 nothing above it.
 """
@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from engine.change_records import ChangeEntry, ChangeLog
-from engine.memory.records import SupersedeRecord
-from engine.model import Belief, Change, Justification, Label, Nogood, Status, Truth
-from engine.sources.records import SourceRecord
+from engine.model import (Belief, Change, Justification, Label, Nogood, SourceRecord, Status,
+                          SupersedeRecord, Truth)
 from engine.tms.stored_labels import StoredLabels
 
 T = TypeVar("T")
