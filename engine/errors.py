@@ -102,8 +102,8 @@ class ImportUnderWay(StoreError):
     partial network. Every other writer is refused until it ends; if it stopped, `reset
     --yes` and the import again are the way out (engine/import_parts.py)."""
 
-    def __init__(self, message: str, *, file: str = ""):
-        super().__init__(message)
+    def __init__(self, message: str, *, file: str = "", suggest: str | None = None):
+        super().__init__(message, suggest=suggest)
         self.file = file
 
 

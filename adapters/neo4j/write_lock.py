@@ -26,7 +26,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from adapters.cypher_files import cypher
-from engine.errors import ImportUnderWay, WriteLockTimeout
+from engine.errors import COMMAND, ImportUnderWay, WriteLockTimeout
 
 T = TypeVar("T")
 
@@ -131,7 +131,7 @@ def import_under_way(record: Mapping[str, Any] | neo4j.Record) -> ImportUnderWay
         return ImportUnderWay(
             f"a reset emptying the memory in batches holds it{since}: it is running, or it"
             " stopped part-way; writes are refused until it ends. If it stopped, the way"
-            " out is `reset --yes` again")
+            f" out is `{COMMAND}` again", suggest="reset --yes")
     file = str(mark.get("file") or "")
     done, parts = record.get("done") or 0, mark.get("parts")
     progress = f"{done} of {parts} parts written" if parts else f"{done} parts written"
@@ -143,11 +143,11 @@ def import_under_way(record: Mapping[str, Any] | neo4j.Record) -> ImportUnderWay
     return ImportUnderWay(
         f"an import in parts {f'of {file} ' if file else ''}holds the memory{since}{by},"
         f" {progress}: it is running, or it stopped and left part of the network; writes"
-        f" are refused until it ends. If it stopped, the way out is `reset --yes`{again}",
-        file=file)
+        f" are refused until it ends. If it stopped, the way out is `{COMMAND}`{again}",
+        file=file, suggest="reset --yes")
 
 
 def import_gone() -> ImportUnderWay:
     """An import in parts finds its mark gone: a reset emptied the memory under it."""
-    return ImportUnderWay("the import in parts lost its mark (a `reset --yes` emptied the"
+    return ImportUnderWay("the import in parts lost its mark (a reset emptied the"
                           " memory while it ran); nothing more was written: run it again")

@@ -52,9 +52,9 @@ def test_an_import_killed_mid_way_is_recovered_by_reset_and_the_import_again(
 
     refused = cli("add", "late", "A belief written after the import stopped", code=2)
     line = assert_one_error_line(refused, f"an import in parts of {path} holds the memory",
-                                 "`reset --yes`", f"`import {path}` again")
+                                 "reset --yes`", f"`import {path}` again")
     assert "of 10 parts written" in line
-    assert_one_error_line(cli("import", str(path), code=2), "`reset --yes`")
+    assert_one_error_line(cli("import", str(path), code=2), "reset --yes`")
     seen = cli_json(cli, "status")["beliefs"]  # readers see the partial network
     assert 3 * PART <= seen < SIZE
 

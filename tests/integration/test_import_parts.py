@@ -103,7 +103,7 @@ def test_the_mark_refuses_other_writers_and_names_the_way_out(store, tmp_path):
         said = str(refused.value)
         assert "an import in parts of big.json holds the memory" in said, said
         assert "1 of 3 parts written" in said
-        assert "`reset --yes`, then `import big.json` again" in said, said
+        assert "eem reset --yes`, then `import big.json` again" in said, said
     assert tms.status(store).beliefs == 0  # readers read
 
     tms.reset(store)  # the way out
@@ -118,7 +118,7 @@ def test_the_way_out_names_the_root_the_reset_forgets(store, tmp_path):
     store.write(lambda tx: tx.save_project_root("/src/shop"))
     parts = store.import_in_parts(ImportMark("big.json", 2, "2026-01-01T00:00:00"))
     assert parts.mark.file == "big.json"
-    with pytest.raises(ImportUnderWay, match=r"`reset --yes`, `init --root /src/shop` \(reset"):
+    with pytest.raises(ImportUnderWay, match=r"`eem reset --yes`, `init --root /src/shop` \(reset"):
         tms.add(store, "x", "X")
 
 
@@ -171,7 +171,7 @@ def test_a_reset_that_stopped_part_way_refuses_writers_until_reset_again(store, 
         session.run(cypher("set_reset_mark"), token="t", at="2026-01-01T00:00:00",
                     mark='{"reset": true, "since": "2026-01-01T00:00:00"}').consume()
     with pytest.raises(ImportUnderWay, match=r"a reset emptying the memory in batches holds it "
-                       r"\(started 2026-01-01T00:00:00\).*`reset --yes` again"):
+                       r"\(started 2026-01-01T00:00:00\).*`eem reset --yes` again"):
         tms.retract(store, "kept")
     tms.reset(store)
     tms.add(store, "x", "X")
