@@ -142,7 +142,9 @@ def show(ctx: Context, belief_id: str, as_of: str | None = None) -> Shown:
 
     store = ctx.seen_as_of(as_of)
     b, dependents = tms.show(store, belief_id)
-    impact = impacts(store, [b.id]).get(b.id, 0)  # under a visibility set: visible ones only
+    # under a visibility set: visible ones only. No dependents (a justification naming it),
+    # no cone: the count's reads (two round trips at least) are skipped.
+    impact = impacts(store, [b.id]).get(b.id, 0) if dependents else 0
     links: tuple[list[str], list[str]] = ([], [])
     if ctx.visible_to is None:
         links = tms.supersede_links(store if as_of is None else ctx.store, belief_id)
