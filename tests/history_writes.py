@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,7 +56,7 @@ KINDS: dict[str, int] = {
 @dataclass
 class World:
     store: Any
-    root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="eem-history-")))
+    root: Path  # the folder the writes that read or write files use
     agents: int = 0
     made: int = 0
     # the points the test took an export at, within history; rollback and release draw them

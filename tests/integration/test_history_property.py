@@ -154,20 +154,22 @@ def rollback_revert_release_prune(store, world: World, taken: dict[int, str], se
         assert export(history.network_as_of(store, "kept")) == taken[point]
 
 
-def fresh_world(store, driver, neo4j_settings) -> World:
-    """Each example from an empty graph, as the fixture gives the first: what one example
-    left (stage records, proposals, releases, seqs) never changes what the next draws."""
+def fresh_world(store, driver, neo4j_settings, tmp_path_factory) -> World:
+    """Each example from an empty graph and a folder of its own (pytest's, so it is cleared
+    as pytest clears its own), as the fixture gives the first: what one example left (stage
+    records, proposals, releases, seqs, files) never changes what the next draws."""
     empty_graph(driver, neo4j_settings.database)
     store.init_schema()
-    return World(store)
+    return World(store, tmp_path_factory.mktemp("world"))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, phases=(Phase.explicit, Phase.reuse, Phase.generate),
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
 @given(data=st.data())
-def test_as_of_and_rollback_give_back_the_export_taken_then(store, driver, neo4j_settings, data):
-    world = fresh_world(store, driver, neo4j_settings)
+def test_as_of_and_rollback_give_back_the_export_taken_then(store, driver, neo4j_settings, data,
+                                                            tmp_path_factory):
+    world = fresh_world(store, driver, neo4j_settings, tmp_path_factory)
     seq, network = now(store)
     taken = {seq: export(network)}
     wanted = data.draw(st.integers(3, 10), label="writes")
@@ -196,10 +198,10 @@ def test_as_of_and_rollback_give_back_the_export_taken_then(store, driver, neo4j
         chosen, data.draw(st.integers(0, 40), label="prune before"))
 
 
-def test_every_kind_of_write_in_one_history(store, driver, neo4j_settings):
+def test_every_kind_of_write_in_one_history(store, driver, neo4j_settings, tmp_path_factory):
     """The property draws its writes at random; here each kind is applied once at least, in
     an order that gives each what it needs, and every point is read back."""
-    world = fresh_world(store, driver, neo4j_settings)
+    world = fresh_world(store, driver, neo4j_settings, tmp_path_factory)
     seq, network = now(store)
     taken = {seq: export(network)}
     for op in every_kind_of_write():
