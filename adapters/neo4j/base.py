@@ -44,6 +44,12 @@ class TxBase:
         # element id, and whether any nogood exists (None: not known yet).
         self._element_of: dict[str, str] = {}
         self._nogoods_exist: bool | None = None
+        # In a read only (a write may change them after): what a shown belief's statement
+        # also returned for the rest of show: the first wave of its impact (element id ->
+        # dependents' element ids) and its supersede links (id -> (by, supersedes)).
+        self._reading = isinstance(tx, AutoCommitReads)
+        self.first_wave: dict[str, list[str]] = {}
+        self.links_of: dict[str, tuple[list[str], list[str]]] = {}
         self.change_log = ChangeTracker()  # what this write did, for its change-log entry
 
     # The Python driver reads each record off the socket on its own (about 12 us a record),

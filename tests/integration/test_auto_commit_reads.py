@@ -77,3 +77,38 @@ def test_a_transient_failure_reads_again_in_a_transaction_the_driver_retries(sto
 def test_a_failed_read_is_the_engines_error(store):
     with pytest.raises(StoreError, match="Neo4j query failed"):
         store.read(lambda tx: tx._tx.run("RETURN 1 / 0 AS n").single())
+
+
+def test_show_reads_its_impact_and_links_with_the_belief(store, monkeypatch):
+    from adapters.neo4j import base
+    from engine.memory.supersede import supersede
+    from engine.reading.impact import impacts
+    from engine.service import reading
+    from engine.service.context import Context
+
+    tms.add(store, "p", "A premise.")
+    tms.add(store, "a", "From p.", tms.make_justifications(["p"]))
+    tms.add(store, "b", "From a.", tms.make_justifications(["a"]))
+    tms.add(store, "c", "From p, unless q.", tms.make_justifications(["p"], unless=["q"]))
+    supersede(store, "c", text="From p, unless q, reworded.", new_id="c2")
+    ctx = Context(store, "test")
+    statements: list[str] = []
+    run = base.AutoCommitReads.run
+    monkeypatch.setattr(base.AutoCommitReads, "run",
+                        lambda self, query, parameters=None: statements.append(query)
+                        or run(self, query, parameters))
+
+    for belief_id, expected in (("p", 3), ("b", 1), ("c", 1)):
+        statements.clear()
+        shown = reading.show(ctx, belief_id)
+        # the belief with its first wave and links in one statement, then one a later wave
+        # (p: a, c, c2, then b, then none); a belief nothing rests on reads no cone
+        assert len(statements) == expected, (belief_id, statements)
+        belief, dependents = tms.show(store, belief_id)  # each on its own, as before
+        assert (shown.belief, list(shown.dependents)) == (belief, dependents)
+        assert shown.impact == impacts(store, [belief_id]).get(belief_id, 0)
+        assert (list(shown.superseded_by), list(shown.supersedes)) == tms.supersede_links(
+            store, belief_id)
+    assert reading.show(ctx, "p").impact == 4  # a, b, c, c2
+    assert reading.show(ctx, "c").superseded_by == ("c2",)
+    assert reading.show(ctx, "c2").supersedes == ("c",)

@@ -124,9 +124,9 @@ def test_show_counts_the_cone_and_reads_none_for_a_belief_nothing_names(tools, c
 
     tms.add(ctx.store, "b", "from a", tms.make_justifications(["a"]))
     asked: list[list[str]] = []
-    counted = impact.impacts
-    monkeypatch.setattr(impact, "impacts",
-                        lambda store, ids: asked.append(list(ids)) or counted(store, ids))
+    counted = impact.impacts_in
+    monkeypatch.setattr(impact, "impacts_in",
+                        lambda tx, ids: asked.append(list(ids)) or counted(tx, ids))
     assert tools.show(ctx, id="p")["impact"] == 2
     assert tools.show(ctx, id="b")["impact"] == 0  # nothing names b: no cone to read
     assert asked == [["p"]]
