@@ -48,8 +48,8 @@ class TxBase:
         # also returned for the rest of show: the first wave of its impact (element id ->
         # dependents' element ids) and its supersede links (id -> (by, supersedes)).
         self._reading = isinstance(tx, AutoCommitReads)
-        self.first_wave: dict[str, list[str]] = {}
-        self.links_of: dict[str, tuple[list[str], list[str]]] = {}
+        self._first_wave: dict[str, list[str]] = {}
+        self._links_of: dict[str, tuple[list[str], list[str]]] = {}
         self.change_log = ChangeTracker()  # what this write did, for its change-log entry
 
     # The Python driver reads each record off the socket on its own (about 12 us a record),

@@ -93,10 +93,10 @@ class ReadingTxPart(TxBase):
         # layered network.
         wanted = sorted(set(ids))
         children: dict[str, list[str]] = {}
-        if wanted and all(i in self._element_of and self._element_of[i] in self.first_wave
+        if wanted and all(i in self._element_of and self._element_of[i] in self._first_wave
                           for i in wanted):  # shown in this read: the first wave is known
             element_of = {i: self._element_of[i] for i in wanted}
-            children.update((e, self.first_wave[e]) for e in element_of.values())
+            children.update((e, self._first_wave[e]) for e in element_of.values())
             frontier = sorted({d for e in element_of.values() for d in children[e]}
                               - children.keys())
         else:

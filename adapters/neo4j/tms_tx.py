@@ -175,8 +175,8 @@ class TmsTxPart(TxBase):
         if self._reading:  # what show reads next, kept: no statement of their own
             element = str(record["element"])
             self._element_of[belief_id] = element
-            self.first_wave[element] = [str(e) for e in record["wave"]]
-            self.links_of[belief_id] = (sorted(record["superseded_by"]),
+            self._first_wave[element] = [str(e) for e in record["wave"]]
+            self._links_of[belief_id] = (sorted(record["superseded_by"]),
                                         sorted(record["supersedes"]))
         return belief_from_map(record["belief"]), set(record["dependents"])
 
@@ -338,7 +338,7 @@ class TmsTxPart(TxBase):
         self._run("remove_justification", id=belief_id, position=int(position))
 
     def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
-        known = self.links_of.get(belief_id)
+        known = self._links_of.get(belief_id)
         if known is not None:
             return known
         r = self._single("supersede_links", id=belief_id)
