@@ -26,6 +26,9 @@ class ChangeEntry:
     args: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     reason: str = ""
     actor: str = ""
+    # the write empties the network (reset): the one writer an import in parts' mark lets
+    # through, the way out of an import that stopped part-way; it clears the mark
+    empties: bool = False
 
 
 @dataclass(frozen=True)

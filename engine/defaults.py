@@ -20,3 +20,5 @@ DEFEAT_REASON_TYPES = ("unsupported-conjunct", "over-generalizes", "false-causal
                        "scope-mismatch")
 WIKI_TOPICS = ("auto", "prefix", "clusters")
 SOURCES_OUT_LIMIT = 20  # sources stale --retract goes ahead without --yes up to this many OUT
+# Beliefs a part of an import in parts (engine/import_parts.py says why this many)
+IMPORT_PART_SIZE = 20_000

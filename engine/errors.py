@@ -97,6 +97,25 @@ class WriteLockTimeout(StoreError):
         self.timeout = timeout
 
 
+class ImportUnderWay(StoreError):
+    """An import in parts holds the memory: it is running, or it stopped part-way and left a
+    partial network. Every other writer is refused until it ends; if it stopped, `reset
+    --yes` and the import again are the way out (engine/import_parts.py)."""
+
+    def __init__(self, message: str, *, file: str = "", suggest: str | None = None):
+        super().__init__(message, suggest=suggest)
+        self.file = file
+
+
+class MemoryNotEmpty(InvalidInput):
+    """An import in parts was asked of a memory that holds something: only an empty one can
+    be imported in parts, since a failure's way out (`reset --yes`) empties it."""
+
+    def __init__(self, message: str, *, nodes: int):
+        super().__init__(message, field="parts", value=nodes)
+        self.nodes = nodes
+
+
 class ModelError(EngineError):
     """A chat model failed, timed out, or cannot be built (missing extra, key, host)."""
 

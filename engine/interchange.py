@@ -8,12 +8,21 @@ differ from the computed ones and why.
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Protocol
 
 from engine.bulk import cyclic_gc_paused, in_batches
 from engine.change_records import ChangeEntry
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, MemoryNotEmpty
+from engine.import_parts import (
+    DEFAULT_PART_SIZE,
+    ImportMark,
+    ImportParts,
+    PartedStore,
+    PartPlan,
+    write_in_parts,
+)
 from engine.model import Belief, Change, Label, Nogood, Truth
 from engine.sources.records import SourcePin
 from engine.store import GraphTx, Store
@@ -39,6 +48,7 @@ class ImportReport:
     undetermined: list[str]  # on (or resting on) a loop through outlists
     self_listed: list[str]  # beliefs naming themselves as an antecedent
     retracted_by_nogood: list[str]
+    parts: int = 0  # how many transactions wrote its beliefs; 0: one, the whole import
 
     def as_dict(self) -> dict:
         d = dataclasses.asdict(self)
@@ -156,17 +166,26 @@ def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) 
     return import_source(store, NetworkInMemory(network, stored))
 
 
-def import_source(store: Store, source: NetworkSource) -> ImportReport:
-    """Import `source` into the graph in ONE write transaction, whole or not at all. The
-    source is walked twice, never held: once before the transaction for the network's shape
-    (engine/tms/labelling.py), whose pins and labels are decided there as decide_pins would;
-    then inside it, each belief written with its label as it comes."""
+def import_source(store: Store, source: NetworkSource, *, parts: bool | None = None,
+                  part_size: int = DEFAULT_PART_SIZE, file: str = "",
+                  progress: Callable[[int, int], None] | None = None) -> ImportReport:
+    """Import `source` into the graph. The source is walked twice, never held: once before
+    anything is written, for the network's shape (engine/tms/labelling.py), whose pins and
+    labels are decided there as decide_pins would; then again, each belief written with its
+    label as it comes.
+
+    In ONE write transaction, whole or not at all, unless it goes in parts of at most
+    `part_size` beliefs (engine/import_parts.py; `file` names it in the mark, `progress`
+    hears of each part written): `parts` True asks for parts (the memory must be empty),
+    False for one transaction; None imports in parts when the file holds more than
+    `part_size` beliefs and the memory is empty, else in one transaction."""
+    if part_size < 1:
+        raise InvalidInput(f"--part-size takes a positive number of beliefs, not {part_size}",
+                           field="part_size", value=part_size)
     with cyclic_gc_paused():
         plan = _ImportPlan(source)
         at = now()
         pinned = plan.decide_pins()
-        truth, depth = plan.truth, plan.depth
-        shape = plan.shape
         rest = source.rest()
         for record in rest.supersessions:
             missing = [i for i in (record.old, record.new) if not plan.holds(i)]
@@ -174,51 +193,27 @@ def import_source(store: Store, source: NetworkSource) -> ImportReport:
                 raise InvalidInput(f"supersession {record.old} -> {record.new} names "
                                    f"'{missing[0]}', which the file does not hold",
                                    field="supersessions", value=missing[0])
+        count = len(plan.shape.beliefs)
+        entry = ChangeEntry("import", {"beliefs": count, "nogoods": len(rest.nogoods)})
+        planned = max(1, -(-count // part_size))
+        held = None
+        if parts or (parts is None and count > part_size):
+            held = _held_for_parts(store, ImportMark(file, planned, at), explicit=bool(parts))
+        paths = {s.path for s in rest.sources}
 
-        def labelled(pins: list[SourcePin], paths: set[str]) -> Iterator[tuple[Belief, Label]]:
-            index = shape.index
-            for b, _ in source.beliefs():
-                i = index[b.id]
-                if pinned[i]:
-                    b = _pin(b, at)
-                pin = _source_pin(b, paths)
-                if pin is not None:
-                    pins.append(pin)
-                yield b, Label(TRUTH[truth[i]], depth[i])
+        def stream() -> Iterator[tuple[Belief, Label, SourcePin | None]]:
+            return plan.stream(source, pinned, at, paths)
 
-        def work(tx: GraphTx) -> Change:
-            ids = plan.belief_ids()
-            _refuse_taken(tx, ids, rest.nogoods)
-            pins: list[SourcePin] = []
-            paths = {s.path for s in rest.sources}
-            tx.save_sources(rest.sources)
-            if tx.placeholder_ids(ids) or tx.existing_ids(plan.absent_ids()):
-                # The file joins beliefs already in the graph: create, then propagate.
-                for batch in in_batches((b for b, _ in labelled(pins, paths)), 10_000):
-                    tx.create_beliefs(batch)
-                change = tx.relabel(ids)
-            else:
-                # Self-contained: its labels are the from-scratch model computed above,
-                # written with the beliefs in one pass (nothing to propagate, none can differ).
-                tx.create_labelled_beliefs(labelled(pins, paths))
-                change = Change(went_in=plan.ids_where(lambda i: truth[i] == IN))
-            for nogood in rest.nogoods:
-                tx.create_nogood(nogood)
-            holding = tx.nogoods_holding([m for n in rest.nogoods for m in n.members])
-            if holding:
-                change = nogood_rules.resolve(tx, holding, change, at=now())
-            tx.pin_to_sources(pins)
-            for record in rest.supersessions:
-                tx.record_supersede(record)
-            tx.save_network_info(rest.meta, rest.repos)
-            return change
-
-        change = store.write(work, ChangeEntry("import", {"beliefs": len(shape.beliefs),
-                                                           "nogoods": len(rest.nogoods)}))
+        if held is None:
+            change = _write_whole(store, plan, stream, rest, entry)
+        else:
+            change = write_in_parts(held, plan.part_plan(part_size), stream(), rest,
+                                    plan.ids_where(lambda i: plan.truth[i] == IN), entry,
+                                    progress)
         counts = store.read(lambda tx: tx.status())
         differences = plan.label_differences()
         return ImportReport(
-            beliefs=len(shape.beliefs),
+            beliefs=count,
             justifications=plan.justifications,
             nogoods=len(rest.nogoods),
             labels_in=counts.in_,
@@ -229,7 +224,66 @@ def import_source(store: Store, source: NetworkSource) -> ImportReport:
             undetermined=differences.undetermined,
             self_listed=sorted(plan.self_listed),
             retracted_by_nogood=change.retracted_by_nogood,
+            parts=0 if held is None else planned,
         )
+
+
+def _held_for_parts(store: Store, mark: ImportMark, *, explicit: bool) -> ImportParts | None:
+    """The store's import in parts, its mark set; None (one transaction, then) when the
+    parts were not asked for explicitly and the store cannot, or the memory is not empty."""
+    if not isinstance(store, PartedStore):
+        if explicit:
+            raise InvalidInput("this store cannot import in parts", field="parts")
+        return None
+    try:
+        return store.import_in_parts(mark)
+    except MemoryNotEmpty:
+        if explicit:
+            raise
+        return None
+
+
+def _write_whole(store: Store, plan: _ImportPlan,
+                 stream: Callable[[], Iterator[tuple[Belief, Label, SourcePin | None]]],
+                 rest: Network, entry: ChangeEntry) -> Change:
+    """The import in one write transaction (the store may run it again: each run walks the
+    source anew)."""
+    truth = plan.truth
+
+    def work(tx: GraphTx) -> Change:
+        ids = plan.belief_ids()
+        _refuse_taken(tx, ids, rest.nogoods)
+        pins: list[SourcePin] = []
+
+        def labelled() -> Iterator[tuple[Belief, Label]]:
+            for b, label, pin in stream():
+                if pin is not None:
+                    pins.append(pin)
+                yield b, label
+
+        tx.save_sources(rest.sources)
+        if tx.placeholder_ids(ids) or tx.existing_ids(plan.absent_ids()):
+            # The file joins beliefs already in the graph: create, then propagate.
+            for batch in in_batches((b for b, _ in labelled()), 10_000):
+                tx.create_beliefs(batch)
+            change = tx.relabel(ids)
+        else:
+            # Self-contained: its labels are the from-scratch model computed above,
+            # written with the beliefs in one pass (nothing to propagate, none can differ).
+            tx.create_labelled_beliefs(labelled())
+            change = Change(went_in=plan.ids_where(lambda i: truth[i] == IN))
+        tx.pin_to_sources(pins)  # before the nogoods: a retraction they make is the last word
+        for nogood in rest.nogoods:
+            tx.create_nogood(nogood)
+        holding = tx.nogoods_holding([m for n in rest.nogoods for m in n.members])
+        if holding:
+            change = nogood_rules.resolve(tx, holding, change, at=now())
+        for record in rest.supersessions:
+            tx.record_supersede(record)
+        tx.save_network_info(rest.meta, rest.repos)
+        return change
+
+    return store.write(work, entry)
 
 
 def _refuse_taken(tx: ResolutionTx, ids: Iterable[str], nogoods: Sequence[Nogood]) -> None:
@@ -303,6 +357,37 @@ class _ImportPlan:
         ids = self.shape.ids
         return sorted(ids[i] for i in self.shape.beliefs if test(i))
 
+    def stream(self, source: NetworkSource, pinned: bytearray, at: str, paths: set[str]
+               ) -> Iterator[tuple[Belief, Label, SourcePin | None]]:
+        """The second walk: each belief as it is written (retracted when pinned), its
+        decided label, and its FROM edge when it is pinned to one of the file's `paths`.
+        A belief out of the first walk's order means the file changed in between."""
+        shape = self.shape
+        index, order, truth, depth = shape.index, shape.beliefs, self.truth, self.depth
+        for k, (b, _) in enumerate(source.beliefs()):
+            i = index.get(b.id)
+            if i is None or k >= len(order) or order[k] != i:
+                raise InvalidInput("the file changed while it was being imported: "
+                                   f"'{b.id}' is not where its first reading had it",
+                                   field="file", value=b.id)
+            if pinned[i]:
+                b = _pin(b, at)
+            yield b, Label(TRUTH[truth[i]], depth[i]), _source_pin(b, paths)
+
+    def part_plan(self, size: int) -> PartPlan:
+        """Which part of `size` beliefs writes each belief: the file's order cut in parts."""
+        shape = self.shape
+        part = array("q", bytes(8 * shape.size))
+        for k, i in enumerate(shape.beliefs):
+            part[i] = k // size
+        index, is_belief = shape.index, shape.is_belief
+
+        def part_of(bid: str) -> int | None:
+            i = index.get(bid)
+            return part[i] if i is not None and is_belief[i] else None
+
+        return PartPlan(part_of, max(1, -(-len(shape.beliefs) // size)), size)
+
     def decide_pins(self) -> bytearray:
         """decide_pins on the shape: the beliefs to come in retracted (by index), the shape
         pinned so and labelled (self.truth, self.depth)."""
@@ -366,8 +451,9 @@ def export_network(store: Store) -> Network:
 def export_streamed(store: TmsStore,
                     write: Callable[[Network, int, Iterator[Belief]], None]) -> int:
     """Hand `write` the network but its beliefs, how many beliefs it has and the beliefs in id
-    order, page by page, all from one read transaction (so one moment of the graph); `write`
-    runs again from the start if the store retries the read. Returns the count."""
+    order, page by page, all from one read (each page sees what is committed when it is
+    read, as statements of one Neo4j transaction do); `write` runs again from the start if
+    the store retries the read. Returns the count."""
     def work(tx: TmsTx) -> int:
         rest = tx.network_rest()
         count = tx.belief_count()

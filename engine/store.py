@@ -51,7 +51,10 @@ class Store(Protocol):
         """Create constraints and indexes, and upgrade what older versions wrote
         (idempotent); returns how many nodes each upgrade changed, by name."""
 
-    def read(self, work: Callable[[GraphTx], T]) -> T: ...
+    def read(self, work: Callable[[GraphTx], T]) -> T:
+        """Run `work`'s reads; each sees what is committed when it runs. `work` may be run
+        again (after a transient failure), so it must not have side effects it cannot
+        repeat."""
 
     def write(self, work: Callable[[GraphTx], T], entry: ChangeEntry | None = None) -> T:
         """Run `work` in one write transaction and append its change-log entry (`entry`

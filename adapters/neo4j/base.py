@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import neo4j
 
@@ -12,15 +12,44 @@ from adapters.neo4j.change_tracker import ChangeTracker
 from engine.errors import StoreError
 
 
-class TxBase:
-    """Holds one driver transaction; parts of Neo4jTx run named queries through it."""
+class Statements(Protocol):
+    """What runs a view's statements: a driver transaction, or AutoCommitReads."""
 
-    def __init__(self, tx: neo4j.ManagedTransaction | neo4j.Transaction):
+    def run(self, query: str, parameters: dict[str, Any] | None = None) -> neo4j.Result: ...
+
+
+class AutoCommitReads:
+    """A read's statements run each as an auto-commit query on one session: RUN and PULL
+    pipelined, one round trip a statement, where a read transaction adds its COMMIT's. Each
+    carries the store's metadata, so the resident engine finds and ends it like a
+    transaction; the session's bookmark manager chains it as it chains transactions. Neo4j
+    reads are read-committed inside a transaction too (a later statement sees what others
+    committed since the first), so a read of several statements sees nothing different."""
+
+    def __init__(self, session: neo4j.Session, metadata: Mapping[str, str]):
+        self._session = session
+        self._metadata = dict(metadata) or None
+
+    def run(self, query: str, parameters: dict[str, Any] | None = None) -> neo4j.Result:
+        return self._session.run(neo4j.Query(query, metadata=self._metadata), parameters)
+
+
+class TxBase:
+    """Holds one driver transaction (or a read's AutoCommitReads); parts of Neo4jTx run named
+    queries through it."""
+
+    def __init__(self, tx: Statements):
         self._tx = tx
         # What this transaction has already learnt, to save round trips: belief id ->
         # element id, and whether any nogood exists (None: not known yet).
         self._element_of: dict[str, str] = {}
         self._nogoods_exist: bool | None = None
+        # In a read only (a write may change them after): what a shown belief's statement
+        # also returned for the rest of show: the first wave of its impact (element id ->
+        # dependents' element ids) and its supersede links (id -> (by, supersedes)).
+        self._reading = isinstance(tx, AutoCommitReads)
+        self._first_wave: dict[str, list[str]] = {}
+        self._links_of: dict[str, tuple[list[str], list[str]]] = {}
         self.change_log = ChangeTracker()  # what this write did, for its change-log entry
 
     # The Python driver reads each record off the socket on its own (about 12 us a record),

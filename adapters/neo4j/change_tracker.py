@@ -75,6 +75,46 @@ class ChangeTracker:
         return [{"id": i, "did": sorted(r), "was": self.was.get(i)}
                 for i, r in sorted(roles.items())]
 
+    def absorb(self, part: "ChangeTracker") -> None:
+        """Take in what a later transaction of the same import in parts did, as if both had
+        been one write: roles and lists added, each unit's first before-image and first
+        definition sha kept (the later transaction's read of a unit an earlier part made is
+        not what the unit was before the import)."""
+        did = self.did
+        for i, roles in part.did.items():
+            have = did.get(i)
+            did[i] = roles if have is None or have == roles else _roles(have | roles)
+        for kind, units in part.images.items():
+            known = self.images.setdefault(kind, {})
+            if not known:
+                known.update(units)
+                continue
+            for key, image in units.items():
+                known.setdefault(key, image)
+        for i, sha in part.was.items():
+            self.was.setdefault(i, sha)
+        mine, theirs = self.change, part.change
+        if not mine.went_out and not theirs.went_out and not (
+                mine.retracted_by_nogood or theirs.retracted_by_nogood):
+            mine.went_in.extend(theirs.went_in)  # parts only add: no merge of sets
+        else:
+            self.change = mine.merge(theirs)
+        self.removed.extend(part.removed)
+        self.by_nogood.extend(i for i in part.by_nogood if i not in self.by_nogood)
+        self.accepted_proposals.extend(part.accepted_proposals)
+        self.everything = self.everything or part.everything
+
+    def copy(self) -> "ChangeTracker":
+        """A tracker to carry on from (one attempt of a transaction the driver may retry)."""
+        return ChangeTracker(
+            actor=self.actor, change=Change(list(self.change.went_in),
+                                            list(self.change.went_out),
+                                            list(self.change.retracted_by_nogood)),
+            did=dict(self.did), was=dict(self.was), removed=list(self.removed),
+            by_nogood=list(self.by_nogood), seq=self.seq,
+            accepted_proposals=list(self.accepted_proposals),
+            images={k: dict(v) for k, v in self.images.items()}, everything=self.everything)
+
     def ids_with(self, role: str) -> list[str]:
         return sorted(i for i, r in self.did.items() if role in r)
 

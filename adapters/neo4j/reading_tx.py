@@ -91,10 +91,17 @@ class ReadingTxPart(TxBase):
         # Python. Cypher's shortest-path search per source was 100 times slower on a
         # layered network.
         wanted = sorted(set(ids))
-        record = self._single("reading_elements", ids=wanted)
-        element_of = {str(i): str(e) for i, e in record["rows"]} if record else {}
         children: dict[str, list[str]] = {}
-        frontier = sorted(set(element_of.values()))
+        if wanted and all(i in self._element_of and self._element_of[i] in self._first_wave
+                          for i in wanted):  # shown in this read: the first wave is known
+            element_of = {i: self._element_of[i] for i in wanted}
+            children.update((e, self._first_wave[e]) for e in element_of.values())
+            frontier = sorted({d for e in element_of.values() for d in children[e]}
+                              - children.keys())
+        else:
+            record = self._single("reading_elements", ids=wanted)
+            element_of = {str(i): str(e) for i, e in record["rows"]} if record else {}
+            frontier = sorted(set(element_of.values()))
         while frontier:
             record = self._single("reading_dependents_wave", elements=frontier)
             rows = record["rows"] if record else []

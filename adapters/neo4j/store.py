@@ -9,6 +9,9 @@ part per concern.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
+import uuid
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
@@ -18,6 +21,7 @@ from neo4j import exceptions as neo4j_errors
 from adapters.cypher_files import cypher, load_all
 from adapters.neo4j.agent_tx import AgentTxPart
 from adapters.neo4j.ask_tx import AskTxPart
+from adapters.neo4j.base import AutoCommitReads
 from adapters.neo4j.change_tx import ChangeTxPart
 from adapters.neo4j.dedup_tx import DedupTxPart
 from adapters.neo4j.edit_tx import EditTxPart
@@ -26,6 +30,8 @@ from adapters.neo4j.forge_tx import ForgeTxPart
 from adapters.neo4j.health_tx import HealthTxPart
 from adapters.neo4j.negative_tx import NegativeTxPart
 from adapters.neo4j.history_tx import HistoryTxPart
+from adapters.neo4j.import_part_tx import ImportPartTxPart
+from adapters.neo4j.import_parts import Neo4jImportParts
 from adapters.neo4j.premise_review_tx import PremiseReviewTxPart
 from adapters.neo4j.proposal_tx import ProposalTxPart
 from adapters.neo4j.query_tx import QueryTxPart
@@ -39,25 +45,31 @@ from adapters.neo4j.tms_tx import TmsTxPart
 from adapters.neo4j.write_lock import DEFAULT_TIMEOUT, WriteLock
 from engine.change_records import ChangeEntry
 from engine.errors import COMMAND, EngineError, StoreError
+from engine.import_parts import ImportMark, PartedStore, PartTx
 from engine.memory.changelog import now_utc
 from engine.store import GraphTx, Store
 
 T = TypeVar("T")
 SEARCH_ANALYZER = "english"  # belief_text's analyzer (cypher/schema.cypher): stemming
 INDEX_WAIT_SECONDS = 600  # how long init waits for a rebuilt belief_text to come online
+# A reset of a memory of more beliefs and placeholders than this first empties it in batches
+# (one transaction deleting 200k beliefs overflows a 1 GB heap's transaction memory)
+EMPTY_IN_BATCHES = 20_000
 
 
 class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReviewTxPart, SearchTxPart, DedupTxPart, ChangeTxPart, EditTxPart,
               ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
               ProposalTxPart, RepairTxPart, AgentTxPart, HistoryTxPart, NegativeTxPart,
-              HealthTxPart):
-    """The store seen from inside one transaction (engine.store.GraphTx)."""
+              HealthTxPart, ImportPartTxPart):
+    """The store seen from inside one transaction (engine.store.GraphTx), and a part of an
+    import in parts (engine.import_parts.PartTx)."""
 
 
-# The transaction's view has every part of engine.store.GraphTx, and the store is a Store:
-# both checked by mypy.
+# The transaction's view has every part of engine.store.GraphTx and of a part's transaction,
+# and the store is a Store that imports in parts: checked by mypy.
 _IMPLEMENTS: type[GraphTx] = Neo4jTx
+_PART: type[PartTx] = Neo4jTx
 
 
 class Neo4jStore:
@@ -96,6 +108,20 @@ class Neo4jStore:
         return {**upgraded, "belief_text_stemming": int(rebuilt)}
 
     def read(self, work: Callable[[Neo4jTx], T]) -> T:
+        """`work`'s statements as auto-commit queries (AutoCommitReads: one round trip a
+        statement, no COMMIT to wait for). After a transient failure (a lost connection, a
+        leader change) it runs again as a managed read transaction, which the driver retries
+        as it retries every transaction."""
+        with self._session(neo4j.READ_ACCESS) as session:
+            try:
+                return work(Neo4jTx(AutoCommitReads(session, self._metadata)))
+            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as e:
+                if not e.is_retryable():
+                    said = self._engine_error(e)
+                    if said is None:
+                        raise
+                    raise said from e
+
         @neo4j.unit_of_work(metadata=self._metadata or None)
         def reading(tx: neo4j.ManagedTransaction) -> T:
             return work(Neo4jTx(tx))
@@ -111,16 +137,57 @@ class Neo4jStore:
 
         @neo4j.unit_of_work(metadata={**self._metadata, "eem_write": tag})
         def locked(tx: neo4j.ManagedTransaction) -> T:
-            seq = self._lock.take(tx, tag)
+            seq = self._lock.take(tx, tag, empties=said.empties)
             view = Neo4jTx(tx)
             view.change_log.actor = said.actor or self._actor
             view.change_log.seq = seq
             result = work(view)
+            if said.empties:  # a reset: the way out of an import in parts that stopped
+                if not view.change_log.everything:
+                    raise StoreError(f"the write '{said.op}' said it empties the graph and"
+                                     " did not", uri=self._uri)
+                tx.run(cypher("clear_import_mark")).consume()
             view.append_change(seq, now_utc(), said)
             return result
 
+        if said.empties:
+            self._empty_in_batches()
         with self._session(neo4j.WRITE_ACCESS) as session:
             return self._guard(lambda: session.execute_write(locked))
+
+    def _empty_in_batches(self) -> None:
+        """Before a reset of a memory too large to delete in one transaction (a partial
+        import in parts among them): set the mark, so every other writer is refused, then
+        delete the network in batches of auto-committed transactions. The reset's own write
+        deletes what is left, clears the mark and logs the reset; if this stops, the mark
+        stays and `reset --yes` again goes on."""
+        with self._session(neo4j.READ_ACCESS) as session:
+            record = self._guard(lambda: session.run(cypher("node_counts")).single())
+        if record is None or record["beliefs"] + record["placeholders"] < EMPTY_IN_BATCHES:
+            return
+        tag, token = self._lock.new_tag(), uuid.uuid4().hex
+        described = json.dumps({"reset": True, "since": now_utc(), "actor": self._actor})
+
+        @neo4j.unit_of_work(metadata={**self._metadata, "eem_write": tag})
+        def marking(tx: neo4j.ManagedTransaction) -> None:
+            self._lock.run_locking(tx, tag, "set_reset_mark", {
+                "token": token, "mark": described, "at": now_utc()})
+
+        with self._session(neo4j.WRITE_ACCESS) as session:
+            self._guard(lambda: session.execute_write(marking))
+            emptying = neo4j.Query(cypher("empty_network_batched"),
+                                   metadata=self._metadata or None)
+            self._guard(lambda: session.run(emptying).consume())
+
+    def import_in_parts(self, mark: ImportMark) -> Neo4jImportParts:
+        """Set the mark of an import in parts (engine/import_parts.py) in a transaction of
+        its own, if the memory is empty; the import holding it."""
+        parts = Neo4jImportParts(
+            dataclasses.replace(mark, actor=mark.actor or self._actor), lock=self._lock,
+            session=lambda: self._session(neo4j.WRITE_ACCESS), guard=self._guard,
+            view=Neo4jTx, metadata=self._metadata)
+        parts.begin()
+        return parts
 
     def dry_run(self, work: Callable[[Neo4jTx], T]) -> T:
         tag = self._lock.new_tag()
@@ -148,21 +215,30 @@ class Neo4jStore:
             return call()
         except EngineError:
             raise
-        except neo4j_errors.IncompleteCommit as e:
-            raise StoreError(
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as e:
+            said = self._engine_error(e)
+            if said is None:
+                raise
+            raise said from e
+
+    def _engine_error(self, e: neo4j_errors.Neo4jError | neo4j_errors.DriverError
+                      ) -> StoreError | None:
+        """The driver's error as the engine's (None: a driver error of no kind named here,
+        raised as it is)."""
+        if isinstance(e, neo4j_errors.IncompleteCommit):
+            return StoreError(
                 f"lost Neo4j at {self._uri} while committing: the write may or may not have"
                 f" been applied (it is whole or absent); check with `{COMMAND}`",
-                uri=self._uri, suggest="verify",
-            ) from e
-        except (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired) as e:
-            raise StoreError(
+                uri=self._uri, suggest="verify")
+        if isinstance(e, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)):
+            return StoreError(
                 f"lost Neo4j at {self._uri}: {' '.join(str(e).split())}; start it with"
-                " `scripts/neo4j start`",
-                uri=self._uri,
-            ) from e
-        except neo4j_errors.Neo4jError as e:
+                " `scripts/neo4j start`", uri=self._uri)
+        if isinstance(e, neo4j_errors.Neo4jError):
             message = " ".join(str(e.message).split())
-            raise StoreError(f"Neo4j query failed: {e.code}: {message}", uri=self._uri) from e
+            return StoreError(f"Neo4j query failed: {e.code}: {message}", uri=self._uri)
+        return None
 
 
 _STORE: type[Store] = Neo4jStore
+_PARTED: type[PartedStore] = Neo4jStore

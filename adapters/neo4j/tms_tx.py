@@ -172,6 +172,12 @@ class TmsTxPart(TxBase):
         record = self._single("belief_with_dependents", id=belief_id)
         if record is None:
             return None
+        if self._reading:  # what show reads next, kept: no statement of their own
+            element = str(record["element"])
+            self._element_of[belief_id] = element
+            self._first_wave[element] = [str(e) for e in record["wave"]]
+            self._links_of[belief_id] = (sorted(record["superseded_by"]),
+                                        sorted(record["supersedes"]))
         return belief_from_map(record["belief"]), set(record["dependents"])
 
     def forward_reference(self, ref: str) -> tuple[list[str], list[str]] | None:
@@ -317,7 +323,7 @@ class TmsTxPart(TxBase):
             self._run("create_justifications_by_element", rows=[by_element(r) for r in chunk])
         self.change_log.relabelled(Change(went_in=went_in))
         if tagged:
-            self._retag_everything()
+            self.retag_everything()
 
     def add_justifications(self, belief_id: str, justifications: Sequence[Justification]) -> None:
         note_redefined(self, [belief_id])
@@ -332,6 +338,9 @@ class TmsTxPart(TxBase):
         self._run("remove_justification", id=belief_id, position=int(position))
 
     def supersede_links(self, belief_id: str) -> tuple[list[str], list[str]]:
+        known = self._links_of.get(belief_id)
+        if known is not None:
+            return known
         r = self._single("supersede_links", id=belief_id)
         return (sorted(r["by"]), sorted(r["supersedes"])) if r else ([], [])
 
@@ -359,7 +368,7 @@ class TmsTxPart(TxBase):
         self.change_log.relabelled(change)  # the change log's one hook into propagation
         return change
 
-    def _retag_everything(self) -> None:
+    def retag_everything(self) -> None:
         """After a write of labels computed elsewhere (import, repair): every belief's
         effective tags from its labels, as propagation would have left them."""
         retag(Neo4jRegionReader(self), self._one("all_belief_elements")["elements"])
@@ -372,7 +381,7 @@ class TmsTxPart(TxBase):
             for bid, _was_in, now_in in self._one("write_belief_labels", rows=chunk)["moved"]:
                 (moved.went_in if now_in else moved.went_out).append(bid)
         self.change_log.relabelled(moved)
-        self._retag_everything()
+        self.retag_everything()
 
     def create_nogood(self, nogood: Nogood) -> None:
         named = list(nogood.members)

@@ -19,7 +19,7 @@ RETURN b {
 } AS belief
 
 // name: belief_with_dependents
-// One belief as beliefs_by_id gives it, with the ids of the beliefs that have a justification naming it (show reads both in one statement); no row when it does not exist.
+// One belief as beliefs_by_id gives it, with the ids of the beliefs that have a justification naming it (show reads both in one statement), and what the rest of show would read next, so a read need not ask again: its element id, the element ids of the beliefs with a justification naming it as an antecedent (the first wave of its impact), what supersedes it and what it supersedes (ids); no row when it does not exist.
 MATCH (b:Belief {id: $id})
 RETURN b {
   .id, .text, .source, .source_url, .source_hash, .date, .metadata, .extra, .created_at,
@@ -36,7 +36,10 @@ RETURN b {
     } ORDER BY j.seq
   }
 } AS belief,
-COLLECT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c.id } AS dependents
+COLLECT { MATCH (b)<-[:REQUIRES|UNLESS]-(:Justification)-[:SUPPORTS]->(c:Belief) RETURN DISTINCT c.id } AS dependents,
+elementId(b) AS element,
+COLLECT { MATCH (b)<-[:REQUIRES]-(:Justification)-[:SUPPORTS]->(d:Belief) RETURN DISTINCT elementId(d) } AS wave,
+[(b)-[:SUPERSEDED_BY]->(n) | n.id] AS superseded_by, [(b)<-[:SUPERSEDED_BY]-(o) | o.id] AS supersedes
 
 // name: belief_count
 // How many beliefs there are (Neo4j's count store).

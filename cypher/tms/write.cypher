@@ -102,6 +102,14 @@ WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:Run OR n:Round
 DETACH DELETE n
 RETURN count(*) AS deleted
 
+// name: empty_network_batched
+// Deletes the nodes delete_everything deletes but the network's info node, 2,000 a transaction (auto-commit only: a reset of a memory too large for one transaction, under the mark; the reset's own write then deletes the rest and logs it); returns nothing.
+// defines: everything
+MATCH (n)
+WHERE n:Belief OR n:Missing OR n:Justification OR n:Nogood OR n:Run OR n:Round
+   OR n:DeriveRun OR n:DeriveRound OR n:Source OR n:PairVerdict OR n:Namespace
+CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 2000 ROWS
+
 // name: create_labelled_beliefs
 // Creates beliefs that already carry their final truth labels and depth (bulk import); returns [id, element id] pairs, collected in one record.
 // defines: belief new $rows.props.id

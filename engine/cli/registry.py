@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from engine.cli.arguments import as_of_flag, local_path, namespace_flag, visible_to_flag
 from engine.cli.command import Call, Command, id_lists
+from engine.defaults import IMPORT_PART_SIZE
 
 FORMATS = ("json", "markdown")
 
@@ -30,14 +31,20 @@ def cmd_import(call: Call) -> int:
     if a.dry_run and not a.sync:
         raise InvalidInput("--dry-run goes with --sync", field="dry_run")
     if a.sync:
+        if a.parts:
+            raise InvalidInput("--parts goes with a plain import, not --sync", field="parts")
         return _sync(call)
-    done = registry.import_file(call.context, network_file(a))
+    done = registry.import_file(
+        call.context, network_file(a), parts=True if a.parts else None, part_size=a.part_size,
+        progress=lambda written, planned: call.note(
+            f"import: part {written} of {planned} written"))
     keep_embeddings(call)
     if call.emit(done):
         return 0
     r = done.report
     call.say(f"imported {r.beliefs} beliefs, {r.justifications} justifications, "
-             f"{r.nogoods} nogoods: {r.labels_in} IN, {r.labels_out} OUT")
+             f"{r.nogoods} nogoods: {r.labels_in} IN, {r.labels_out} OUT"
+             + (f" (in {r.parts} part{'s' if r.parts > 1 else ''})" if r.parts else ""))
     id_lists(call, (("retractions kept (stored OUT, support valid)", r.retractions_kept),
                     ("circular support (stored IN, now OUT)", r.circular_support),
                     ("stale labels (stored IN, support not valid)", r.stale),
@@ -134,6 +141,13 @@ def _import_arguments(p: argparse.ArgumentParser) -> None:
                             "default when the memory keeps embeddings: `embed` ran before)")
     embed.add_argument("--no-embed", dest="embed", action="store_false",
                        help="compute no embedding, even when the memory keeps them")
+    p.add_argument("--parts", action="store_true",
+                   help="import in parts, one transaction each, into an empty memory (the "
+                        "default for a file of more than --part-size beliefs when the memory "
+                        "is empty); if it stops, writers are refused until `reset --yes`")
+    p.add_argument("--part-size", type=int, default=IMPORT_PART_SIZE,
+                   metavar="N", help="beliefs a part (default "
+                   f"{IMPORT_PART_SIZE}); a file of no more is one transaction")
 
 
 def _export_arguments(p: argparse.ArgumentParser) -> None:

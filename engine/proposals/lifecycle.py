@@ -277,5 +277,5 @@ def reset(store: Store) -> tuple[str, ...]:
                                               reason=RESET_REASON))
         return tuple(p.id for p in pending)
 
-    return store.write(work, ChangeEntry("reset"))
+    return store.write(work, ChangeEntry("reset", empties=True))
 

@@ -13,12 +13,13 @@ BATCH = 500  # ids per statement
 
 def impacts(store: Store, ids: Iterable[str]) -> dict[str, int]:
     """Impact of each id that exists, in one read transaction."""
+    return store.read(lambda tx: impacts_in(tx, ids))
+
+
+def impacts_in(tx: ReadingTx, ids: Iterable[str]) -> dict[str, int]:
+    """impacts inside a read the caller holds."""
     wanted = sorted(set(ids))
-
-    def work(tx: ReadingTx) -> dict[str, int]:
-        found: dict[str, int] = {}
-        for start in range(0, len(wanted), BATCH):
-            found.update(tx.impacts(wanted[start:start + BATCH]))
-        return found
-
-    return store.read(work)
+    found: dict[str, int] = {}
+    for start in range(0, len(wanted), BATCH):
+        found.update(tx.impacts(wanted[start:start + BATCH]))
+    return found

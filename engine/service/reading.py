@@ -15,7 +15,7 @@ from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading import search as searching
 from engine.service.context import Context
-from engine.store import Store
+from engine.store import GraphTx, Store
 from engine.tms import explain as explaining
 from engine.tms.records import BeliefFilter, Network
 
@@ -184,15 +184,29 @@ class Shown:
 
 def show(ctx: Context, belief_id: str, as_of: str | None = None, *,
          impact: bool = True) -> Shown:
-    """With impact=False the impact is not counted (for a hub, a walk over most of the
-    network): a face that shows it apart reads it with `impact`."""
-    store = ctx.seen_as_of(as_of)
-    b, dependents = tms.show(store, belief_id)
-    counted = _impact(store, b.id) if impact else None
-    links: tuple[list[str], list[str]] = ([], [])
-    if ctx.visible_to is None:
-        links = tms.supersede_links(store if as_of is None else ctx.store, belief_id)
-    return Shown(b, tuple(dependents), counted, tuple(links[0]), tuple(links[1]))
+    """The belief, its impact and its links in one read: on Neo4j the belief's statement
+    also brings the impact's first wave and the links, so a belief whose dependents rest on
+    nothing more is two round trips (adapters/neo4j/tms_tx.shown_belief). With impact=False
+    the impact is not counted (for a hub, a walk over most of the network): a face that
+    shows it apart reads it with `impact`."""
+    from engine.reading.impact import impacts_in
+
+    links_here = ctx.visible_to is None and as_of is None
+
+    def work(tx: GraphTx) -> Shown:
+        b, dependents = tms.shown_in(tx, belief_id)
+        # under a visibility set: visible ones only. No dependents (no justification names
+        # it): no cone to read
+        counted = ((impacts_in(tx, [b.id]).get(b.id, 0) if dependents else 0) if impact
+                   else None)
+        by, supersedes = tx.supersede_links(belief_id) if links_here else ([], [])
+        return Shown(b, tuple(dependents), counted, tuple(by), tuple(supersedes))
+
+    shown = ctx.seen_as_of(as_of).read(work)
+    if ctx.visible_to is None and as_of is not None:  # the links as they are now
+        by, supersedes = tms.supersede_links(ctx.store, belief_id)
+        shown = dataclasses.replace(shown, superseded_by=tuple(by), supersedes=tuple(supersedes))
+    return shown
 
 
 def _impact(store: Store, belief_id: str) -> int:

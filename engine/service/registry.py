@@ -6,12 +6,13 @@ needs them."""
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from engine import interchange
+from engine.defaults import IMPORT_PART_SIZE
 from engine.errors import InvalidInput
 from engine.files import write_atomically, write_text_atomically
 from engine.interchange import ImportReport, NetworkInMemory, NetworkSource
@@ -121,10 +122,17 @@ class Imported:
         return {**self.report.as_dict(), "notes": list(self.notes)}
 
 
-def import_file(ctx: Context, given: NetworkFile) -> Imported:
-    """Load a network into the memory in one write transaction, labelled from scratch."""
+def import_file(ctx: Context, given: NetworkFile, *, parts: bool | None = None,
+                part_size: int = IMPORT_PART_SIZE,
+                progress: Callable[[int, int], None] | None = None) -> Imported:
+    """Load a network into the memory, labelled from scratch: in one write transaction, or
+    into an empty memory in parts of at most `part_size` beliefs (`parts` True: asked for;
+    None: when the file holds more than a part), `progress` told of each part written
+    (engine/interchange.import_source)."""
     source, notes = network_source(given)
-    return Imported(interchange.import_source(ctx.store, source), tuple(notes))
+    return Imported(interchange.import_source(ctx.store, source, parts=parts,
+                                              part_size=part_size, file=given.path,
+                                              progress=progress), tuple(notes))
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from engine.tms.verbs import (
     retract,
     retract_with_restorations,
     show,
+    shown_in,
     show_many,
     status,
     supersede_links,
@@ -45,7 +46,6 @@ __all__ = [
     "add_justification_in", "add_justifications_in", "add_nogood", "add_nogood_with_id",
     "assert_belief", "assert_in", "check_new_justifications", "compare", "enforce_nogoods", "init",
     "list_beliefs", "make_justifications", "new_belief", "now", "repair", "reset", "retract",
-    "retract_in", "retract_with_restorations", "show", "show_many", "standing_gates", "status",
-    "supersede_links", "verify",
-    "what_if",
+    "retract_in", "retract_with_restorations", "show", "show_many", "shown_in", "standing_gates",
+    "status", "supersede_links", "verify", "what_if",
 ]

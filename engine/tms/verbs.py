@@ -151,7 +151,7 @@ def init(store: TmsStore) -> dict[str, int]:
 
 
 def reset(store: TmsStore) -> None:
-    store.write(lambda tx: tx.reset(), ChangeEntry("reset"))
+    store.write(lambda tx: tx.reset(), ChangeEntry("reset", empties=True))
 
 
 # --- reads ---------------------------------------------------------------------------
@@ -166,18 +166,19 @@ def list_beliefs(store: TmsStore, which: BeliefFilter = BeliefFilter()) -> list[
 def show(store: TmsStore, belief_id: str) -> tuple[Belief, list[str]]:
     """A belief with its justifications, and the ids of its direct dependents."""
     check_id(belief_id)
+    return store.read(lambda tx: shown_in(tx, belief_id))
 
-    def work(tx: ResolutionTx):
-        shown = tx.shown_belief(belief_id)
-        if shown is None:
-            named = tx.forward_reference(belief_id)
-            if named is not None:
-                raise NotAddedYet(belief_id, *named)
-            raise NotFound("belief", belief_id)
-        belief, dependents = shown
-        return belief, sorted(dependents)
 
-    return store.read(work)
+def shown_in(tx: ResolutionTx, belief_id: str) -> tuple[Belief, list[str]]:
+    """show inside a read the caller holds."""
+    shown = tx.shown_belief(belief_id)
+    if shown is None:
+        named = tx.forward_reference(belief_id)
+        if named is not None:
+            raise NotAddedYet(belief_id, *named)
+        raise NotFound("belief", belief_id)
+    belief, dependents = shown
+    return belief, sorted(dependents)
 
 
 def supersede_links(store: TmsStore, belief_id: str) -> tuple[list[str], list[str]]:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import neo4j
 
     from adapters.neo4j.connection import Neo4jSettings
+    from engine.import_parts import ImportMark, ImportParts
     from engine.store import GraphTx, Store
 
 T = TypeVar("T")
@@ -118,6 +119,17 @@ class LazyStore:
 
     def dry_run(self, work: Callable[[GraphTx], T]) -> T:
         return self._opened().dry_run(work)
+
+    def import_in_parts(self, mark: ImportMark) -> ImportParts:
+        """The opened store's import in parts (engine/import_parts.PartedStore), its mark
+        set; refused by a store that cannot import in parts."""
+        from engine.errors import InvalidInput
+        from engine.import_parts import PartedStore
+
+        store = self._opened()
+        if not isinstance(store, PartedStore):
+            raise InvalidInput("this store cannot import in parts", field="parts")
+        return store.import_in_parts(mark)
 
     def close(self) -> None:
         if self._store is not None and self._borrowed is None:

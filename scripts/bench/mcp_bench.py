@@ -2,6 +2,7 @@
 its `mcp` extra), and `python -m engine batch` against one CLI process per command.
 
     .venv/bin/python scripts/bench/mcp_bench.py [--size 10000] [--repeat 7] [--real FILE ...]
+                                                 [--old DIR]
 
 WIPES the database at NEO4J_URI (default: the project's server). The peer runs in its own
 virtualenv, `.bench-mcp-venv` (git-ignored; made on first use with ftl-reasons[mcp]==0.57.0
@@ -32,6 +33,8 @@ Per command: the same show / retract / assert / search lines run as one `python 
 batch` process (the time per line) against one `python -m engine ...` process per line, and
 against their `reasons --db FILE ...` per line.
 
+With --old DIR (another checkout of this project: `git archive COMMIT | tar -x -C DIR`), its
+MCP server is a side too ("ours (old)"), alternated with the others, for a before / after.
 Output: JSON lines (workload, network, impl, median_s, min_s, max_s, n) and a markdown table
 with ours/theirs ratios (targets: under 0.2 on 10k+10k, under 0.5 on the real network).
 """
@@ -63,6 +66,7 @@ TOOL_OPS = ("show", "retract (single dependent)", "retract (hub)", "what-if (hub
             "refused call", "no-op tool", "ping")
 PING = "(ping)"  # a call list's tool name for the protocol's ping, which reaches no tool
 REFUSED = "refused call"  # an operation whose answer is a tool error, as it should be
+OLD = "ours (old)"  # --old: another checkout's server
 
 
 def say(text: str) -> None:
@@ -162,9 +166,9 @@ def load_ours(path: Path) -> None:
 
 
 # --- the MCP calls -------------------------------------------------------------------------
-def server_env(extra: dict[str, str]) -> dict[str, str]:
+def server_env(extra: dict[str, str], root: Path = ROOT) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k.startswith("NEO4J_")}
-    env.update(PYTHONPATH=str(ROOT), **extra)
+    env.update(PYTHONPATH=str(root), **extra)
     return env
 
 
@@ -175,12 +179,12 @@ class Side:
         self.impl, self.params, self.calls = impl, params, calls
 
 
-def our_side(t: dict[str, str]) -> Side:
+def our_side(t: dict[str, str], root: Path = ROOT, impl: str = "ours") -> Side:
     from mcp.client.stdio import StdioServerParameters
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "engine.mcp"],
-                                   env=server_env({}), cwd=str(ROOT))
-    return Side("ours", params, {
+                                   env=server_env({}, root), cwd=str(root))
+    return Side(impl, params, {
         "show": [("show", {"id": t["show"]})],
         "retract (single dependent)": [("retract", {"id": t["single"]}),
                                        ("assert_belief", {"id": t["single"]})],
@@ -296,7 +300,7 @@ def measure_commands(t: dict[str, str], venv: Path, db: Path, workdir: Path,
 
 # --- one network ----------------------------------------------------------------------------------
 def bench_network(name: str, network: dict, venv: Path, repeat: int, repeat_cli: int,
-                  workdir: Path) -> list[dict]:
+                  workdir: Path, old: Path | None = None) -> list[dict]:
     beliefs = len(network["nodes"])
     say(f"{name}: {beliefs} beliefs")
     t = targets(network)
@@ -309,6 +313,8 @@ def bench_network(name: str, network: dict, venv: Path, repeat: int, repeat_cli:
                   {"op": "import", "file": str(hashed), "db": str(db)})
     load_ours(plain)
     sides = [our_side(t), their_side(venv, db, workdir, t), noop_side()]
+    if old is not None:
+        sides.insert(1, our_side(t, old, OLD))
     rows = []
     samples = asyncio.run(measure_tools(sides, repeat))
     for (op, impl), values in samples.items():
@@ -334,18 +340,25 @@ def ms(seconds: float) -> str:
 def table(rows: list[dict]) -> str:
     by = {(r["network"], r["workload"], r["impl"]): r for r in rows}
     networks = list(dict.fromkeys(r["network"] for r in rows))
-    lines = ["| network | operation (MCP tool call) | ours | reasons-mcp | ours/theirs |",
-             "|---|---|---|---|---|"]
+    with_old = any(r["impl"] == OLD for r in rows)
+    lines = ["| network | operation (MCP tool call) | ours | reasons-mcp | ours/theirs |"
+             + (" ours (old) | old/theirs |" if with_old else ""),
+             "|---|---|---|---|---|" + ("---|---|" if with_old else "")]
     for net in networks:
         for op in TOOL_OPS:
             ours, theirs = by.get((net, op, "ours")), by.get((net, op, "reasons-mcp"))
             if ours and theirs:
+                before = by.get((net, op, OLD))
                 lines.append(f"| {net} | {op} | {ms(ours['median_s'])} | "
                              f"{ms(theirs['median_s'])} | "
-                             f"{ours['median_s'] / theirs['median_s']:.3f} |")
+                             f"{ours['median_s'] / theirs['median_s']:.3f} |"
+                             + (f" {ms(before['median_s'])} | "
+                                f"{before['median_s'] / theirs['median_s']:.3f} |"
+                                if before else (" - | - |" if with_old else "")))
             elif ours or theirs:  # measured on one side only
                 cells = [ms(x["median_s"]) if x else "-" for x in (ours, theirs)]
-                lines.append(f"| {net} | {op} | {cells[0]} | {cells[1]} | - |")
+                lines.append(f"| {net} | {op} | {cells[0]} | {cells[1]} | - |"
+                             + (" - | - |" if with_old else ""))
     lines += ["", "| network | per command (median of the mean per line) | ours: batch | "
               "ours: one process each | reasons: one process each |", "|---|---|---|---|---|"]
     for net in networks:
@@ -366,6 +379,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=7, help="timed calls per operation")
     parser.add_argument("--repeat-cli", type=int, default=3,
                         help="timed runs of the per-command lines")
+    parser.add_argument("--old", type=Path, help="another checkout: its MCP server too")
     args = parser.parse_args()
     venv = peer_venv()
     networks = []
@@ -377,7 +391,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mcp-bench-") as tmp:
         for name, network in networks:
             rows += bench_network(name, network, venv, args.repeat, args.repeat_cli,
-                                  Path(tmp))
+                                  Path(tmp), args.old.resolve() if args.old else None)
     print(table(rows))
     return 0
 

@@ -1,5 +1,5 @@
 """`python -m engine.mcp` with one tool more, `noop`, for scripts/bench/mcp_bench.py: the
-same server (engine/cli/mcp.build_server: its middleware, the `guarded` wrapper, the SDK's
+same server (engine/mcp/server.build_server: its middleware, the `guarded` wrapper, the SDK's
 worker thread, result shaping, stdio) answering a tool that does nothing, so the bench can
 tell what a tool call costs before any work: the SDK's path and its transport.
 
@@ -19,15 +19,15 @@ NOOP = "noop"
 
 
 def with_noop(build: Any) -> Any:
-    def build_server(*args: Any, **kwargs: Any) -> Any:
-        server = build(*args, **kwargs)
+    def build_server(tools: Any, context: Any, *args: Any, **kwargs: Any) -> Any:
+        server = build(tools, context, *args, **kwargs)
         _, types = served._sdk()
 
-        def noop() -> dict[str, Any]:
+        def noop(ctx: object) -> dict[str, Any]:
             """Does nothing: the SDK's path of a tool call, measured."""
             return {}
 
-        server.add_tool(served.guarded(noop, types, lambda: "", served._context_type(),
+        server.add_tool(served.guarded(noop, types, context, served._context_type(),
                                        name=NOOP), name=NOOP,
                         annotations=types.ToolAnnotations(read_only_hint=True))
         return server

@@ -54,24 +54,26 @@ def timed(call, n: int) -> list[float]:
 
 
 class StatementCounter:
-    """Counts Cypher statements and transactions the driver runs (patched for the count)."""
+    """Counts Cypher statements the driver runs, in transactions and auto-committed (the
+    driver's run methods patched for the count)."""
 
     def __init__(self) -> None:
-        from neo4j._sync.work import transaction
+        from neo4j._sync.work import session, transaction
 
         self.statements = 0
-        self._base = transaction.TransactionBase
-        self._run = self._base.run
+        self._patched = [(transaction.TransactionBase, transaction.TransactionBase.run),
+                         (session.Session, session.Session.run)]
         counter = self
+        for owner, original in self._patched:
+            def run(self, query, parameters=None, _original=original, **kwargs):
+                counter.statements += 1
+                return _original(self, query, parameters, **kwargs)
 
-        def run(tx, query, parameters=None, **kwargs):
-            counter.statements += 1
-            return counter._run(tx, query, parameters, **kwargs)
-
-        self._base.run = run  # type: ignore[method-assign]
+            owner.run = run  # type: ignore[method-assign]
 
     def close(self) -> None:
-        self._base.run = self._run  # type: ignore[method-assign]
+        for owner, original in self._patched:
+            owner.run = original  # type: ignore[method-assign]
 
 
 def main() -> int:

@@ -1,7 +1,7 @@
 """Per command from the shell: `python -m engine` through the resident engine, the same
 command in its own process, and ftl-reasons 0.57's `reasons --db FILE` (issue 25).
 
-    .venv/bin/python scripts/bench/serve_bench.py [--size 10000] [--repeat 7]
+    .venv/bin/python scripts/bench/serve_bench.py [--size 10000] [--repeat 7] [--old DIR]
 
 WIPES the database at NEO4J_URI. The peer comes from scripts/bench/mcp_bench.py's virtualenv
 (`.bench-mcp-venv`, ftl-reasons[mcp]==0.57.0). For each network (the real system-design
@@ -14,9 +14,12 @@ from spawn to exit:
 - retract + assert: of a premise with one dependent, the mean of the two commands;
 - search: two words of the shown belief's text;
 - hub retract (synthetic only): the hub premise, re-asserted untimed.
+With --old DIR (another checkout of this project, e.g. `git archive COMMIT | tar -x -C
+DIR`), a fourth side: that checkout's resident engine (its own EEM_SERVE_DIR), alternated
+with the others, for a before / after figure that holds on a loaded machine.
 Output: JSON lines (workload, network, impl, median_s, min_s, max_s, n), then a markdown
 table with resident / reasons and resident / in-process ratios (target: at most 0.5 against
-reasons).
+reasons), and resident / old resident with --old.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ from mcp_bench import REAL_DEFAULT, load_ours, peer_requests, peer_venv, targets
 from synthetic import generate
 
 IMPLS = ("resident", "in-process", "reasons")
+OLD = "resident (old)"
 
 
 def say(text: str) -> None:
@@ -54,12 +58,18 @@ def emit(**fields) -> dict:
 class Sides:
     """How each implementation runs one command line."""
 
-    def __init__(self, venv: Path, db: Path, workdir: Path, serve_dir: str, none_dir: str):
+    def __init__(self, venv: Path, db: Path, workdir: Path, serve_dir: str, none_dir: str,
+                 old: tuple[Path, str] | None = None):
         base = {k: v for k, v in os.environ.items() if not k.startswith("EEM_")}
         base["PYTHONPATH"] = str(ROOT)
         self.env = {"resident": dict(base, EEM_SERVE_DIR=serve_dir),
                     "in-process": dict(base, EEM_SERVE_DIR=none_dir, EEM_SERVE="0")}
+        self.cwd = {"resident": ROOT, "in-process": ROOT}
+        if old is not None:
+            self.env[OLD] = dict(base, EEM_SERVE_DIR=old[1], PYTHONPATH=str(old[0]))
+            self.cwd[OLD] = old[0]
         self.venv, self.db, self.workdir = venv, db, workdir
+        self.impls = (*IMPLS, OLD) if old is not None else IMPLS
 
     def argv(self, impl: str, line: list[str]) -> tuple[list[str], Path, dict[str, str]]:
         if impl == "reasons":
@@ -67,7 +77,7 @@ class Sides:
             their = ["search", " ".join(rest)] if verb == "search" else line
             return ([str(self.venv / "bin" / "reasons"), "--db", str(self.db), *their],
                     self.workdir, dict(os.environ))
-        return [sys.executable, "-m", "engine", *line], ROOT, self.env[impl]
+        return [sys.executable, "-m", "engine", *line], self.cwd[impl], self.env[impl]
 
     def run(self, impl: str, line: list[str]) -> float:
         argv, cwd, env = self.argv(impl, line)
@@ -94,7 +104,8 @@ def workloads(t: dict[str, str], synthetic: bool) -> dict[str, tuple[list[list[s
 
 
 def bench_network(name: str, network: dict, venv: Path, repeat: int, workdir: Path,
-                  sides_dirs: tuple[str, str]) -> list[dict]:
+                  sides_dirs: tuple[str, str], old: tuple[Path, str] | None = None
+                  ) -> list[dict]:
     say(f"{name}: {len(network['nodes'])} beliefs")
     t = targets(network)
     slug = "".join(c if c.isalnum() else "-" for c in name)
@@ -104,11 +115,13 @@ def bench_network(name: str, network: dict, venv: Path, repeat: int, workdir: Pa
     peer_requests(venv, {"op": "add_hashes", "file": str(plain), "out": str(hashed)},
                   {"op": "import", "file": str(hashed), "db": str(db)})
     load_ours(plain)
-    sides = Sides(venv, db, workdir, *sides_dirs)
+    sides = Sides(venv, db, workdir, *sides_dirs, old=old)
+    impls = sides.impls
     samples: dict[tuple[str, str], list[float]] = defaultdict(list)
     for workload, (lines, undo) in workloads(t, name.startswith("synthetic")).items():
         for rep in range(repeat + 1):  # the first round is a warm-up
-            order = IMPLS[rep % 3:] + IMPLS[:rep % 3]
+            turn = rep % len(impls)
+            order = impls[turn:] + impls[:turn]
             for impl in order:
                 seconds = statistics.mean(sides.run(impl, line) for line in lines)
                 for line in undo:
@@ -122,12 +135,18 @@ def bench_network(name: str, network: dict, venv: Path, repeat: int, workdir: Pa
 
 def table(rows: list[dict]) -> str:
     by = {(r["network"], r["workload"], r["impl"]): r["median_s"] for r in rows}
+    old = any(r["impl"] == OLD for r in rows)
     lines = [("| network | per command | resident | in-process | reasons 0.57 | resident/reasons"
-              " | resident/in-process |"), "|---|---|---|---|---|---|---|"]
+              " | resident/in-process |" + (" resident (old) | resident/old |" if old else "")),
+             "|---|---|---|---|---|---|---|" + ("---|---|" if old else "")]
     for net, workload in dict.fromkeys((r["network"], r["workload"]) for r in rows):
         resident, here, theirs = (by[(net, workload, i)] for i in IMPLS)
-        lines.append(f"| {net} | {workload} | {resident:.3f} s | {here:.3f} s | {theirs:.3f} s |"
-                     f" {resident / theirs:.2f} | {resident / here:.2f} |")
+        line = (f"| {net} | {workload} | {resident:.3f} s | {here:.3f} s | {theirs:.3f} s |"
+                f" {resident / theirs:.2f} | {resident / here:.2f} |")
+        if old:
+            before = by[(net, workload, OLD)]
+            line += f" {before:.3f} s | {resident / before:.2f} |"
+        lines.append(line)
     return "\n".join(lines)
 
 
@@ -138,6 +157,7 @@ def main() -> int:
     parser.add_argument("--real", action="append", type=Path,
                         help=f"a real network.json (default {REAL_DEFAULT.name} when present)")
     parser.add_argument("--repeat", type=int, default=7, help="timed runs per side")
+    parser.add_argument("--old", type=Path, help="another checkout: its resident engine too")
     args = parser.parse_args()
     venv = peer_venv()
     networks = [(p.stem.removesuffix("-eem"), json.loads(p.read_text()))
@@ -148,17 +168,22 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="serve-bench-", dir="/tmp") as tmp:
         serve_dir, none_dir = os.path.join(tmp, "s"), os.path.join(tmp, "n")
         os.makedirs(none_dir)
-        env = dict(os.environ, EEM_SERVE_DIR=serve_dir, PYTHONPATH=str(ROOT))
+        old = (args.old.resolve(), os.path.join(tmp, "o")) if args.old else None
+        engines = [(ROOT, serve_dir)] + ([old] if old else [])
         control = [sys.executable, "-m", "engine", "serve"]
-        subprocess.run([*control, "start"], cwd=ROOT, env=env, check=True,
-                       stdout=subprocess.DEVNULL)
+        for checkout, directory in engines:
+            subprocess.run([*control, "start"], cwd=checkout, check=True,
+                           env=dict(os.environ, EEM_SERVE_DIR=directory,
+                                    PYTHONPATH=str(checkout)), stdout=subprocess.DEVNULL)
         try:
             for name, network in networks:
                 rows += bench_network(name, network, venv, args.repeat, Path(tmp),
-                                      (serve_dir, none_dir))
+                                      (serve_dir, none_dir), old)
         finally:
-            subprocess.run([*control, "stop"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                           check=False)
+            for checkout, directory in engines:
+                subprocess.run([*control, "stop"], cwd=checkout, stdout=subprocess.DEVNULL,
+                               env=dict(os.environ, EEM_SERVE_DIR=directory,
+                                        PYTHONPATH=str(checkout)), check=False)
     print(table(rows))
     return 0
 

@@ -13,7 +13,7 @@ import json
 import random
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 LAYERS = 10
@@ -78,16 +78,22 @@ def write_file(n: int, out: TextIO, seed: int = 7) -> None:
 
 def single_dependent_premise(network: dict) -> str:
     """A premise whose retraction changes exactly one other belief."""
-    users: dict[str, set[str]] = defaultdict(set)
-    for bid, node in network["nodes"].items():
+    return single_dependent_of(network["nodes"].items())
+
+
+def single_dependent_of(nodes: Iterable[tuple[str, dict]]) -> str:
+    """single_dependent_premise over the network's nodes as they come (`nodes(n)` of 1M+1M
+    without the whole network in memory): by counts, not sets of users."""
+    count: dict[str, int] = defaultdict(int)
+    user: dict[str, str] = {}
+    for bid, node in nodes:
         for j in node["justifications"]:
-            for a in j["antecedents"]:
-                users[a].add(bid)
-    for pid in sorted(network["nodes"]):
-        if pid.startswith("p-") and len(users.get(pid, ())) == 1:
-            (only,) = users[pid]
-            if not users.get(only):
-                return pid
+            for a in set(j["antecedents"]):
+                count[a] += 1
+                user[a] = bid
+    for pid in sorted(i for i in count if i.startswith("p-")):
+        if count[pid] == 1 and not count.get(user[pid]):
+            return pid
     raise LookupError("no premise with a single dependent")
 
 

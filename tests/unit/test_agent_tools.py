@@ -116,3 +116,17 @@ def test_nogood_answers_the_id_it_made(tmp_path):
                                                         "retracted_by_nogood"}
     assert [n.id for n in store.read(lambda tx: tx.nogoods())] == ["nogood-p-q"]
     assert tools.nogood(ctx, ids=["p", "q"], name="ng-2")["id"] == "ng-2"
+
+
+def test_show_counts_the_cone_and_reads_none_for_a_belief_nothing_names(tools, ctx,
+                                                                        monkeypatch):
+    from engine.reading import impact
+
+    tms.add(ctx.store, "b", "from a", tms.make_justifications(["a"]))
+    asked: list[list[str]] = []
+    counted = impact.impacts_in
+    monkeypatch.setattr(impact, "impacts_in",
+                        lambda tx, ids: asked.append(list(ids)) or counted(tx, ids))
+    assert tools.show(ctx, id="p")["impact"] == 2
+    assert tools.show(ctx, id="b")["impact"] == 0  # nothing names b: no cone to read
+    assert asked == [["p"]]
