@@ -16,13 +16,18 @@ EXTRAS := dev,embeddings,local,viz,ollama,openai,anthropic,documents,mcp,llm-ser
 demo: setup
 	EEM_MEMORY=demo $(PY) scripts/demo $(if $(filter sources,$(FROM)),--from-sources,)
 
+# Two workers, each with a Neo4j server of its own (tests/conftest.py); a file's tests stay on
+# one worker. TEST_WORKERS=0 runs them in this process (and is what EEM_TEST_NEO4J_URI needs).
+TEST_WORKERS ?= 2
+TEST_PARALLEL = $(if $(filter 0,$(TEST_WORKERS)),-n 0,-n $(TEST_WORKERS) --dist loadfile)
+
 test: setup neo4j browser lint
-	$(PY) -m pytest
+	$(PY) -m pytest $(TEST_PARALLEL)
 
 # The inner loop: everything but the tests marked slow (server faults, local model, Browser,
 # hypothesis on Neo4j).
 test-fast: setup neo4j lint
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest $(TEST_PARALLEL) -m "not slow"
 
 # ruff and mypy, configured in pyproject.toml.
 lint: setup

@@ -48,7 +48,10 @@ def _docker_answers() -> bool:
         return False
 
 
-TEST_MEMORY = "tests"
+# One memory, so one server, per pytest-xdist worker (`make test` runs two workers): a test
+# that takes `store` empties the graph it is given.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+TEST_MEMORY = f"tests-{_WORKER}" if _WORKER else "tests"
 # what a user's shell may say that the tests must not follow
 USER_SETTINGS = ("NEO4J_", "EEM_MEMORY", "EEM_HOME", "EEM_SERVE_DIR", "EEM_SERVE")
 SESSION_HOME = Path(tempfile.mkdtemp(prefix="eem-tests-"))
@@ -85,6 +88,9 @@ def neo4j_settings():
     from adapters.neo4j.connection import Neo4jSettings
 
     if _given.get("EEM_TEST_NEO4J_URI"):
+        if _WORKER:
+            pytest.fail("EEM_TEST_NEO4J_URI names one server, and workers would empty each "
+                        "other's graph: run the tests in one process (pytest -n 0)")
         settings = Neo4jSettings(_given["EEM_TEST_NEO4J_URI"],
                                  _given.get("EEM_TEST_NEO4J_USER", "neo4j"),
                                  _given.get("EEM_TEST_NEO4J_PASSWORD"),
@@ -131,6 +137,23 @@ def _own_server():
 
 
 @pytest.fixture(scope="session")
+def neo4j_browser_url(neo4j_settings) -> str:
+    """Neo4j Browser as the tests' server serves it: on the tests' own server, its memory's
+    HTTP port; on a server EEM_TEST_NEO4J_URI names, EEM_TEST_NEO4J_BROWSER_URL, else port
+    7474 of its host."""
+    from urllib.parse import urlparse
+
+    from engine.wiring.memories import Registry, eem_home
+    from engine.wiring.settings import Settings
+
+    if os.environ.get("EEM_TEST_NEO4J_BROWSER_URL"):
+        return os.environ["EEM_TEST_NEO4J_BROWSER_URL"]
+    memory = Registry(eem_home(Settings.of(os.environ))).get(TEST_MEMORY)
+    port = memory.http_port if memory is not None and memory.local else 7474
+    return f"http://{urlparse(neo4j_settings.uri).hostname or '127.0.0.1'}:{port}/browser/"
+
+
+@pytest.fixture(scope="session")
 def driver(neo4j_settings):
     from adapters.neo4j.connection import connect
 
@@ -161,3 +184,9 @@ def shared_networks() -> Path:
     if not SHARED_NETWORKS.is_dir() or not any(SHARED_NETWORKS.glob("*.json")):
         pytest.skip(f"real networks not present at {SHARED_NETWORKS}")
     return SHARED_NETWORKS
+
+
+def pytest_unconfigure(config) -> None:
+    """The session's registry and resident-engine folder go with it (the server's folder
+    under .neo4j/ stays, for the next session)."""
+    shutil.rmtree(SESSION_HOME, ignore_errors=True)

@@ -1,14 +1,13 @@
 """A real browser: Debian's headless Chromium, driven by Playwright, against the Neo4j Browser
 the server itself serves, and against the HTML export. Screenshots go to test-artifacts/.
 
-Browser's address: NEO4J_BROWSER_URL, else http://<the Bolt host>:<NEO4J_HTTP_PORT or
-7474>/browser/. Nothing is fetched from outside 127.0.0.1 (Browser asks Google for its fonts:
-those requests are refused, so the test runs offline).
+Browser's address: the tests' server's (tests/conftest.py, neo4j_browser_url). Nothing is
+fetched from outside 127.0.0.1 (Browser asks Google for its fonts: those requests are
+refused, so the test runs offline).
 """
 from __future__ import annotations
 
 import base64
-import os
 import re
 import time
 from pathlib import Path
@@ -79,13 +78,6 @@ def browser(playwright, chromium, tmp_path):
     context.close()
 
 
-def browser_url(settings) -> str:
-    if os.environ.get("NEO4J_BROWSER_URL"):
-        return os.environ["NEO4J_BROWSER_URL"]
-    host = urlparse(settings.uri).hostname or "127.0.0.1"
-    return f"http://{host}:{os.environ.get('NEO4J_HTTP_PORT', '7474')}/browser/"
-
-
 def wait_for_browser(url: str) -> None:
     """Until Browser's page answers (a server starting serves it last), SERVE_SECONDS at most."""
     deadline = time.monotonic() + SERVE_SECONDS
@@ -96,7 +88,7 @@ def wait_for_browser(url: str) -> None:
         except OSError as e:
             if time.monotonic() > deadline:
                 pytest.fail(f"Neo4j Browser does not answer at {url} after {SERVE_SECONDS} s "
-                            f"({e}); set NEO4J_BROWSER_URL or NEO4J_HTTP_PORT")
+                            f"({e})")
             time.sleep(2)
 
 
@@ -153,10 +145,11 @@ def run_favourite(page, title: str):
 
 
 def test_browser_runs_the_query_pack_with_the_style_and_favourites(store, neo4j_settings,
-                                                                    browser, tmp_path):
+                                                                    neo4j_browser_url, browser,
+                                                                    tmp_path):
     from playwright.sync_api import expect
 
-    url = browser_url(neo4j_settings)
+    url = neo4j_browser_url
     wait_for_browser(url)
     network, stored = read_network_file(EXAMPLE)
     interchange.import_network(store, network, stored)
@@ -217,11 +210,12 @@ def test_the_html_export_renders_without_a_network(store, browser, tmp_path):
 
 
 def test_connect_tries_again_when_the_server_refuses_the_first_attempt(neo4j_settings,
+                                                                       neo4j_browser_url,
                                                                        browser):
     """What a cold or loaded server may do to Browser's connection (its WebSocket to Bolt
     closed at once: Browser then shows "Connecting..." for ever): `connect` loads the page
     again and gets through, where one attempt failed the test."""
-    url = browser_url(neo4j_settings)
+    url = neo4j_browser_url
     wait_for_browser(url)
     page = browser.context.new_page()
     loads: list[str] = []

@@ -14,6 +14,7 @@ import pytest
 
 from adapters.formats import dump_network
 from engine import interchange, tms
+from tests.conftest import TEST_MEMORY
 
 pytestmark = pytest.mark.neo4j
 
@@ -394,7 +395,7 @@ def test_reset_at_a_terminal_names_the_memory_and_asks(store, env):
             os.close(follower)
             os.close(leader)
         assert done.returncode == code, done.stderr
-        assert done.stderr.startswith("Empty the memory 'tests' ("), done.stderr
+        assert done.stderr.startswith(f"Empty the memory '{TEST_MEMORY}' ("), done.stderr
         assert tms.status(store).beliefs == beliefs
 
 
