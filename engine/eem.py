@@ -55,9 +55,10 @@ GROUPS = (
         "init", "add", "add-justification", "retract", "assert", "nogood", "supersede",
         "challenge", "defend", "defeat", "mark-duplicate", "remove-justification",
         "convert-to-premise", "set-metadata", "unset-metadata", "summarize", "sources",
-        "release", "rollback", "revert", "migrate-retractions", "verify", "reset")),
+        "hooks", "embed", "release", "rollback", "revert", "migrate-retractions", "verify",
+        "reset")),
     ("reading it", (
-        "status", "list", "show", "explain", "trace", "trace-tags", "what-if", "search",
+        "status", "health", "list", "show", "explain", "trace", "trace-tags", "what-if", "search",
         "query", "get-metadata", "compact", "blockers", "log", "diff", "releases", "viz",
         "wiki")),
     ("the LLM stages", (

@@ -114,7 +114,7 @@ def _own_server():
     """The tests' own local server: started here (its folder kept under the checkout between
     sessions), stopped at the end unless it was running before."""
     from engine.errors import EngineError
-    from engine.wiring.local_server import ensure_running, running
+    from engine.wiring.local_server import ensure_running, ports_in_use
     from engine.wiring.local_server import stop as stop_server
     from engine.wiring.memories import Memory, Registry, eem_home
     from engine.wiring.settings import Settings
@@ -124,7 +124,8 @@ def _own_server():
     registry = Registry(eem_home(settings))
     home = ROOT / ".neo4j" / TEST_MEMORY
     found = registry.get(TEST_MEMORY) or registry.put(Memory(TEST_MEMORY, home=str(home)))
-    was_running = running(found)
+    was_running = ports_in_use(found) is not None  # by another session too (a test's inner
+    # session shares its worker's server): not this session's to stop
     try:
         memory = ensure_running(found, settings, registry)
     except EngineError as e:

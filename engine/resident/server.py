@@ -177,15 +177,19 @@ class ResidentEngine:
             return
         with self._counts:
             self.running += 1
+        code = 130
         try:
-            self._run_accepted(sock, request)
-        finally:
+            code = self._run_accepted(sock, request)
+        finally:  # counted once answered, before what follows the answer
             with self._counts:
                 self.running -= 1
                 self.served += 1
                 self.last_seen = time.monotonic()
+        if code == 0:  # the caller has its answer: the embeddings follow
+            self.keeper(request).note_write()
 
-    def _run_accepted(self, sock: socket.socket, request: Request) -> None:
+    def _run_accepted(self, sock: socket.socket, request: Request) -> int:
+        """Run the command and send its answer; its exit code."""
         from engine.cli.main import Streams, execute
         from engine.wiring.store import BorrowedDriver
 
@@ -232,8 +236,7 @@ class ResidentEngine:
             sender.add(wire.EXIT, str(code).encode(), flush=True)
         except BrokenPipeError:
             pass
-        if code == 0:  # the caller has its answer: the embeddings follow
-            self.keeper(request).note_write()
+        return code
 
     def keeper(self, request: Request) -> EmbeddingKeeper:
         """The embedding keeper of this engine's memory (made with the first command that

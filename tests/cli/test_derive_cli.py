@@ -23,13 +23,15 @@ GOOD = reply(block("auth-slow", ["auth-jwt", "auth-refresh"]),
 
 
 def derive_cli(args, *, cwd, settings=None, script=None, timeout=120):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+    # the graph NEO4J_URI names (the tests' memory set aside: it would come first)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_MEMORY"))}
     env["PYTHONPATH"] = str(ROOT)
     if settings is not None:
         env.update(NEO4J_URI=settings.uri, NEO4J_USER=settings.user,
                    NEO4J_PASSWORD=settings.password or "", NEO4J_DATABASE=settings.database)
     else:
-        env["NEO4J_URI"] = "bolt://127.0.0.1:1"  # nothing there: usage errors come first
+        # nothing there: usage errors come first
+        env.update(NEO4J_URI="bolt://127.0.0.1:1", NEO4J_PASSWORD="none-needed")
     if script is not None:
         env[SCRIPT_ENV] = json.dumps(script)
     return subprocess.run([sys.executable, "-m", "engine.derive", *args], cwd=cwd, env=env,

@@ -41,10 +41,10 @@ def test_the_help_groups_every_command_and_program_once():
                                               "the server"]
     for module, _ in PROGRAMS.values():
         assert callable(importlib.import_module(module).main)
-    # every `python -m engine.X` program is an eem command (and serve is the resident
-    # engine's, `python -m engine serve`)
+    # every `python -m engine.X` program is an eem command (serve is the resident engine's,
+    # ui the desk's)
     assert {p.parent.name for p in (ROOT / "engine").glob("*/__main__.py")} == (
-        set(PROGRAMS) - {"serve"}) | {"resident"}
+        set(PROGRAMS) - {"serve", "ui"}) | {"resident", "desk"}
 
 
 def test_eem_help_lists_them_grouped_one_line_each(capsys):

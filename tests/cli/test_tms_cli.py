@@ -87,7 +87,7 @@ def test_init_is_idempotent(cli, store, driver, neo4j_settings):
                 "SHOW INDEXES YIELD name, type RETURN name, type"))
 
     first = cli("init").stdout
-    assert first.startswith("memory 'tests' ready: ") and first.endswith(
+    assert first.startswith(f"memory '{TEST_MEMORY}' ready: ") and first.endswith(
         "\nschema ready (constraints and indexes)\n") and first.count("\n") == 2
     build(store)
     before, indexes = exported(store), schema()
@@ -375,7 +375,7 @@ def test_import_export_round_trip(cli, store, tmp_path):
 
 def test_reset_needs_yes(cli, store):
     build(store)
-    assert_one_error_line(cli("reset", code=2), "--yes", "empties the memory 'tests' (")
+    assert_one_error_line(cli("reset", code=2), "--yes", f"empties the memory '{TEST_MEMORY}' (")
     assert tms.status(store).beliefs == 4
     assert cli("reset", "--yes").stdout.strip() == "graph emptied"
     assert tms.status(store).beliefs == 0

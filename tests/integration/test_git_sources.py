@@ -216,7 +216,8 @@ def test_a_hook_never_fails_the_git_command_nor_writes_to_another_memory(
     assert (done.stdout + done.stderr).strip() == (
         f"eem: this memory's root {elsewhere} is not in this work tree: nothing checked")
     assert pinned(store, "cache-fast") == before
-    env = {**os.environ, "NEO4J_URI": "bolt://127.0.0.1:1"}  # no server there
+    env = {**{k: v for k, v in os.environ.items() if k != "EEM_MEMORY"},
+           "NEO4J_URI": "bolt://127.0.0.1:1"}  # no server there, and no memory before it
     done = subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "down"], cwd=repo,
                           capture_output=True, text=True, check=False, env=env, timeout=120)
     assert done.returncode == 0

@@ -53,7 +53,6 @@ def test_start_prints_the_bolt_uri_and_browser_url(second_server):
     assert f"bolt://127.0.0.1:{env['NEO4J_BOLT_PORT']}" in started.stdout
     assert f"http://127.0.0.1:{env['NEO4J_HTTP_PORT']}/browser/" in started.stdout
     assert "Neo4j 5.26." in started.stdout
-    assert "Faster commands: eem serve start" in started.stdout  # the README's entry point
     assert "python -m engine" not in started.stdout
     password = home / "password"
     assert password.read_text().strip()

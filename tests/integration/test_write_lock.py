@@ -137,7 +137,7 @@ def cli_env(neo4j_settings) -> dict[str, str]:
     e = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
     e.update(NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
              NEO4J_PASSWORD=neo4j_settings.password or "",
-             NEO4J_DATABASE=neo4j_settings.database, PYTHONIOENCODING="utf-8")
+             NEO4J_DATABASE=neo4j_settings.database, PYTHONIOENCODING="utf-8", EEM_SERVE="0")
     return e
 
 
