@@ -67,6 +67,7 @@ REASON = "contradicts bug 99: keys go stale after rotation"
 
 def _env(neo4j_settings, tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(EEM_HOME=os.environ["EEM_HOME"], EEM_SERVE="0")  # the session's, no engine
     env.update(PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", NEO4J_URI=neo4j_settings.uri,
                NEO4J_USER=neo4j_settings.user, NEO4J_PASSWORD=neo4j_settings.password or "",
                NEO4J_DATABASE=neo4j_settings.database,

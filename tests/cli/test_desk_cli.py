@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _env(tmp_path: Path, neo4j_settings=None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(EEM_HOME=os.environ["EEM_HOME"], EEM_SERVE="0")  # the session's, no engine
     env.update(PYTHONPATH=str(ROOT), NEO4J_LOCAL_HOME=str(tmp_path / "home"), EEM_ACTOR="ada")
     if neo4j_settings is not None:
         env.update(NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,

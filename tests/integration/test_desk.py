@@ -481,6 +481,7 @@ def run_stage(module: str, neo4j_settings, folder: Path, script: list[str]) -> N
     from tests.derive_fakes import SCRIPT_ENV
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(EEM_HOME=os.environ["EEM_HOME"], EEM_SERVE="0")  # the session's, no engine
     env.update(PYTHONPATH=str(Path(__file__).resolve().parents[2]), NEO4J_URI=neo4j_settings.uri,
                NEO4J_USER=neo4j_settings.user, NEO4J_PASSWORD=neo4j_settings.password or "",
                NEO4J_DATABASE=neo4j_settings.database, HF_HUB_OFFLINE="1")

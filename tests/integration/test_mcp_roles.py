@@ -48,6 +48,7 @@ def tools_of(role: str) -> set[str]:
 
 def token_cli(home, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(EEM_HOME=os.environ["EEM_HOME"], EEM_SERVE="0")  # the session's, no engine
     env.update(NEO4J_LOCAL_HOME=str(home), PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "engine.mcp", "token", *args], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=60)
@@ -60,6 +61,7 @@ def add_token(home, name: str, role: str, visible_to: frozenset[str] | None = No
 def start_server(neo4j_settings, home, *args: str):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(EEM_HOME=os.environ["EEM_HOME"], EEM_SERVE="0")  # the session's, no engine
     env.update(server_env(neo4j_settings, EEM_MCP_TOKEN=DEFAULT_TOKEN,
                           NEO4J_LOCAL_HOME=str(home)))
     process = subprocess.Popen([sys.executable, "-m", "engine.mcp", "--http", "--port",

@@ -284,6 +284,7 @@ def test_an_unknown_argument_is_refused_naming_it_and_what_the_tool_takes(store,
 def http_server(store, neo4j_settings):
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
+    env.update(EEM_HOME=os.environ["EEM_HOME"], EEM_SERVE="0")  # the session's, no engine
     env.update(server_env(neo4j_settings, EEM_MCP_TOKEN=TOKEN))
     process = subprocess.Popen([sys.executable, "-m", "engine.mcp", "--http", "--port",
                                 str(port)], cwd=ROOT, env=env, stderr=subprocess.PIPE,
