@@ -155,18 +155,24 @@ def write_in_parts(parts: ImportParts, plan: PartPlan,
     def last(tx: PartTx) -> Change:
         if tagged:
             tx.retag_everything()
-        for nogood in rest.nogoods:
-            tx.create_nogood(nogood)
-        change = Change(went_in=went_in)
-        holding = tx.nogoods_holding([m for n in rest.nogoods for m in n.members])
-        if holding:
-            change = nogood_rules.resolve(tx, holding, change, at=now())
-        for record in rest.supersessions:
-            tx.record_supersede(record)
-        tx.save_network_info(rest.meta, rest.repos)
-        return change
+        return write_the_rest(tx, rest, Change(went_in=went_in))
 
     return parts.finish(last, entry)
+
+
+def write_the_rest(tx: GraphTx, rest: Network, change: Change) -> Change:
+    """What an import writes after its beliefs, in either form: the nogoods (a nogood whose
+    members all hold is resolved, the last word on them), the supersede records and the
+    network's meta and repos; `change` with what the nogoods' resolution did."""
+    for nogood in rest.nogoods:
+        tx.create_nogood(nogood)
+    holding = tx.nogoods_holding([m for n in rest.nogoods for m in n.members])
+    if holding:
+        change = nogood_rules.resolve(tx, holding, change, at=now())
+    for record in rest.supersessions:
+        tx.record_supersede(record)
+    tx.save_network_info(rest.meta, rest.repos)
+    return change
 
 
 def _planned(plan: PartPlan, stream: Iterator[tuple[Belief, Label, SourcePin | None]]

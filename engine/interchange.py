@@ -22,6 +22,7 @@ from engine.import_parts import (
     PartedStore,
     PartPlan,
     write_in_parts,
+    write_the_rest,
 )
 from engine.model import Belief, Change, Label, Nogood, Truth
 from engine.sources.records import SourcePin
@@ -273,15 +274,7 @@ def _write_whole(store: Store, plan: _ImportPlan,
             tx.create_labelled_beliefs(labelled())
             change = Change(went_in=plan.ids_where(lambda i: truth[i] == IN))
         tx.pin_to_sources(pins)  # before the nogoods: a retraction they make is the last word
-        for nogood in rest.nogoods:
-            tx.create_nogood(nogood)
-        holding = tx.nogoods_holding([m for n in rest.nogoods for m in n.members])
-        if holding:
-            change = nogood_rules.resolve(tx, holding, change, at=now())
-        for record in rest.supersessions:
-            tx.record_supersede(record)
-        tx.save_network_info(rest.meta, rest.repos)
-        return change
+        return write_the_rest(tx, rest, change)
 
     return store.write(work, entry)
 
