@@ -32,12 +32,12 @@ from engine.change_records import ChangeEntry
 from engine.defaults import IMPORT_PART_SIZE
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Label
-from engine.sources.records import SourcePin
-from engine.store import GraphTx
+from engine.memory.records import Editing
+from engine.sources.records import SourceRecords, SourcePin
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
 from engine.tms.access import own_tags
-from engine.tms.records import Network
+from engine.tms.records import Network, ResolutionTx
 
 T = TypeVar("T")
 
@@ -63,8 +63,18 @@ class ImportMark:
 JustificationAt = tuple[str, int, Justification]
 
 
-class PartTx(GraphTx, Protocol):
-    """A transaction of an import in parts: every part of GraphTx, and the part's writes."""
+class RestTx(ResolutionTx, Editing, Protocol):
+    """What an import writes after its beliefs goes through: the kernel's nogoods and
+    network info, and the supersede records."""
+
+
+class ImportTx(RestTx, SourceRecords, Protocol):
+    """What an import writes through: the beliefs and the rest, and the sources they are
+    pinned to."""
+
+
+class PartTx(ImportTx, Protocol):
+    """A transaction of an import in parts: an import's, and the part's writes."""
 
     def write_import_part(self, labelled: Sequence[tuple[Belief, Label]],
                           justifications: Sequence[JustificationAt],
@@ -160,7 +170,7 @@ def write_in_parts(parts: ImportParts, plan: PartPlan,
     return parts.finish(last, entry)
 
 
-def write_the_rest(tx: GraphTx, rest: Network, change: Change) -> Change:
+def write_the_rest(tx: RestTx, rest: Network, change: Change) -> Change:
     """What an import writes after its beliefs, in either form: the nogoods (a nogood whose
     members all hold is resolved, the last word on them), the supersede records and the
     network's meta and repos; `change` with what the nogoods' resolution did."""

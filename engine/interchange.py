@@ -19,6 +19,7 @@ from engine.import_parts import (
     DEFAULT_PART_SIZE,
     ImportMark,
     ImportParts,
+    ImportTx,
     PartedStore,
     PartPlan,
     write_in_parts,
@@ -26,11 +27,11 @@ from engine.import_parts import (
 )
 from engine.model import Belief, Change, Label, Nogood, Truth
 from engine.sources.records import SourcePin
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
 from engine.tms.labelling import Shape, label_shape, labels_from_scratch
-from engine.tms.records import Network, ResolutionTx, TmsStore, TmsTx
+from engine.tms.records import KEPT_REASON, Network, ResolutionTx, TmsStore, TmsTx
 from engine.tms.semantics import is_valid
 from engine.tms.values import IN, OUT, TRUTH, UNDETERMINED
 
@@ -62,7 +63,6 @@ class ImportReport:
         return d
 
 
-KEPT_REASON = "stored OUT in the imported file"
 
 
 def decide_pins(beliefs: Mapping[str, Belief], stored: Mapping[str, Truth],
@@ -163,11 +163,12 @@ class NetworkInMemory:
         return Network({}, n.nogoods, n.repos, n.meta, n.supersessions, n.sources)
 
 
-def import_network(store: Store, network: Network, stored: Mapping[str, Truth]) -> ImportReport:
+def import_network(store: Store[ImportTx], network: Network,
+                   stored: Mapping[str, Truth]) -> ImportReport:
     return import_source(store, NetworkInMemory(network, stored))
 
 
-def import_source(store: Store, source: NetworkSource, *, parts: bool | None = None,
+def import_source(store: Store[ImportTx], source: NetworkSource, *, parts: bool | None = None,
                   part_size: int = DEFAULT_PART_SIZE, file: str = "",
                   progress: Callable[[int, int], None] | None = None) -> ImportReport:
     """Import `source` into the graph. The source is walked twice, never held: once before
@@ -229,7 +230,8 @@ def import_source(store: Store, source: NetworkSource, *, parts: bool | None = N
         )
 
 
-def _held_for_parts(store: Store, mark: ImportMark, *, explicit: bool) -> ImportParts | None:
+def _held_for_parts(store: Store[ImportTx], mark: ImportMark, *,
+                    explicit: bool) -> ImportParts | None:
     """The store's import in parts, its mark set; None (one transaction, then) when the
     parts were not asked for explicitly and the store cannot, or the memory is not empty."""
     if not isinstance(store, PartedStore):
@@ -244,14 +246,14 @@ def _held_for_parts(store: Store, mark: ImportMark, *, explicit: bool) -> Import
         return None
 
 
-def _write_whole(store: Store, plan: _ImportPlan,
+def _write_whole(store: Store[ImportTx], plan: _ImportPlan,
                  stream: Callable[[], Iterator[tuple[Belief, Label, SourcePin | None]]],
                  rest: Network, entry: ChangeEntry) -> Change:
     """The import in one write transaction (the store may run it again: each run walks the
     source anew)."""
     truth = plan.truth
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: ImportTx) -> Change:
         ids = plan.belief_ids()
         _refuse_taken(tx, ids, rest.nogoods)
         pins: list[SourcePin] = []
@@ -437,7 +439,7 @@ def _source_pin(b: Belief, paths: set[str]) -> SourcePin | None:
     return None
 
 
-def export_network(store: Store) -> Network:
+def export_network(store: Store[TmsTx]) -> Network:
     return store.read(lambda tx: tx.read_network())
 
 

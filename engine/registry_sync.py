@@ -34,7 +34,7 @@ from engine.errors import InvalidInput
 from engine.interchange import decide_pins
 from engine.memory.dialectic import DialecticTx
 from engine.model import Belief, Change, Justification, Truth
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
 from engine.tms.kernel import add_beliefs_in, enforce_nogoods
@@ -181,11 +181,12 @@ def _apply(tx: RegistrySyncTx, plan: SyncPlan, wanted: Mapping[str, Belief], fil
     return change
 
 
-def sync_network(store: Store, file: Network, stored: Mapping[str, Truth], *, source: str,
+def sync_network(store: Store[RegistrySyncTx], file: Network, stored: Mapping[str, Truth], *,
+                 source: str,
                  dry_run: bool = False) -> SyncReport:
     """Apply the file's differences from the graph in one write transaction (or, with
     `dry_run`, in one that is rolled back), logged as op `import-sync`."""
-    def work(tx: GraphTx) -> SyncReport:
+    def work(tx: RegistrySyncTx) -> SyncReport:
         plan, wanted = plan_sync(tx.read_network(), file, stored)
         change = Change() if plan.is_empty() else _apply(tx, plan, wanted, file, now())
         return SyncReport(plan, change, dry_run)

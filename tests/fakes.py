@@ -166,7 +166,7 @@ _READER: type[RegionReader] = FakeRegionReader  # checked by mypy
 class FakeTx(FakeReading, FakeRepair, FakeAsk, FakePremiseReview, FakeAgents, FakeProposals,
              FakeHealth):
     """The store seen from inside one transaction, in memory: every part of
-    engine.store.GraphTx but the query pack (FakeGraphTx below; mypy checks it)."""
+    engine.graph.GraphTx but the query pack (FakeGraphTx below; mypy checks it)."""
 
     reader_type = FakeRegionReader  # propagation's reader
 
@@ -957,7 +957,7 @@ class FakeGraphTx(TmsTx, ChangeLog, Editing, SearchTx, ReadingTx, RegistryTx, Pr
                   ArgumentsTx, ProblemsTx,
                   ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
                   VectorTx, SourceRecords, AgentTx, ProposalTx, HealthTx, Protocol):
-    """engine.store.GraphTx but for the query pack (PackTx: Cypher files users run, tested
+    """engine.graph.GraphTx but for the query pack (PackTx: Cypher files users run, tested
     on Neo4j, tests/integration/test_query_pack.py) and history's before-images
     (HistoryRecords, tests/integration/test_history_property.py); tests/unit/
     test_store_protocol.py checks that no other part is left out."""

@@ -47,7 +47,8 @@ from engine.change_records import ChangeEntry
 from engine.errors import COMMAND, EngineError, StoreError
 from engine.import_parts import ImportMark, PartedStore, PartTx
 from engine.memory.changelog import now_utc
-from engine.store import GraphTx, Store
+from engine.graph import GraphTx
+from engine.store import Store
 
 T = TypeVar("T")
 SEARCH_ANALYZER = "english"  # belief_text's analyzer (cypher/schema.cypher): stemming
@@ -62,11 +63,11 @@ class Neo4jTx(TmsTxPart, StageTxPart, EmbeddingTxPart, QueryTxPart, ForgeTxPart,
               ReadingTxPart, AskTxPart, RegistryTxPart, PremiseReviewTxPart,
               ProposalTxPart, RepairTxPart, AgentTxPart, HistoryTxPart, NegativeTxPart,
               HealthTxPart, ImportPartTxPart):
-    """The store seen from inside one transaction (engine.store.GraphTx), and a part of an
+    """The store seen from inside one transaction (engine.graph.GraphTx), and a part of an
     import in parts (engine.import_parts.PartTx)."""
 
 
-# The transaction's view has every part of engine.store.GraphTx and of a part's transaction,
+# The transaction's view has every part of engine.graph.GraphTx and of a part's transaction,
 # and the store is a Store that imports in parts: checked by mypy.
 _IMPLEMENTS: type[GraphTx] = Neo4jTx
 _PART: type[PartTx] = Neo4jTx
@@ -240,5 +241,5 @@ class Neo4jStore:
         return None
 
 
-_STORE: type[Store] = Neo4jStore
+_STORE: type[Store[GraphTx]] = Neo4jStore
 _PARTED: type[PartedStore] = Neo4jStore

@@ -8,13 +8,14 @@ from typing import Any
 
 from engine.agents.import_agent import require_namespace
 from engine.agents.namespace import placed_in
+from engine.agents.records import NamespaceTx
 from engine.change_records import ChangeEntry
 from engine.model import Change, Justification
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import add_beliefs_in, new_belief
 
 
-def add_in_namespace(store: Store, name: str, belief_id: str, text: str,
+def add_in_namespace(store: Store[NamespaceTx], name: str, belief_id: str, text: str,
                      justifications: Sequence[Justification] = (), *, source_url: str = "",
                      metadata: dict[str, Any] | None = None) -> tuple[str, Change]:
     """The belief's id under the namespace, and what went IN and OUT."""
@@ -22,7 +23,7 @@ def add_in_namespace(store: Store, name: str, belief_id: str, text: str,
     belief = new_belief(ident, text, placed, source_url=source_url,
                         metadata={**(metadata or {}), "namespace": name})
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: NamespaceTx) -> Change:
         require_namespace(tx, name)
         return add_beliefs_in(tx, [belief])
 

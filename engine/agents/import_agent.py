@@ -17,13 +17,13 @@ from collections.abc import Mapping
 from engine.agents.namespace import check_name, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
 from engine.agents.namespaced import only_in as held_in
-from engine.agents.records import AgentTx, NamespaceRecord
+from engine.agents.records import AgentTx, NamespaceRecord, NamespaceTx
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import COMMAND, InvalidInput
 from engine.interchange import label_differences, write_import_in
 from engine.model import Change, Truth
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import now
 from engine.tms.records import Network
 
@@ -57,7 +57,8 @@ def exists(name: str) -> InvalidInput:
 
 
 @cyclic_gc_paused()
-def import_agent(store: Store, name: str, network: Network, stored: Mapping[str, Truth],
+def import_agent(store: Store[NamespaceTx], name: str, network: Network,
+                 stored: Mapping[str, Truth],
                  file: str = "", *, only_in: bool = False) -> AgentImportReport:
     """`only_in`: only the beliefs the file holds IN (engine/agents/namespaced.only_in)."""
     at = now()
@@ -67,7 +68,7 @@ def import_agent(store: Store, name: str, network: Network, stored: Mapping[str,
     agent = namespaced(name, network, stored, at)
     switch = switch_id(name)
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: NamespaceTx) -> Change:
         if tx.existing_ids([switch]) or any(r.name == name for r in tx.namespace_records()):
             raise exists(name)
         change = write_import_in(tx, agent.beliefs, agent.labels, agent.nogoods)
@@ -103,7 +104,7 @@ def _report(agent: AgentNetwork, network: Network, stored: Mapping[str, Truth],
     )
 
 
-def namespaces(store: Store) -> list[NamespaceRecord]:
+def namespaces(store: Store[AgentTx]) -> list[NamespaceRecord]:
     return store.read(lambda tx: tx.namespace_records())
 
 
@@ -116,7 +117,7 @@ def require_namespace(tx: AgentTx, name: str) -> NamespaceRecord:
     return found
 
 
-def check_namespace(store: Store, name: str) -> NamespaceRecord:
+def check_namespace(store: Store[AgentTx], name: str) -> NamespaceRecord:
     """The namespace's record; an error naming it when there is no such namespace."""
     return store.read(lambda tx: require_namespace(tx, name))
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.model import Belief
+from engine.tms.records import ResolutionTx
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,9 @@ class AgentTx(Protocol):
         beliefs named in `same_support` have these justifications already: only their
         fields are written (deleting and recreating edges of the switch costs seconds)."""
         ...
+
+
+class NamespaceTx(ResolutionTx, AgentTx, Protocol):
+    """What an agent's namespace is written through (import, sync, an add inside it):
+    beliefs, pins, labels and nogood resolution (ResolutionTx), and the namespace's records
+    (AgentTx)."""

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from engine.agents.namespace import check_name, is_agents, prefix, switch_id
 from engine.agents.namespaced import AgentNetwork, namespaced
 from engine.agents.namespaced import only_in as held_in
-from engine.agents.records import AgentTx, Digest
+from engine.agents.records import Digest, NamespaceTx
 from engine.bulk import cyclic_gc_paused
 from engine.change_records import ChangeEntry
 from engine.errors import COMMAND, InvalidInput
@@ -37,16 +36,11 @@ from engine.model import Belief, Change, Justification, Nogood, Truth
 from engine.store import Store
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
-from engine.tms.records import Network, ResolutionTx, TmsTx
+from engine.tms.records import Network, TmsTx
 
 
 def gone_reason(name: str) -> str:
     return f"gone from {name}"
-
-
-class SyncTx(ResolutionTx, AgentTx, Protocol):
-    """What a sync writes: beliefs, pins, labels and nogood resolution (ResolutionTx), and
-    the namespace's records (AgentTx)."""
 
 
 @dataclasses.dataclass
@@ -79,7 +73,7 @@ class SyncReport:
 
 
 @cyclic_gc_paused()
-def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, Truth],
+def sync_agent(store: Store[NamespaceTx], name: str, network: Network, stored: Mapping[str, Truth],
                file: str = "", *, dry_run: bool = False, only_in: bool = False) -> SyncReport:
     """`only_in`: only the beliefs the file holds IN; one it holds no longer is gone."""
     check_name(name)
@@ -88,7 +82,7 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
         network, stored, _ = held_in(network, stored)
     agent = namespaced(name, network, stored, at)
 
-    def work(tx: SyncTx) -> tuple[AgentDiff, Change]:
+    def work(tx: NamespaceTx) -> tuple[AgentDiff, Change]:
         record = next((r for r in tx.namespace_records() if r.name == name), None)
         if record is None:
             raise InvalidInput(f"no namespace '{name}': bring it in first with `{COMMAND}`",
@@ -108,7 +102,7 @@ def sync_agent(store: Store, name: str, network: Network, stored: Mapping[str, T
     return SyncReport(name, file, dry_run, diff, change)
 
 
-def _apply(tx: SyncTx, agent: AgentNetwork, current: Mapping[str, Digest], at: str
+def _apply(tx: NamespaceTx, agent: AgentNetwork, current: Mapping[str, Digest], at: str
            ) -> tuple[AgentDiff, Change]:
     name = agent.name
     switch = switch_id(name)

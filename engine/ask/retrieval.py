@@ -145,7 +145,7 @@ def check_budget(budget: int) -> int:
     return budget
 
 
-def retrieve(store: Store, question: str, *, budget: int = DEFAULT_BUDGET,
+def retrieve(store: Store[AskReadTx], question: str, *, budget: int = DEFAULT_BUDGET,
              counter: TokenCounter = ESTIMATE, embedder: Embedder | None = None) -> Bundle:
     """The bundle for `question`, read in one transaction: ranked by words, and by meaning
     with `embedder` (the memory's embeddings must then be current: MissingEmbeddings)."""

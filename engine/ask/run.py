@@ -11,13 +11,14 @@ from engine.embedding.cache import Embedder
 from engine.ask.answer import AskAnswer
 from engine.ask.loop import tool_rounds
 from engine.ask.prompt import ToolMode
-from engine.ask.stage import AskSettings, AskStage
+from engine.ask.stage import AskSettings, AskStage, AskStageTx
 from engine.errors import ModelError
 from engine.model import Belief
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile
 from engine.stages.run import CostFunction, Progress, RunOptions, RunResult, run_stage
+from engine.stages.stage import LoopStage
 from engine.store import Store
 from engine.tokens import ESTIMATE, TokenCounter
 
@@ -57,7 +58,7 @@ class AskResult:
                 "report": str(self.run.report_path) if self.run.report_path else None}
 
 
-def ask(store: Store, question: str, backend: AskBackend, *, budget: int,
+def ask(store: Store[AskStageTx], question: str, backend: AskBackend, *, budget: int,
         max_tool_rounds: int, domain: str | None = None, embedder: Embedder | None = None,
         params: dict[str, object] | None = None, report_file: ReportFile | None = None,
         progress: Progress | None = None) -> AskResult:
@@ -70,7 +71,8 @@ def ask(store: Store, question: str, backend: AskBackend, *, budget: int,
     options = RunOptions(model=backend.model, auto=True, max_rounds=1, calls=backend.calls,
                          params={**(params or {}), "question": question, "budget": budget,
                                  "max_tool_rounds": max_tool_rounds, "tool_mode": mode})
-    result = run_stage(store, stage, model_for_round, options, report_file=report_file,
+    as_run: LoopStage[AskStageTx] = stage  # the parts the run's transactions have
+    result = run_stage(store, as_run, model_for_round, options, report_file=report_file,
                        progress=progress, cost=backend.cost)
     report = result.report
     last = report.rounds[-1] if report.rounds else None

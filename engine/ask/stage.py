@@ -15,12 +15,12 @@ from engine.ask import answer as answers
 from engine.ask.answer import AskAnswer
 from engine.ask.prompt import ToolMode, build_prompt, reply_schema, retry_text
 from engine.ask.records import AskTx, CitedBelief
-from engine.ask.retrieval import DEFAULT_BUDGET, Bundle, retrieve
-from engine.ask.tools import AskSession, AskTools
+from engine.ask.retrieval import DEFAULT_BUDGET, AskReadTx, Bundle, retrieve
+from engine.ask.tools import AskSession, AskTools, AskToolsTx
 from engine.model import Truth
 from engine.stages.contract import RoundContract
 from engine.stages.echo import ECHO_REASON
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.stage import (
     Action,
     Applied,
@@ -54,6 +54,14 @@ class AskApplyTx(TmsTx, AskTx, Protocol):
     cited (AskTx), each with its label read (TmsTx)."""
 
 
+class AskReadsTx(AskReadTx, AskToolsTx, Protocol):
+    """What an ask round reads: the bundle, then what the model's tools fetch."""
+
+
+class AskStageTx(AskReadsTx, AskApplyTx, ProvenanceTx, Protocol):
+    """The store parts an ask run reads and writes (the answer, its citations, provenance)."""
+
+
 class AskStage:
     name = "ask"
 
@@ -65,7 +73,7 @@ class AskStage:
         self.session = AskSession()
         self.bundle: Bundle | None = None
         self.tools: AskTools | None = None
-        self._store: Store | None = None
+        self._store: Store[AskStageTx] | None = None
 
     def current_tools(self) -> AskTools:
         if self.tools is None:
@@ -73,7 +81,7 @@ class AskStage:
         return self.tools
 
     # --- the Stage protocol ------------------------------------------------------------
-    def read_round(self, store: Store, n: int) -> RoundInput:
+    def read_round(self, store: Store[AskReadsTx], n: int) -> RoundInput:
         s = self.settings
         bundle = retrieve(store, s.question, budget=s.budget, counter=self.counter,
                           embedder=self.embedder)
@@ -142,4 +150,4 @@ class AskStage:
         return json.dumps([i.as_dict() for i in items], indent=2, ensure_ascii=False) + "\n"
 
 
-_STAGE: type[Stage[AskAnswer, Parsed[AskAnswer], AskApplyTx]] = AskStage
+_STAGE: type[Stage[AskAnswer, Parsed[AskAnswer], AskStageTx]] = AskStage

@@ -5,6 +5,8 @@ transaction) and never raises at the model: bad arguments come back as {"error":
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -13,7 +15,9 @@ from engine.embedding.cache import Embedder
 from engine.errors import EngineError
 from engine.model import Truth
 from engine.reading import search as searching
+from engine.reading.ranking import RankingTx
 from engine.store import Store
+from engine.tms.records import ResolutionTx
 from engine.tms import explain as explaining
 
 TOOL_SEARCH_LIMIT = 8
@@ -70,10 +74,15 @@ class AskSession:
                 self.fetched.setdefault(bid, truth)
 
 
+class AskToolsTx(RankingTx, ResolutionTx, Protocol):
+    """What the tools read: the ranking (search), and beliefs, explanations and what-ifs."""
+
+
 class AskTools:
     """The tools over a store, each call noting what it showed in `session`."""
 
-    def __init__(self, store: Store, session: AskSession, *, embedder: Embedder | None = None):
+    def __init__(self, store: Store[AskToolsTx], session: AskSession, *,
+                 embedder: Embedder | None = None):
         self.store = store
         self.session = session
         self.embedder = embedder

@@ -18,6 +18,7 @@ from engine.cli.arguments import visible_to_flag
 from engine.cli.stage_flags import domain_flag, model_spec, positive_int, whole
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.ask.run import AskResult
     from engine.embedding.cache import Embedder
     from engine.service.context import Context
@@ -120,7 +121,7 @@ def cmd_stale(call: sc.StageCall) -> int:
     return 0
 
 
-def asked_store(call: sc.StageCall) -> Store:
+def asked_store(call: sc.StageCall) -> Store[GraphTx]:
     """For ask: reads filtered as --visible-to says, and ask's own records of its run
     written."""
     from engine.agents.visibility import VisibleReadsStore

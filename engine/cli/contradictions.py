@@ -18,6 +18,7 @@ from engine.cli.stage_flags import candidate_flags, positive_int
 from engine.contradictions.stage import DEFAULT_BATCH, DEFAULT_MAX_SIBLINGS, DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.contradictions"
@@ -50,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help=f"pairs per round (default {DEFAULT_BATCH})")
 
 
-def run_stage(call: sc.StageCall) -> LoopStage:
+def run_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.contradictions.stage import ContradictionOptions, ContradictionsStage, PairSource
     from engine.pairs.source import Near
 
@@ -64,7 +65,7 @@ def run_stage(call: sc.StageCall) -> LoopStage:
     return ContradictionsStage(options, PairSource(meaning, options))
 
 
-def accept_stage(call: sc.StageCall) -> LoopStage:
+def accept_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.contradictions.stage import ContradictionOptions, ContradictionsStage, PairSource
 
     options = ContradictionOptions()

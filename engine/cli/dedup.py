@@ -23,6 +23,7 @@ from engine.dedup.auto import DEFAULT_AUTO_THRESHOLD
 from engine.dedup.stage import DEFAULT_BATCH, DEFAULT_MAX_CLUSTER, DEFAULT_THRESHOLD
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.dedup.stage import DedupOptions
     from engine.stages.stage import LoopStage
 
@@ -152,7 +153,7 @@ def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         sc.check_mode_args(parser, args)
 
 
-def _accept_stage(call: sc.StageCall) -> LoopStage:
+def _accept_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.dedup.stage import DedupOptions, DedupStage
     from engine.pairs.source import CandidateSource
 

@@ -22,6 +22,7 @@ from engine.cli.stage_flags import (
 )
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.derive.options import SamplerOptions
     from engine.derive.validate import ValidationRules
     from engine.stages.stage import LoopStage
@@ -166,7 +167,7 @@ def cmd_list_clusters(call: sc.StageCall) -> int:
     return 0
 
 
-def accept_stage(call: sc.StageCall) -> LoopStage:
+def accept_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.derive.options import DeriveOptions
     from engine.derive.stage import DeriveStage
 

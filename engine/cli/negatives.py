@@ -16,6 +16,7 @@ from engine.cli import stage_cli as sc
 from engine.cli.stage_flags import budget_flag, domain_flag, id_list
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.negatives"
@@ -35,14 +36,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     domain_flag(what)
 
 
-def run_stage(call: sc.StageCall) -> LoopStage:
+def run_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.negatives.stage import NegativeSettings, NegativesStage
 
     a = call.args
     return NegativesStage(NegativeSettings(a.budget, a.ids, a.every, a.redo, a.domain))
 
 
-def accept_stage(call: sc.StageCall) -> LoopStage:
+def accept_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.negatives.stage import NegativesStage
 
     return NegativesStage()

@@ -16,6 +16,7 @@ from engine.cli import stage_cli as sc
 from engine.cli.stage_flags import budget_flag, domain_flag, whole
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.repair"
@@ -33,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     domain_flag(what)
 
 
-def run_stage(call: sc.StageCall) -> LoopStage:
+def run_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.repair.stage import RepairSettings, RepairStage
 
     a = call.args
@@ -41,7 +42,7 @@ def run_stage(call: sc.StageCall) -> LoopStage:
                        embedder=None if a.no_embeddings else call.parts.optional_embedder())
 
 
-def accept_stage(call: sc.StageCall) -> LoopStage:
+def accept_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.repair.stage import RepairStage
 
     return RepairStage()

@@ -20,6 +20,7 @@ from engine.cli.stage_flags import whole
 from engine.review.due import DEPENDENCY, ORDERS
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.stages.stage import LoopStage
 
 PROG = "python -m engine.review"
@@ -82,7 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def premise_stage(call: sc.StageCall, *, budget: int = 20, ids: tuple[str, ...] = (),
-                  review_all: bool = False, domain: str | None = None) -> LoopStage:
+                  review_all: bool = False, domain: str | None = None) -> LoopStage[GraphTx]:
     from engine.review_premises.stage import PremiseReviewStage, PremiseSettings
     from engine.sources.reader import SourceOptions
 
@@ -91,7 +92,7 @@ def premise_stage(call: sc.StageCall, *, budget: int = 20, ids: tuple[str, ...] 
         budget, ids, review_all, a.apply_suggestions, domain, source_tokens=a.source_tokens))
 
 
-def run_stage(call: sc.StageCall) -> LoopStage:
+def run_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.review.stage import ReviewSettings, ReviewStage
 
     a = call.args
@@ -103,7 +104,7 @@ def run_stage(call: sc.StageCall) -> LoopStage:
                                       a.order or DEPENDENCY))
 
 
-def accept_stage(call: sc.StageCall) -> LoopStage:
+def accept_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
     from engine.review.stage import ReviewSettings, ReviewStage
     from engine.review_premises.proposals_file import holds_premise_verdicts
 

@@ -32,6 +32,7 @@ from engine.cli.stage_flags import (
 from engine.wiring.parts import StageParts, vector_cache
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.embedding.cache import VectorCache
     from engine.pairs.source import CandidateSource, Nearness
     from engine.service.context import Context
@@ -154,7 +155,7 @@ class Rounds:
     model); `nothing_due`: what --dry-run says when round 1 is empty."""
 
     stage_name: str
-    make_stage: Callable[[StageCall], LoopStage]
+    make_stage: Callable[[StageCall], LoopStage[GraphTx]]
     nothing_due: str | Callable[[Mapping[str, object]], str] | None = None
 
 
@@ -339,7 +340,7 @@ def progress(call: StageCall) -> StderrProgress | None:
 
 
 def run_rounds(call: StageCall, command: StageCommand,
-               make_stage: Callable[[StageCall], LoopStage], *,
+               make_stage: Callable[[StageCall], LoopStage[GraphTx]], *,
                params: Mapping[str, object] | None = None,
                nothing_due: str | Callable[[Mapping[str, object]], str] | None = None) -> int:
     """A stage's run on the shared loop: the model first (so a bad one fails before any
@@ -385,7 +386,7 @@ def print_run(call: StageCall, result: RunResult) -> int:
 
 # --- the shared subcommands --------------------------------------------------------------
 def accept_subcommand(prog: str, description: str, example: str,
-                      make_stage: Callable[[StageCall], LoopStage], *,
+                      make_stage: Callable[[StageCall], LoopStage[GraphTx]], *,
                       add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags,
                       params: Callable[[StageCall], dict[str, object]] | None = None,
                       file_help: str = "a proposals file") -> Subcommand:

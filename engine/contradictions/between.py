@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from engine.agents.import_agent import check_namespace, namespaces
 from engine.agents.namespace import prefix, switch_id
+from engine.agents.records import AgentTx
 from engine.errors import InvalidInput
 from engine.store import Store
 
@@ -16,7 +17,7 @@ OURS = ""
 P = TypeVar("P", bound=tuple)
 
 
-def side_finder(store: Store, between: Sequence[str]) -> Callable[[str], str | None]:
+def side_finder(store: Store[AgentTx], between: Sequence[str]) -> Callable[[str], str | None]:
     """A function from a belief id to its side, after checking the names given exist."""
     if not 1 <= len(between) <= 2 or len(set(between)) != len(between):
         raise InvalidInput("--between takes one namespace (against ours) or two different "

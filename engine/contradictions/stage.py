@@ -9,6 +9,8 @@ COMPATIBLE pair is recorded so it is not asked again.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -17,15 +19,17 @@ from engine.contradictions.pairs import PAIRS, PairAnswer, ShownPair
 from engine.embedding.cache import text_sha256
 from engine.errors import InvalidInput
 from engine.model import Change
+from engine.agents.records import AgentTx
 from engine.pairs.candidates import current_verdicts
 from engine.pairs.nogood_pairs import ContradictionTx, has_nogood_over, record_contradiction
 from engine.pairs.records import PairVerdict
-from engine.pairs.source import CandidateSource, stale_member
+from engine.pairs.source import CandidateSource, CandidateTx, stale_member
 from engine.pairs.stage import GroupStage
 from engine.stages.proposals_file import ProposalsFile
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry, Parsed, Stage
 from engine.store import Store
+from engine.tms.records import TmsTx
 
 DEFAULT_THRESHOLD = 0.6  # cosine: lower than dedup's, contradicting claims share a subject
 DEFAULT_BATCH = 20  # pairs per round
@@ -49,6 +53,16 @@ class ContradictionOptions:
         return self
 
 
+class PairsReadTx(TmsTx, CandidateTx, AgentTx, Protocol):
+    """What the candidate pairs are read through: by meaning (CandidateTx), by shared
+    antecedents and the nogoods over them (TmsTx), across namespaces (AgentTx)."""
+
+
+class ContradictionsStageTx(ContradictionTx, CandidateTx, AgentTx, ProvenanceTx, Protocol):
+    """The store parts contradictions reads (a PairsReadTx) and writes (verdicts, nogoods,
+    provenance)."""
+
+
 @dataclass
 class PairSource:
     """Candidate pairs by meaning (a CandidateSource) and by shared antecedents."""
@@ -57,7 +71,8 @@ class PairSource:
     options: ContradictionOptions
     _siblings: dict[tuple[str, str], str] | None = field(default=None, init=False)
 
-    def open_pairs(self, store: Store) -> tuple[list[tuple[str, str, str]], dict[str, str]]:
+    def open_pairs(self, store: Store[PairsReadTx]) -> tuple[list[tuple[str, str, str]], dict[str,
+                                                                                              str]]:
         """[(a, b, why)] not judged on the current texts nor covered by a nogood, closest
         first, and every IN belief's text sha256."""
         found: dict[tuple[str, str], str] = {}
@@ -91,11 +106,11 @@ class PairSource:
 
 
 class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair, PairAnswer,
-                                     ContradictionTx]):
+                                     ContradictionsStageTx]):
     name = "contradictions"
     reply = PAIRS
 
-    def due_groups(self, store: Store, busy: frozenset[str]
+    def due_groups(self, store: Store[ContradictionsStageTx], busy: frozenset[str]
                    ) -> tuple[tuple[ShownPair, ...], dict[str, object]]:
         # A pair with a belief in a round in flight waits: a nogood over them may take it OUT.
         pairs, shas = self.source.open_pairs(store)
@@ -139,4 +154,4 @@ class ContradictionsStage(GroupStage[ContradictionOptions, PairSource, ShownPair
         ).render(run, command)
 
 
-_STAGE: type[Stage[PairAnswer, Parsed[PairAnswer], ContradictionTx]] = ContradictionsStage
+_STAGE: type[Stage[PairAnswer, Parsed[PairAnswer], ContradictionsStageTx]] = ContradictionsStage

@@ -88,7 +88,7 @@ def merge_clusters_in(tx: ContradictionTx, clusters: Sequence[Cluster],
     return AutoMerged(threshold, tuple(merges), tuple(skipped), change)
 
 
-def auto_merge(store: Store, clusters: Sequence[Cluster], shas: Mapping[str, str],
+def auto_merge(store: Store[ContradictionTx], clusters: Sequence[Cluster], shas: Mapping[str, str],
                threshold: float, *, write: bool) -> AutoMerged:
     """Merge (`write`) or show what merging would do (a rolled-back transaction)."""
     at = now()

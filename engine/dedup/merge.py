@@ -69,7 +69,7 @@ def undo_in(tx: ContradictionTx, merged: str) -> Change:
     return enforce_nogoods(tx, change)
 
 
-def undo(store: Store, merged: str) -> Change:
+def undo(store: Store[ContradictionTx], merged: str) -> Change:
     """`python -m engine.dedup undo ID`: restore a merged belief and the edges that named it,
     in one write transaction with the propagation it causes."""
     check_id(merged)

@@ -12,6 +12,8 @@ it again; this run does not show it twice.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -30,11 +32,12 @@ from engine.pairs.source import (
     DEFAULT_ID_THRESHOLD,
     DEFAULT_K,
     CandidateSource,
+    CandidateTx,
     check_nearness,
     stale_member,
 )
 from engine.pairs.stage import GroupStage
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.stage import Action, AppliedEntry, Parsed, Stage
 from engine.store import Store
 from engine.tms.records import TmsTx
@@ -76,20 +79,26 @@ class DedupOptions:
                 "by_id": self.by_id, "batch": self.batch, "search": self.search}
 
 
-def find_clusters(store: Store, source: CandidateSource, max_cluster: int = DEFAULT_MAX_CLUSTER
+def find_clusters(store: Store[CandidateTx], source: CandidateSource,
+                  max_cluster: int = DEFAULT_MAX_CLUSTER
                   ) -> tuple[list[Cluster], dict[str, str]]:
     """`--candidates`: the complete-link clusters a run would ask about, strongest first."""
     live, shas = source.open_pairs(store)
     return complete_link(live, max_cluster), shas
 
 
+class DedupStageTx(CandidateTx, ContradictionTx, ProvenanceTx, Protocol):
+    """The store parts dedup reads (candidate clusters) and writes (merges, verdicts,
+    provenance)."""
+
+
 class DedupStage(GroupStage[DedupOptions, CandidateSource, ShownCluster, ClusterVerdict,
-                            ContradictionTx]):
+                            DedupStageTx]):
     name = "dedup"
     reply = CLUSTERS
 
     # --- one round's view ---------------------------------------------------------------
-    def due_groups(self, store: Store, busy: frozenset[str]
+    def due_groups(self, store: Store[DedupStageTx], busy: frozenset[str]
                    ) -> tuple[tuple[ShownCluster, ...], dict[str, object]]:
         # A cluster with a belief in a round in flight waits: its merges may change it.
         clusters, shas = find_clusters(store, self.source, self.options.max_cluster)
@@ -163,4 +172,4 @@ def _keep(tx: TmsTx, v: ClusterVerdict) -> str:
     return choose_keep(v.same, v.keep, beliefs, tx.dependent_counts(v.same))
 
 
-_STAGE: type[Stage[ClusterVerdict, Parsed[ClusterVerdict], ContradictionTx]] = DedupStage
+_STAGE: type[Stage[ClusterVerdict, Parsed[ClusterVerdict], DedupStageTx]] = DedupStage

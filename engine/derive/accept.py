@@ -8,22 +8,24 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.derive.options import DeriveOptions
-from engine.derive.stage import DeriveStage
+from engine.derive.stage import DeriveStage, DeriveStageTx
 from engine.derive.validate import ValidationRules
 from engine.stages.accept import AcceptResult
 from engine.stages.accept import accept as accept_file
 from engine.stages.run import utc_now
+from engine.stages.stage import LoopStage
 from engine.store import Store
 
 
 def accept(
-    store: Store,
+    store: Store[DeriveStageTx],
     path: Path,
     rules: ValidationRules = ValidationRules(),
     *,
     now: Callable[[], datetime] = utc_now,
 ) -> AcceptResult:
-    stage = DeriveStage(None, DeriveOptions(rules=rules))  # a file is the round: no sample
+    # a file is the round: no sample
+    stage: LoopStage[DeriveStageTx] = DeriveStage(None, DeriveOptions(rules=rules))
     params = {"min_antecedents": rules.min_antecedents, "out_similarity": rules.out_similarity,
               "max_depth": rules.max_depth}
     return accept_file(store, stage, path, params=params, now=now)

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 
 from engine.clock import utc_now
 from engine.derive.options import DeriveOptions
-from engine.derive.stage import DeriveStage
+from engine.derive.stage import DeriveStage, DeriveStageTx
 from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile
 from engine.stages.run import CostFunction, Progress, RunResult, run_stage
-from engine.stages.stage import Prompt
+from engine.stages.stage import LoopStage, Prompt
 from engine.store import Store
 
 if TYPE_CHECKING:
@@ -29,13 +29,14 @@ if TYPE_CHECKING:
 __all__ = ["DeriveOptions", "derive", "preview_prompt"]
 
 
-def preview_prompt(store: Store, sampler: "Sampler", options: DeriveOptions) -> Prompt:
+def preview_prompt(store: Store[DeriveStageTx], sampler: "Sampler",
+                   options: DeriveOptions) -> Prompt:
     """The prompt round 1 would send (`--dry-run`); no model is called, nothing written."""
     return DeriveStage(sampler, options).read_round(store, 1).prompt
 
 
 def derive(
-    store: Store,
+    store: Store[DeriveStageTx],
     model_for_round: ModelForRound,
     sampler: "Sampler",
     options: DeriveOptions,
@@ -45,6 +46,7 @@ def derive(
     cost: CostFunction | None = None,
     now: Callable[[], datetime] = utc_now,
 ) -> RunResult:
-    return run_stage(store, DeriveStage(sampler, options), model_for_round,
+    stage: LoopStage[DeriveStageTx] = DeriveStage(sampler, options)
+    return run_stage(store, stage, model_for_round,
                      options.for_sampler(sampler), report_file=report, progress=progress,
                      cost=cost, now=now)

@@ -4,7 +4,7 @@ accept are the machinery's."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol, TYPE_CHECKING
 
 from engine.derive.apply import DeriveApplyTx, apply_proposals
 from engine.derive.options import DeriveOptions
@@ -13,7 +13,7 @@ from engine.derive.prompt import build_prompt
 from engine.derive.proposals import FORMAT, NO_PROPOSALS, Proposal, render_proposals
 from engine.derive.reply_schema import proposal_schema, render_markdown
 from engine.derive.validate import Validation, read_facts, validate_proposals
-from engine.derive.view import RoundView, read_view
+from engine.derive.view import DeriveViewTx, RoundView, read_view
 from engine.stages.contract import RoundContract
 from engine.stages.proposals_file import ProposalsFile
 from engine.stages.provenance import RoundRecord, RunRecord
@@ -46,13 +46,13 @@ class DeriveStage(KeyedItems):
         self.sampler = sampler  # None: the stage only checks and applies (accept)
         self.options = options
 
-    def view(self, store: Store, n: int) -> RoundView:
+    def view(self, store: Store[DeriveViewTx], n: int) -> RoundView:
         if self.sampler is None:
             raise TypeError("a DeriveStage without a sampler cannot read rounds")
         return read_view(store, self.sampler, n - 1, budget=self.options.budget,
                          topic=self.options.topic)
 
-    def read_round(self, store: Store, n: int) -> RoundInput:
+    def read_round(self, store: Store[DeriveViewTx], n: int) -> RoundInput:
         view = self.view(store, n)
         prompt = build_prompt(view, self.options.prompt_options())
         contract = RoundContract.markdown(
@@ -94,4 +94,8 @@ class DeriveStage(KeyedItems):
 
 
 # The store parts derive reads and writes (mypy holds the stage to them).
-_STAGE: type[Stage[Proposal, ParseResult, DeriveApplyTx]] = DeriveStage
+class DeriveStageTx(DeriveViewTx, DeriveApplyTx, Protocol):
+    """The store parts derive reads (a round's view) and writes (conclusions, provenance)."""
+
+
+_STAGE: type[Stage[Proposal, ParseResult, DeriveStageTx]] = DeriveStage

@@ -16,14 +16,15 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol, TYPE_CHECKING
 
 from engine.model import Belief, Status
 from engine.reading.records import SearchTx
 from engine.stages.problems import current_negatives
-from engine.stages.records import NegativeCandidate
+from engine.stages.records import NegativeCandidate, ProblemsTx
 from engine.stages.provenance import ProvenanceTx
 from engine.store import Store
+from engine.tms.records import TmsTx
 
 if TYPE_CHECKING:
     from engine.derive.sampling import Sample, Sampler
@@ -54,6 +55,11 @@ def id_prefix(belief_id: str) -> str:
 
 def topic_words(topic: str | None) -> tuple[str, ...]:
     return tuple(w for w in (topic or "").lower().split() if w)
+
+
+class DeriveViewTx(TmsTx, SearchTx, ProvenanceTx, ProblemsTx, Protocol):
+    """What a derive round's view reads: the status, the premise pool, what earlier runs
+    derived from the sample, and the negatives found."""
 
 
 def premise_pool(tx: SearchTx, topic: str | None = None) -> list[PoolItem]:
@@ -109,7 +115,8 @@ def near_problems(problems: Iterable[NegativeCandidate], texts: Mapping[str, str
 
 
 def read_view(
-    store: Store, sampler: "Sampler", index: int, *, budget: int, topic: str | None = None
+    store: Store[DeriveViewTx], sampler: "Sampler", index: int, *, budget: int,
+    topic: str | None = None
 ) -> RoundView:
     """Read the pool, sample it, and read the derived beliefs that match the sample and the
     known problems near it."""

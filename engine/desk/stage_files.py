@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.errors import InvalidInput
 from engine.stages.provenance import RunRecord
+from engine.graph import GraphTx
 from engine.stages.stage import LoopStage
 
 # What engine/stages/proposals_file.run_note writes on a file's first line.
@@ -28,7 +29,7 @@ RUN_NOTE = re.compile(r"<!--\s*eem-(?P<stage>[a-z_-]+) run (?P<id>\S+), model (?
 FILE_PATTERN = "proposed-*.md"  # the stages' default outputs: proposed-derivations.md, ...
 FIELDS_NOT_EDITED = frozenset({"line", "shown_sha256", "source_hash", "chunk"})
 
-AnyStage = LoopStage
+AnyStage = LoopStage[GraphTx]
 
 
 @dataclass(frozen=True)

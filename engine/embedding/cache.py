@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from engine.change_records import ChangeEntry
-from engine.embedding.records import StoredEmbedding
+from engine.embedding.records import StoredEmbedding, VectorTx
 from engine.errors import ModelError
 from engine.model import text_sha256
 from engine.optional import numpy_module
@@ -128,7 +128,7 @@ class MemoryVectorCache:
 
 
 def ensure_embeddings(
-    store: Store,
+    store: Store[VectorTx],
     embedder: Embedder,
     pool: Sequence[PoolItem],
     *,
@@ -190,7 +190,8 @@ def ensure_embeddings(
     return cache.rows(model, shas)
 
 
-def embedding_source(store: Store, embedder: Embedder, *, cache: VectorCache | None = None,
+def embedding_source(store: Store[VectorTx], embedder: Embedder, *,
+                     cache: VectorCache | None = None,
                      progress: Progress | None = None):
     """A `vectors` function for engine.derive.sampling.make_sampler, backed by the store."""
     cache = cache if cache is not None else MemoryVectorCache()
@@ -201,7 +202,7 @@ def embedding_source(store: Store, embedder: Embedder, *, cache: VectorCache | N
     return vectors
 
 
-def _save(store: Store, rows: list[StoredEmbedding], batch: int) -> None:
+def _save(store: Store[VectorTx], rows: list[StoredEmbedding], batch: int) -> None:
     for start in range(0, len(rows), batch):
         chunk = rows[start:start + batch]
         store.write(lambda tx: tx.save_embeddings(chunk),

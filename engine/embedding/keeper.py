@@ -24,6 +24,7 @@ from engine.embedding.upkeep import (
     embedding_backlog,
     update_embeddings,
 )
+from engine.embedding.records import VectorTx
 from engine.store import Store
 
 T = TypeVar("T")
@@ -33,7 +34,7 @@ COMPUTING = ("they are being computed now (the server does it in the background)
 
 
 class EmbeddingKeeper:
-    def __init__(self, store: Store, embedder: Callable[[], Embedder], *,
+    def __init__(self, store: Store[VectorTx], embedder: Callable[[], Embedder], *,
                  cache: VectorCache | None = None, batch: int = KEEPER_BATCH,
                  progress: Progress | None = None,
                  on_error: Callable[[Exception], None] | None = None,

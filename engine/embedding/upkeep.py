@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.embedding.cache import Embedder, MemoryVectorCache, Progress, VectorCache, text_sha256
-from engine.embedding.records import EmbeddingBacklog, StoredEmbedding
+from engine.embedding.records import EmbeddingBacklog, StoredEmbedding, VectorTx
 from engine.errors import InvalidInput, ModelError
 from engine.optional import numpy_module
 from engine.store import Store
@@ -72,12 +72,12 @@ class EmbeddingUpdate:
                 "computed": self.computed, "reused": self.reused, "written": self.written}
 
 
-def embedding_backlog(store: Store, model: str) -> EmbeddingBacklog:
+def embedding_backlog(store: Store[VectorTx], model: str) -> EmbeddingBacklog:
     """How many beliefs lack a current embedding of `model`, and the memory's model."""
     return store.read(lambda tx: tx.embedding_backlog(model))
 
 
-def require_current_embeddings(store: Store, model: str) -> None:
+def require_current_embeddings(store: Store[VectorTx], model: str) -> None:
     """MissingEmbeddings unless every belief has a current embedding of `model` (before a
     run that ranks by meaning more than once, as ask with a model and its search tool)."""
     backlog = embedding_backlog(store, model)
@@ -85,7 +85,8 @@ def require_current_embeddings(store: Store, model: str) -> None:
         raise MissingEmbeddings(backlog)
 
 
-def update_embeddings(store: Store, embedder: Embedder, *, cache: VectorCache | None = None,
+def update_embeddings(store: Store[VectorTx], embedder: Embedder, *,
+                      cache: VectorCache | None = None,
                       batch: int = UPKEEP_BATCH, progress: Progress | None = None
                       ) -> EmbeddingUpdate:
     """Compute and store the embedding of every belief that lacks a current one, `batch` at
@@ -133,7 +134,7 @@ def _rows(page: Sequence[tuple[str, str]], shas: Sequence[str], model: str, vect
             for (bid, text), sha, vector in zip(page, shas, vectors)]
 
 
-def with_current_embeddings(store: Store, embedder: Embedder, run: Callable[[], T], *,
+def with_current_embeddings(store: Store[VectorTx], embedder: Embedder, run: Callable[[], T], *,
                             compute_up_to: int = SEARCH_EMBED_LIMIT, hint: str = "",
                             cache: VectorCache | None = None,
                             progress: Progress | None = None) -> T:

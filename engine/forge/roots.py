@@ -14,14 +14,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.change_records import ChangeEntry
+from engine.sources.records import SourceRecords
 from engine.store import Store
 
 
-def _recorded(store: Store) -> str:
+def _recorded(store: Store[SourceRecords]) -> str:
     return store.read(lambda tx: tx.project_root())
 
 
-def run_root(store: Store, given: str | None, paths: Sequence[str], folder: Path) -> Path:
+def run_root(store: Store[SourceRecords], given: str | None, paths: Sequence[str],
+             folder: Path) -> Path:
     """The root of a run over `paths` (as typed in `folder`), `given` by --root or not."""
     if given:
         return (folder / given).resolve()
@@ -31,7 +33,8 @@ def run_root(store: Store, given: str | None, paths: Sequence[str], folder: Path
     return _here_or_common(paths, folder)
 
 
-def read_root(store: Store, given: str | None, folder: Path, paths: Sequence[str] = ()
+def read_root(store: Store[SourceRecords], given: str | None, folder: Path,
+              paths: Sequence[str] = ()
               ) -> Path:
     """The root accept, status and stale read against: --root, else the recorded one, else
     the caller's folder (or the common folder of `paths` when one lies outside it)."""
@@ -63,7 +66,7 @@ def own_files(root: Path, folder: Path, *written: tuple[str, bool]) -> tuple[str
     return tuple(out)
 
 
-def record_root(store: Store, root: Path) -> str:
+def record_root(store: Store[SourceRecords], root: Path) -> str:
     """After a forge run that wrote (a sourced write): the first records its root (as `add
     --source` does). Returns the memory's root when it is not `root` (which is then not
     moved), else ""."""

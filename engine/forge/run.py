@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engine.change_records import ChangeEntry
-from engine.forge.stage import ForgeStage, PlannedChunk
+from engine.forge.stage import ForgeApplyTx, ForgeStage, PlannedChunk
 from engine.sources.reader import Scan, SourceText
 from engine.sources.staleness import CHANGED_REASON, Reconciled, reconcile_in
 from engine.stages.calls import CallPolicy
@@ -51,7 +51,7 @@ class Plan:
                 "pending": len(self.pending)}
 
 
-def plan_forge(store: Store, scan: Scan) -> Plan:
+def plan_forge(store: Store[ForgeApplyTx], scan: Scan) -> Plan:
     """Which sources are new or changed, and which chunks were never forged (by hash). A
     source back as it was forged, whose premises `forge stale --retract` took OUT while it
     was changed, counts as changed: reconciling it brings them back."""
@@ -71,7 +71,7 @@ def plan_forge(store: Store, scan: Scan) -> Plan:
                 sum(len(s.chunks) for s in scan.sources))
 
 
-def sources_back(store: Store, paths: Sequence[str]) -> set[str]:
+def sources_back(store: Store[ForgeApplyTx], paths: Sequence[str]) -> set[str]:
     """Those of `paths` with a premise retracted because its source had changed."""
     if not paths:
         return set()
@@ -127,7 +127,8 @@ class ForgeResult(RunResult):
         return self.report.reconciled
 
 
-def forge(store: Store, scan: Scan, make_stage: Callable[[list[PlannedChunk]], ForgeStage],
+def forge(store: Store[ForgeApplyTx], scan: Scan,
+          make_stage: Callable[[list[PlannedChunk]], ForgeStage],
           model_for_round: ModelForRound, options: ForgeRunOptions, *,
           report_file: ReportFile | None = None, progress: Progress | None = None,
           cost: Callable[[int, int], float | None] | None = None,

@@ -102,12 +102,13 @@ class ForgeStage(KeyedItems):
             grammar_schema=extractive_schema(chunk, n) if chunk is not None else None),
             stage=self.name)
 
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+    def read_round_besides(self, store: Store[ChunkViewTx], n: int,
+                           busy: frozenset[str]) -> RoundInput:
         """Under --parallel: round n is the plan's chunk n whatever is in flight (chunks are
         disjoint); it shows what was drawn from its file by the rounds applied so far."""
         return self.read_round(store, n)
 
-    def read_round(self, store: Store, n: int) -> RoundInput:
+    def read_round(self, store: Store[ChunkViewTx], n: int) -> RoundInput:
         if n > len(self.plan):
             return RoundInput(Prompt("", ""), self.contract(), empty=True)
         planned = self.plan[n - 1]

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput
 from engine.memory import history
+from engine.memory.history import HistoryTx
 from engine.memory.images import belief_of
 from engine.memory.records import Image
 from engine.model import Belief, Nogood, Status, Truth
@@ -226,7 +227,7 @@ class AsOfStore:
     the whole network on the first read and keep it (a release: the past does not change);
     otherwise each read reads what it needs as of the point."""
 
-    def __init__(self, store: Store, point: str, *, what: str = "", keep: bool = False):
+    def __init__(self, store: Store[HistoryTx], point: str, *, what: str = "", keep: bool = False):
         self._store = store
         self.point = point
         self._what = what or f"as of {point}"

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Generic, TypeVar
 
 from engine.change_records import (
     BY_NOGOOD,
@@ -24,6 +24,7 @@ from engine.change_records import (
     WENT_IN,
     WENT_OUT,
     ChangeEntry,
+    ChangeLog,
     LogEntry,
     LogQuery,
     Touch,
@@ -32,8 +33,10 @@ from engine.clock import now_iso_ms
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth, check_id
 from engine.store import Store
+from engine.tms.records import ResolutionTx
 
 T = TypeVar("T")
+TxT = TypeVar("TxT")
 
 __all__ = ["BY_NOGOOD", "CREATED", "DEFINED", "PINNED", "WENT_IN", "WENT_OUT", "ChangeEntry",
            "LogEntry", "LogQuery", "Touch"]
@@ -85,7 +88,7 @@ def since_to_query(since: str | None) -> tuple[str | None, int | None]:
 
 
 # --- reads ---------------------------------------------------------------------------
-def log(store: Store, query: LogQuery) -> list[LogEntry]:
+def log(store: Store[ChangeLog], query: LogQuery) -> list[LogEntry]:
     """Entries newest first, filtered by `query`."""
     if query.belief_id:
         check_id(query.belief_id)
@@ -94,7 +97,7 @@ def log(store: Store, query: LogQuery) -> list[LogEntry]:
     return store.read(lambda tx: tx.change_entries(query))
 
 
-def changes_since(store: Store, seq: int, limit: int = 1000) -> list[LogEntry]:
+def changes_since(store: Store[ChangeLog], seq: int, limit: int = 1000) -> list[LogEntry]:
     """Entries after `seq`, oldest first: what an agent missed since its last session."""
     if seq < 0:
         raise InvalidInput("seq must be 0 or more", field="seq", value=seq)
@@ -103,13 +106,13 @@ def changes_since(store: Store, seq: int, limit: int = 1000) -> list[LogEntry]:
     return entries
 
 
-def history(store: Store, belief_id: str) -> list[tuple[LogEntry, Touch]]:
+def history(store: Store[ChangeLog], belief_id: str) -> list[tuple[LogEntry, Touch]]:
     """The changes that touched a belief, oldest first, each with what it did to it."""
     check_id(belief_id)
     return store.read(lambda tx: tx.belief_history(belief_id))
 
 
-def diff(store: Store, since: str) -> list[DiffRow]:
+def diff(store: Store[ResolutionTx], since: str) -> list[DiffRow]:
     """Beliefs whose label, text or justifications differ between `since` (a time, or a seq:
     the state after that change) and now, computed from the log's first touch of each."""
     at, after = since_to_query(since)
@@ -161,7 +164,7 @@ def _then_in(seen: Sequence[Touch], current: Belief | None) -> bool:
     return current is not None and current.truth == Truth.IN
 
 
-def prune(store: Store, before: str) -> int:
+def prune(store: Store[ChangeLog], before: str) -> int:
     """Drop the entries older than `before`, in one write transaction; how many went."""
     cutoff = check_time(before, what="--before")
     return store.write(lambda tx: tx.prune_changes(cutoff),
@@ -169,26 +172,26 @@ def prune(store: Store, before: str) -> int:
 
 
 # --- who a server's call is by ---------------------------------------------------------
-class ActingStore:
+class ActingStore(Generic[TxT]):
     """A store whose writes are by `actor` when the entry names no actor of its own (a
     server's per-call actor: the MCP client's name and token label)."""
 
-    def __init__(self, store: Store, actor: str) -> None:
+    def __init__(self, store: Store[TxT], actor: str) -> None:
         self._store = store
         self._actor = actor
 
     def init_schema(self) -> dict[str, int]:
         return self._store.init_schema()
 
-    def read(self, work: Callable[[Any], T]) -> T:
+    def read(self, work: Callable[[TxT], T]) -> T:
         return self._store.read(work)
 
-    def write(self, work: Callable[[Any], T], entry: ChangeEntry | None = None) -> T:
+    def write(self, work: Callable[[TxT], T], entry: ChangeEntry | None = None) -> T:
         said = entry or ChangeEntry("write")
         return self._store.write(work, said if said.actor else
                                  dataclasses.replace(said, actor=self._actor))
 
-    def dry_run(self, work: Callable[[Any], T]) -> T:
+    def dry_run(self, work: Callable[[TxT], T]) -> T:
         return self._store.dry_run(work)
 
     def close(self) -> None:

@@ -30,7 +30,6 @@ from typing import Any
 from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
-from engine.interchange import KEPT_REASON
 from engine.memory.dialectic import (
     DialecticTx,
     chosen_id,
@@ -41,7 +40,7 @@ from engine.memory.dialectic import (
 from engine.model import ID_RE, Belief, Change, Justification, Truth, check_id, check_text
 from engine.store import Store
 from engine.tms import add_beliefs_in, enforce_nogoods, now
-from engine.tms.records import BeliefFilter
+from engine.tms.records import KEPT_REASON, BeliefFilter
 from engine.tms.semantics import is_valid
 
 DEFEATER_TYPES = defaults.DEFEATER_TYPES
@@ -145,7 +144,8 @@ def check_defeat(target: str, justification: int, defeater_type: str, reason: st
     return reason_text(reason)
 
 
-def defeat(store: Store, target: str, justification: int, defeater_type: str, reason: str,
+def defeat(store: Store[DialecticTx], target: str, justification: int, defeater_type: str,
+           reason: str,
            defeater_id: str | None = None, scopes: Sequence[Scope] = (),
            reason_type: str = "") -> Defeated:
     """`reason_type`: what logically fails in the justification (REASON_TYPES), kept in
@@ -293,7 +293,7 @@ def _not_migrated(b: Belief) -> str:
     return ""
 
 
-def migrate_retractions(store: Store, ids: Sequence[str] = (), *, dry_run: bool = False
+def migrate_retractions(store: Store[DialecticTx], ids: Sequence[str] = (), *, dry_run: bool = False
                         ) -> Migration:
     """Turn retractions kept only as a reason into defeated justifications (see the module
     docstring); `ids`: only these beliefs (default: every retracted one)."""

@@ -61,7 +61,7 @@ def free_id(tx: TmsTx, base: str) -> str:
     return next(c for c in candidates if c not in taken)
 
 
-def challenge(store: Store, target: str, reason: str, justification: int | None = None,
+def challenge(store: Store[DialecticTx], target: str, reason: str, justification: int | None = None,
               challenge_id: str | None = None) -> Argued:
     """`challenge_id`: the new premise's id, chosen by the caller (default challenge:ID)."""
     text = check_challenge(target, reason, justification, challenge_id)
@@ -121,7 +121,7 @@ def challenge_in(tx: DialecticTx, target: str, reason: str, justification: int |
     return Argued(cid, target, enforce_nogoods(tx, change.merge(tx.relabel([target]))))
 
 
-def defend(store: Store, challenged: str, reason: str) -> Argued:
+def defend(store: Store[DialecticTx], challenged: str, reason: str) -> Argued:
     check_id(challenged)
     text = reason_text(reason)
     return store.write(lambda tx: defend_in(tx, challenged, text),

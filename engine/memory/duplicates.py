@@ -23,7 +23,7 @@ def duplicate_reason(canonical: str) -> str:
     return f"duplicate of {canonical}"
 
 
-def mark_duplicate(store: Store, duplicate: str, canonical: str) -> Change:
+def mark_duplicate(store: Store[DialecticTx], duplicate: str, canonical: str) -> Change:
     check_id(duplicate)
     check_id(canonical)
     if duplicate == canonical:

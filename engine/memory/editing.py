@@ -14,7 +14,8 @@ from typing import Any
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, check_id
-from engine.store import GraphTx, Store
+from engine.memory.dialectic import DialecticTx
+from engine.store import Store
 from engine.tms.access import TAGS_KEY, parse_tags
 from engine.tms.kernel import enforce_nogoods, justification_args, now, standing_gates
 from engine.tms.records import ResolutionTx, TmsTx
@@ -29,7 +30,7 @@ def _belief(tx: TmsTx, belief_id: str) -> Belief:
     return found[belief_id]
 
 
-def remove_justification(store: Store, belief_id: str, position: int) -> Change:
+def remove_justification(store: Store[DialecticTx], belief_id: str, position: int) -> Change:
     """Drop the belief's `position`-th justification (1-based); never the last one."""
     check_id(belief_id)
     if not isinstance(position, int) or position < 1:
@@ -37,7 +38,7 @@ def remove_justification(store: Store, belief_id: str, position: int) -> Change:
                            value=position)
     removed: list[dict[str, Any]] = []
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: DialecticTx) -> Change:
         b = _belief(tx, belief_id)
         own = [j for j in b.justifications if not j.gate]
         if not own:
@@ -58,13 +59,13 @@ def remove_justification(store: Store, belief_id: str, position: int) -> Change:
         "id": belief_id, "position": position, "removed": removed}))  # filled in by work
 
 
-def convert_to_premise(store: Store, belief_id: str) -> Change:
+def convert_to_premise(store: Store[DialecticTx], belief_id: str) -> Change:
     """Strip every justification (kept in the change log); gates on them stay, as the
     premise's gate justification."""
     check_id(belief_id)
     removed: list[dict[str, Any]] = []
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: DialecticTx) -> Change:
         b = _belief(tx, belief_id)
         if b.is_premise:
             raise InvalidInput(f"'{belief_id}' is a premise already", field="id",
@@ -96,14 +97,14 @@ def _key(key: str) -> str:
     return key.strip()
 
 
-def set_metadata(store: Store, belief_id: str, key: str, value: Any) -> Change:
+def set_metadata(store: Store[DialecticTx], belief_id: str, key: str, value: Any) -> Change:
     check_id(belief_id)
     key = _key(key)
     json.dumps(value)  # a JSON value, or this raises before anything is written
     if key == TAGS_KEY:
         value = list(parse_tags(value))
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: DialecticTx) -> Change:
         b = _belief(tx, belief_id)
         tx.set_metadata(belief_id, {**b.metadata, key: value}, now())
         return _after_metadata(tx, belief_id, key)
@@ -112,11 +113,11 @@ def set_metadata(store: Store, belief_id: str, key: str, value: Any) -> Change:
                                                           "value": value}))
 
 
-def unset_metadata(store: Store, belief_id: str, key: str) -> Change:
+def unset_metadata(store: Store[DialecticTx], belief_id: str, key: str) -> Change:
     check_id(belief_id)
     key = _key(key)
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: DialecticTx) -> Change:
         b = _belief(tx, belief_id)
         if key not in b.metadata:
             raise InvalidInput(f"'{belief_id}' has no metadata key '{key}'", field="key",
@@ -138,7 +139,7 @@ def _after_metadata(tx: ResolutionTx, belief_id: str, key: str) -> Change:
     return Change()
 
 
-def get_metadata(store: Store, belief_id: str, key: str | None = None) -> Any:
+def get_metadata(store: Store[DialecticTx], belief_id: str, key: str | None = None) -> Any:
     check_id(belief_id)
     meta = store.read(lambda tx: dict(_belief(tx, belief_id).metadata))
     if key is None:

@@ -175,7 +175,7 @@ def status_of(network: Network) -> Status:
 
 
 # --- reads as of a point ---------------------------------------------------------------
-def network_as_of(store: Store, point: str) -> Network:
+def network_as_of(store: Store[HistoryTx], point: str) -> Network:
     """The whole network as it was at `point` (one read: no writer interleaves)."""
     def work(h: HistoryTx) -> Network:
         seq = resolve_point(h, point)
@@ -184,7 +184,7 @@ def network_as_of(store: Store, point: str) -> Network:
     return store.read(work)
 
 
-def belief_as_of(store: Store, belief_id: str, point: str) -> tuple[Belief, Network]:
+def belief_as_of(store: Store[HistoryTx], belief_id: str, point: str) -> tuple[Belief, Network]:
     check_id(belief_id)
     network = network_as_of(store, point)
     found = network.beliefs.get(belief_id)
@@ -193,7 +193,7 @@ def belief_as_of(store: Store, belief_id: str, point: str) -> tuple[Belief, Netw
     return found, network
 
 
-def status_as_of(store: Store, point: str) -> Status:
+def status_as_of(store: Store[HistoryTx], point: str) -> Status:
     return status_of(network_as_of(store, point))
 
 
@@ -233,7 +233,7 @@ class Diff:
                 "other": self.other}
 
 
-def diff_points(store: Store, first: str, second: str | None = None) -> Diff:
+def diff_points(store: Store[HistoryTx], first: str, second: str | None = None) -> Diff:
     """What differs between two points (the second defaults to now), from the entries in
     between: definitions compared image to image, labels by the moves the log recorded."""
     def work(h: HistoryTx) -> Diff:
@@ -374,7 +374,7 @@ def _restore(h: HistoryTx, images: Mapping[str, Mapping[str, Image | None]]) -> 
     return {k: sorted(v) for k, v in differing.items()}, change
 
 
-def rollback(store: Store, point: str, reason: str = "", *, dry_run: bool = False
+def rollback(store: Store[HistoryTx], point: str, reason: str = "", *, dry_run: bool = False
              ) -> Restored:
     """ONE write setting every definition back to what it was at `point`, with propagation;
     its own entry keeps the before-images, so rolling it back restores the present."""
@@ -388,7 +388,8 @@ def rollback(store: Store, point: str, reason: str = "", *, dry_run: bool = Fals
     return store.write(work, ChangeEntry("rollback", {"to": point}, reason))
 
 
-def revert(store: Store, seq: int, reason: str = "", *, dry_run: bool = False) -> Restored:
+def revert(store: Store[HistoryTx], seq: int, reason: str = "", *,
+           dry_run: bool = False) -> Restored:
     """Invert change `seq` alone: refused (naming them) when later changes touched the same
     definitions."""
     if seq < 1:
@@ -431,7 +432,7 @@ def touched_beliefs(entry: LogEntry, write: LoggedWrite | None) -> set[str]:
     return ids
 
 
-def changes_after(store: Store, seq: int, limit: int = 1000
+def changes_after(store: Store[HistoryTx], seq: int, limit: int = 1000
                   ) -> list[tuple[LogEntry, set[str]]]:
     """The entries after `seq`, oldest first, each with the beliefs it touched (one read)."""
     def work(tx: HistoryTx) -> list[tuple[LogEntry, set[str]]]:
@@ -444,7 +445,7 @@ def changes_after(store: Store, seq: int, limit: int = 1000
     return store.read(work)
 
 
-def last_seq(store: Store) -> int:
+def last_seq(store: Store[HistoryTx]) -> int:
     return store.read(lambda tx: tx.last_seq())
 
 
@@ -456,7 +457,8 @@ def check_release_name(name: str) -> str:
     return name
 
 
-def make_release(store: Store, name: str, at: str | None = None, note: str = "") -> Release:
+def make_release(store: Store[HistoryTx], name: str, at: str | None = None,
+                 note: str = "") -> Release:
     """Name a point (default: the last change before this one)."""
     check_release_name(name)
     now = now_iso_ms()
@@ -472,11 +474,11 @@ def make_release(store: Store, name: str, at: str | None = None, note: str = "")
     return store.write(work, ChangeEntry("release", {"name": name, "at": at}, note))
 
 
-def releases(store: Store) -> list[Release]:
+def releases(store: Store[HistoryTx]) -> list[Release]:
     return store.read(lambda tx: tx.releases())
 
 
-def find_release(store: Store, name: str) -> Release:
+def find_release(store: Store[HistoryTx], name: str) -> Release:
     check_release_name(name)
     found = store.read(lambda tx: tx.release(name))
     if found is None:

@@ -27,7 +27,7 @@ class SummaryTx(ResolutionTx, ReadingTx, Protocol):
     :Summary mark (ReadingTx)."""
 
 
-def summarize(store: Store, summary_id: str, text: str, over: Sequence[str]) -> Change:
+def summarize(store: Store[SummaryTx], summary_id: str, text: str, over: Sequence[str]) -> Change:
     check_id(summary_id)
     check_text(text, ident=summary_id)
     members = tuple(dict.fromkeys(m.strip() for m in over if m.strip()))

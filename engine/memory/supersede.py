@@ -57,7 +57,8 @@ def next_version_id(old: str, taken: set[str]) -> str:
     return f"{base}-v{n}"
 
 
-def supersede(store: Store, old: str, new: str | None = None, *, text: str | None = None,
+def supersede(store: Store[SupersedeTx], old: str, new: str | None = None, *,
+              text: str | None = None,
               new_id: str | None = None, justifications: Sequence[Justification] | None = None,
               rewire: bool | None = None, reason: str = "", transitive: bool = False
               ) -> Superseded:
@@ -73,7 +74,7 @@ def supersede(store: Store, old: str, new: str | None = None, *, text: str | Non
         ChangeEntry("supersede", {k: v for k, v in args.items() if v is not None}, reason))
 
 
-def what_if_supersede(store: Store, old: str, new: str | None = None, *,
+def what_if_supersede(store: Store[SupersedeTx], old: str, new: str | None = None, *,
                       text: str | None = None, new_id: str | None = None,
                       justifications: Sequence[Justification] | None = None,
                       rewire: bool | None = None, transitive: bool = False) -> Superseded:
@@ -201,7 +202,7 @@ def _successor(old: Belief, new: str, text: str,
         created_at=stamp, updated_at=stamp)
 
 
-def undo_supersede(store: Store, old: str) -> Change:
+def undo_supersede(store: Store[SupersedeTx], old: str) -> Change:
     """Restore the graph as it was before `supersede OLD ...`: the gate and the link go, the
     rewired edges move back, and a NEW the reword created is deleted (retracted instead
     when something else names it now)."""

@@ -1,6 +1,6 @@
 """What the negatives stage reads and writes, as a store protocol of its own (`NegativeTx`),
 implemented by adapters/neo4j/negative_tx.py and tests/fakes.py, and one of the parts
-engine/store.py's GraphTx composes.
+engine/graph.py's GraphTx composes.
 
 A judged belief carries its last verdict: `negative_kind` (the kind of problem it states, or
 "" for none), `negative_sha256` (the sha256 of the text judged: a verdict on another text is

@@ -9,6 +9,8 @@ may run in parallel: a verdict on one belief changes no other's due-ness.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,7 +24,7 @@ from engine.negatives.verdicts import NegativeParse, NegativeVerdict, parse_repl
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
 from engine.stages.records import NegativeCandidate
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, ReadsAround, RoundInput, Stage
 from engine.stages.turns import TakesTurnsBase
 from engine.store import Store
@@ -41,7 +43,8 @@ class NegativeSettings:
     domain: str | None = None
 
 
-class NegativesStage(RetriesItems[NegativeParse], TakesTurnsBase[NegativeVerdict], ReadsAround):
+class NegativesStage(RetriesItems[NegativeParse], TakesTurnsBase[NegativeVerdict],
+                      ReadsAround[NegativeTx]):
     name = NAME
     retry = RETRY
 
@@ -50,7 +53,8 @@ class NegativesStage(RetriesItems[NegativeParse], TakesTurnsBase[NegativeVerdict
         self.settings = settings
         self.run_id = ""  # the run this stage applies for, once it has applied a round
 
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+    def read_round_besides(self, store: Store[NegativeTx], n: int,
+                           busy: frozenset[str]) -> RoundInput:
         """`busy`: beliefs shown by rounds in flight (--parallel), left out."""
         s = self.settings
         due = store.read(lambda tx: read_due(tx, ids=s.ids, every=s.every, redo=s.redo,
@@ -89,4 +93,8 @@ def _belief_id(c: NegativeCandidate) -> str:
 
 
 # The store parts the negatives stage reads and writes (mypy holds the stage to them).
-_STAGE: type[Stage[NegativeVerdict, NegativeParse, NegativeTx]] = NegativesStage
+class NegativeStageTx(NegativeTx, ProvenanceTx, Protocol):
+    """The store parts a negatives run reads and writes, and its provenance."""
+
+
+_STAGE: type[Stage[NegativeVerdict, NegativeParse, NegativeStageTx]] = NegativesStage

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.embedding.cache import Embedder, VectorCache, ensure_embeddings, text_sha256
+from engine.embedding.records import VectorTx
 from engine.pairs.records import PairVerdict
 from engine.store import Store
 
@@ -69,7 +70,7 @@ SEARCHES = ("auto", "index", "vectors")
 INDEX_UP_TO = 10_000  # `auto`: the vector index up to this many IN beliefs, blocks above
 
 
-def embedding_pairs(store: Store, embedder: Embedder, pool: Sequence[tuple[str, str]], *,
+def embedding_pairs(store: Store[VectorTx], embedder: Embedder, pool: Sequence[tuple[str, str]], *,
                     threshold: float, k: int, search: str = "auto",
                     cache: VectorCache | None = None,
                     progress: Progress | None = None) -> list[Pair]:
@@ -91,7 +92,8 @@ def embedding_pairs(store: Store, embedder: Embedder, pool: Sequence[tuple[str, 
     return _best_k(found, k)
 
 
-def _pairs_from_vectors(store: Store, embedder: Embedder, pool: Sequence[tuple[str, str]], *,
+def _pairs_from_vectors(store: Store[VectorTx], embedder: Embedder,
+                        pool: Sequence[tuple[str, str]], *,
                         threshold: float, k: int, cache: VectorCache | None) -> list[Pair]:
     from engine.pairs.neighbours import nearest, pairs_by_id
 
@@ -107,7 +109,8 @@ def _pairs_from_vectors(store: Store, embedder: Embedder, pool: Sequence[tuple[s
     return _best_k(pairs_by_id(ids, nearest(matrix, k, threshold)), k)
 
 
-def ensure_current_embeddings(store: Store, embedder: Embedder, pool: Sequence[tuple[str, str]],
+def ensure_current_embeddings(store: Store[VectorTx], embedder: Embedder,
+                              pool: Sequence[tuple[str, str]],
                               *, cache: VectorCache | None = None) -> int:
     """Compute and store the embeddings `pool` lacks (or holds for another text or model),
     through derive's cache; the vectors already stored are not read. Returns how many."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.embedding.cache import Embedder, VectorCache, text_sha256
-from engine.embedding.records import NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCARD
+from engine.embedding.records import NEAR_DUPLICATE_COSINE, NEAR_DUPLICATE_JACCARD, VectorTx
 from engine.errors import InvalidInput
 from engine.model import Truth
 from engine.pairs.candidates import (
@@ -20,6 +20,7 @@ from engine.pairs.candidates import (
     id_token_pairs,
     unjudged,
 )
+from engine.pairs.records import PairRecords
 from engine.store import Store
 from engine.tms.records import TmsTx
 
@@ -79,6 +80,11 @@ def check_nearness(near: Nearness) -> None:
         raise InvalidInput(f"--k must be at least 1, not {near.k}", field="k", value=near.k)
 
 
+class CandidateTx(PairRecords, VectorTx, Protocol):
+    """What candidate pairs are read through: the IN beliefs' texts and the verdicts given
+    (PairRecords), their embeddings (VectorTx)."""
+
+
 @dataclass
 class CandidateSource:
     """Neighbour pairs among the IN beliefs, computed once per run (the expensive part) and
@@ -92,7 +98,7 @@ class CandidateSource:
     stage: str = "dedup"
     _pairs: list[Pair] | None = field(default=None, init=False)
 
-    def pairs(self, store: Store, pool: Sequence[tuple[str, str]]) -> list[Pair]:
+    def pairs(self, store: Store[VectorTx], pool: Sequence[tuple[str, str]]) -> list[Pair]:
         if self._pairs is None:
             if self.options.by_id:
                 self._pairs = id_token_pairs([i for i, _ in pool], threshold=self.options.cutoff,
@@ -107,7 +113,7 @@ class CandidateSource:
                                               progress=self.progress)
         return self._pairs
 
-    def open_pairs(self, store: Store) -> tuple[list[Pair], dict[str, str]]:
+    def open_pairs(self, store: Store[CandidateTx]) -> tuple[list[Pair], dict[str, str]]:
         """The pairs of IN beliefs not judged on their current texts, and every IN belief's
         text sha256."""
         pool = store.read(lambda tx: tx.in_belief_texts())

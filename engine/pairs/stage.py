@@ -53,7 +53,7 @@ def member_ids(groups: Sequence[ShownGroup]) -> list[str]:
     return sorted({i for g in groups for i in g.members})
 
 
-class GroupStage(KeyedItems, ReadsAround, Generic[OptionsT, SourceT, ShownT, ItemT, TxT]):
+class GroupStage(KeyedItems, ReadsAround[TxT], Generic[OptionsT, SourceT, ShownT, ItemT, TxT]):
     """The Stage protocol for a stage on groups of beliefs, given its options and its
     candidate source. A subclass names its `reply` and says in `due_groups` which groups a
     round shows (most often through `first_due`), in `fault` why a verdict cannot be applied
@@ -70,7 +70,7 @@ class GroupStage(KeyedItems, ReadsAround, Generic[OptionsT, SourceT, ShownT, Ite
 
     # --- a stage's own ------------------------------------------------------------------
     @abstractmethod
-    def due_groups(self, store: Store, busy: frozenset[str]
+    def due_groups(self, store: Store[TxT], busy: frozenset[str]
                    ) -> tuple[tuple[ShownT, ...], dict[str, object]]:
         """The groups the round shows, numbered from 1, and its details for the report."""
 
@@ -93,7 +93,7 @@ class GroupStage(KeyedItems, ReadsAround, Generic[OptionsT, SourceT, ShownT, Ite
                 ][:self.options.batch]
 
     # --- one round's view ---------------------------------------------------------------
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+    def read_round_besides(self, store: Store[TxT], n: int, busy: frozenset[str]) -> RoundInput:
         """`busy`: the beliefs of the groups of rounds in flight (--parallel)."""
         shown, details = self.due_groups(store, busy)
         if not shown:

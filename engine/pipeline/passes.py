@@ -10,9 +10,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from engine.store import Store
+
+TxT = TypeVar("TxT")
 
 COMPLETE, ERROR = "complete", "error"
 
@@ -44,9 +46,11 @@ class StageOutcome:
 
 
 @dataclass(frozen=True)
-class PipelineStage:
+class PipelineStage(Generic[TxT]):
+    """A stage of the pipeline: how it runs on a store whose transactions are `TxT`."""
+
     name: str
-    run: Callable[[Store], StageOutcome]
+    run: Callable[[Store[TxT]], StageOutcome]
 
 
 class Progress(Protocol):
@@ -65,7 +69,7 @@ class PipelineResult:
                 "stages": [{"pass": p, **o.as_dict()} for p, o in self.outcomes]}
 
 
-def _timed(stage: PipelineStage, store: Store, clock) -> StageOutcome:
+def _timed(stage: PipelineStage[TxT], store: Store[TxT], clock) -> StageOutcome:
     start = clock()
     outcome = stage.run(store)
     if not outcome.seconds:
@@ -75,13 +79,14 @@ def _timed(stage: PipelineStage, store: Store, clock) -> StageOutcome:
     return outcome
 
 
-def run_pipeline(store: Store, first: Sequence[PipelineStage], loop: Sequence[PipelineStage], *,
+def run_pipeline(store: Store[TxT], first: Sequence[PipelineStage[TxT]],
+                 loop: Sequence[PipelineStage[TxT]], *,
                  max_passes: int = 5, progress: Progress | None = None,
                  clock: Callable[[], float] = time.monotonic) -> PipelineResult:
     """`first` once (pass 0), then `loop` pass after pass; a stage ending in error stops all."""
     result = PipelineResult(COMPLETE, "", 0)
 
-    def run(n_pass: int, stage: PipelineStage) -> StageOutcome:
+    def run(n_pass: int, stage: PipelineStage[TxT]) -> StageOutcome:
         outcome = _timed(stage, store, clock)
         result.outcomes.append((n_pass, outcome))
         if progress is not None:

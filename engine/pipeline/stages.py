@@ -20,6 +20,8 @@ from engine.stages.stage import Action
 from engine.store import Store
 
 if TYPE_CHECKING:
+    from engine.stages.stage import LoopStage
+    from engine.graph import GraphTx
     from engine.derive.sampling import Sampler
     from engine.embedding.cache import Embedder, VectorCache
     from engine.forge.stage import ForgeStage, PlannedChunk
@@ -88,10 +90,10 @@ def outcome(stage: str, result: RunResult, report: ReportFile, *, added: int = 0
 
 
 def forge_pass(runs: Runs, reader: SourceReader,
-               make_stage: Callable[[list[PlannedChunk]], ForgeStage]) -> PipelineStage:
+               make_stage: Callable[[list[PlannedChunk]], ForgeStage]) -> PipelineStage[GraphTx]:
     from engine.forge.run import ForgeRunOptions, forge
 
-    def run(store: Store) -> StageOutcome:
+    def run(store: Store[GraphTx]) -> StageOutcome:
         o = runs.options
         report = runs.report("forge")
         result = forge(store, reader.scan(o.paths), make_stage, runs.model, ForgeRunOptions(
@@ -107,12 +109,12 @@ def forge_pass(runs: Runs, reader: SourceReader,
     return PipelineStage("forge", run)
 
 
-def derive_pass(runs: Runs, sampler: Callable[[Store], Sampler]) -> PipelineStage:
+def derive_pass(runs: Runs, sampler: Callable[[Store[GraphTx]], Sampler]) -> PipelineStage[GraphTx]:
     """`sampler`: a fresh one for each pass, over the store."""
     from engine.derive.options import DeriveOptions
     from engine.derive.run import derive
 
-    def run(store: Store) -> StageOutcome:
+    def run(store: Store[GraphTx]) -> StageOutcome:
         o = runs.options
         report = runs.report("derive")
         result = derive(store, runs.model, sampler(store), DeriveOptions(
@@ -126,12 +128,12 @@ def derive_pass(runs: Runs, sampler: Callable[[Store], Sampler]) -> PipelineStag
     return PipelineStage("derive", run)
 
 
-def review_pass(runs: Runs, *, after_repair: bool = False) -> PipelineStage:
+def review_pass(runs: Runs, *, after_repair: bool = False) -> PipelineStage[GraphTx]:
     """`after_repair`: the review of what repair produced; with review_apply "never" repair
     did nothing, so it is skipped (the verdicts file is the first review's)."""
     from engine.review.stage import ReviewStage
 
-    def run(store: Store) -> StageOutcome:
+    def run(store: Store[GraphTx]) -> StageOutcome:
         o = runs.options
         if after_repair and not o.applies_review:
             return StageOutcome("review", note="skipped: nothing was repaired")
@@ -142,7 +144,8 @@ def review_pass(runs: Runs, *, after_repair: bool = False) -> PipelineStage:
                 output=o.review_output, accept_command=o.review_accept, umask=o.umask,
                 params={"pipeline": True, "review_apply": o.review_apply})
         report = runs.report("review")
-        result = run_stage(store, ReviewStage(), runs.model, options, report_file=report,
+        stage: LoopStage[GraphTx] = ReviewStage()
+        result = run_stage(store, stage, runs.model, options, report_file=report,
                            progress=runs.progress)
         t = result.report.totals
         note = f"{t.applied} judged"
@@ -155,16 +158,17 @@ def review_pass(runs: Runs, *, after_repair: bool = False) -> PipelineStage:
     return PipelineStage("review", run)
 
 
-def repair_pass(runs: Runs, embedder: Embedder | None) -> PipelineStage:
+def repair_pass(runs: Runs, embedder: Embedder | None) -> PipelineStage[GraphTx]:
     """Repair of what review defeated: applied as it goes, like review when it applies; when
     review's verdicts are not applied nothing is defeated, so there is nothing to repair."""
     from engine.repair.stage import RepairStage
 
-    def run(store: Store) -> StageOutcome:
+    def run(store: Store[GraphTx]) -> StageOutcome:
         if not runs.options.applies_review:
             return StageOutcome("repair", note="skipped: review's verdicts are not applied")
         report = runs.report("repair")
-        result = run_stage(store, RepairStage(embedder=embedder), runs.model,
+        stage: LoopStage[GraphTx] = RepairStage(embedder=embedder)
+        result = run_stage(store, stage, runs.model,
                            runs.exhausting({}), report_file=report, progress=runs.progress)
         return outcome("repair", result, report,
                        repaired=sum(r.count(Action.LINKED) + r.count(Action.SOFTENED)
@@ -175,13 +179,13 @@ def repair_pass(runs: Runs, embedder: Embedder | None) -> PipelineStage:
 
 
 def dedup_pass(runs: Runs, embedder: Embedder | None, cache: VectorCache | None
-               ) -> PipelineStage:
+               ) -> PipelineStage[GraphTx]:
     """Near-duplicates among what the pass produced: by meaning when an embedder is at
     hand, by id tokens otherwise."""
     from engine.dedup.stage import DedupOptions, DedupStage
     from engine.pairs.source import CandidateSource
 
-    def run(store: Store) -> StageOutcome:
+    def run(store: Store[GraphTx]) -> StageOutcome:
         options = DedupOptions(by_id=embedder is None).check()
         stage = DedupStage(options, CandidateSource(options, embedder=embedder, cache=cache))
         report = runs.report("dedup")
@@ -198,8 +202,9 @@ def dedup_pass(runs: Runs, embedder: Embedder | None, cache: VectorCache | None
 
 def pipeline_stages(runs: Runs, reader: SourceReader,
                     make_forge: Callable[[list[PlannedChunk]], ForgeStage],
-                    sampler: Callable[[Store], Sampler], embedder: Embedder | None,
-                    cache: VectorCache | None) -> tuple[list[PipelineStage], list[PipelineStage]]:
+                    sampler: Callable[[Store[GraphTx]], Sampler], embedder: Embedder | None,
+                    cache: VectorCache | None) -> tuple[list[PipelineStage[GraphTx]],
+                                                        list[PipelineStage[GraphTx]]]:
     """The stages run once (forge), and the loop: derive, review, repair, review of what
     repair produced (its links, its rewordings), dedup."""
     return [forge_pass(runs, reader, make_forge)], [

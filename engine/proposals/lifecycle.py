@@ -34,7 +34,7 @@ from engine.proposals.records import (
     Status,
     drift,
 )
-from engine.store import GraphTx, Store
+from engine.store import Store
 from engine.tms import now
 from engine.tms.records import TmsTx
 
@@ -43,6 +43,11 @@ MEASURE_TRIES = 3
 
 class DecisionTx(ProposalTx, ChangeLog, Protocol):
     """What a reject or withdraw writes: the decision (ProposalTx) by the write's actor."""
+
+
+class LifecycleTx(ActionTx, DecisionTx, Protocol):
+    """What proposing, accepting and a reset go through: the action's parts (measured in a
+    what-if, then applied) and the proposals."""
 
 
 class _Moved(EngineError):
@@ -146,7 +151,8 @@ def _reason(reason: str, what: str) -> str:
 
 
 # --- the verbs ---------------------------------------------------------------------------
-def propose(store: Store, action: str, args: Mapping[str, Any], reason: str) -> Proposed:
+def propose(store: Store[LifecycleTx], action: str, args: Mapping[str, Any],
+            reason: str) -> Proposed:
     """Queue `action` (a verb with its arguments, engine/proposals/actions.py) for a person;
     the network is not changed. Older pending proposals on the same target are superseded."""
     check_action(action, args)
@@ -156,7 +162,7 @@ def propose(store: Store, action: str, args: Mapping[str, Any], reason: str) -> 
     for _ in range(MEASURE_TRIES):
         snap, impact = store.dry_run(lambda tx: _measure_proposed(tx, action, args))
 
-        def work(tx: GraphTx) -> Proposed:
+        def work(tx: LifecycleTx) -> Proposed:
             if snapshot_in(tx, action, args) != snap:
                 raise _Moved("moved")
             n = tx.next_proposal_number()
@@ -174,7 +180,7 @@ def propose(store: Store, action: str, args: Mapping[str, Any], reason: str) -> 
     raise StoreError(f"'{target}' kept changing while the proposal was measured; try again")
 
 
-def list_proposals(store: Store, pending: bool = False) -> list[Proposal]:
+def list_proposals(store: Store[ProposalTx], pending: bool = False) -> list[Proposal]:
     status = Status.PENDING if pending else None
     return store.read(lambda tx: tx.proposals(status))
 
@@ -195,7 +201,7 @@ def _pending(p: Proposal, verb: str) -> Proposal:
     return p
 
 
-def show_proposal(store: Store, proposal_id: str) -> Shown:
+def show_proposal(store: Store[LifecycleTx], proposal_id: str) -> Shown:
     """The proposal; while pending, also a what-if of now and what drifted since."""
     check_id(proposal_id, what="proposal id")
     p = store.read(lambda tx: _get(tx, proposal_id))
@@ -205,13 +211,13 @@ def show_proposal(store: Store, proposal_id: str) -> Shown:
     return Shown(p, fresh, found)
 
 
-def accept(store: Store, proposal_id: str, force: bool = False) -> Accepted:
+def accept(store: Store[LifecycleTx], proposal_id: str, force: bool = False) -> Accepted:
     """Apply a pending proposal, in one write transaction with its drift check (refused,
     naming what changed, unless `force`, which the proposal records)."""
     check_id(proposal_id, what="proposal id")
     said = _pending(store.read(lambda tx: _get(tx, proposal_id)), "accept")
 
-    def work(tx: GraphTx) -> Accepted:
+    def work(tx: LifecycleTx) -> Accepted:
         p = _pending(_get(tx, proposal_id), "accept")  # again, under the lock
         found = drift(p.snapshot, snapshot_in(tx, p.action, p.args))
         if found and not force:
@@ -227,7 +233,7 @@ def accept(store: Store, proposal_id: str, force: bool = False) -> Accepted:
     return store.write(work, ChangeEntry(said.action, args, said.reason))
 
 
-def reject(store: Store, proposal_id: str, reason: str) -> Proposal:
+def reject(store: Store[DecisionTx], proposal_id: str, reason: str) -> Proposal:
     check_id(proposal_id, what="proposal id")
     why = _reason(reason, "reject")
 
@@ -240,7 +246,7 @@ def reject(store: Store, proposal_id: str, reason: str) -> Proposal:
     return store.write(work, ChangeEntry("proposal-reject", {"proposal": proposal_id}, why))
 
 
-def withdraw(store: Store, proposal_id: str) -> Proposal:
+def withdraw(store: Store[DecisionTx], proposal_id: str) -> Proposal:
     """Withdraw a pending proposal: only its proposer may (anyone else rejects it)."""
     check_id(proposal_id, what="proposal id")
 
@@ -264,12 +270,12 @@ def _decided(p: Proposal, d: Decision) -> Proposal:
 RESET_REASON = "the graph was reset: what it named is gone"
 
 
-def reset(store: Store) -> tuple[str, ...]:
+def reset(store: Store[LifecycleTx]) -> tuple[str, ...]:
     """Empty the graph, as `tms.reset` does, and reject every pending proposal (the beliefs
     it names are gone), in one write transaction; returns the ids rejected. Decided
     proposals stay, as the change log does: they are history."""
 
-    def work(tx: GraphTx) -> tuple[str, ...]:
+    def work(tx: LifecycleTx) -> tuple[str, ...]:
         tx.reset()
         pending = tx.proposals(Status.PENDING)
         for p in pending:

@@ -1,6 +1,6 @@
 """The records of a proposal: what it depends on (Snapshot), the proposal as stored, and the
-store verbs that keep them (ProposalTx, a protocol of its own: engine/store.py's GraphTx does
-not carry it; adapters/neo4j/proposal_tx.py implements it)."""
+store verbs that keep them (ProposalTx, a part engine/graph.py's GraphTx composes;
+adapters/neo4j/proposal_tx.py implements it)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from engine import defaults
 from engine.errors import InvalidInput
-from engine.reading.records import GatedConclusion, RetractedPremise
+from engine.reading.records import GatedConclusion, RegistryTx, RetractedPremise
 from engine.store import Store
 
 DEFAULT_LIMIT = defaults.BLOCKERS_LIMIT
@@ -51,7 +51,7 @@ def group_gated(gated: list[GatedConclusion]) -> tuple[BlockerGroup, ...]:
     return tuple(sorted(groups, key=lambda g: (-len(g.conclusions), g.closers)))
 
 
-def find_blockers(store: Store, limit: int | None = DEFAULT_LIMIT) -> Blockers:
+def find_blockers(store: Store[RegistryTx], limit: int | None = DEFAULT_LIMIT) -> Blockers:
     """The blocker groups (at most `limit`; None: all) and the `limit` retracted premises
     with the most beliefs resting on them, read in one transaction."""
     if limit is not None and limit < 1:

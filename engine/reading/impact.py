@@ -11,7 +11,7 @@ from engine.store import Store
 BATCH = 500  # ids per statement
 
 
-def impacts(store: Store, ids: Iterable[str]) -> dict[str, int]:
+def impacts(store: Store[ReadingTx], ids: Iterable[str]) -> dict[str, int]:
     """Impact of each id that exists, in one read transaction."""
     return store.read(lambda tx: impacts_in(tx, ids))
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInput, NotFound
-from engine.reading.records import GraphEdge, GraphNode, QueryResult
+from engine.reading.records import GraphEdge, GraphNode, PackTx, QueryResult
 from engine.store import Store
 
 PARAM_TYPES = ("string", "integer", "float", "boolean")
@@ -102,7 +102,7 @@ def _plain_example(p: PackParam) -> str:
 
 
 # --- running -----------------------------------------------------------------------------
-def run_query(store: Store, query: PackQuery, params: Mapping[str, Any]) -> QueryResult:
+def run_query(store: Store[PackTx], query: PackQuery, params: Mapping[str, Any]) -> QueryResult:
     """Run a pack query (read-only) with checked parameters."""
     return store.read(lambda tx: tx.run_pack_query(query.name, dict(params)))
 

@@ -80,7 +80,7 @@ def check_depth(depth: int) -> int:
     return depth
 
 
-def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIMIT,
+def search(store: Store[RankingTx], words: str | Sequence[str], *, limit: int = DEFAULT_LIMIT,
            include_out: bool = False, embedder=None) -> list[SearchHit]:
     """The `limit` best beliefs for `words`; by meaning as well when `embedder` (the
     one-method embedder of engine.embedding.cache.Embedder) is given, which needs the
@@ -92,7 +92,7 @@ def search(store: Store, words: str | Sequence[str], *, limit: int = DEFAULT_LIM
                                            meaning=meaning))
 
 
-def neighbours(store: Store, ids: Sequence[str], depth: int, include_out: bool = False
+def neighbours(store: Store[SearchTx], ids: Sequence[str], depth: int, include_out: bool = False
                ) -> list[Neighbour]:
     """The beliefs within `depth` justification steps of `ids` (search's hits; up: what they
     rest on and their outlists; down: what rests on them), nearest first, then by id; OUT

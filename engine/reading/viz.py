@@ -14,7 +14,7 @@ from pathlib import Path
 from engine.errors import InvalidInput, NotFound
 from engine.files import write_text_atomically
 from engine.model import check_id
-from engine.reading.records import GraphEdge, GraphNode
+from engine.reading.records import GraphEdge, GraphNode, PackTx
 from engine.store import Store
 
 MAX_STEPS = 25  # the bound written in cypher/queries/neighbourhood.cypher
@@ -35,7 +35,7 @@ class Neighbourhood:
                       if label in n.labels and "id" in n.properties)
 
 
-def neighbourhood(store: Store, belief_id: str, steps: int = 2) -> Neighbourhood:
+def neighbourhood(store: Store[PackTx], belief_id: str, steps: int = 2) -> Neighbourhood:
     check_id(belief_id)
     if not 1 <= steps <= MAX_STEPS:
         raise InvalidInput(f"--depth takes 1 to {MAX_STEPS} steps, not {steps}", field="depth",

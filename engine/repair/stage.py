@@ -31,7 +31,7 @@ from engine.repair.validate import RepairCheckTx, check_repairs, graph_problems
 from engine.stages.arguments import ArgumentsTx, read_under_review
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.stage import Applied, Checked, Prompt, RoundInput, Stage
 from engine.stages.turns import TakesTurnsBase, Taken
 from engine.store import Store
@@ -54,7 +54,7 @@ class RepairRound:
 
     cases: tuple[RepairCase, ...]
     expected: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
-    store: Store | None = None
+    store: Store[RepairCheckTx] | None = None
 
 
 def _context(shown: RoundInput | None) -> RepairRound | None:
@@ -97,7 +97,7 @@ class RepairStage(RetriesItems[parser.RepairParse], TakesTurnsBase[Repair]):
         self.embedder = embedder  # None: bridges by their words only
 
     # --- a round ---------------------------------------------------------------------
-    def read_round(self, store: Store, n: int) -> RoundInput:
+    def read_round(self, store: Store[RepairStageTx], n: int) -> RoundInput:
         s = self.settings
 
         def first(tx: RepairDueTx) -> tuple[DueList, Taken[Defeated], list[Defeated],
@@ -160,8 +160,9 @@ def _key(d: Defeated) -> str:
     return d.key
 
 
-class RepairStageTx(RepairCheckTx, RepairApplyTx, Protocol):
-    """The store parts repair reads and writes."""
+class RepairStageTx(RepairCheckTx, RepairApplyTx, RepairCaseTx, ProvenanceTx, Protocol):
+    """The store parts repair reads (what is due, its cases: a RepairDueTx and a
+    RepairCaseTx) and writes (repairs, provenance)."""
 
 
 _STAGE: type[Stage[Repair, parser.RepairParse, RepairStageTx]] = RepairStage

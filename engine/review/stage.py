@@ -11,6 +11,8 @@ the beliefs held back and the due beliefs each waits on.
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +28,7 @@ from engine.review.validate import read_and_check
 from engine.review.verdicts import Verdict
 from engine.stages.contract import RoundContract
 from engine.stages.item_reader import RetriesItems
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.records import ArgumentsTx
 from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput, Stage
 from engine.stages.turns import (
@@ -72,7 +74,8 @@ def _context(shown: ShownRound | None) -> ReviewRound | None:
     return shown.context if shown is not None and isinstance(shown.context, ReviewRound) else None
 
 
-class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], ReadsAround):
+class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict],
+                  ReadsAround[ReviewDueTx]):
     name = "review"
     retry = RETRY
 
@@ -82,7 +85,8 @@ class ReviewStage(RetriesItems[parser.ReviewParse], TakesTurnsBase[Verdict], Rea
         self.since = since or now()  # with review_all, reviews older than this are redone
 
     # --- a round ---------------------------------------------------------------------
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+    def read_round_besides(self, store: Store[ReviewDueTx], n: int,
+                           busy: frozenset[str]) -> RoundInput:
         """`busy`: beliefs shown by rounds in flight (--parallel), left out. What rests on
         them is not due until they are reviewed, so the rounds never overlap."""
         s = self.settings
@@ -162,4 +166,8 @@ def held_back(due: DueList) -> dict[str, list[str]]:
 
 
 # The store parts review reads and writes (mypy holds the stage to them).
-_STAGE: type[Stage[Verdict, parser.ReviewParse, ReviewApplyTx]] = ReviewStage
+class ReviewStageTx(ReviewDueTx, ReviewApplyTx, ProvenanceTx, Protocol):
+    """The store parts a review run reads (what is due) and writes (verdicts, provenance)."""
+
+
+_STAGE: type[Stage[Verdict, parser.ReviewParse, ReviewStageTx]] = ReviewStage

@@ -12,18 +12,20 @@ or on accept, applies them in the round's write transaction (premises_apply.py).
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.review_premises.apply import PremiseApplyTx, check_verdicts, write_premise_review
-from engine.review_premises.due import PremiseUnderReview, read_premises
+from engine.review_premises.due import PremiseDueTx, PremiseUnderReview, read_premises
 from engine.review_premises.prompt import RETRY, build_prompt, json_reply
 from engine.review_premises.proposals_file import render
 from engine.review_premises.verdicts import PremiseParse, PremiseVerdict, parse_reply
 from engine.review_premises.window import DEFAULT_BUDGET
 from engine.sources.reader import SourceReader
 from engine.stages.contract import RoundContract
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.item_reader import RetriesItems
 from engine.stages.stage import Applied, Checked, Prompt, ReadsAround, RoundInput, Stage
 from engine.stages.turns import TakesTurnsBase
@@ -50,7 +52,7 @@ class PremiseRound:
 
 
 class PremiseReviewStage(RetriesItems[PremiseParse], TakesTurnsBase[PremiseVerdict],
-                         ReadsAround):
+                         ReadsAround[PremiseDueTx]):
     name = "review"
     retry = RETRY
 
@@ -61,7 +63,8 @@ class PremiseReviewStage(RetriesItems[PremiseParse], TakesTurnsBase[PremiseVerdi
         self.settings = settings
         self.since = since or now()  # with review_all, reviews older than this are redone
 
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+    def read_round_besides(self, store: Store[PremiseDueTx], n: int,
+                           busy: frozenset[str]) -> RoundInput:
         """`busy`: premises shown by rounds in flight (--parallel), left out. A verdict on
         one premise changes no other premise's source or review stamp, so rounds in flight
         never judge the same premise and end as a sequential run would."""
@@ -111,4 +114,9 @@ def _premise_id(p: PremiseUnderReview) -> str:
 
 
 # The store parts premise review reads and writes (mypy holds the stage to them).
-_STAGE: type[Stage[PremiseVerdict, PremiseParse, PremiseApplyTx]] = PremiseReviewStage
+class PremiseStageTx(PremiseDueTx, PremiseApplyTx, ProvenanceTx, Protocol):
+    """The store parts a premise review run reads (what is due) and writes (verdicts,
+    provenance)."""
+
+
+_STAGE: type[Stage[PremiseVerdict, PremiseParse, PremiseStageTx]] = PremiseReviewStage

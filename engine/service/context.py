@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from engine.agents.visibility import VisibleStore
 from engine.embedding.cache import Embedder
 from engine.memory.as_of import AsOfStore
+from engine.graph import GraphTx
 from engine.store import Store
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class Context:
 long-lived process's, which keeps the embeddings current after writes and ranks by meaning
 through them (engine/embedding/keeper.py; None: a command computes what it needs)."""
 
-    store: Store
+    store: Store[GraphTx]
     actor: str = ""
     visible_to: frozenset[str] | None = None
     prog: str = DEFAULT_PROG
@@ -45,14 +46,14 @@ through them (engine/embedding/keeper.py; None: a command computes what it needs
     cache_folder: Path | None = None
     keeper: EmbeddingKeeper | None = None
 
-    def seen(self) -> Store:
+    def seen(self) -> Store[GraphTx]:
         """The store as this caller may read it: filtered by `visible_to` when set, every
         write refused then."""
         if self.visible_to is None:
             return self.store
         return VisibleStore(self.store, self.visible_to)
 
-    def seen_as_of(self, as_of: str | None) -> Store:
+    def seen_as_of(self, as_of: str | None) -> Store[GraphTx]:
         """The store as it was at `as_of` (a seq, an ISO time or a release name), else as
         `seen` gives it."""
         if as_of is None:

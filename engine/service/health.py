@@ -21,6 +21,7 @@ from engine.errors import InvalidInput
 from engine.reading import health as reading
 from engine.reading.health import Commands, DuplicatePairs, Health, Parts, SourceCounts, Trend
 from engine.service.context import Context
+from engine.graph import GraphTx
 from engine.store import Store
 
 DUPLICATE_K = 50  # each belief's nearest counted: far more than a belief has duplicates
@@ -156,7 +157,7 @@ def _as_of(ctx: Context, options: HealthOptions) -> Parts:
                  why if dupes is None else "")
 
 
-def _stamps_until(store: Store, point: str) -> Mapping[str, str]:
+def _stamps_until(store: Store[GraphTx], point: str) -> Mapping[str, str]:
     """The review stamps recorded by the time of `point` (the time of the change it names)."""
     from engine.change_records import LogQuery
     from engine.memory import history

@@ -15,7 +15,8 @@ from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading import search as searching
 from engine.service.context import Context
-from engine.store import GraphTx, Store
+from engine.graph import GraphTx
+from engine.store import Store
 from engine.tms import explain as explaining
 from engine.tms.records import BeliefFilter, Network
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 LIST_SORTS = defaults.LIST_SORTS
 
 
-def only_namespace(store: Store, name: str, ids: Sequence[str]) -> set[str]:
+def only_namespace(store: Store[GraphTx], name: str, ids: Sequence[str]) -> set[str]:
     """The ids of `ids` in the namespace `name` (an unknown namespace is refused)."""
     from engine.agents import import_agent
     from engine.agents.namespace import prefix
@@ -209,7 +210,7 @@ def show(ctx: Context, belief_id: str, as_of: str | None = None, *,
     return shown
 
 
-def _impact(store: Store, belief_id: str) -> int:
+def _impact(store: Store[GraphTx], belief_id: str) -> int:
     from engine.reading.impact import impacts
 
     return impacts(store, [belief_id]).get(belief_id, 0)  # under a visibility set: visible ones
@@ -435,7 +436,7 @@ def search(ctx: Context, options: SearchOptions, progress: Progress | None = Non
                  {h.belief.id: order[h.belief.id] for h in hits} if order is not None else None)
 
 
-def _reordered(store: Store, hits: Sequence[searching.SearchHit], sort: str
+def _reordered(store: Store[GraphTx], hits: Sequence[searching.SearchHit], sort: str
                ) -> tuple[list[searching.SearchHit], dict[str, Any]]:
     """The hits by impact (most first) or by when last updated (newest first), ties in
     their order of relevance."""

@@ -21,6 +21,7 @@ from engine.sources.pinning import HashedLate, SourcedClaim, SourceFiles, hash_l
 from engine.sources.reader import WholeFileHashes
 from engine.sources.staleness import MOVED
 from engine.sources.status import SourcedRow
+from engine.graph import GraphTx
 from engine.store import Store
 
 STATUS, STALE, HASH, REPOS = "status", "stale", "hash", "repos"
@@ -162,7 +163,7 @@ def set_root(ctx: Context, root: str) -> RootSet:
 
 
 # --- sources status | stale | hash ------------------------------------------------------
-def whole_files(store: Store, root: Path, repos: Mapping[str, str]) -> WholeFileHashes:
+def whole_files(store: Store[GraphTx], root: Path, repos: Mapping[str, str]) -> WholeFileHashes:
     """Whole-file hashes of sources named `NAME/path` (the repos map an import kept, and
     `repos` over it) or a path under the root."""
     from adapters.sources.repos import RepoFiles

@@ -29,7 +29,7 @@ from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round, round_entry
 from engine.stages.run import iso_utc, new_run_id, utc_now
 from engine.stages.stage import Applied, LoopStage
-from engine.store import GraphTx
+from engine.graph import GraphTx
 
 REJECT_OP = "proposal-reject"  # the op an agent's proposal's reject logs too
 DECISIONS_LOOKED_AT = 500  # the newest entries of each op read for a file's decisions
@@ -43,7 +43,7 @@ class StagedSource(Protocol):
         """Where the file is (absolute)."""
 
     @property
-    def stage(self) -> LoopStage:
+    def stage(self) -> LoopStage[GraphTx]:
         """The stage whose parser read it and whose check and apply decide its items."""
 
     @property
@@ -79,7 +79,7 @@ def _chosen(source: StagedSource, keys: Sequence[str], edited: Mapping[str, Any]
     return [(k, edits.get(k, item)) for k, item in by_key.items() if k in set(keys)]
 
 
-def _decided(stage: LoopStage, chosen: Sequence[tuple[str, Any]], valid: Sequence[Any]
+def _decided(stage: LoopStage[GraphTx], chosen: Sequence[tuple[str, Any]], valid: Sequence[Any]
              ) -> list[str]:
     """The keys in the file of the chosen items the stage found valid."""
     valid_keys = {stage.item_key(v) for v in valid}

@@ -25,8 +25,8 @@ from engine.sources.grounding import clean_quote, find_quote
 from engine.sources.reader import SkippedFile, SourceReader, SourceText, WholeFileHashes
 from engine.sources.records import SourcePin, SourceRecord, SourceRecords
 from engine.sources.revisions import CLEAN, COMMIT, Revisions
-from engine.sources.staleness import LINES_SHA256, agent_of, lines_sha256
-from engine.store import GraphTx, Store
+from engine.sources.staleness import LINES_SHA256, StalenessTx, agent_of, lines_sha256
+from engine.store import Store
 from engine.tms.kernel import add_beliefs_in
 from engine.tms.verbs import new_belief
 
@@ -145,7 +145,7 @@ class SourceFiles:
 
 # A memory's files: given its store, the SourceFiles under the root the memory recorded (else
 # a default folder), read at each call, so a root recorded later (`init --root`) counts.
-SourceFilesOf = Callable[[Store], SourceFiles]
+SourceFilesOf = Callable[[Store[StalenessTx]], SourceFiles]
 
 
 def pin_in(tx: SourceRecords, belief_id: str, claim: SourcedClaim, metadata: dict[str, object],
@@ -172,7 +172,7 @@ def record_root_in(tx: SourceRecords, root: str) -> None:
         tx.save_project_root(root)
 
 
-def add_sourced(store: Store, belief_id: str, text: str,
+def add_sourced(store: Store[StalenessTx], belief_id: str, text: str,
                 justifications: Sequence[Justification], claim: SourcedClaim, *,
                 source_url: str = "", metadata: Mapping[str, object] | None = None,
                 root: str = "") -> Change:
@@ -183,7 +183,7 @@ def add_sourced(store: Store, belief_id: str, text: str,
     belief = new_belief(belief_id, text, justifications, source=claim.path,
                         source_url=source_url, source_hash=claim.sha256, metadata=fields)
 
-    def work(tx: GraphTx) -> Change:
+    def work(tx: StalenessTx) -> Change:
         pin_in(tx, belief_id, claim, fields, belief.created_at, check_only=True)
         change = add_beliefs_in(tx, [belief])
         pin_in(tx, belief_id, claim, fields, belief.created_at)
@@ -237,7 +237,7 @@ def _elsewhere(files: SourceFiles, hashes: WholeFileHashes | None, b: Belief) ->
     return None if _under_root(files, b.source) else found
 
 
-def _refreshes(store: Store, hashes: WholeFileHashes | None, out: HashedLate
+def _refreshes(store: Store[StalenessTx], hashes: WholeFileHashes | None, out: HashedLate
                ) -> dict[str, str]:
     """Hash-only beliefs (ftl-reasons' pins) whose file's sha256 is not the recorded one:
     the new hash, by id; those whose file is gone are skipped."""
@@ -255,7 +255,8 @@ def _refreshes(store: Store, hashes: WholeFileHashes | None, out: HashedLate
     return fresh
 
 
-def hash_late(store: Store, files: SourceFiles, hashes: WholeFileHashes | None = None, *,
+def hash_late(store: Store[StalenessTx], files: SourceFiles, hashes: WholeFileHashes | None = None,
+              *,
               at: str) -> HashedLate:
     """Pin every belief that names a file under the root but has no hash nor FROM edge to
     that file as it is now, flagged `hashed_late`; give one whose source names a file

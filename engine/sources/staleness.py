@@ -42,7 +42,8 @@ LINES_SHA256 = "lines_sha256"  # metadata: the pinned lines' hash, for a pin wit
 
 
 class StalenessTx(ResolutionTx, SourceRecords, Protocol):
-    """What taking down a changed source's beliefs writes: pins, labels, nogoods, sources."""
+    """What the sources' writes go through (pinning a belief, taking down a changed
+    source's beliefs): pins, labels, nogoods, sources."""
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ class Reconciled:
                 "change": self.change.as_dict()}
 
 
-def source_states(store: Store, reader: SourceReader,
+def source_states(store: Store[StalenessTx], reader: SourceReader,
                   paths: Sequence[str] = ()) -> list[SourceState]:
     known = {s.path: s for s in store.read(lambda tx: tx.sources())}
     states = []
@@ -221,7 +222,8 @@ def followed_by_git(b: Belief, old: tuple[int, ...], change: FileChange | None, 
                        b.retract_reason, new_path, by_git=True)
 
 
-def pinned_states(store: Store, reader: SourceReader, revisions: Revisions | None = None
+def pinned_states(store: Store[StalenessTx], reader: SourceReader,
+                  revisions: Revisions | None = None
                   ) -> list[StaleBelief]:
     """Every belief with a FROM edge, against its file as it is now, by id: each on its own
     pin (its hash, lines and quote), whatever the Source node or other beliefs say. With
@@ -299,7 +301,7 @@ def _diffs(revisions: Revisions | None, changed: Sequence[Belief]
     return out
 
 
-def stale_beliefs(store: Store, reader: SourceReader) -> list[StaleBelief]:
+def stale_beliefs(store: Store[StalenessTx], reader: SourceReader) -> list[StaleBelief]:
     """The pinned beliefs whose own lines or quote no longer read as pinned (moved, gone),
     or whose file is missing or unreadable, by id."""
     return [s for s in pinned_states(store, reader) if s.stale]
@@ -405,7 +407,7 @@ def texts_of(reader: SourceReader, states: Sequence[StaleBelief]) -> dict[str, S
     return out
 
 
-def retract_stale(store: Store, reader: SourceReader, *, at: str, missing: bool = False
+def retract_stale(store: Store[StalenessTx], reader: SourceReader, *, at: str, missing: bool = False
                   ) -> tuple[list[StaleBelief], Retraction]:
     """`forge stale --retract`: bring every pin up to date in one transaction (re-pin what
     moved, retract what is gone, restore what stands again; missing files only with

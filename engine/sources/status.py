@@ -36,13 +36,14 @@ from engine.sources.staleness import (
     UNCHANGED,
     UNREADABLE,
     StaleBelief,
+    StalenessTx,
     agent_of,
     bring_up_to_date_in,
     pin_commit,
     pinned_states,
     texts_of,
 )
-from engine.store import GraphTx, Store
+from engine.store import Store
 
 OUT_LIMIT = defaults.SOURCES_OUT_LIMIT
 PINNED, HASH = "pinned", "hash"
@@ -142,7 +143,8 @@ def _hash_state(b: Belief, hashes: WholeFileHashes) -> str:
     return UNCHANGED if same else CHANGED
 
 
-def _hash_only(store: Store, hashes: WholeFileHashes | None) -> list[tuple[Belief, str]]:
+def _hash_only(store: Store[StalenessTx],
+               hashes: WholeFileHashes | None) -> list[tuple[Belief, str]]:
     if hashes is None:
         return []
     beliefs = store.read(lambda tx: tx.get_beliefs(tx.hashed_unpinned_ids()))
@@ -162,7 +164,8 @@ class Checked:
     states: list[StaleBelief]  # in the form bring_up_to_date_in takes
 
 
-def check_sources(store: Store, reader: SourceReader, hashes: WholeFileHashes | None = None,
+def check_sources(store: Store[StalenessTx], reader: SourceReader,
+                  hashes: WholeFileHashes | None = None,
                   revisions: Revisions | None = None) -> Checked:
     pinned = pinned_states(store, reader, revisions)
     rows = [_pinned_row(s) for s in pinned]
@@ -177,14 +180,14 @@ def check_sources(store: Store, reader: SourceReader, hashes: WholeFileHashes | 
     return Checked(sorted(rows, key=lambda r: r.id), states)
 
 
-def sourced_status(store: Store, reader: SourceReader,
+def sourced_status(store: Store[StalenessTx], reader: SourceReader,
                    hashes: WholeFileHashes | None = None,
                    revisions: Revisions | None = None) -> list[SourcedRow]:
     """Every belief drawn from a source file, against the file as it is now, by id."""
     return check_sources(store, reader, hashes, revisions).rows
 
 
-def stale_sourced(store: Store, reader: SourceReader,
+def stale_sourced(store: Store[StalenessTx], reader: SourceReader,
                   hashes: WholeFileHashes | None = None,
                   revisions: Revisions | None = None) -> list[SourcedRow]:
     """The beliefs whose own lines or quote no longer read as pinned, whose whole file
@@ -192,7 +195,7 @@ def stale_sourced(store: Store, reader: SourceReader,
     return [r for r in sourced_status(store, reader, hashes, revisions) if r.stale]
 
 
-def stale_since(store: Store, reader: SourceReader, hashes: WholeFileHashes | None,
+def stale_since(store: Store[StalenessTx], reader: SourceReader, hashes: WholeFileHashes | None,
                 revisions: Revisions, since: str) -> list[SourcedRow]:
     """What the commits after `since` (a commit) made stale, up to the work tree: the
     beliefs stale now that were not stale at `since`. A clean pin read at `since` or before
@@ -258,7 +261,7 @@ class Retracted:
                 "written": self.written}
 
 
-def retract_stale_sourced(store: Store, reader: SourceReader,
+def retract_stale_sourced(store: Store[StalenessTx], reader: SourceReader,
                           hashes: WholeFileHashes | None = None, *, at: str,
                           missing: bool = False, yes: bool = False,
                           revisions: Revisions | None = None,
@@ -271,7 +274,7 @@ def retract_stale_sourced(store: Store, reader: SourceReader,
     texts = texts_of(reader, checked.states)
     stamps = stamps_for(revisions, texts)
 
-    def work(tx: GraphTx) -> Retracted:
+    def work(tx: StalenessTx) -> Retracted:
         done = bring_up_to_date_in(tx, checked.states, texts, at=at, missing=missing,
                                    take_down=take_down, stamps=stamps)
         return Retracted([r for r in checked.rows if r.stale], sorted(done.repinned),

@@ -16,7 +16,7 @@ from engine.errors import InvalidInput
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.rounds import apply_round, round_entry
 from engine.stages.run import iso_utc, new_run_id, utc_now
-from engine.stages.stage import LoopStage, Applied, ParsedReply
+from engine.stages.stage import Applied, LoopStage, ParsedReply, RunTxT
 from engine.store import Store
 
 # The note a proposals file carries: <!-- eem-<stage> run <id>, model <spec>, <time> -->
@@ -59,8 +59,8 @@ def read_proposals_file(path: Path) -> str:
 
 
 def accept(
-    store: Store,
-    stage: LoopStage,
+    store: Store[RunTxT],
+    stage: LoopStage[RunTxT],
     path: Path,
     *,
     params: Mapping[str, object] | None = None,

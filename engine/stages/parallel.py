@@ -25,6 +25,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from typing import Generic
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -32,7 +33,7 @@ from engine.stages.contract import ModelForRound
 from engine.stages.provenance import RunRecord
 from engine.stages.report import Discarded, Outcome, RoundResult
 from engine.stages.rounds import OpenRound, RoundSettings, ask_round, close_round, open_round
-from engine.stages.stage import LoopStage, ReadsAroundInFlight, RoundInput, TakesTurns
+from engine.stages.stage import LoopStage, ReadsAroundInFlight, RoundInput, RunTxT, TakesTurns
 from engine.store import Store
 
 
@@ -43,11 +44,12 @@ class InFlight:
     failure: BaseException | None = None  # a bug or an interrupt in the call's thread
 
 
-class ParallelRounds:
+class ParallelRounds(Generic[RunTxT]):
     """Iterate to get rounds 1..max_rounds closed in order; `stop()` when the run ends
     early (waits for the calls in flight and counts them as discarded)."""
 
-    def __init__(self, store: Store, stage: LoopStage, model_for_round: ModelForRound,
+    def __init__(self, store: Store[RunTxT], stage: LoopStage[RunTxT],
+                 model_for_round: ModelForRound,
                  settings: RoundSettings, *, parallel: int, max_rounds: int, run: RunRecord,
                  at: Callable[[], str], started: Callable[[int], None],
                  clock: Callable[[], float] = time.monotonic):

@@ -21,6 +21,6 @@ def current_negatives(tx: ProblemsTx) -> list[NegativeCandidate]:
     return [c for c in tx.classified_negatives() if is_current(c)]
 
 
-def negative_kinds(store: Store) -> dict[str, str]:
+def negative_kinds(store: Store[ProblemsTx]) -> dict[str, str]:
     """`list --negative`: the IN beliefs that state a problem now, id -> kind."""
     return store.read(lambda tx: {c.id: c.kind for c in current_negatives(tx)})

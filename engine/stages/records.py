@@ -1,7 +1,7 @@
 """What the stages share in the store, besides provenance (engine/stages/provenance.py): the
 beliefs as review and repair show them (ArgumentsTx: adapters/neo4j/review_tx.py), and the
 beliefs the negatives stage found to state a problem, as derive and `list --negative` read
-them (ProblemsTx: adapters/neo4j/negative_tx.py). Both are parts engine/store.py's GraphTx
+them (ProblemsTx: adapters/neo4j/negative_tx.py). Both are parts engine/graph.py's GraphTx
 composes."""
 from __future__ import annotations
 

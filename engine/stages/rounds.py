@@ -25,8 +25,16 @@ from engine.stages.calls import CallPolicy, ModelCallFailed, call_model
 from engine.stages.contract import ModelForRound
 from engine.stages.provenance import RoundRecord, RunRecord
 from engine.stages.report import Outcome, RoundResult
-from engine.stages.stage import LoopStage, Applied, Checked, ParsedReply, RoundInput
-from engine.store import GraphTx, Store
+from engine.stages.stage import (
+    Applied,
+    Checked,
+    LoopStage,
+    ParsedReply,
+    RoundInput,
+    RunTxT,
+    TxT,
+)
+from engine.store import Store
 
 MAX_ECHO_CHARS = 20_000  # of a failed reply, repeated in the retry
 
@@ -59,7 +67,7 @@ class OpenRound:
         return self.result.outcome is not None
 
 
-def open_round(stage: LoopStage, n: int, read: Callable[[], RoundInput], *,
+def open_round(stage: LoopStage[TxT], n: int, read: Callable[[], RoundInput], *,
                clock: Callable[[], float] = time.monotonic) -> OpenRound:
     """Read what round `n` shows (`read`: the stage's read_round, or a parallel run's read
     around the rounds in flight)."""
@@ -77,7 +85,7 @@ def open_round(stage: LoopStage, n: int, read: Callable[[], RoundInput], *,
     return opened
 
 
-def ask_round(opened: OpenRound, stage: LoopStage, model_for_round: ModelForRound,
+def ask_round(opened: OpenRound, stage: LoopStage[TxT], model_for_round: ModelForRound,
               settings: RoundSettings, *, clock: Callable[[], float] = time.monotonic) -> None:
     """The model call (and its one format retry) and the parse. Touches only this round's
     own records, so rounds in flight may ask at once."""
@@ -93,8 +101,8 @@ def ask_round(opened: OpenRound, stage: LoopStage, model_for_round: ModelForRoun
         opened.result.seconds += clock() - start
 
 
-def close_round(opened: OpenRound, store: Store, stage: LoopStage, settings: RoundSettings, *,
-                run: RunRecord, at: Callable[[], str],
+def close_round(opened: OpenRound, store: Store[RunTxT], stage: LoopStage[RunTxT],
+                settings: RoundSettings, *, run: RunRecord, at: Callable[[], str],
                 clock: Callable[[], float] = time.monotonic) -> RoundResult:
     """Validate, and with `auto` validate again and apply in ONE write transaction with the
     round's provenance; the outcome."""
@@ -136,21 +144,22 @@ def _failed(result: RoundResult, e: EngineError) -> None:
         result.error = f"{type(e).__name__}: {e}"
 
 
-def apply_round(tx: GraphTx, stage: LoopStage, items: Sequence[Any], shown: RoundInput | None,
-                run: RunRecord, record: RoundRecord) -> Applied:
+def apply_round(tx: RunTxT, stage: LoopStage[RunTxT], items: Sequence[Any],
+                shown: RoundInput | None, run: RunRecord, record: RoundRecord) -> Applied:
     """Inside one write transaction: the run (once), the round, then the stage's writes."""
     tx.create_run(run)
     tx.record_round(record)
     return stage.apply(tx, items, shown, run, record)
 
 
-def round_entry(stage: LoopStage, run: RunRecord, record: RoundRecord, **args: Any) -> ChangeEntry:
+def round_entry(stage: LoopStage[TxT], run: RunRecord, record: RoundRecord, **args: Any
+                ) -> ChangeEntry:
     """A stage round's change-log entry: the op is the stage, the actor the run."""
     return ChangeEntry(stage.name, {"run": run.id, "round": record.round, **args},
                        actor=run.id)
 
 
-def round_record(result: RoundResult, stage: LoopStage, run: RunRecord, *, seconds: float,
+def round_record(result: RoundResult, stage: LoopStage[TxT], run: RunRecord, *, seconds: float,
                  at: str) -> RoundRecord:
     return RoundRecord(
         run_id=run.id, round=result.n, prompt_sha256=result.prompt_sha256,
@@ -169,14 +178,14 @@ def describe(result: RoundResult, shown: RoundInput) -> None:
     result.prompt_sha256 = shown.prompt.sha256
 
 
-def record_proposals(result: RoundResult, parsed: ParsedReply, stage: LoopStage) -> None:
+def record_proposals(result: RoundResult, parsed: ParsedReply, stage: LoopStage[TxT]) -> None:
     result.parse = parsed
     result.proposals = list(parsed.items)
     result.proposal_dicts = [stage.item_dict(p) for p in result.proposals]
     result.proposal_keys = [stage.item_key(p) for p in result.proposals]
 
 
-def record_applied(result: RoundResult, applied: Applied, stage: LoopStage) -> None:
+def record_applied(result: RoundResult, applied: Applied, stage: LoopStage[TxT]) -> None:
     result.valid = list(applied.checked.valid)
     result.valid_keys = [stage.item_key(v) for v in result.valid]
     result.skipped = list(applied.checked.skipped)
@@ -184,7 +193,7 @@ def record_applied(result: RoundResult, applied: Applied, stage: LoopStage) -> N
     result.change = applied.change
 
 
-def _ask(result: RoundResult, stage: LoopStage, model_for_round: ModelForRound,
+def _ask(result: RoundResult, stage: LoopStage[TxT], model_for_round: ModelForRound,
          shown: RoundInput, settings: RoundSettings) -> ParsedReply:
     runnable = model_for_round(shown.contract)
     messages: list[BaseMessage] = [HumanMessage(shown.prompt.text)]
@@ -197,7 +206,7 @@ def _ask(result: RoundResult, stage: LoopStage, model_for_round: ModelForRound,
     return parsed
 
 
-def _call(result: RoundResult, stage: LoopStage, runnable: Runnable,
+def _call(result: RoundResult, stage: LoopStage[TxT], runnable: Runnable,
           messages: Sequence[BaseMessage], shown: RoundInput, settings: RoundSettings
           ) -> ParsedReply:
     call = call_model(runnable, messages, settings.calls)

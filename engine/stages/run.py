@@ -44,7 +44,7 @@ from engine.stages.report import (
     stop_description,
 )
 from engine.stages.rounds import RoundSettings
-from engine.stages.stage import LoopStage, TakesTurns
+from engine.stages.stage import LoopStage, RunTxT, TakesTurns
 from engine.store import Store
 
 CostFunction = Callable[[int, int], "float | None"]  # (tokens_in, tokens_out) -> dollars
@@ -153,8 +153,8 @@ def new_report(stage: str, options: RunOptions, cost: CostFunction | None,
 
 
 def run_stage(
-    store: Store,
-    stage: LoopStage,
+    store: Store[RunTxT],
+    stage: LoopStage[RunTxT],
     model_for_round: ModelForRound,
     options: RunOptions,
     *,

@@ -29,9 +29,9 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from engine.model import Change
 from engine.stages.contract import RoundContract
-from engine.stages.provenance import RoundRecord, RunRecord
+from engine.stages.provenance import ProvenanceTx, RoundRecord, RunRecord
 from engine.stages.turns import Turns
-from engine.store import GraphTx, Store
+from engine.store import Store
 
 ItemT = TypeVar("ItemT")
 ItemT_co = TypeVar("ItemT_co", covariant=True)
@@ -204,18 +204,22 @@ class Applied:
 
 
 ParseT = TypeVar("ParseT", bound="ParsedReply[Any]")
+TxT = TypeVar("TxT")
 TxT_contra = TypeVar("TxT_contra", contravariant=True)
+# The transaction a run hands its stage: the stage's parts, and the run's provenance.
+RunTxT = TypeVar("RunTxT", bound=ProvenanceTx)
 
 
 class Stage(Protocol[ItemT, ParseT, TxT_contra]):
     """A stage's own parts. `ParseT` is its parse (a `Parsed`, or its own type with the
     members of ParsedReply), which its retry message and combine take back; `TxT_contra`
-    the store parts its `check` and `apply` read and write (a Protocol intersection of the
-    parts of engine/store.py's GraphTx), so mypy holds the stage to them."""
+    the store parts its rounds read and its `check` and `apply` read and write (a part, or a
+    Protocol intersection of parts, of engine/graph.py's GraphTx), so mypy holds the stage
+    to them."""
 
     name: str  # "derive", "review", "dedup", "contradictions", "forge"
 
-    def read_round(self, store: Store, n: int) -> RoundInput:
+    def read_round(self, store: Store[TxT_contra], n: int) -> RoundInput:
         """Round `n`'s (1-based) view, read fresh from the store."""
 
     def parse(self, reply: str, shown: RoundInput | None) -> ParseT:
@@ -249,13 +253,13 @@ class Stage(Protocol[ItemT, ParseT, TxT_contra]):
         `command` is the accept command line to print in it."""
 
 
-# A stage as the machinery runs it: its check and apply handed the store's whole transaction
-# (which has every part a stage may declare).
-LoopStage = Stage[Any, Any, GraphTx]
+# A stage as the machinery runs it, its rounds read and written through transactions `TxT`
+# (the run's store's, which have every part the stage declares).
+LoopStage = Stage[Any, Any, TxT]
 
 
 @runtime_checkable
-class ReadsAroundInFlight(Protocol):
+class ReadsAroundInFlight(Protocol[TxT_contra]):
     """A stage whose rounds may run in parallel (`--parallel`, engine/stages/parallel.py)
     reads a round leaving out what rounds still in flight hold: `busy` is the union of their
     `shown` ids (not yet applied). What it leaves out is not marked as shown: a later round
@@ -264,7 +268,8 @@ class ReadsAroundInFlight(Protocol):
     A stage without this method (derive: each round must see the last) runs one round at a
     time whatever --parallel says."""
 
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+    def read_round_besides(self, store: Store[TxT_contra], n: int, busy: frozenset[str]
+                           ) -> RoundInput:
         """Round `n`'s view, as `read_round`, without the ids in `busy`."""
 
 
@@ -282,15 +287,16 @@ class TakesTurns(Protocol):
         """Round `shown` is closed with `valid` items: record who had a turn."""
 
 
-class ReadsAround(ABC):
-    """`read_round` of a stage that reads around the rounds in flight (ReadsAroundInFlight):
-    the round read with none in flight."""
+class ReadsAround(ABC, Generic[TxT]):
+    """`read_round` of a stage that reads around the rounds in flight (ReadsAroundInFlight),
+    its rounds read through transactions `TxT`: the round read with none in flight."""
 
-    def read_round(self, store: Store, n: int) -> RoundInput:
+    def read_round(self, store: Store[TxT], n: int) -> RoundInput:
         return self.read_round_besides(store, n, frozenset())
 
     @abstractmethod
-    def read_round_besides(self, store: Store, n: int, busy: frozenset[str]) -> RoundInput:
+    def read_round_besides(self, store: Store[TxT], n: int, busy: frozenset[str]
+                           ) -> RoundInput:
         """Round `n`'s view without the ids in `busy` (shown by rounds in flight)."""
 
 

@@ -21,6 +21,10 @@ from engine.tms.stored_labels import StoredLabels
 
 T = TypeVar("T")
 
+# The retraction reason of a belief a network file stored OUT, which an import keeps
+# retracted (engine/interchange.py) and defeat does not count as a user's retraction.
+KEPT_REASON = "stored OUT in the imported file"
+
 
 @dataclass
 class Network:
@@ -193,8 +197,8 @@ class ResolutionTx(TmsTx, ChangeLog, Protocol):
 
 
 class TmsStore(Protocol):
-    """The store as the kernel's verbs use it: transactions seen as a ResolutionTx. The
-    Store of engine/store.py is one (its transactions are a GraphTx, which has every part)."""
+    """The store as the kernel's verbs use it: transactions seen as a ResolutionTx. Any
+    engine/store.py `Store` of a ResolutionTx is one (a `Store[GraphTx]` among them)."""
 
     def init_schema(self) -> dict[str, int]: ...
 

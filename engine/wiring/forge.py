@@ -12,6 +12,7 @@ from engine.forge import roots
 from engine.sources.reader import SourceOptions
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.embedding.cache import Embedder
     from engine.forge.stage import ForgeSettings, ForgeStage, PlannedChunk
     from engine.sources.reader import SourceReader
@@ -29,7 +30,7 @@ class ForgeFiles:
     reader: SourceReader
 
 
-def forge_files(store: Store, parts: StageParts, folder: Path, *, root: str | None,
+def forge_files(store: Store[GraphTx], parts: StageParts, folder: Path, *, root: str | None,
                 paths: Sequence[str] = (), run: bool = False,
                 sources: SourceOptions = SourceOptions(), output: str | None = None,
                 report_dir: str = "reports") -> ForgeFiles:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from engine.wiring.models import ModelSpec, ask_backend, chat_model
 
 if TYPE_CHECKING:
+    from engine.graph import GraphTx
     from engine.ask.run import AskBackend
     from engine.derive.options import SamplerOptions
     from engine.derive.sampling import Sampler
@@ -91,7 +92,7 @@ class StageParts:
             return CandidateSource(near, stage=stage)
         return CandidateSource(near, embedder=self.embedder(model), cache=cache, stage=stage)
 
-    def sampler(self, store: Store, options: SamplerOptions, *, cache: VectorCache,
+    def sampler(self, store: Store[GraphTx], options: SamplerOptions, *, cache: VectorCache,
                 progress: Progress | None = None) -> Sampler:
         """Derive's sampler as `options` ask: the cluster strategies get their embeddings
         from the store (computed by the local model where missing) and KMeans."""

@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
     from adapters.neo4j.connection import Neo4jSettings
     from engine.import_parts import ImportMark, ImportParts
-    from engine.store import GraphTx, Store
+    from engine.graph import GraphTx
+    from engine.store import Store
 
 T = TypeVar("T")
 Located = Memory | InvalidInput  # the memory a call is in, or why there is none
@@ -74,10 +75,10 @@ class LazyStore:
         self._retry_seconds = retry_seconds
         self._borrowed = borrowed
         self._notice = notice
-        self._store: Store | None = None
+        self._store: Store[GraphTx] | None = None
         self._opening = threading.Lock()
 
-    def _opened(self) -> Store:
+    def _opened(self) -> Store[GraphTx]:
         if self._borrowed is not None:
             self._borrowed.before_each()
         if self._store is None:
@@ -86,7 +87,7 @@ class LazyStore:
                     self._store = self._open()
         return self._store
 
-    def _open(self) -> Store:
+    def _open(self) -> Store[GraphTx]:
         from adapters.neo4j.connection import connect
         from adapters.neo4j.store import Neo4jStore
 

@@ -13,7 +13,8 @@ import pytest
 
 from adapters.neo4j.propagation import Neo4jRegionReader
 from adapters.neo4j.store import Neo4jStore, Neo4jTx
-from engine.store import GraphTx, Store
+from engine.graph import GraphTx
+from engine.store import Store
 from engine.tms.region_reader import RegionReader
 from tests.fakes import FakeGraphTx, FakeRegionReader, FakeStore, FakeTx
 
@@ -65,7 +66,7 @@ def test_every_part_a_room_declares_is_in_the_transaction_the_store_hands_out():
     parts = declared_parts()
     assert {"TmsTx", "ReviewRecords", "RepairTx", "ChangeLog"} <= parts.keys()
     left_out = sorted(name for name, part in parts.items() if part not in GraphTx.__mro__)
-    assert left_out == [], f"not composed into engine.store.GraphTx: {left_out}"
+    assert left_out == [], f"not composed into engine.graph.GraphTx: {left_out}"
 
 
 def test_no_cast_reaches_a_store_part():

@@ -10,6 +10,7 @@ from engine.derive.sampling.clusters import ClusterSampler
 from engine.derive.sampling.sample import Sampler
 from engine.derive.view import premise_pool
 from engine.errors import InvalidInput
+from engine.reading.records import SearchTx
 from engine.store import Store
 
 
@@ -30,7 +31,7 @@ class Clusters:
                              for n, members in enumerate(self.clusters)]}
 
 
-def list_clusters(store: Store, sampler: Sampler, topic: str | None = None) -> Clusters:
+def list_clusters(store: Store[SearchTx], sampler: Sampler, topic: str | None = None) -> Clusters:
     """Fit `sampler` (a cluster strategy's) on the pool a derive run's first round reads."""
     if not isinstance(sampler, ClusterSampler):
         raise InvalidInput("list-clusters needs a cluster sampler", field="strategy",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.reading.compact.build import Compact, CompactOptions, compact_in
+from engine.reading.compact.build import Compact, CompactOptions, CompactTx, compact_in
 from engine.reading.ranking import meaning_of
 from engine.store import Store
 from engine.tokens import ESTIMATE, TokenCounter
@@ -11,7 +11,7 @@ from engine.tokens import ESTIMATE, TokenCounter
 __all__ = ["Compact", "CompactOptions", "compact", "compact_in"]
 
 
-def compact(store: Store, options: CompactOptions | None = None,
+def compact(store: Store[CompactTx], options: CompactOptions | None = None,
             counter: TokenCounter = ESTIMATE, *, embedder: Any = None) -> Compact:
     """The summary, read in one transaction (so it is one consistent state); a --topic
     scope by meaning as well with `embedder` (MissingEmbeddings while some are missing)."""

@@ -36,7 +36,8 @@ from engine.stages.stage import (
     Skip,
 )
 from engine.review.stage import ReviewSettings, ReviewStage
-from engine.store import GraphTx, Store
+from engine.graph import GraphTx
+from engine.store import Store
 from engine.tms.records import BeliefFilter
 from tests.derive_fakes import load, premise
 from tests.fakes import FakeStore

@@ -29,7 +29,8 @@ from engine.stages.stage import (
     RoundInput,
     Skip,
 )
-from engine.store import GraphTx, Store
+from engine.graph import GraphTx
+from engine.store import Store
 from engine.tms.records import BeliefFilter
 from tests.derive_fakes import RecordingModelForRound, ScriptedChatModel, load, premise
 from tests.fakes import FakeStore
