@@ -1,5 +1,5 @@
 """What `export --visible-to TAGS` writes: the network as a client with that visibility set
-sees it (engine/agents/visibility.py), as a file that imports whole.
+sees it (engine/visibility.py), as a file that imports whole.
 
 Hidden beliefs are left out. Where a visible belief names one (an antecedent, an outlist
 member, an id-valued metadata key), the name becomes a stub id `hidden-N` (N in order of first

@@ -124,7 +124,7 @@ def cmd_stale(call: sc.StageCall) -> int:
 def asked_store(call: sc.StageCall) -> Store[GraphTx]:
     """For ask: reads filtered as --visible-to says, and ask's own records of its run
     written."""
-    from engine.agents.visibility import VisibleReadsStore
+    from engine.visibility import VisibleReadsStore
 
     tags = _visible_to(call)
     return call.context.store if tags is None else VisibleReadsStore(call.context.store, tags)

@@ -20,7 +20,7 @@ __all__ = ["FILTERED_TOOLS", "PROPOSE", "READ", "ROLES", "TOOL_ROLES", "WRITE", 
 _RANK = {role: rank for rank, role in enumerate(ROLES)}
 
 TOOL_ROLES: Mapping[str, str] = {spec.name: spec.role for spec in TOOLS}
-# The reads that filter by a visibility set (engine/agents/visibility.py): the only tools a
+# The reads that filter by a visibility set (engine/visibility.py): the only tools a
 # client with one is offered; `query`, export, the change log, what-if and the writes cannot
 # be filtered (their answers name beliefs the client may not see).
 FILTERED_TOOLS = frozenset(spec.name for spec in TOOLS if spec.filtered)

@@ -376,7 +376,7 @@ def build_server(tools: AgentTools, served: Context, base_actor: str = "mcp",
     def network_status() -> str:
         ctx = reader()
         if ctx.visible_to is not None:
-            from engine.agents.visibility import refusal
+            from engine.visibility import refusal
 
             raise refusal(ctx.visible_to, "the status resource")
         return json.dumps(network.status(ctx).as_dict(), indent=2)
@@ -491,7 +491,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
 def make_ask(args: argparse.Namespace) -> Callable[[Context, str], dict[str, Any]]:
     """ask through the command line's own back-end (checked now): each question answered
     from what the calling client may see, its run recorded."""
-    from engine.agents.visibility import VisibleReadsStore
+    from engine.visibility import VisibleReadsStore
     from engine.ask.run import ask
     from engine.clock import utc_now
     from engine.stages.report import ReportFile, report_path

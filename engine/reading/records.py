@@ -70,7 +70,7 @@ class NetworkCounts:
 
 @dataclass(frozen=True)
 class VisibleNetwork:
-    """What a client with a visibility set sees of the whole network (engine/agents/visibility.py):
+    """What a client with a visibility set sees of the whole network (engine/visibility.py):
     the ids of its beliefs, how many of them are IN, and the nogoods with only such members."""
 
     ids: frozenset[str]
@@ -181,7 +181,7 @@ class RegistryTx(Protocol):
                            ) -> list[RetractedPremise]:
         """Retracted premises by how many beliefs rest on them, most first, then by id; at
         most `limit` (None: all). With `visible_to`, only premises and resting beliefs a
-        client with that visibility set sees (engine/agents/visibility.py)."""
+        client with that visibility set sees (engine/visibility.py)."""
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,13 @@
 """What repair reads and keeps in the graph: a protocol of its own (adapters/neo4j/repair_tx.py,
-cypher/repair/repair.cypher), as ask has."""
+cypher/repair/repair.cypher), as ask has. The gaps it records are read by compact too, so
+their record and reading live with what the stages share (engine/stages/records.py)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from engine.stages.records import Gap, GapsTx
 
 
 @dataclass(frozen=True)
@@ -40,23 +43,7 @@ class RepairEdge:
     fields: Mapping[str, object] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Gap:
-    """A premise the network lacks, as research recorded it."""
-
-    text: str
-    for_belief: str
-    justification: int
-    at: str = ""
-    run_id: str = ""
-    truth: str = ""  # the label of the belief it is for, when read back
-
-    def as_dict(self) -> dict[str, object]:
-        return {"text": self.text, "for": self.for_belief, "justification": self.justification,
-                "at": self.at, "run_id": self.run_id, "truth": self.truth}
-
-
-class RepairTx(Protocol):
+class RepairTx(GapsTx, Protocol):
     def defeated_rows(self) -> list[DefeatedRow]:
         """Every IN defeater (review's, a challenge; not a defence) in the outlist of a
         non-gate justification of a belief not retracted."""
@@ -72,6 +59,3 @@ class RepairTx(Protocol):
 
     def add_gaps(self, run_id: str, round_n: int, gaps: Sequence[Gap], at: str) -> None:
         """A (:Gap) node per gap."""
-
-    def gaps(self, limit: int) -> tuple[list[Gap], int]:
-        """The newest `limit` gaps, and how many there are."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from engine.agents.visibility import VisibleStore
+from engine.visibility import VisibleStore
 from engine.embedding.cache import Embedder
 from engine.memory.as_of import AsOfStore
 from engine.graph import GraphTx

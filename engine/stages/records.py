@@ -1,8 +1,9 @@
 """What the stages share in the store, besides provenance (engine/stages/provenance.py): the
 beliefs as review and repair show them (ArgumentsTx: adapters/neo4j/review_tx.py), and the
 beliefs the negatives stage found to state a problem, as derive and `list --negative` read
-them (ProblemsTx: adapters/neo4j/negative_tx.py). Both are parts engine/graph.py's GraphTx
-composes."""
+them (ProblemsTx: adapters/neo4j/negative_tx.py), and the premises repair's research found
+missing, as repair and compact read them (GapsTx: adapters/neo4j/repair_tx.py). All are parts
+engine/graph.py's GraphTx composes."""
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -64,3 +65,24 @@ class ProblemsTx(Protocol):
     def classified_negatives(self) -> list[NegativeCandidate]:
         """The IN beliefs whose last verdict found a problem, by id (their text may have
         changed since: compare the sha256)."""
+
+
+@dataclass(frozen=True)
+class Gap:
+    """A premise the network lacks, as research recorded it."""
+
+    text: str
+    for_belief: str
+    justification: int
+    at: str = ""
+    run_id: str = ""
+    truth: str = ""  # the label of the belief it is for, when read back
+
+    def as_dict(self) -> dict[str, object]:
+        return {"text": self.text, "for": self.for_belief, "justification": self.justification,
+                "at": self.at, "run_id": self.run_id, "truth": self.truth}
+
+
+class GapsTx(Protocol):
+    def gaps(self, limit: int) -> tuple[list[Gap], int]:
+        """The newest `limit` gaps, and how many there are."""

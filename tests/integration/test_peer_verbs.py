@@ -545,7 +545,7 @@ def test_search_depth_adds_the_neighbours_of_the_hits(store):
 
 
 def test_search_depth_walks_through_visible_beliefs_only(store):
-    from engine.agents.visibility import VisibleStore
+    from engine.visibility import VisibleStore
     from engine.memory import editing
     from engine.reading import search as searching
 

@@ -24,7 +24,7 @@ from engine.model import check_id
 from engine.reading.compact.lines import belief_line, nogood_line
 from engine.reading.ranking import Meaning, RankingTx, rank_in
 from engine.reading.records import NetworkCounts, ReadingTx, Row, Section, SummaryCover, cover_index
-from engine.repair.records import Gap, RepairTx
+from engine.stages.records import Gap, GapsTx
 from engine.tokens import ESTIMATE, TokenCounter
 
 DEFAULT_BUDGET = defaults.COMPACT_BUDGET
@@ -49,7 +49,7 @@ TITLES = {
 }
 
 
-class CompactTx(ReadingTx, RepairTx, AgentTx, RankingTx, Protocol):
+class CompactTx(ReadingTx, GapsTx, AgentTx, RankingTx, Protocol):
     """What compact reads: the sections and scopes (ReadingTx), repair's gaps, a
     namespace's beliefs (AgentTx), the beliefs bearing on a topic (RankingTx)."""
 
@@ -161,7 +161,7 @@ def compact_in(tx: CompactTx, options: CompactOptions,
     return packer.pack(sections, heading, scope_text, premise_pool=len(premises.candidates))
 
 
-def _gap_lines(tx: RepairTx, scope: list[str] | None, command: str) -> list[str]:
+def _gap_lines(tx: GapsTx, scope: list[str] | None, command: str) -> list[str]:
     """The premises the network lacks (repair's research), newest first: for the scope's
     beliefs only when a scope is given."""
     gaps, total = tx.gaps(GAPS_READ)
