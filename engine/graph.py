@@ -24,13 +24,13 @@ from engine.review.records import ReviewRecords
 from engine.review_premises.records import PremiseReviewTx
 from engine.sources.records import SourceRecords
 from engine.stages.provenance import ProvenanceTx
-from engine.stages.records import ArgumentsTx, ProblemsTx
+from engine.stages.records import ArgumentsTx, GapsTx, ProblemsTx
 from engine.tms.records import TmsTx
 
 
 class GraphTx(TmsTx, ChangeLog, Editing, HistoryRecords,  # the kernel, the memory room
               SearchTx, ReadingTx, PackTx, RegistryTx, HealthTx,  # reading the memory
-              ProvenanceTx, ArgumentsTx, ProblemsTx,  # the stages
+              ProvenanceTx, ArgumentsTx, ProblemsTx, GapsTx,  # the stages
               ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
               VectorTx, SourceRecords,
               AgentTx, ProposalTx,  # other agents' memories, proposals

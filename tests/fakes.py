@@ -44,6 +44,7 @@ from engine.stages.records import (
     ArgumentJustification,
     ArgumentPart,
     ArgumentsTx,
+    GapsTx,
     NegativeCandidate,
     ProblemsTx,
 )
@@ -954,7 +955,7 @@ class FakeStore:
 
 
 class FakeGraphTx(TmsTx, ChangeLog, Editing, SearchTx, ReadingTx, RegistryTx, ProvenanceTx,
-                  ArgumentsTx, ProblemsTx,
+                  ArgumentsTx, ProblemsTx, GapsTx,
                   ReviewRecords, PremiseReviewTx, RepairTx, PairRecords, AskTx, NegativeTx,
                   VectorTx, SourceRecords, AgentTx, ProposalTx, HealthTx, Protocol):
     """engine.graph.GraphTx but for the query pack (PackTx: Cypher files users run, tested

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.repair.records import Gap, RepairTx
+from engine.stages.records import Gap, GapsTx
 from engine.store import Store
 
 
@@ -17,7 +17,7 @@ class Gaps:
         return {"total": self.total, "gaps": [g.as_dict() for g in self.gaps]}
 
 
-def recorded_gaps(store: Store[RepairTx], limit: int) -> Gaps:
+def recorded_gaps(store: Store[GapsTx], limit: int) -> Gaps:
     """The newest `limit` gaps, each with the label of the belief it is for."""
     gaps, total = store.read(lambda tx: tx.gaps(limit))
     return Gaps(gaps, total)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.stages.records import Gap, GapsTx
+from engine.stages.records import Gap
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class RepairEdge:
     fields: Mapping[str, object] = field(default_factory=dict)
 
 
-class RepairTx(GapsTx, Protocol):
+class RepairTx(Protocol):
     def defeated_rows(self) -> list[DefeatedRow]:
         """Every IN defeater (review's, a challenge; not a defence) in the outlist of a
         non-gate justification of a belief not retracted."""

@@ -197,7 +197,7 @@ class ResolutionTx(TmsTx, ChangeLog, Protocol):
 
 
 class TmsStore(Protocol):
-    """The store as the kernel's verbs use it: transactions seen as a ResolutionTx. Any
+    """The store as the kernel's verbs use it: transactions seen as a ResolutionTx. Every
     engine/store.py `Store` of a ResolutionTx is one (a `Store[GraphTx]` among them)."""
 
     def init_schema(self) -> dict[str, int]: ...
