@@ -7,6 +7,10 @@ from typing import Any
 
 from engine.model import Belief
 
+# A value as JSON holds it: what json.loads gives and json.dumps takes.
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+JsonObject = dict[str, JsonValue]
+
 
 def belief_row(b: Belief) -> dict[str, Any]:
     """A belief in a listing (no justifications)."""
