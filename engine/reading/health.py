@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.model import Belief, Status, Truth
 from engine.reading.records import (
@@ -35,6 +35,9 @@ from engine.reading.records import (
     ReviewStanding,
 )
 from engine.tms.records import Network
+
+if TYPE_CHECKING:
+    from engine.optional import ArrayLike
 
 POOL = 15  # not-current derived beliefs (most direct dependents) whose impact is counted
 TOP = 5  # how many of a list the screen names
@@ -147,7 +150,7 @@ class DuplicatePairs:
     seconds: float = 0.0  # how long the step took (embedding and search)
 
 
-def duplicate_pairs(pool: Sequence[tuple[str, str]], vectors: Any, threshold: float, k: int
+def duplicate_pairs(pool: Sequence[tuple[str, str]], vectors: ArrayLike, threshold: float, k: int
                     ) -> list[tuple[str, str, float]]:
     """(a, b, cosine) with a < b for the pairs of `pool` whose unit `vectors` (row i for
     item i) reach `threshold`, each belief's k nearest counted; closest first."""
