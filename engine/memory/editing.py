@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from types import MappingProxyType
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, check_id
+from engine.results import JsonValue
 from engine.store import GraphTx, Store
 from engine.tms.access import TAGS_KEY, parse_tags
 from engine.tms.kernel import enforce_nogoods, justification_args, now, standing_gates
@@ -35,7 +35,7 @@ def remove_justification(store: Store, belief_id: str, position: int) -> Change:
     if not isinstance(position, int) or position < 1:
         raise InvalidInput("the justification number counts from 1", field="position",
                            value=position)
-    removed: list[dict[str, Any]] = []
+    removed: list[dict[str, object]] = []
 
     def work(tx: GraphTx) -> Change:
         b = _belief(tx, belief_id)
@@ -62,7 +62,7 @@ def convert_to_premise(store: Store, belief_id: str) -> Change:
     """Strip every justification (kept in the change log); gates on them stay, as the
     premise's gate justification."""
     check_id(belief_id)
-    removed: list[dict[str, Any]] = []
+    removed: list[dict[str, object]] = []
 
     def work(tx: GraphTx) -> Change:
         b = _belief(tx, belief_id)
@@ -81,7 +81,7 @@ def convert_to_premise(store: Store, belief_id: str) -> Change:
         "id": belief_id, "removed": removed}))  # filled in by work
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: str) -> JsonValue:
     """A JSON value when the text is one (42, true, ["a"], {"k": 1}, "quoted"), else the text."""
     try:
         return json.loads(text)
@@ -96,7 +96,7 @@ def _key(key: str) -> str:
     return key.strip()
 
 
-def set_metadata(store: Store, belief_id: str, key: str, value: Any) -> Change:
+def set_metadata(store: Store, belief_id: str, key: str, value: object) -> Change:
     check_id(belief_id)
     key = _key(key)
     json.dumps(value)  # a JSON value, or this raises before anything is written
@@ -138,7 +138,7 @@ def _after_metadata(tx: ResolutionTx, belief_id: str, key: str) -> Change:
     return Change()
 
 
-def get_metadata(store: Store, belief_id: str, key: str | None = None) -> Any:
+def get_metadata(store: Store, belief_id: str, key: str | None = None) -> object:
     check_id(belief_id)
     meta = store.read(lambda tx: dict(_belief(tx, belief_id).metadata))
     if key is None:
