@@ -203,7 +203,7 @@ class Applied:
     change: Change = field(default_factory=Change)
 
 
-ParseT = TypeVar("ParseT", bound="ParsedReply[Any]")
+ParseT = TypeVar("ParseT", bound="ParsedReply[object]")
 TxT_contra = TypeVar("TxT_contra", contravariant=True)
 
 
