@@ -9,12 +9,12 @@ from engine.errors import ModelError
 
 if TYPE_CHECKING:  # numpy's types, for annotations only (numpy itself may be absent)
     import numpy as np
-    from numpy.typing import ArrayLike, NDArray
+    from numpy.typing import ArrayLike as ArrayLike  # re-exported: what np.asarray takes
+    from numpy.typing import NDArray
 
     Matrix = NDArray[np.float32]  # rows of vectors, row i for item i
     Vector = NDArray[np.float32]  # one row
     Indices = NDArray[np.int64]  # row numbers of a Matrix
-    __all__ = ["ArrayLike", "Indices", "Matrix", "Vector"]
 
 EMBEDDINGS_HINT = "pip install -e '.[embeddings]'"
 
