@@ -217,10 +217,11 @@ class SupersedeRecord:
     # (supersede --transitive): undo takes those gates away
 
 
-def gated_of(value: Any) -> int | None:
+def gated_of(value: object) -> int | None:
     """A SupersedeRecord's `gated` as stored or written in a file: a count, or None."""
-    is_count = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-    return value if is_count else None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
 
 
 @dataclass(frozen=True)

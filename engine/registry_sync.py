@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.agents.records import AgentTx
 from engine.change_records import ChangeEntry
@@ -83,7 +83,7 @@ class SyncReport:
                 "dry_run": self.dry_run}
 
 
-def _shape(j: Justification) -> tuple[Any, ...]:
+def _shape(j: Justification) -> tuple[object, ...]:
     return (j.kind, j.antecedents, j.outlist, j.label, j.gate)
 
 

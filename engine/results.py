@@ -3,19 +3,21 @@ tools return, so a script and an agent read the same thing."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from engine.model import Belief
 
+# A value as JSON holds it: what json.loads gives and json.dumps takes.
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 
-def belief_row(b: Belief) -> dict[str, Any]:
+
+def belief_row(b: Belief) -> dict[str, object]:
     """A belief in a listing (no justifications)."""
     return {"id": b.id, "truth": b.truth.value if b.truth else None,
             "depth": b.depth, "premise": b.is_premise,
             "text": b.text}
 
 
-def belief_record(b: Belief, dependents: Sequence[str]) -> dict[str, Any]:
+def belief_record(b: Belief, dependents: Sequence[str]) -> dict[str, object]:
     """One belief in full, with its justifications and direct dependents."""
     return {
         "id": b.id, "text": b.text, "truth": b.truth.value if b.truth else None,
@@ -30,7 +32,3 @@ def belief_record(b: Belief, dependents: Sequence[str]) -> dict[str, Any]:
         **({"effective_tags": list(b.effective_tags)} if b.effective_tags else {}),
     }
 
-
-def verify_record(problems: Sequence[Any], undetermined: Sequence[str]) -> dict[str, Any]:
-    return {"ok": not problems, "mismatches": [p.__dict__ for p in problems],
-            "undetermined": list(undetermined)}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine.agents.visible_export import visible_network
 from engine.embedding.records import EmbeddingBacklog, StoredEmbedding
@@ -36,6 +36,12 @@ from engine.reading.records import (
 from engine.repair.records import Gap
 from engine.tms.access import visible
 from engine.tms.records import BeliefFilter, Network
+
+if TYPE_CHECKING:
+    from engine.agents.records import NamespaceRecord
+    from engine.change_records import ChangeEntry
+    from engine.stages.records import NegativeCandidate
+    from engine.store import Store
 
 T = TypeVar("T")
 
@@ -189,7 +195,7 @@ class VisibleTx:
         seen = self.existing_ids([*by, *of])
         return [i for i in by if i in seen], [i for i in of if i in seen]
 
-    def classified_negatives(self) -> list[Any]:
+    def classified_negatives(self) -> list[NegativeCandidate]:
         """`list --negative`: the negatives stage's verdicts on visible beliefs only."""
         found = self._tx.classified_negatives()
         seen = self.existing_ids(c.id for c in found)
@@ -271,7 +277,7 @@ class VisibleTx:
         """What export writes for this client: engine/agents/visible_export.py."""
         return visible_network(self._tx.read_network(), self._sees, now_iso())
 
-    def namespace_records(self) -> list[Any]:
+    def namespace_records(self) -> list[NamespaceRecord]:
         return self._tx.namespace_records()
 
     def namespace_ids(self, name: str) -> list[str]:
@@ -291,7 +297,7 @@ class VisibleStore:
     """A store as a client that sees only `visible_to` reads it: reads filtered, writes
     refused."""
 
-    def __init__(self, store: Any, visible_to: frozenset[str] | None) -> None:
+    def __init__(self, store: Store, visible_to: frozenset[str] | None) -> None:
         self._store = store
         self._visible_to = visible_to
 
@@ -307,7 +313,7 @@ class VisibleStore:
             return self._store.read(work)
         return self._store.read(lambda tx: work(VisibleTx(tx, visible_to)))
 
-    def write(self, work: Callable[[Any], T], entry: Any = None) -> T:
+    def write(self, work: Callable[[Any], T], entry: ChangeEntry | None = None) -> T:
         visible_to = self._current()
         if visible_to is not None:
             raise refusal(visible_to, "a write")
@@ -331,5 +337,5 @@ class VisibleReadsStore(VisibleStore):
     """A VisibleStore whose writes pass: for ask, which reads as the client sees and then
     records its own run, rounds and citations (of beliefs it was shown, so visible ones)."""
 
-    def write(self, work: Callable[[Any], T], entry: Any = None) -> T:
+    def write(self, work: Callable[[Any], T], entry: ChangeEntry | None = None) -> T:
         return self._store.write(work, entry)

@@ -3,8 +3,7 @@ switch (the rules: engine/agents/namespace.placed_in). One write transaction: th
 must exist, then the add with its propagation and nogoods, logged as op `add`."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from engine.agents.import_agent import require_namespace
 from engine.agents.namespace import placed_in
@@ -17,7 +16,7 @@ from engine.tms import add_beliefs_in, new_belief
 
 def add_in_namespace(store: Store[NamespaceTx], name: str, belief_id: str, text: str,
                      justifications: Sequence[Justification] = (), *, source_url: str = "",
-                     metadata: dict[str, Any] | None = None) -> tuple[str, Change]:
+                     metadata: Mapping[str, object] | None = None) -> tuple[str, Change]:
     """The belief's id under the namespace, and what went IN and OUT."""
     ident, placed = placed_in(name, belief_id, justifications)
     belief = new_belief(ident, text, placed, source_url=source_url,

@@ -6,7 +6,6 @@ import hashlib
 import json
 from collections.abc import Callable, Collection, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from engine.agents.namespace import ID_METADATA_KEYS, check_name, prefix, switch_belief, switch_id
 from engine.errors import InvalidInput
@@ -26,8 +25,8 @@ class AgentNetwork:
     beliefs: dict[str, Belief]
     labels: dict[str, Label]
     nogoods: list[Nogood]
-    meta: dict[str, Any]
-    repos: dict[str, Any]
+    meta: dict[str, object]
+    repos: dict[str, object]
     asserted_there: list[str]  # asserted in the file: held here while the agent is active
 
 
@@ -51,7 +50,7 @@ def namespaced(name: str, network: Network, stored: Mapping[str, Truth], at: str
     beliefs: dict[str, Belief] = {switch: switch_belief(name, at)}
     # Each imported belief's metadata dict, filled in once its pin is decided: the beliefs
     # are built here and shared with no one yet, and rebuilding 100k of them costs seconds.
-    metadatas: dict[str, dict[str, Any]] = {}
+    metadatas: dict[str, dict[str, object]] = {}
     asserted: list[str] = []
     for bid, b in network.beliefs.items():
         new_id = ref(bid)
@@ -109,8 +108,8 @@ def _requiring(j: Justification, switch: str, ref: Callable[[str], str]) -> Just
                          tuple(ref(o) for o in j.outlist), j.kind, j.label)
 
 
-def _prefixed_metadata(metadata: Mapping[str, Any], own: Collection[str], ns: str
-                       ) -> dict[str, Any]:
+def _prefixed_metadata(metadata: Mapping[str, object], own: Collection[str], ns: str
+                       ) -> dict[str, object]:
     out = dict(metadata)
     for key in ID_METADATA_KEYS & out.keys():
         value = out[key]
@@ -121,7 +120,7 @@ def _prefixed_metadata(metadata: Mapping[str, Any], own: Collection[str], ns: st
     return out
 
 
-def definition_sha(b: Belief, metadata: Mapping[str, Any]) -> str:
+def definition_sha(b: Belief, metadata: Mapping[str, object]) -> str:
     """The digest of what the file says of a belief: text, source fields, metadata (without
     the digest itself), justifications and whether it is retracted there. Fields are joined
     by a separator no id or JSON text holds unescaped; JSON only where a map must be written
@@ -141,6 +140,6 @@ def definition_sha(b: Belief, metadata: Mapping[str, Any]) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
-def _canonical(value: Mapping[str, Any]) -> str:
+def _canonical(value: Mapping[str, object]) -> str:
     return json.dumps(dict(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"),
                       default=dict)

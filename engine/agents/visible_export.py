@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from engine.agents.namespace import ID_METADATA_KEYS
 from engine.model import Belief, Truth
@@ -80,8 +79,8 @@ def _renamed(b: Belief, name: Callable[[str], str]) -> Belief:
                                metadata=MappingProxyType(_renamed_metadata(b.metadata, name)))
 
 
-def _renamed_metadata(metadata: Mapping[str, Any], name: Callable[[str], str]
-                      ) -> dict[str, Any]:
+def _renamed_metadata(metadata: Mapping[str, object], name: Callable[[str], str]
+                      ) -> dict[str, object]:
     out = dict(metadata)
     for key in ID_METADATA_KEYS & out.keys():
         value = out[key]

@@ -11,6 +11,7 @@ guessed. `insufficient` is an answer like any other.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.ask.tools import AskSession
@@ -51,7 +52,7 @@ class AskAnswer:
                 "dropped": list(self.dropped), "problems": list(self.problems)}
 
 
-def answer_object(text: str) -> dict[str, object] | None:
+def answer_object(text: str) -> Mapping[str, object] | None:
     """The last JSON object of the reply that is an answer (not a tool request)."""
     found = None
     for value in json_values(text):
@@ -61,7 +62,7 @@ def answer_object(text: str) -> dict[str, object] | None:
     return found
 
 
-def _is_tool_request(value: dict[str, object]) -> bool:
+def _is_tool_request(value: Mapping[str, object]) -> bool:
     tool = value.get("tool")
     return isinstance(tool, str) and tool.strip().lower() not in ("", "none")
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from engine.ask.answer import ANSWER_EXAMPLE, GAP_EXAMPLE, ROLES, STATUSES
 from engine.ask.retrieval import Bundle
@@ -71,7 +70,7 @@ def reply_schema(allowed_ids: Sequence[str], *, tools: bool) -> JsonReply:
     citation = {"type": "object", "properties": {
         "id": citation_id, "role": {"type": "string", "enum": list(ROLES)}},
         "required": ["id", "role"], "additionalProperties": False}
-    props: dict[str, Any] = {
+    props: dict[str, dict[str, object]] = {
         "status": {"type": "string", "enum": list(STATUSES)},
         "answer": {"type": "string"},
         "citations": {"type": "array", "items": citation},

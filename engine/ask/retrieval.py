@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine import defaults
 from engine.embedding.cache import Embedder, text_sha256
@@ -36,6 +36,9 @@ from engine.store import Store
 from engine.tms.records import TmsTx
 from engine.tms.semantics import is_valid
 from engine.tokens import ESTIMATE, TokenCounter
+
+if TYPE_CHECKING:
+    from engine.optional import Matrix, Vector
 
 DEFAULT_BUDGET = defaults.CONTEXT_BUDGET
 POOL = 100  # matches read from each index for a question
@@ -231,7 +234,7 @@ def _entries(tx: AskReadTx, ranked: Sequence[Ranked], links: Mapping[str, frozen
 
 
 def _current_vectors(tx: AskReadTx, ids: Sequence[str], beliefs: Mapping[str, Belief]
-                     ) -> dict[str, Any]:
+                     ) -> dict[str, Vector]:
     """The unit vectors of those of `ids` whose stored embedding was computed from their
     text as it is now (any model: one model makes a memory's vectors)."""
     stored = tx.embeddings(ids)
@@ -240,7 +243,7 @@ def _current_vectors(tx: AskReadTx, ids: Sequence[str], beliefs: Mapping[str, Be
     from engine.optional import numpy_module
 
     np = numpy_module("embeddings")
-    out: dict[str, Any] = {}
+    out: dict[str, Vector] = {}
     for i, e in stored.items():
         b = beliefs.get(i)
         if b is not None and e.sha256 == text_sha256(b.text):
@@ -256,9 +259,9 @@ class _Likeness:
     dedup stage's threshold when both have a current one, else the overlap of their words
     against dedup --by-id's. The cosines of every pair are one matrix product."""
 
-    def __init__(self, vectors: Mapping[str, Any]) -> None:
+    def __init__(self, vectors: Mapping[str, Vector]) -> None:
         self._row = {i: n for n, i in enumerate(vectors)}
-        self._cosines: Any = None
+        self._cosines: Matrix | None = None
         if vectors:
             from engine.optional import numpy_module
 
@@ -269,7 +272,7 @@ class _Likeness:
     def first_twin(self, b: Belief, among: Sequence[Entry]) -> int | None:
         """The position in `among` of the first entry saying what `b` says, if any."""
         mine = self._row.get(b.id)
-        if mine is not None and among:
+        if mine is not None and among and self._cosines is not None:
             rows = [self._row.get(e.id) for e in among]
             with_vectors = [(n, r) for n, r in enumerate(rows) if r is not None]
             if with_vectors:

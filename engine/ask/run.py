@@ -5,7 +5,7 @@ ModelError (exit code 2): the retrieved context is never passed off as an answer
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.embedding.cache import Embedder
 from engine.ask.answer import AskAnswer
@@ -14,6 +14,9 @@ from engine.ask.prompt import ToolMode
 from engine.ask.stage import AskSettings, AskStage, AskStageTx
 from engine.errors import ModelError
 from engine.model import Belief
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 from engine.stages.calls import CallPolicy
 from engine.stages.contract import ModelForRound
 from engine.stages.report import ReportFile
@@ -30,7 +33,7 @@ class AskBackend:
 
     model_for_round: ModelForRound
     model: str = ""
-    tool_chat: Any = None
+    tool_chat: BaseChatModel | None = None
     tokenizer: TokenCounter | None = None
     calls: CallPolicy = field(default_factory=CallPolicy)
     cost: CostFunction | None = None

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.model import Belief
 from engine.pairs.prompt import GroupReply, groups_prompt
+from engine.results import JsonValue
 from engine.stages.echo import PromptEcho
 from engine.stages.replies import (Diagnostic, ReplyShape, answer_again, combine_by_key,
                                    find_items, number)
@@ -82,17 +82,18 @@ def retry_text(diagnostics: Sequence[Diagnostic]) -> str:
 
 
 def reply_schema(pairs: Sequence[ShownPair], *, bounded: bool) -> dict[str, object]:
-    item: dict[str, Any] = {
+    comment: dict[str, object] = {"type": "string"}
+    item: dict[str, object] = {
         "type": "object",
         "properties": {"pair": {"type": "integer", "enum": [p.n for p in pairs]},
                        "verdict": {"type": "string", "enum": list(VERDICTS)},
-                       "comment": {"type": "string"}},
+                       "comment": comment},
         "required": ["pair", "verdict", "comment"],
         "additionalProperties": False,
     }
     listing: dict[str, object] = {"type": "array", "items": item}
     if bounded:
-        item["properties"]["comment"]["maxLength"] = 300
+        comment["maxLength"] = 300
         listing.update(minItems=len(pairs), maxItems=len(pairs))
     return {"type": "object", "properties": {REPLY_KEY: listing}, "required": [REPLY_KEY],
             "additionalProperties": False}
@@ -126,7 +127,7 @@ def parse_answers(reply: str, shown: Sequence[ShownPair] | None) -> Parsed[PairA
                   needs_retry=bool(diagnostics))
 
 
-def _read(k: int, obj: Any, by_n: Mapping[int, ShownPair] | None):
+def _read(k: int, obj: JsonValue, by_n: Mapping[int, ShownPair] | None):
     if not isinstance(obj, dict):
         return f"item {k} is not an object", None, None
     n = number(obj.get("pair"))

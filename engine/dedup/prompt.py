@@ -5,7 +5,6 @@ CLUSTERS, all of it with the parser (engine/dedup/verdicts.py) for the stage."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from engine.dedup.verdicts import (
     MAX_COMMENT,
@@ -56,29 +55,31 @@ def reply_schema(clusters: Sequence[ShownCluster], *, bounded: bool) -> dict[str
     is required and no other is allowed (OpenAI's strict mode)."""
     ids = sorted({i for c in clusters for i in c.members})
     id_schema: dict[str, object] = {"type": "string", "enum": ids}
-    item: dict[str, Any] = {
+    same: dict[str, object] = {"type": "array", "items": id_schema}
+    pair: dict[str, object] = {"type": "array", "items": id_schema, "minItems": 2, "maxItems": 2}
+    contradicts: dict[str, object] = {"type": "array", "items": pair}
+    comment: dict[str, object] = {"type": "string"}
+    item: dict[str, object] = {
         "type": "object",
         "properties": {
             "cluster": {"type": "integer", "enum": [c.n for c in clusters]},
             "verdict": {"type": "string", "enum": list(VERDICTS)},
             "keep": {"type": "string", "enum": ids + [""]},
-            "same": {"type": "array", "items": id_schema},
-            "contradicts": {"type": "array",
-                            "items": {"type": "array", "items": id_schema,
-                                      "minItems": 2, "maxItems": 2}},
-            "comment": {"type": "string"},
+            "same": same,
+            "contradicts": contradicts,
+            "comment": comment,
         },
         "required": ["cluster", "verdict", "keep", "same", "contradicts", "comment"],
         "additionalProperties": False,
     }
     if bounded:
         largest = max((len(c.members) for c in clusters), default=2)
-        item["properties"]["same"]["maxItems"] = largest
-        item["properties"]["contradicts"]["maxItems"] = largest * (largest - 1) // 2
-        item["properties"]["comment"]["maxLength"] = min(MAX_COMMENT, 300)
+        same["maxItems"] = largest
+        contradicts["maxItems"] = largest * (largest - 1) // 2
+        comment["maxLength"] = min(MAX_COMMENT, 300)
     else:
-        del item["properties"]["contradicts"]["items"]["minItems"]
-        del item["properties"]["contradicts"]["items"]["maxItems"]
+        del pair["minItems"]
+        del pair["maxItems"]
     listing: dict[str, object] = {"type": "array", "items": item}
     if bounded:
         listing.update(minItems=len(clusters), maxItems=len(clusters))

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from engine.results import JsonValue
 from engine.stages.replies import Diagnostic, ReplyShape, combine_by_key, find_items, number
 from engine.stages.stage import Parsed
 
@@ -82,7 +82,7 @@ def parse_verdicts(reply: str, shown: Sequence[ShownCluster] | None) -> Parsed[C
                   needs_retry=bool(reading.diagnostics))
 
 
-def _read_item(reading: _Reading, k: int, obj: Any,
+def _read_item(reading: _Reading, k: int, obj: JsonValue,
                by_n: Mapping[int, ShownCluster] | None) -> None:
     def fault(reason: str, n: int | None = None) -> None:
         reading.diagnostics.append(Diagnostic(reason))
@@ -119,10 +119,10 @@ def _read_item(reading: _Reading, k: int, obj: Any,
                      "list of [id, id] pairs", n)
     pairs: list[tuple[str, str]] = []
     for p in raw_pairs:
-        if not (isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
-                and p[0] != p[1]):
+        ids = [x for x in p if isinstance(x, str)] if isinstance(p, list) else []
+        if not (isinstance(p, list) and len(p) == 2 == len(ids) and ids[0] != ids[1]):
             return fault(f"cluster {n}: contradicts holds {p!r}, not a pair of two ids", n)
-        pairs.append((min(p), max(p)))
+        pairs.append((min(ids), max(ids)))
     named = ([keep] if keep else []) + list(same) + [x for p in pairs for x in p]
     unknown = sorted({x for x in named if x not in members})
     if unknown:

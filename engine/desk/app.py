@@ -23,15 +23,26 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, TypeVar
 
+from engine.change_records import LogEntry
 from engine.desk import belief_page, decide, detail, live
 from engine.desk.guard import CSRF_FIELD, CSRF_HEADER, Gate, RequireToken, admitted
-from engine.desk.queue import Sources, read_queue
+from engine.desk.queue import Queue, Sources, read_queue
 from engine.errors import EngineError, InvalidInput, NotFound
 from engine.mcp.roles import Access
 from engine.model import Truth
 from engine.service.context import Context
+
+if TYPE_CHECKING:
+    import jinja2
+    from markupsafe import Markup
+    from starlette.applications import Starlette
+    from starlette.datastructures import FormData
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+T = TypeVar("T")
 
 HERE = Path(__file__).resolve().parent
 LIST_LIMIT = 500
@@ -75,7 +86,7 @@ class Desk:
         self.gate = gate
         self.nearest = detail.NearestCache()
 
-        def changes_after(seq: int) -> tuple[list[Any], int]:
+        def changes_after(seq: int) -> tuple[list[LogEntry], int]:
             found = history.changes_since(served, seq, 200)
             return list(found.entries), found.last_seq
 
@@ -83,7 +94,7 @@ class Desk:
             changes_after, lambda: _last_seq(served),
             lambda: [p for p in _files_of(sources)], on_change=self.nearest.clear)
 
-    def context(self, request: Any) -> Context:
+    def context(self, request: Request) -> Context:
         """The Context of this request: its person as the actor, the tags it may see."""
         access = admitted(request.scope).access
         return self.served.acting_as(self.person_of(access)).seeing(access.visible_to)
@@ -104,8 +115,27 @@ def _files_of(sources: Sources) -> list[Path]:
     return find_files(sources.folders)
 
 
+class QueueValues(TypedDict):
+    """What the queue's page and its rows are drawn from."""
+
+    queue: Queue
+    seq: int
+    may_accept: bool
+    may_reject: bool
+    folders: str
+
+
+class BeliefValues(TypedDict):
+    """What a belief's page (and its part that changes) is drawn from."""
+
+    page: belief_page.BeliefPage
+    seq: int
+    actions: list[Action]
+    proposing: bool
+
+
 # --- templates ---------------------------------------------------------------------------
-def _environment() -> Any:
+def _environment() -> jinja2.Environment:
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")),
@@ -115,7 +145,7 @@ def _environment() -> Any:
     return env
 
 
-def mark_quote(line: str, quote: str) -> Any:
+def mark_quote(line: str, quote: str) -> Markup:
     """The line, escaped, with the part of it the quote covers in <mark>."""
     from markupsafe import Markup, escape
 
@@ -136,7 +166,7 @@ def mark_quote(line: str, quote: str) -> Any:
 
 
 # --- the application ---------------------------------------------------------------------
-def build_app(desk: Desk) -> Any:
+def build_app(desk: Desk) -> RequireToken:
     from starlette.applications import Starlette
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
@@ -145,7 +175,7 @@ def build_app(desk: Desk) -> Any:
     pages = Pages(desk, env)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_app: Any) -> AsyncIterator[None]:
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
         yield
         desk.follower.stop()
 
@@ -170,12 +200,13 @@ def build_app(desk: Desk) -> Any:
 class Pages:
     """The handlers: each reads its request, makes its service calls, draws a template."""
 
-    def __init__(self, desk: Desk, env: Any) -> None:
+    def __init__(self, desk: Desk, env: jinja2.Environment) -> None:
         self.desk = desk
         self.env = env
 
     # -- drawing ---------------------------------------------------------------------------
-    def html(self, request: Any, template: str, status: int = 200, **values: Any) -> Any:
+    def html(self, request: Request, template: str, status: int = 200, **values: object
+             ) -> Response:
         from starlette.responses import HTMLResponse
 
         a = admitted(request.scope)
@@ -186,30 +217,30 @@ class Pages:
             role=a.access.role, **values)
         return HTMLResponse(body, status, headers={"cache-control": "no-store"})
 
-    def fragment(self, template: str, **values: Any) -> Any:
+    def fragment(self, template: str, **values: object) -> Response:
         from starlette.responses import HTMLResponse
 
         return HTMLResponse(self.env.get_template(template).render(**values),
                             headers={"cache-control": "no-store"})
 
-    def failed(self, request: Any, e: EngineError) -> Any:
+    def failed(self, request: Request, e: EngineError) -> Response:
         status = 404 if isinstance(e, NotFound) else 400
         return self.html(request, "error.html", status, message=str(e))
 
-    def guarded(self, request: Any, draw: Callable[[], Any]) -> Any:
+    def guarded(self, request: Request, draw: Callable[[], Response]) -> Response:
         try:
             return draw()
         except EngineError as e:
             return self.failed(request, e)
 
-    def may(self, request: Any, tool: str) -> bool:
+    def may(self, request: Request, tool: str) -> bool:
         return admitted(request.scope).access.may_call(tool)
 
     # -- the glance ------------------------------------------------------------------------
-    def home(self, request: Any) -> Any:
+    def home(self, request: Request) -> Response:
         from engine.service import history, network
 
-        def draw() -> Any:
+        def draw() -> Response:
             ctx = self.desk.context(request)
             s = network.status(ctx).status
             queue = read_queue(ctx, self.desk.sources)
@@ -234,19 +265,19 @@ class Pages:
         return self.guarded(request, draw)
 
     # -- the queue -------------------------------------------------------------------------
-    def _queue_values(self, request: Any, since: int | None) -> dict[str, Any]:
+    def _queue_values(self, request: Request, since: int | None) -> QueueValues:
         queue = read_queue(self.desk.context(request), self.desk.sources, since)
         return {"queue": queue, "seq": queue.seq,
                 "may_accept": self.may(request, "accept_proposal"),
                 "may_reject": self.may(request, "reject_proposal"),
                 "folders": ", ".join(str(f) for f in self.desk.sources.folders)}
 
-    def queue(self, request: Any) -> Any:
+    def queue(self, request: Request) -> Response:
         return self.guarded(request, lambda: self.html(
             request, "queue.html", **self._queue_values(request, None)))
 
-    def queue_rows(self, request: Any) -> Any:
-        def draw() -> Any:
+    def queue_rows(self, request: Request) -> Response:
+        def draw() -> Response:
             since = _int(request.query_params.get("since"), "since")
             values = self._queue_values(request, since)
             response = self.fragment("rows.html", **values)
@@ -256,18 +287,18 @@ class Pages:
 
         return self._fragment_or_error(draw)
 
-    def queue_detail(self, request: Any) -> Any:
+    def queue_detail(self, request: Request) -> Response:
         key = request.query_params.get("key", "")
         return self._fragment_or_error(lambda: self.fragment("detail.html", d=detail.read_detail(
             self.desk.context(request), self.desk.sources, key)))
 
-    def queue_nearest(self, request: Any) -> Any:
+    def queue_nearest(self, request: Request) -> Response:
         key = request.query_params.get("key", "")
         return self._fragment_or_error(lambda: self.fragment(
             "nearest.html", d=detail.read_nearest(self.desk.context(request),
                                                   self.desk.sources, key, self.desk.nearest)))
 
-    def _fragment_or_error(self, draw: Callable[[], Any]) -> Any:
+    def _fragment_or_error(self, draw: Callable[[], Response]) -> Response:
         from markupsafe import escape
         from starlette.responses import HTMLResponse
 
@@ -276,10 +307,10 @@ class Pages:
         except EngineError as e:
             return HTMLResponse(f'<p class="bad">Error: {escape(str(e))}</p>', 400)
 
-    async def decide(self, request: Any) -> Any:
-        form, refused = await self._posted(request)
-        if refused is not None:
-            return refused
+    async def decide(self, request: Request) -> Response:
+        form = await self._posted(request)
+        if form is None:
+            return _csrf_refused()
         what = str(form.get("decision", ""))
         tool = "accept_proposal" if what == decide.ACCEPT else "reject_proposal"
         if not self.may(request, tool):
@@ -288,7 +319,7 @@ class Pages:
         reason = str(form.get("reason", ""))
         return await _threaded(lambda: self._decided(request, what, keys, reason))
 
-    def _decided(self, request: Any, what: str, keys: Sequence[str], reason: str) -> Any:
+    def _decided(self, request: Request, what: str, keys: Sequence[str], reason: str) -> Response:
         try:
             outcomes = decide.decide(self.desk.context(request), self.desk.sources, what,
                                      keys, reason)
@@ -296,10 +327,10 @@ class Pages:
             return _json({"error": str(e)}, 400)
         return _json({"outcomes": [_outcome(o) for o in outcomes]})
 
-    async def edit(self, request: Any) -> Any:
-        form, refused = await self._posted(request)
-        if refused is not None:
-            return refused
+    async def edit(self, request: Request) -> Response:
+        form = await self._posted(request)
+        if form is None:
+            return _csrf_refused()
         if not self.may(request, "accept_proposal"):
             return _refused_role(request, "accept_proposal")
         key = str(form.get("key", ""))
@@ -307,28 +338,27 @@ class Pages:
         return await _threaded(lambda: _json({"outcomes": [_outcome(decide.accept_edited(
             self.desk.context(request), self.desk.sources, key, fields))]}))
 
-    async def _posted(self, request: Any) -> tuple[Any, Any]:
-        """(the form of a POST, None) when its CSRF token is right; else (None, the 403)."""
+    async def _posted(self, request: Request) -> FormData | None:
+        """The form of a POST when its CSRF token is right; else None (answer _csrf_refused)."""
         form = await request.form()
         a = admitted(request.scope)
         given = str(form.get(CSRF_FIELD) or "") or \
             request.headers.get(CSRF_HEADER.decode(), "")
         if not self.desk.gate.csrf_ok(a.token, given):
-            return None, _json({"error": "this request carries no valid CSRF token: reload "
-                                         "the page and try again; nothing was written"}, 403)
-        return form, None
+            return None
+        return form
 
     # -- a belief -------------------------------------------------------------------------
-    def belief(self, request: Any) -> Any:
+    def belief(self, request: Request) -> Response:
         ident = request.path_params["id"]
         if request.query_params.get("part") == "why":
             return self._fragment_or_error(lambda: self.belief_why(request, ident))
 
-        def draw() -> Any:
+        def draw() -> Response:
             ctx = self.desk.context(request)
             seq = _last_seq(ctx)
             page = belief_page.read_page(ctx, ident)
-            values: dict[str, Any] = {
+            values: BeliefValues = {
                 "page": page, "seq": seq, "actions": self._actions(request, page),
                 "proposing": not self.may(request, "retract")}
             if request.query_params.get("part") == "main":
@@ -343,12 +373,12 @@ class Pages:
             return self._fragment_or_error(draw)
         return self.guarded(request, draw)
 
-    def belief_why(self, request: Any, ident: str) -> Any:
+    def belief_why(self, request: Request, ident: str) -> Response:
         ctx = self.desk.context(request)
         why = belief_page.read_why(ctx, ident)
         return self.fragment("belief_why.html", why=why, truth=why.explained.truth)
 
-    def _actions(self, request: Any, page: belief_page.BeliefPage) -> list[Action]:
+    def _actions(self, request: Request, page: belief_page.BeliefPage) -> list[Action]:
         b = page.belief
         wanted = {"retract": not b.retracted, "assert": b.retracted,
                   "supersede": not page.superseded_by, "challenge": True,
@@ -356,14 +386,14 @@ class Pages:
         return [a for a in ACTIONS if wanted[a.op] and (
             self.may(request, a.tool) or self.may(request, _propose_tool(a.op)))]
 
-    def what_if(self, request: Any) -> Any:
+    def what_if(self, request: Request) -> Response:
         from engine.service import keeping, network
 
         ident = request.path_params["id"]
         p = request.query_params
         op = p.get("op", "")
 
-        def draw() -> Any:
+        def draw() -> Response:
             ctx = self.desk.context(request)
             try:
                 if op in ("retract", "assert"):
@@ -387,23 +417,23 @@ class Pages:
 
         return self._fragment_or_error(draw)
 
-    def text_then(self, request: Any) -> Any:
+    def text_then(self, request: Request) -> Response:
         from markupsafe import escape
         from starlette.responses import HTMLResponse
 
         ident = request.path_params["id"]
 
-        def draw() -> Any:
+        def draw() -> Response:
             seq = _int(request.query_params.get("seq"), "seq") or 0
             then = belief_page.text_then(self.desk.context(request), ident, seq)
             return HTMLResponse(f'<span class="then">{escape(then)}</span>')
 
         return self._fragment_or_error(draw)
 
-    async def act(self, request: Any) -> Any:
-        form, refused = await self._posted(request)
-        if refused is not None:
-            return refused
+    async def act(self, request: Request) -> Response:
+        form = await self._posted(request)
+        if form is None:
+            return _csrf_refused()
         ident = request.path_params["id"]
         op = str(form.get("op", ""))
         action = next((a for a in ACTIONS if a.op == op), None)
@@ -415,8 +445,8 @@ class Pages:
         fields = {k: str(form.get(k, "")) for k in action.fields}
         return await _threaded(lambda: self._acted(request, ident, op, fields, proposing))
 
-    def _acted(self, request: Any, ident: str, op: str, fields: Mapping[str, str],
-               proposing: bool) -> Any:
+    def _acted(self, request: Request, ident: str, op: str, fields: Mapping[str, str],
+               proposing: bool) -> Response:
         from engine.service import keeping, network
         from engine.service import proposals as proposals_service
 
@@ -424,7 +454,7 @@ class Pages:
         reason, text = fields.get("reason", ""), fields.get("text", "")
         try:
             if proposing:
-                done: Any = {
+                done = {
                     "retract": lambda: proposals_service.propose_retract(ctx, ident, reason),
                     "assert": lambda: proposals_service.propose_assert(ctx, ident, reason),
                     "supersede": lambda: proposals_service.propose_supersede(
@@ -453,12 +483,12 @@ class Pages:
                                  "OUT", **change.as_dict()})
 
     # -- readings -------------------------------------------------------------------------
-    def search(self, request: Any) -> Any:
+    def search(self, request: Request) -> Response:
         from engine.service import reading
 
         q = request.query_params.get("q", "").strip()
 
-        def draw() -> Any:
+        def draw() -> Response:
             if not q:
                 return self.html(request, "listing.html", title="search", rows=[], q=q,
                                  note="type words to search for", more=0)
@@ -469,12 +499,12 @@ class Pages:
 
         return self.guarded(request, draw)
 
-    def listing(self, request: Any) -> Any:
+    def listing(self, request: Request) -> Response:
         from engine.service import reading
 
         p = request.query_params
 
-        def draw() -> Any:
+        def draw() -> Response:
             truth = Truth(p["truth"]) if p.get("truth") in ("IN", "OUT") else None
             premises = {"yes": True, "no": False}.get(p.get("premises", ""))
             options = reading.ListOptions(
@@ -488,12 +518,12 @@ class Pages:
 
         return self.guarded(request, draw)
 
-    def query(self, request: Any) -> Any:
+    def query(self, request: Request) -> Response:
         from engine.service import reading
 
         name = request.path_params["name"]
 
-        def draw() -> Any:
+        def draw() -> Response:
             answered = reading.query(self.desk.context(request), name, {}).as_dict()
             rows = answered.get("rows")
             rows = rows if isinstance(rows, list) else []
@@ -502,10 +532,10 @@ class Pages:
 
         return self.guarded(request, draw)
 
-    def log(self, request: Any) -> Any:
+    def log(self, request: Request) -> Response:
         from engine.service import history
 
-        def draw() -> Any:
+        def draw() -> Response:
             entries = history.log(self.desk.context(request),
                                   history.LogOptions(limit=LOG_SHOWN)).entries
             rows = [{"seq": e.seq, "at": e.at[:19], "actor": e.actor, "op": e.op,
@@ -516,7 +546,7 @@ class Pages:
 
         return self.guarded(request, draw)
 
-    async def events(self, request: Any) -> Any:
+    async def events(self, request: Request) -> Response:
         from starlette.responses import StreamingResponse
 
         return StreamingResponse(live.event_stream(self.desk.follower, request.is_disconnected),
@@ -538,23 +568,28 @@ def _int(text: str | None, name: str) -> int | None:
                            value=text) from None
 
 
-def _json(body: Mapping[str, Any], status: int = 200) -> Any:
+def _json(body: Mapping[str, object], status: int = 200) -> Response:
     from starlette.responses import JSONResponse
 
     return JSONResponse(dict(body), status, headers={"cache-control": "no-store"})
 
 
-def _refused_role(request: Any, tool: str) -> Any:
+def _csrf_refused() -> Response:
+    return _json({"error": "this request carries no valid CSRF token: reload the page and "
+                           "try again; nothing was written"}, 403)
+
+
+def _refused_role(request: Request, tool: str) -> Response:
     access = admitted(request.scope).access
     return _json({"error": access.refusal(tool) + "; nothing was written"}, 403)
 
 
-def _outcome(o: decide.Outcome) -> dict[str, Any]:
+def _outcome(o: decide.Outcome) -> dict[str, object]:
     return {"key": o.key, "status": o.status, "message": o.message, "seq": o.seq,
             "went_in": list(o.went_in), "went_out": list(o.went_out)}
 
 
-async def _threaded(work: Callable[[], Any]) -> Any:
+async def _threaded(work: Callable[[], T]) -> T:
     from starlette.concurrency import run_in_threadpool
 
     return await run_in_threadpool(work)

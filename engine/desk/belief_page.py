@@ -7,9 +7,9 @@ what it rests on (`trace`) and its impact (a deep belief's upstream is thousands
 a hub's impact a walk over most of the network)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeVar
 
 from engine.change_records import LogEntry, Touch
 from engine.desk.queue import Ref
@@ -19,6 +19,8 @@ from engine.service import history, reading, sources
 from engine.service.context import Context
 from engine.service.sources import SourceLines
 from engine.tms.explain import JustificationStep, Step, TraceEntry
+
+T = TypeVar("T")
 
 DEPENDENTS_SHOWN = 50
 ARGUING = ("challenge", "review", "defence", "defeat")  # metadata source_type of arguments
@@ -52,7 +54,7 @@ class BeliefPage:
     justifications: tuple[JustificationView, ...]
     changes: tuple[tuple[LogEntry, Touch], ...]
     arguments: tuple[Ref, ...]  # challenges, defeaters, defences in its outlists
-    reviews: tuple[Mapping[str, Any], ...]  # the query pack's review_of rows
+    reviews: tuple[Mapping[str, object], ...]  # the query pack's review_of rows
     lines: SourceLines | None = None
     notes: list[str] = field(default_factory=list)  # what could not be read, and why
 
@@ -148,12 +150,12 @@ def _count(step: Step) -> int:
     return 1 + sum(_count(s) for j in step.justifications for s in (*j.antecedents, *j.outlist))
 
 
-def _rows(answered: Mapping[str, object]) -> list[Mapping[str, Any]]:
+def _rows(answered: Mapping[str, object]) -> list[Mapping[str, object]]:
     rows = answered.get("rows")
     return [r for r in rows if isinstance(r, Mapping)] if isinstance(rows, list) else []
 
 
-def _or_note(notes: list[str], read: Any) -> Any:
+def _or_note(notes: list[str], read: Callable[[], T]) -> T | None:
     try:
         return read()
     except EngineError as e:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.desk import stage_files
 from engine.desk.queue import AGENT, FILE, Sources, said
@@ -121,7 +120,7 @@ def _file(ctx: Context, source: Sources, what: str, fid: str, items: list[str], 
 
 
 def _file_write(ctx: Context, f: stage_files.StageFile, what: str, fid: str,
-                todo: list[str], reason: str, edited: Mapping[str, Any]) -> list[Outcome]:
+                todo: list[str], reason: str, edited: Mapping[str, object]) -> list[Outcome]:
     keys = {k: f"{FILE}:{fid}:{k}" for k in todo}
     try:
         if what == REJECT:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from engine.desk.queue import AGENT, Ref, Sources
 from engine.desk.stage_files import StageFile
 from engine.errors import EngineError
+from engine.model import Belief
 from engine.service import proposals as proposing
 from engine.service import reading, sources, staged
 from engine.service.context import Context
@@ -101,13 +101,13 @@ def read_nearest(ctx: Context, source: Sources, key: str, cache: NearestCache) -
     return d
 
 
-def _file_item(source: Sources, rest: str) -> tuple[StageFile, Any]:
+def _file_item(source: Sources, rest: str) -> tuple[StageFile, object]:
     fid, _, item_key = rest.partition(":")
     f = source.file(fid)
     return f, f.item(item_key)
 
 
-def _entry_line(entry: Mapping[str, Any]) -> str:
+def _entry_line(entry: Mapping[str, object]) -> str:
     """A stage's report entry as a line: `auth-slow: added, IN`."""
     said = [str(entry.get("action") or "added")]
     if entry.get("truth_value"):
@@ -149,11 +149,11 @@ def _nearest(ctx: Context, d: Detail, text: str, subject: str, cache: NearestCac
                  for i, c in found]
 
 
-def _truth(b: Any) -> str:
+def _truth(b: Belief | None) -> str:
     return b.truth.value if b is not None and b.truth else ""
 
 
-def _lines(ctx: Context, d: Detail, shown: Mapping[str, Any], subject: str) -> None:
+def _lines(ctx: Context, d: Detail, shown: Mapping[str, object], subject: str) -> None:
     """The source lines of a sourced claim: the item's own source, else its subject's."""
     path = str(shown.get("source") or "")
     lines = shown.get("lines") or shown.get("quote_lines")

@@ -17,18 +17,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
 
 from engine.mcp.roles import Access
 from engine.mcp.tokens import TokenTable
 
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+if TYPE_CHECKING:  # the ASGI shapes as Starlette declares them
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 ACCESS_KEY = "eem.desk.access"  # where the gate leaves the request's Access and token
 TOKEN_PARAM = "token"

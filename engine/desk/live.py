@@ -11,15 +11,15 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any
-
 from engine.change_records import LogEntry
 
 LOOK_SECONDS = 0.25  # how often the log and the files are looked at
 KEEPALIVE_SECONDS = 15.0
 QUEUE_SIZE = 1000  # events a slow page may fall behind by before it is told to reload
+
+Event = dict[str, object]  # one server-sent event, sent as JSON
 
 
 def touched(e: LogEntry) -> list[str]:
@@ -32,7 +32,7 @@ def touched(e: LogEntry) -> list[str]:
     return sorted(set(ids))
 
 
-def entry_event(e: LogEntry) -> dict[str, Any]:
+def entry_event(e: LogEntry) -> Event:
     return {"kind": "change", "seq": e.seq, "op": e.op, "actor": e.actor, "ids": touched(e),
             "proposal": e.args.get("proposal") or None}
 
@@ -49,7 +49,7 @@ class Follower:
         self._files = files
         self._on_change = on_change
         self._interval = interval
-        self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[dict[str, Any]]]] \
+        self._subscribers: set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[Event]]] \
             = set()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -65,18 +65,18 @@ class Follower:
     def stop(self) -> None:
         self._stop.set()
 
-    def subscribe(self) -> asyncio.Queue[dict[str, Any]]:
-        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(QUEUE_SIZE)
+    def subscribe(self) -> asyncio.Queue[Event]:
+        queue: asyncio.Queue[Event] = asyncio.Queue(QUEUE_SIZE)
         with self._lock:
             self._subscribers.add((asyncio.get_running_loop(), queue))
         self.start()
         return queue
 
-    def unsubscribe(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
+    def unsubscribe(self, queue: asyncio.Queue[Event]) -> None:
         with self._lock:
             self._subscribers = {s for s in self._subscribers if s[1] is not queue}
 
-    def _publish(self, event: dict[str, Any]) -> None:
+    def _publish(self, event: Event) -> None:
         with self._lock:
             subscribers = list(self._subscribers)
         for loop, queue in subscribers:
@@ -118,7 +118,7 @@ class Follower:
                 self._stop.wait(self._interval)
 
 
-def _offer(queue: asyncio.Queue[dict[str, Any]], event: dict[str, Any]) -> None:
+def _offer(queue: asyncio.Queue[Event], event: Event) -> None:
     try:
         queue.put_nowait(event)
     except asyncio.QueueFull:  # the page fell behind: it reloads what it shows
@@ -126,7 +126,7 @@ def _offer(queue: asyncio.Queue[dict[str, Any]], event: dict[str, Any]) -> None:
         queue.put_nowait({"kind": "reload"})
 
 
-async def event_stream(follower: Follower, disconnected: Callable[[], Any]
+async def event_stream(follower: Follower, disconnected: Callable[[], Awaitable[bool]]
                        ) -> AsyncIterator[bytes]:
     """The server-sent events of one page, until it goes away."""
     queue = follower.subscribe()

@@ -10,14 +10,14 @@ change log) come back marked decided, so a page shows a decision made elsewhere.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from engine.desk import stage_files
 from engine.desk.stage_files import EditField, StageFile, StageTools, Unreadable
 from engine.errors import InvalidInput
+from engine.model import Belief
 from engine.proposals.records import Proposal, Status
 from engine.service import proposals as proposing
 from engine.service import reading, staged
@@ -214,15 +214,15 @@ def said(d: staged.StagedDecision) -> str:
     return f"{d.status} by {d.by} (seq {d.seq})" + (f": {d.reason}" if d.reason else "")
 
 
-def _item_row(f: StageFile, item: Any, checks: staged.StagedChecks,
+def _item_row(f: StageFile, item: object, checks: staged.StagedChecks,
               decided: staged.StagedDecision | None) -> Row:
     d = f.as_dict(item)
     k = f.key(item)
     subject = str(d.get("id") or d.get("belief") or d.get("target") or k)
     text = str(d.get("text") or d.get("claim") or d.get("narrower") or "")
-    antecedents = [str(x) for x in d.get("antecedents") or ()]
-    outlist = [str(x) for x in d.get("unless") or d.get("outlist") or ()]
-    members = [str(x) for x in d.get("members") or ()]
+    antecedents = _strs(d.get("antecedents"))
+    outlist = _strs(d.get("unless") or d.get("outlist"))
+    members = _strs(d.get("members"))
     skip = ("id", "belief", "text", "claim", "antecedents", "unless", "outlist", "label",
             "line", "members", "chunk", "source_hash", "shown_sha256")
     kind = str(d.get("kind") or d.get("verdict") or d.get("action") or f.stage.name)
@@ -242,7 +242,11 @@ def _item_row(f: StageFile, item: Any, checks: staged.StagedChecks,
         editable=stage_files.edit_fields(item))
 
 
-def _shown(v: Any) -> str:
+def _strs(v: object) -> list[str]:
+    return [str(x) for x in v] if v and isinstance(v, Iterable) else []
+
+
+def _shown(v: object) -> str:
     if isinstance(v, (list, tuple)):
         return ", ".join(_shown(x) for x in v)
     if isinstance(v, Mapping):
@@ -263,7 +267,7 @@ def _fill_refs(ctx: Context, rows: Sequence[Row]) -> None:
             row.text = b.text
 
 
-def _ref(found: Mapping[str, Any], ident: str) -> Ref:
+def _ref(found: Mapping[str, Belief], ident: str) -> Ref:
     b = found.get(ident)
     if b is None:
         return Ref(ident, "missing", "")

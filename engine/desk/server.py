@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.errors import EngineError, InvalidInput
+from engine.sources.reader import SourceReader
 
 PROG = "python -m engine.desk"
 HOST = "127.0.0.1"
@@ -151,7 +152,7 @@ def serve(args: argparse.Namespace, prog: str) -> int:
     return 0
 
 
-def _reader(root: str) -> object:
+def _reader(root: str) -> SourceReader:
     from adapters.sources.reader import FileSourceReader
 
     return FileSourceReader(Path(root))

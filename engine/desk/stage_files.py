@@ -16,9 +16,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
 from engine.errors import InvalidInput
+from engine.sources.reader import SourceReader
 from engine.stages.provenance import RunRecord
 from engine.graph import GraphTx
 from engine.stages.stage import LoopStage
@@ -37,7 +36,7 @@ class StageTools:
     """What some stages need to check a file's items: a reader of the source files
     (forge's premises, premise review's verdicts: their quotes are grounded again)."""
 
-    source_reader: Callable[[], Any]
+    source_reader: Callable[[], SourceReader]
 
 
 def _review(path: Path, tools: StageTools) -> AnyStage:
@@ -106,24 +105,24 @@ class StageFile:
     path: Path
     stage: AnyStage
     run: RunRecord
-    items: tuple[Any, ...]
+    items: tuple[object, ...]  # as the stage's parser read them
     text: str
     accept_command: str
 
-    def key(self, item: Any) -> str:
+    def key(self, item: object) -> str:
         return self.stage.item_key(item)
 
     def keys(self) -> list[str]:
         return [self.key(i) for i in self.items]
 
-    def item(self, key: str) -> Any:
+    def item(self, key: str) -> object:
         for i in self.items:
             if self.key(i) == key:
                 return i
         raise InvalidInput(f"{self.path.name} holds no item {key!r} (decided meanwhile, or "
                            "the file changed)", field="item", value=key)
 
-    def as_dict(self, item: Any) -> dict[str, Any]:
+    def as_dict(self, item: object) -> dict[str, object]:
         return self.stage.item_dict(item)
 
     def text_without(self, keys: Sequence[str]) -> str | None:
@@ -225,7 +224,7 @@ class EditField:
     choices: tuple[str, ...] = ()
 
 
-def edit_fields(item: Any) -> list[EditField]:
+def edit_fields(item: object) -> list[EditField]:
     """The fields of an item (a dataclass) a person may edit: its texts, its lists of ids
     and its choices; numbers, hashes and reply lines are the stage's."""
     if not dataclasses.is_dataclass(item):
@@ -245,10 +244,10 @@ def edit_fields(item: Any) -> list[EditField]:
     return out
 
 
-def edited(item: Any, form: Mapping[str, str]) -> Any:
+def edited(item: object, form: Mapping[str, str]) -> object:
     """`item` with the fields `form` gives (by edit_fields' names) changed."""
     fields = {f.name: f for f in edit_fields(item)}
-    changes: dict[str, Any] = {}
+    changes: dict[str, object] = {}
     for name, given in form.items():
         field = fields.get(name)
         if field is None:
@@ -262,4 +261,6 @@ def edited(item: Any, form: Mapping[str, str]) -> Any:
             changes[name] = tuple(p.strip() for p in given.split(",") if p.strip())
         else:
             changes[name] = " ".join(given.split())
-    return dataclasses.replace(item, **changes) if changes else item
+    if not changes or not dataclasses.is_dataclass(item) or isinstance(item, type):
+        return item
+    return dataclasses.replace(item, **changes)

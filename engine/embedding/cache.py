@@ -16,7 +16,7 @@ starts fast too. The vectors are numpy arrays (numpy comes with the embeddings e
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.change_records import ChangeEntry
 from engine.embedding.records import StoredEmbedding, VectorTx
@@ -24,6 +24,9 @@ from engine.errors import ModelError
 from engine.model import text_sha256
 from engine.optional import numpy_module
 from engine.store import Store
+
+if TYPE_CHECKING:
+    from engine.optional import ArrayLike, Matrix
 
 EMBED_BATCH = 256  # texts per embed call, and per write transaction
 READ_BATCH = 2000  # stored vectors per read transaction
@@ -48,10 +51,10 @@ class VectorCache(Protocol):
     def has(self, model: str, shas: Sequence[str]) -> list[bool]:
         """For each sha, whether its vector is held."""
 
-    def rows(self, model: str, shas: Sequence[str]) -> Any:
+    def rows(self, model: str, shas: Sequence[str]) -> Matrix:
         """The (len(shas), d) float32 matrix of their vectors; every sha must be held."""
 
-    def put(self, model: str, shas: Sequence[str], rows: Any) -> None:
+    def put(self, model: str, shas: Sequence[str], rows: ArrayLike) -> None:
         """Keep row i as the vector of shas[i]."""
 
 
@@ -61,7 +64,7 @@ class VectorTable:
     MAX_BLOCKS = 32
 
     def __init__(self) -> None:
-        self._blocks: list[Any] = []
+        self._blocks: list[Matrix] = []
         self._index: dict[str, int] = {}  # sha -> row over the blocks, in order
         self._size = 0
 
@@ -71,9 +74,9 @@ class VectorTable:
     def __contains__(self, sha: str) -> bool:
         return sha in self._index
 
-    def add(self, shas: Sequence[str], rows: Any) -> None:
+    def add(self, shas: Sequence[str], given: ArrayLike) -> None:
         np = numpy_module("embeddings")
-        rows = np.asarray(rows, dtype=np.float32)
+        rows: Matrix = np.asarray(given, dtype=np.float32)
         keep = [j for j, s in enumerate(shas) if s not in self._index]
         if not keep:
             return
@@ -90,7 +93,7 @@ class VectorTable:
         if len(self._blocks) > self.MAX_BLOCKS:
             self._blocks = [np.concatenate(self._blocks)]
 
-    def gather(self, shas: Sequence[str]) -> Any:
+    def gather(self, shas: Sequence[str]) -> Matrix:
         np = numpy_module("embeddings")
         where = np.fromiter((self._index[s] for s in shas), dtype=np.int64, count=len(shas))
         if len(self._blocks) > 1:
@@ -102,7 +105,7 @@ class VectorTable:
             return block  # all of it, in order: no copy (callers do not write to it)
         return block[where]
 
-    def items(self) -> tuple[list[str], Any]:
+    def items(self) -> tuple[list[str], Matrix]:
         """Every sha held and the matrix of their vectors, in the same order."""
         shas = sorted(self._index, key=self._index.__getitem__)
         return shas, self.gather(shas)
@@ -118,12 +121,12 @@ class MemoryVectorCache:
         table = self._tables.get(model)
         return [table is not None and s in table for s in shas]
 
-    def rows(self, model: str, shas: Sequence[str]) -> Any:
+    def rows(self, model: str, shas: Sequence[str]) -> Matrix:
         if not shas:
             return numpy_module("embeddings").zeros((0, 0), "float32")
         return self._tables[model].gather(shas)
 
-    def put(self, model: str, shas: Sequence[str], rows: Any) -> None:
+    def put(self, model: str, shas: Sequence[str], rows: ArrayLike) -> None:
         self._tables.setdefault(model, VectorTable()).add(shas, rows)
 
 
@@ -184,9 +187,9 @@ def ensure_embeddings(
     back = [(i, text, sha) for (i, text), sha in zip(pool, shas)
             if i not in current and sha not in todo]
     if back:
-        rows = cache.rows(model, [sha for _, _, sha in back])
-        _save(store, [StoredEmbedding(i, sha, model, v, text)
-                      for (i, text, sha), v in zip(back, rows)], embed_batch)
+        held = cache.rows(model, [sha for _, _, sha in back])
+        _save(store, [StoredEmbedding(i, sha, model, v.tolist(), text)
+                      for (i, text, sha), v in zip(back, held)], embed_batch)
     return cache.rows(model, shas)
 
 

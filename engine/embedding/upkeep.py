@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from engine import defaults
 from engine.change_records import ChangeEntry
@@ -29,6 +29,9 @@ from engine.embedding.records import EmbeddingBacklog, StoredEmbedding, VectorTx
 from engine.errors import InvalidInput, ModelError
 from engine.optional import numpy_module
 from engine.store import Store
+
+if TYPE_CHECKING:
+    from engine.optional import Matrix
 
 T = TypeVar("T")
 
@@ -67,7 +70,7 @@ class EmbeddingUpdate:
     reused: int = 0
     written: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"model": self.model, "total": self.total, "missing": self.missing,
                 "computed": self.computed, "reused": self.reused, "written": self.written}
 
@@ -128,9 +131,9 @@ def update_embeddings(store: Store[VectorTx], embedder: Embedder, *,
     return EmbeddingUpdate(model, backlog.total, backlog.missing, computed, reused, written)
 
 
-def _rows(page: Sequence[tuple[str, str]], shas: Sequence[str], model: str, vectors: Any
+def _rows(page: Sequence[tuple[str, str]], shas: Sequence[str], model: str, vectors: Matrix
           ) -> list[StoredEmbedding]:
-    return [StoredEmbedding(bid, sha, model, vector, text)
+    return [StoredEmbedding(bid, sha, model, vector.tolist(), text)
             for (bid, text), sha, vector in zip(page, shas, vectors)]
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 READ, PROPOSE, WRITE = "read", "propose", "write"
 ROLES = (READ, PROPOSE, WRITE)
 DECLARATION = "agent_tool"  # the attribute `@tool` sets on the method
 
-Method = TypeVar("Method", bound=Callable[..., Any])
+Method = TypeVar("Method", bound=Callable[..., object])
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,6 @@ def declared_tools(cls: type) -> tuple[ToolSpec, ...]:
                  if isinstance(getattr(member, DECLARATION, None), ToolSpec))
 
 
-def bound_tools(instance: Any) -> dict[str, Callable[..., dict[str, Any]]]:
+def bound_tools(instance: object) -> dict[str, Callable[..., dict[str, object]]]:
     """The declared tools of `instance`'s class as its bound methods, by name."""
     return {spec.name: getattr(instance, spec.name) for spec in declared_tools(type(instance))}

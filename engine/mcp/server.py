@@ -39,7 +39,7 @@ import typing
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.mcp.declaration import bound_tools
 from engine.mcp.roles import ROLES, WRITE, Access
@@ -49,6 +49,17 @@ from engine.mcp.tokens import TOKENS_FILE, TokenTable, parse_tags
 from engine.memory import history
 from engine.memory.as_of import AsOfStore
 from engine.service.context import Context
+from engine.store import Store
+
+if TYPE_CHECKING:
+    from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+    from mcp.server.mcpserver import Context as RequestContext
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.subscriptions import ServerEvent, SubscriptionBus
+    from mcp.types import CallToolResult
+    from starlette.types import ASGIApp, Receive, Scope, Send
+
+    from engine.mcp.tools import JSON
 
 PROG = "python -m engine.mcp"
 MCP_HINT = "pip install 'eem-engine[mcp]'"
@@ -83,10 +94,10 @@ def _sdk():
     return MCPServer, types
 
 
-def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
-            context_type: Any = None, base_actor: str = "mcp", name: str = "",
+def guarded(method: Callable[..., JSON], served: Context,
+            context_type: type | None = None, base_actor: str = "mcp", name: str = "",
             default_access: Access = Access("", WRITE), uri: str = "", writes: bool = False
-            ) -> Callable[..., Any]:
+            ) -> Callable[..., JSON | CallToolResult]:
     """The tool as the SDK calls it: refused (a tool error naming the role, nothing run)
     when the caller's role does not reach it; else the method is called with a Context for
     the calling client (its writes by `<base_actor>` with the client's name and its token's
@@ -97,10 +108,11 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
     it added or reworded are computed after it, on the keeper's thread)."""
     tool_name = name or method.__name__
 
-    def call(mcp_context: Any = None, **kwargs: Any) -> Any:
+    def call(mcp_context: RequestContext | None = None, **kwargs: object
+             ) -> JSON | CallToolResult:
         access = context_access(mcp_context, default_access)
         if not access.may_call(tool_name):
-            return _tool_error(types, access.refusal(tool_name))
+            return _tool_error(access.refusal(tool_name))
         ctx = caller_context(served, access, caller_actor(labelled(base_actor, access.name),
                                                           mcp_context))
         try:
@@ -112,7 +124,7 @@ def guarded(method: Callable[..., dict[str, Any]], types: Any, served: Context,
             message = e.said(served.prog)
         except Exception as e:  # the boundary, as the CLI's: one line, never a traceback
             message = _describe(e, uri or "the Neo4j server")
-        return _tool_error(types, message)
+        return _tool_error(message)
 
     call.__name__, call.__qualname__, call.__doc__ = tool_name, tool_name, method.__doc__
     # what the SDK reads as the tool's input and output: the method's parameters but the
@@ -136,13 +148,15 @@ def caller_context(served: Context, access: Access, actor: str) -> Context:
     return served.acting_as(actor).seeing(access.visible_to)
 
 
-def _tool_error(types: Any, message: str) -> Any:
+def _tool_error(message: str) -> CallToolResult:
+    from mcp import types
+
     line = "Error: " + " ".join(message.split())  # a driver's message may span lines
     return types.CallToolResult(content=[types.TextContent(type="text", text=line)],
                                 is_error=True)
 
 
-def request_access(request: Any, default: Access) -> Access:
+def request_access(request: object, default: Access) -> Access:
     """The Access RequireBearer found for this HTTP request; `default` without a request
     (stdio); nothing at all for an HTTP request that carries none."""
     if request is None:
@@ -152,7 +166,9 @@ def request_access(request: Any, default: Access) -> Access:
     return found if isinstance(found, Access) else NO_ACCESS
 
 
-def context_access(context: Any, default: Access) -> Access:
+def context_access(context: RequestContext | None, default: Access) -> Access:
+    if context is None:
+        return request_access(None, default)
     try:
         request = context.request_context.request
     except (AttributeError, ValueError):
@@ -178,7 +194,7 @@ def tool_listing_filter(default: Access):
     and a resource is read as the caller sees (its visibility set in force: eem://compact is
     compact's filtered summary; eem://status, which cannot be filtered, is refused)."""
 
-    async def middleware(ctx: Any, call_next: Any) -> Any:
+    async def middleware(ctx: ServerRequestContext, call_next: CallNext) -> HandlerResult:
         if ctx.method == "resources/read":
             seeing = READING_ACCESS.set(request_access(ctx.request, default))
             try:
@@ -195,15 +211,14 @@ def tool_listing_filter(default: Access):
     return middleware
 
 
-def unknown_argument_refusal(accepted: Mapping[str, Sequence[str]], default: Access,
-                             types: Any):
+def unknown_argument_refusal(accepted: Mapping[str, Sequence[str]], default: Access):
     """SDK middleware: a tools/call naming an argument its tool does not take is refused
     with a tool error naming it and the arguments the tool takes; the tool does not run, so
     nothing is written (the SDK itself would drop the unknown argument and run the call, and
     `add` with `sl` for `antecedents` would make a premise). A call the caller's role does
     not reach goes on, to be refused for that."""
 
-    async def middleware(ctx: Any, call_next: Any) -> Any:
+    async def middleware(ctx: ServerRequestContext, call_next: CallNext) -> HandlerResult:
         params = ctx.params if ctx.method == "tools/call" else None
         name = str((params or {}).get("name") or "")
         given = (params or {}).get("arguments") or {}
@@ -214,7 +229,7 @@ def unknown_argument_refusal(accepted: Mapping[str, Sequence[str]], default: Acc
         unknown = sorted(set(given) - set(takes))
         if not unknown:
             return await call_next(ctx)
-        return _tool_error(types, refusal(name, unknown, takes))
+        return _tool_error(refusal(name, unknown, takes))
 
     return middleware
 
@@ -225,14 +240,16 @@ def refusal(tool: str, unknown: Sequence[str], takes: Sequence[str]) -> str:
             f"takes {', '.join(takes) if takes else 'no arguments'}")
 
 
-def tool_arguments(method: Callable[..., Any]) -> tuple[str, ...]:
+def tool_arguments(method: Callable[..., object]) -> tuple[str, ...]:
     """The arguments a tool takes: its method's parameters but the caller's Context."""
     return tuple(p for p in inspect.signature(method).parameters if p != "ctx")
 
 
-def caller_actor(base: str, context: Any) -> str:
+def caller_actor(base: str, context: RequestContext | None) -> str:
     """`mcp:<client name>[@<token label>]`: the client's name from its initialize request
     when the SDK gives one, else the server's default (EEM_MCP_CLIENT, stdio or http)."""
+    if context is None:
+        return base
     try:
         params = context.request_context.session.client_params
         info = getattr(params, "client_info", None) or getattr(params, "clientInfo", None)
@@ -253,7 +270,7 @@ def _describe(e: Exception, uri: str) -> str:
     return f"unexpected {type(e).__name__}: {e}"
 
 
-def _context_type() -> Any:
+def _context_type() -> type | None:
     try:
         from mcp.server.mcpserver import Context
     except ImportError:  # an SDK without request contexts: the server's default actor only
@@ -267,7 +284,7 @@ class BeliefWatch:
     belief a new entry touched (its label, text or justifications), whoever wrote it. The
     events go to the server's subscription bus on its event loop."""
 
-    def __init__(self, store: Any, bus: Any, event: Callable[[str], Any],
+    def __init__(self, store: Store, bus: SubscriptionBus, event: Callable[[str], ServerEvent],
                  interval: float = WATCH_SECONDS) -> None:
         self._store = store
         self._bus = bus
@@ -312,7 +329,7 @@ class BeliefWatch:
 
 def build_server(tools: AgentTools, served: Context, base_actor: str = "mcp",
                  with_ask: bool = False, default_access: Access = Access("", WRITE),
-                 watch_store: Any = None, uri: str = ""):
+                 watch_store: Store | None = None, uri: str = ""):
     """`served`: the server's Context (each call's is made from it for its client);
     `default_access`: the client's when a message came without an HTTP request (stdio);
     over HTTP each message carries the Access of its token (RequireBearer). `watch_store`:
@@ -327,7 +344,7 @@ def build_server(tools: AgentTools, served: Context, base_actor: str = "mcp",
              if watch_store is not None else None)
 
     @contextlib.asynccontextmanager
-    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+    async def lifespan(_server: object) -> AsyncIterator[dict[str, object]]:
         if watch is not None:
             watch.start(asyncio.get_running_loop())
         yield {}
@@ -338,13 +355,13 @@ def build_server(tools: AgentTools, served: Context, base_actor: str = "mcp",
     accepted = {spec.name: tool_arguments(method) for spec, method in offered}
     server = MCPServer("eem-engine", instructions=INSTRUCTIONS, log_level="WARNING",
                        middleware=[tool_listing_filter(default_access),
-                                   unknown_argument_refusal(accepted, default_access, types)],
+                                   unknown_argument_refusal(accepted, default_access)],
                        subscriptions=bus, lifespan=lifespan)
     server.belief_watch = watch
     context_type = _context_type()
 
     for spec, method in offered:
-        server.add_tool(guarded(method, types, served, context_type, base_actor, spec.name,
+        server.add_tool(guarded(method, served, context_type, base_actor, spec.name,
                                 default_access, uri, writes=not spec.read_only),
                         name=spec.name,
                         annotations=types.ToolAnnotations(read_only_hint=spec.read_only))
@@ -384,7 +401,7 @@ def build_server(tools: AgentTools, served: Context, base_actor: str = "mcp",
     return server
 
 
-def pack_resource() -> list[dict[str, Any]]:
+def pack_resource() -> list[dict[str, object]]:
     """The query pack with each query's Cypher text."""
     from adapters.cypher_files import cypher
     from adapters.query_pack import load_pack
@@ -433,11 +450,11 @@ class RequireBearer:
     for the role checks of the tools. The table is consulted per request, so a revoked
     token is refused at once."""
 
-    def __init__(self, app: Any, table: TokenTable) -> None:
+    def __init__(self, app: ASGIApp, table: TokenTable) -> None:
         self._app = app
         self._table = table
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or ()).get(b"authorization", b"")
             scheme, _, token = given.decode("latin-1").partition(" ")
@@ -488,7 +505,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     return parser
 
 
-def make_ask(args: argparse.Namespace) -> Callable[[Context, str], dict[str, Any]]:
+def make_ask(args: argparse.Namespace) -> Callable[[Context, str], JSON]:
     """ask through the command line's own back-end (checked now): each question answered
     from what the calling client may see, its run recorded."""
     from engine.visibility import VisibleReadsStore
@@ -499,7 +516,7 @@ def make_ask(args: argparse.Namespace) -> Callable[[Context, str], dict[str, Any
 
     backend = ask_backend(ModelSpec(args.model, args.timeout))
 
-    def answer(ctx: Context, question: str) -> dict[str, Any]:
+    def answer(ctx: Context, question: str) -> JSON:
         report = ReportFile(report_path(Path(args.report_dir), utc_now(), "ask"))
         store = (ctx.store if ctx.visible_to is None
                  else VisibleReadsStore(ctx.store, ctx.visible_to))
@@ -576,7 +593,7 @@ def main(argv: Sequence[str] | None = None, *, prog: str = PROG) -> int:
         return 130
 
 
-def released(store: Any, name: str) -> AsOfStore:
+def released(store: Store, name: str) -> AsOfStore:
     """The store as of release `name`, rebuilt now (an unknown release is refused before the
     server starts); every write through it is refused with one line."""
     found = history.find_release(store, name)
@@ -586,7 +603,7 @@ def released(store: Any, name: str) -> AsOfStore:
     return served
 
 
-def _serve_http(server: Any, port: int, environ: Mapping[str, str]) -> int:
+def _serve_http(server: MCPServer, port: int, environ: Mapping[str, str]) -> int:
     import uvicorn
 
     token, where = bearer_token(environ)

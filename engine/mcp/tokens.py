@@ -18,11 +18,14 @@ import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from engine.mcp.roles import WRITE, Access, check_role
 from engine.errors import InvalidInput, NotFound, StoreError
 from engine.tms import access
+
+if TYPE_CHECKING:
+    import argparse
 
 TOKENS_FILE = "mcp-tokens.json"
 DEFAULT_NAME = "default"  # the generated (or EEM_MCP_TOKEN) token: role write, as before
@@ -171,7 +174,7 @@ class TokenTable:
 TOKEN_PROG = "python -m engine.mcp token"
 
 
-def build_token_parser(prog: str = TOKEN_PROG) -> Any:
+def build_token_parser(prog: str = TOKEN_PROG) -> argparse.ArgumentParser:
     import argparse
 
     parser = argparse.ArgumentParser(

@@ -25,8 +25,6 @@ import dataclasses
 import hashlib
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any
-
 from engine import defaults
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
@@ -211,12 +209,12 @@ def _free(tx: DialecticTx, target: str, justification: int) -> str:
 
 
 def _defeater_metadata(tx: DialecticTx, defeater_type: str, target: str, justification: int,
-                       at: str) -> dict[str, Any]:
+                       at: str) -> dict[str, object]:
     return {"source_type": SOURCE_TYPE, "defeater_type": defeater_type, "defeats": target,
             "justification": justification, "by": tx.actor(), "at": at}
 
 
-def _create_scoped(tx: DialecticTx, did: str, text: str, meta: dict[str, Any], target: str,
+def _create_scoped(tx: DialecticTx, did: str, text: str, meta: dict[str, object], target: str,
                    justification: int, scopes: Sequence[Scope], at: str
                    ) -> tuple[Change, tuple[str, ...]]:
     """The scope premises and the defeater derived from them, in one add."""

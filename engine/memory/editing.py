@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 from types import MappingProxyType
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotFound
 from engine.model import Belief, Change, check_id
 from engine.memory.dialectic import DialecticTx
+from engine.results import JsonValue
 from engine.store import Store
 from engine.tms.access import TAGS_KEY, parse_tags
 from engine.tms.kernel import enforce_nogoods, justification_args, now, standing_gates
@@ -36,7 +36,7 @@ def remove_justification(store: Store[DialecticTx], belief_id: str, position: in
     if not isinstance(position, int) or position < 1:
         raise InvalidInput("the justification number counts from 1", field="position",
                            value=position)
-    removed: list[dict[str, Any]] = []
+    removed: list[dict[str, object]] = []
 
     def work(tx: DialecticTx) -> Change:
         b = _belief(tx, belief_id)
@@ -63,7 +63,7 @@ def convert_to_premise(store: Store[DialecticTx], belief_id: str) -> Change:
     """Strip every justification (kept in the change log); gates on them stay, as the
     premise's gate justification."""
     check_id(belief_id)
-    removed: list[dict[str, Any]] = []
+    removed: list[dict[str, object]] = []
 
     def work(tx: DialecticTx) -> Change:
         b = _belief(tx, belief_id)
@@ -82,7 +82,7 @@ def convert_to_premise(store: Store[DialecticTx], belief_id: str) -> Change:
         "id": belief_id, "removed": removed}))  # filled in by work
 
 
-def parse_value(text: str) -> Any:
+def parse_value(text: str) -> JsonValue:
     """A JSON value when the text is one (42, true, ["a"], {"k": 1}, "quoted"), else the text."""
     try:
         return json.loads(text)
@@ -97,7 +97,7 @@ def _key(key: str) -> str:
     return key.strip()
 
 
-def set_metadata(store: Store[DialecticTx], belief_id: str, key: str, value: Any) -> Change:
+def set_metadata(store: Store[DialecticTx], belief_id: str, key: str, value: object) -> Change:
     check_id(belief_id)
     key = _key(key)
     json.dumps(value)  # a JSON value, or this raises before anything is written
@@ -139,7 +139,7 @@ def _after_metadata(tx: ResolutionTx, belief_id: str, key: str) -> Change:
     return Change()
 
 
-def get_metadata(store: Store[DialecticTx], belief_id: str, key: str | None = None) -> Any:
+def get_metadata(store: Store[DialecticTx], belief_id: str, key: str | None = None) -> object:
     check_id(belief_id)
     meta = store.read(lambda tx: dict(_belief(tx, belief_id).metadata))
     if key is None:

@@ -25,16 +25,17 @@ from typing import Any
 
 from engine.memory.records import Image, RewiredEdge, SupersedeRecord, gated_of
 from engine.model import Belief, Justification, Kind, Nogood
+from engine.results import JsonValue
 from engine.sources.records import SourceRecord
 
 KINDS = ("belief", "nogood", "supersession", "source", "network", "namespace")
 NETWORK_KEY = "network"
 TRUTH_MARKS = frozenset({"Belief", "In", "Out", "Undetermined"})
 
-_NO_MAP: Mapping[str, Any] = MappingProxyType({})
+_NO_MAP: Mapping[str, JsonValue] = MappingProxyType({})
 
 
-def _json_map(text: Any) -> Mapping[str, Any]:
+def _json_map(text: str | None) -> Mapping[str, JsonValue]:
     if not text or text == "{}":
         return _NO_MAP
     value = json.loads(text)
@@ -80,7 +81,8 @@ def source_of(path: str, image: Image) -> SourceRecord:
                         image.get("forged_at") or "", tuple(image.get("chunks") or ()))
 
 
-def network_info_of(image: Image | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def network_info_of(image: Image | None
+                    ) -> tuple[dict[str, JsonValue], dict[str, JsonValue]]:
     """(meta, repos) of a network image (absent: both empty)."""
     if not image:
         return {}, {}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from engine.results import JsonValue
 
 from engine.stages.item_reader import (
     CheckedParse,
@@ -54,22 +54,22 @@ class NegativeParse(CheckedParse[NegativeVerdict, Expected]):
     """Verdicts read from one reply; `missing`: beliefs shown, without a verdict."""
 
 
-def _yes_no(value: Any) -> bool | None:
+def _yes_no(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
     word = _word(value)
     return True if word in _YES else False if word in _NO else None
 
 
-def _word(value: Any) -> str:
+def _word(value: object) -> str:
     return keyword(value) if isinstance(value, str) else ""
 
 
-class _Reader(VerdictReader[NegativeParse]):
+class _Reader(VerdictReader[NegativeParse, str]):
     noun = "belief"
 
-    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
-                    shown: str | None) -> None:
+    def read_answer(self, obj: Mapping[str, JsonValue], line: int, seen: set[str], belief: str,
+                    where: str, shown: str | None) -> None:
         negative = _yes_no(obj.get("negative"))
         if negative is None:
             self.problem(f"{where} lacks negative: true or false"

@@ -14,9 +14,14 @@ Memory is the matrix plus one block of dot products (BLOCK_ROWS x the block's co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.optional import numpy_module
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from engine.optional import ArrayLike, Indices, Matrix
 
 EXACT_UP_TO = 5_000
 BLOCK_ROWS = 1024
@@ -29,8 +34,8 @@ def _np():
     return numpy_module("neighbour search over embeddings")
 
 
-def _top_k(np, dots: Any, row_ids: Any, col_ids: Any, k: int, threshold: float,
-           out: list[tuple[int, int, float]]) -> None:
+def _top_k(np: ModuleType, dots: Matrix, row_ids: Indices, col_ids: Indices, k: int,
+           threshold: float, out: list[tuple[int, int, float]]) -> None:
     """Each row's k best columns at or above threshold (itself excluded)."""
     dots[row_ids[:, None] == col_ids[None, :]] = -2.0
     take = min(k, dots.shape[1])
@@ -43,12 +48,12 @@ def _top_k(np, dots: Any, row_ids: Any, col_ids: Any, k: int, threshold: float,
         out.append((int(row_ids[r]), int(col_ids[best[r, c]]), float(scores[r, c])))
 
 
-def nearest(matrix: Any, k: int, threshold: float, *, seed: int = 0
+def nearest(given: ArrayLike, k: int, threshold: float, *, seed: int = 0
             ) -> list[tuple[int, int, float]]:
     """(row, neighbour row, cosine) for each row's up to k nearest rows at cosine >=
     threshold. Rows must be unit vectors."""
     np = _np()
-    matrix = np.asarray(matrix, dtype=np.float32)
+    matrix: Matrix = np.asarray(given, dtype=np.float32)
     n = len(matrix)
     out: list[tuple[int, int, float]] = []
     if n < 2:
@@ -62,7 +67,7 @@ def nearest(matrix: Any, k: int, threshold: float, *, seed: int = 0
     centroids = _centroids(np, matrix, seed)
     filed = _nearest_centroids(np, matrix, centroids, PROBES)
     home = filed[:, 0]
-    filed_under: list[list[Any]] = [[] for _ in range(len(centroids))]
+    filed_under: list[list[Indices]] = [[] for _ in range(len(centroids))]
     for p in range(PROBES):
         order = np.argsort(filed[:, p], kind="stable")
         bounds = np.searchsorted(filed[order, p], np.arange(len(centroids) + 1))
@@ -82,7 +87,7 @@ def nearest(matrix: Any, k: int, threshold: float, *, seed: int = 0
     return out
 
 
-def _centroids(np, matrix: Any, seed: int) -> Any:
+def _centroids(np: ModuleType, matrix: Matrix, seed: int) -> Matrix:
     rng = np.random.default_rng(seed)
     n = len(matrix)
     count = max(2, int(np.sqrt(n)))
@@ -98,7 +103,8 @@ def _centroids(np, matrix: Any, seed: int) -> Any:
     return centroids
 
 
-def _nearest_centroids(np, matrix: Any, centroids: Any, probes: int) -> Any:
+def _nearest_centroids(np: ModuleType, matrix: Matrix, centroids: Matrix, probes: int
+                       ) -> Indices:
     filed = np.empty((len(matrix), probes), dtype=np.int64)
     for lo in range(0, len(matrix), 8192):
         dots = matrix[lo:lo + 8192] @ centroids.T

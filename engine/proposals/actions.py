@@ -26,7 +26,7 @@ Args = Mapping[str, Any]
 
 
 # --- justifications as JSON: to-args and from-args side by side --------------------------
-def justification_args(j: Justification) -> dict[str, Any]:
+def justification_args(j: Justification) -> dict[str, object]:
     return {"kind": j.kind.value, "antecedents": list(j.antecedents), "outlist": list(j.outlist),
             "label": j.label}
 
@@ -65,7 +65,7 @@ def _check_add(a: Args) -> None:
     _check_refs(a)
 
 
-def pin_args(claim: SourcedClaim) -> dict[str, Any]:
+def pin_args(claim: SourcedClaim) -> dict[str, object]:
     """A source pin as `propose add --source` read it, kept on the proposal in JSON."""
     return {"path": claim.path, "sha256": claim.sha256, "size": claim.size,
             "lines": list(claim.lines), "quote": claim.quote}
@@ -93,7 +93,7 @@ def _apply_add(tx: AddTx, a: Args) -> Change:
     change since then shows in `sources stale`, as for any pinned belief)."""
     stamp = tms.now()
     claim = _pin_of(a)
-    metadata: dict[str, Any] = claim.metadata() if claim else {}
+    metadata: dict[str, object] = claim.metadata() if claim else {}
     if a.get("access_tags"):
         metadata[TAGS_KEY] = list(a["access_tags"])
     if a.get("namespace"):  # add --namespace: placed when proposed, the namespace must exist

@@ -19,7 +19,7 @@ import dataclasses
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.change_records import ChangeEntry, ChangeLog
 from engine.errors import EngineError, InvalidInput, NotFound, ProposalDrift, StoreError
@@ -95,7 +95,7 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def snapshot_in(tx: TmsTx, action: str, args: Mapping[str, Any]) -> Snapshot:
+def snapshot_in(tx: TmsTx, action: str, args: Mapping[str, object]) -> Snapshot:
     target = target_of(action, args)
     named = named_of(action, args)
     found = tx.get_beliefs([target]).get(target)
@@ -111,18 +111,18 @@ def impact_of(change: Change) -> Impact:
                   tuple(change.retracted_by_nogood))
 
 
-def _measure(tx: ActionTx, action: str, args: Mapping[str, Any]) -> tuple[Snapshot, Impact]:
+def _measure(tx: ActionTx, action: str, args: Mapping[str, object]) -> tuple[Snapshot, Impact]:
     snap = snapshot_in(tx, action, args)  # before the verb's work changes what it reads
     return snap, impact_of(apply_in(tx, action, args))
 
 
-def _measure_proposed(tx: ActionTx, action: str, args: Mapping[str, Any]
+def _measure_proposed(tx: ActionTx, action: str, args: Mapping[str, object]
                       ) -> tuple[Snapshot, Impact]:
     _refuse_what_changes_nothing(tx, action, args)
     return _measure(tx, action, args)
 
 
-def _refuse_what_changes_nothing(tx: TmsTx, action: str, args: Mapping[str, Any]) -> None:
+def _refuse_what_changes_nothing(tx: TmsTx, action: str, args: Mapping[str, object]) -> None:
     """A retraction of a belief already retracted would be accepted to no effect: refuse it
     now, saying so, rather than queue it for a person."""
     if action != "retract":
@@ -151,7 +151,7 @@ def _reason(reason: str, what: str) -> str:
 
 
 # --- the verbs ---------------------------------------------------------------------------
-def propose(store: Store[LifecycleTx], action: str, args: Mapping[str, Any],
+def propose(store: Store[LifecycleTx], action: str, args: Mapping[str, object],
             reason: str) -> Proposed:
     """Queue `action` (a verb with its arguments, engine/proposals/actions.py) for a person;
     the network is not changed. Older pending proposals on the same target are superseded."""

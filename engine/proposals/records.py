@@ -73,7 +73,7 @@ class Impact:
     error: str = ""  # set when the action cannot apply now (the verb's own Error line)
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, Any] = {"went_in": list(self.went_in), "went_out": list(self.went_out),
+        out: dict[str, object] = {"went_in": list(self.went_in), "went_out": list(self.went_out),
                                "retracted_by_nogood": list(self.retracted_by_nogood)}
         if self.error:
             out["error"] = self.error

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.model import Belief, Status, Truth
 from engine.reading.records import (
@@ -36,8 +36,12 @@ from engine.reading.records import (
 )
 from engine.tms.records import Network
 
+if TYPE_CHECKING:
+    from engine.optional import ArrayLike
+
 POOL = 15  # not-current derived beliefs (most direct dependents) whose impact is counted
 TOP = 5  # how many of a list the screen names
+Number = int | float
 MARKER_SOURCES = ("challenge", "review", "defence", "defeat")  # metadata source_type of
 # the beliefs that carry :Defeater in the graph
 
@@ -146,7 +150,7 @@ class DuplicatePairs:
     seconds: float = 0.0  # how long the step took (embedding and search)
 
 
-def duplicate_pairs(pool: Sequence[tuple[str, str]], vectors: Any, threshold: float, k: int
+def duplicate_pairs(pool: Sequence[tuple[str, str]], vectors: ArrayLike, threshold: float, k: int
                     ) -> list[tuple[str, str, float]]:
     """(a, b, cosine) with a < b for the pairs of `pool` whose unit `vectors` (row i for
     item i) reach `threshold`, each belief's k nearest counted; closest first."""
@@ -183,12 +187,12 @@ class Figure:
     the first ids or pairs it is about."""
 
     name: str
-    numbers: Mapping[str, Any]
+    numbers: Mapping[str, Number | None]
     command: str
-    top: tuple[Any, ...] = ()
+    top: tuple[object, ...] = ()  # ids, or tuples of an id and what is said of it
     note: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {**dict(self.numbers), "command": self.command,
                 **({"top": [list(t) if isinstance(t, tuple) else t for t in self.top]}
                    if self.top else {}),
@@ -204,11 +208,11 @@ class Health:
     def figure(self, name: str) -> Figure:
         return next(f for f in self.figures if f.name == name)
 
-    def number(self, name: str, key: str) -> Any:
+    def number(self, name: str, key: str) -> Number | None:
         found = [f for f in self.figures if f.name == name]
         return found[0].numbers.get(key) if found else None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"as_of": self.as_of, **{f.name: f.as_dict() for f in self.figures},
                 "breaches": list(self.breaches)}
 
@@ -234,7 +238,7 @@ class Parts:
     sources: SourceCounts | None = None
     duplicates: DuplicatePairs | None = None
     duplicates_note: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, str] = field(default_factory=dict)
 
 
 def percent(part: int, whole: int) -> float:
@@ -299,7 +303,7 @@ def screen(parts: Parts, commands: Commands, *, as_of: str | None = None,
 
 
 # --- a trend between two points ---------------------------------------------------------------
-def numbers_of(h: Health) -> dict[str, Any]:
+def numbers_of(h: Health) -> dict[str, Number]:
     """Every number of the screen by `figure.key`."""
     return {f"{f.name}.{k}": v for f in h.figures for k, v in f.numbers.items()
             if isinstance(v, (int, float)) and not isinstance(v, bool) and k != "seconds"}
@@ -312,11 +316,11 @@ class Trend:
     first_point: str
     second_point: str
 
-    def changes(self) -> list[tuple[str, Any, Any]]:
+    def changes(self) -> list[tuple[str, Number | None, Number | None]]:
         a, b = numbers_of(self.first), numbers_of(self.second)
         return [(k, a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"from": self.first_point, "to": self.second_point,
                 "changes": [{"number": k, "from": x, "to": y,
                              "by": (y - x if isinstance(x, (int, float))

@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
-
 from engine.errors import InvalidInput, NotFound
 from engine.reading.records import GraphEdge, GraphNode, PackTx, QueryResult
 from engine.store import Store
 
 PARAM_TYPES = ("string", "integer", "float", "boolean")
+ParamValue = str | int | float | bool  # a parameter converted to its declared type
 
 
 @dataclass(frozen=True)
@@ -45,11 +44,11 @@ def find_query(pack: Sequence[PackQuery], name: str | None) -> PackQuery:
     raise NotFound("query", name)
 
 
-def parse_params(query: PackQuery, pairs: Sequence[str]) -> dict[str, Any]:
+def parse_params(query: PackQuery, pairs: Sequence[str]) -> dict[str, ParamValue]:
     """`key=value` strings -> the query's parameters, each converted to its declared type.
     Every declared parameter is required; an undeclared one is an error."""
     declared = {p.name: p for p in query.params}
-    values: dict[str, Any] = {}
+    values: dict[str, ParamValue] = {}
     for pair in pairs:
         key, sep, raw = pair.partition("=")
         key = key.strip()
@@ -70,7 +69,7 @@ def parse_params(query: PackQuery, pairs: Sequence[str]) -> dict[str, Any]:
     return values
 
 
-def convert(param: PackParam, raw: str) -> Any:
+def convert(param: PackParam, raw: str) -> ParamValue:
     problem = InvalidInput(f"--param {param.name} takes {_article(param.type)} {param.type}, "
                            f"not {raw!r}", field=param.name, value=raw)
     if param.type == "string":
@@ -102,13 +101,14 @@ def _plain_example(p: PackParam) -> str:
 
 
 # --- running -----------------------------------------------------------------------------
-def run_query(store: Store[PackTx], query: PackQuery, params: Mapping[str, Any]) -> QueryResult:
+def run_query(store: Store[PackTx], query: PackQuery, params: Mapping[str, ParamValue]
+              ) -> QueryResult:
     """Run a pack query (read-only) with checked parameters."""
     return store.read(lambda tx: tx.run_pack_query(query.name, dict(params)))
 
 
 # --- rendering -----------------------------------------------------------------------------
-def cell(value: Any) -> str:
+def cell(value: object) -> str:
     """One value as table text: lists joined by commas, a belief by its id, a
     justification by kind and seq, a relationship by its type."""
     if value is None:
@@ -131,7 +131,7 @@ def cell(value: Any) -> str:
     return str(value)
 
 
-def to_json(value: Any) -> Any:
+def to_json(value: object) -> object:
     if isinstance(value, (GraphNode, GraphEdge)):
         return value.as_dict()
     if isinstance(value, (list, tuple)):
@@ -141,8 +141,8 @@ def to_json(value: Any) -> Any:
     return value
 
 
-def json_rows(result: QueryResult) -> list[dict[str, Any]]:
-    return [to_json(r) for r in result.records()]
+def json_rows(result: QueryResult) -> list[dict[str, object]]:
+    return [{k: to_json(v) for k, v in r.items()} for r in result.records()]
 
 
 def text_rows(result: QueryResult, width: int = 72) -> list[list[str]]:
@@ -158,7 +158,7 @@ def pack_rows(pack: Sequence[PackQuery]) -> list[tuple[str, str, str]]:
              q.description) for q in pack]
 
 
-def pack_json(pack: Sequence[PackQuery]) -> list[dict[str, Any]]:
+def pack_json(pack: Sequence[PackQuery]) -> list[dict[str, object]]:
     return [{"name": q.name, "description": q.description,
              "params": [{"name": p.name, "type": p.type, "example": p.example}
                         for p in q.params]} for q in pack]

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
+from engine.embedding.cache import Embedder
 from engine.embedding.records import VectorTx
 from engine.embedding.upkeep import MissingEmbeddings
 from engine.model import Truth
@@ -61,7 +62,7 @@ class Meaning:
     checked: bool = True
 
 
-def meaning_of(embedder: Any, text: str) -> Meaning | None:
+def meaning_of(embedder: Embedder | None, text: str) -> Meaning | None:
     """The Meaning of `text` by `embedder` (the one-method embedder), None without one."""
     if embedder is None:
         return None

@@ -190,7 +190,7 @@ class GraphNode:
 
     key: str
     labels: tuple[str, ...]
-    properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    properties: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     def as_dict(self) -> dict[str, object]:
         return {"labels": list(self.labels), "properties": dict(self.properties)}
@@ -202,7 +202,7 @@ class GraphEdge:
     type: str
     source: str  # key of the start node
     target: str  # key of the end node
-    properties: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    properties: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     def as_dict(self) -> dict[str, object]:
         return {"type": self.type, "properties": dict(self.properties)}
@@ -211,9 +211,9 @@ class GraphEdge:
 @dataclass(frozen=True)
 class QueryResult:
     columns: tuple[str, ...]
-    rows: tuple[tuple[Any, ...], ...]
+    rows: tuple[tuple[object, ...], ...]
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, object]]:
         return [dict(zip(self.columns, row)) for row in self.rows]
 
 

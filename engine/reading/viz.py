@@ -31,7 +31,7 @@ class Neighbourhood:
         return sum(1 for n in self.nodes.values() if label in n.labels)
 
     def ids(self, label: str = "Belief") -> list[str]:
-        return sorted(n.properties["id"] for n in self.nodes.values()
+        return sorted(str(n.properties["id"]) for n in self.nodes.values()
                       if label in n.labels and "id" in n.properties)
 
 

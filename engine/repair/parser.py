@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from engine.repair.repairs import ACTIONS, LINK, SOFTEN, WITH_TEXT, Repair, key, same_claim
+from engine.results import JsonValue
 from engine.stages.item_reader import ItemsParse, JustificationReader, read_items, unanswered
 from engine.stages.item_reader import flat_text as _text
 from engine.stages.replies import Diagnostic, ReplyShape, bare_id, second_fills_gaps
@@ -44,11 +44,11 @@ def _ids(value: object) -> list[str]:
     return out
 
 
-class _Reader(JustificationReader[RepairParse]):
+class _Reader(JustificationReader[RepairParse, str]):
     label = "repair"
 
-    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
-                    shown: Mapping[int, Any] | None, position: int) -> None:
+    def read_answer(self, obj: Mapping[str, JsonValue], line: int, seen: set[str], belief: str,
+                    where: str, shown: Mapping[int, str] | None, position: int) -> None:
         k = key(belief, position)
         action = bare_id(obj.get("action") or "").lower()
         if action not in ACTIONS:

@@ -21,8 +21,11 @@ from engine.resident.connection import HANDSHAKE_SECONDS, connect, request_field
 
 TYPE_CHECKING = False  # typing itself costs more than forwarding a command
 if TYPE_CHECKING:
+    import threading
     from argparse import Namespace
-    from typing import Any
+    from _socket import socket
+
+    from _typeshed import SupportsFlush
 
     from engine.wiring.memories import Memory
 
@@ -96,7 +99,7 @@ def forward(args: Namespace, folder: str, path: str, prog: str = PROG) -> int | 
     return relay(sock)
 
 
-def relay(sock: Any) -> int:
+def relay(sock: socket) -> int:
     """Write the command's output as it comes, feed it stdin when it asks, return its code."""
     out = getattr(sys.stdout, "buffer", None)
     err = getattr(sys.stderr, "buffer", None)
@@ -138,7 +141,7 @@ def relay(sock: Any) -> int:
         sock.close()
 
 
-def _flush(stream: Any) -> None:
+def _flush(stream: SupportsFlush | None) -> None:
     if stream is not None:
         try:
             stream.flush()
@@ -154,7 +157,7 @@ def _silence_stdout() -> None:
         pass
 
 
-def _cancel(sock: Any, sending: Any) -> None:
+def _cancel(sock: socket, sending: threading.Lock | None) -> None:
     try:
         if sending is not None:
             with sending:
@@ -165,7 +168,7 @@ def _cancel(sock: Any, sending: Any) -> None:
         pass
 
 
-def _send_stdin(sock: Any) -> Any:
+def _send_stdin(sock: socket) -> threading.Lock:
     """Copy our stdin to the engine on a thread; returns the lock that orders sends."""
     import threading
 

@@ -14,12 +14,13 @@ from engine.resident import address
 TYPE_CHECKING = False  # typing itself costs more than forwarding a command
 if TYPE_CHECKING:
     from argparse import Namespace
-    from typing import Any
+    from _socket import socket
+    from typing import TextIO
 
 HANDSHAKE_SECONDS = 5.0
 
 
-def connect(path: str) -> Any:
+def connect(path: str) -> socket | None:
     """A connected socket to the engine at `path`, or None; a dead socket file is removed."""
     try:
         import _socket
@@ -74,7 +75,7 @@ def request_fields(op: str, prog: str = PROG, folder: str = "",
     return fields
 
 
-def _describe(stream: Any) -> str:
+def _describe(stream: TextIO | None) -> str:
     if stream is None:
         return "utf-8 strict 0"
     try:

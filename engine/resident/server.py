@@ -42,6 +42,11 @@ from engine.resident import address, wire
 from engine.resident.streams import CANCELLED, CommandOutput, Sender, StdinBytes
 
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
+    import neo4j
+
+    from adapters.neo4j.connection import Neo4jSettings
     from engine.embedding.keeper import EmbeddingKeeper
     from engine.wiring.memories import Memory
     from engine.wiring.settings import Settings
@@ -91,8 +96,8 @@ class ResidentEngine:
     says), from the code of `version`; it stops after `idle_limit` seconds without a
     command."""
 
-    def __init__(self, driver: Any, memory: Memory, connection: Any, version: str,
-                 socket_path: str, idle_limit: float = IDLE_SECONDS) -> None:
+    def __init__(self, driver: neo4j.Driver, memory: Memory, connection: Neo4jSettings,
+                 version: str, socket_path: str, idle_limit: float = IDLE_SECONDS) -> None:
         self.driver = driver
         self.memory = memory
         self.connection = connection
@@ -376,7 +381,7 @@ def watch(engine: ResidentEngine, server_alive: Callable[[], bool]) -> None:
                 engine.stop("the code changed")
 
 
-def _hold(lock: str) -> Any:
+def _hold(lock: str) -> BinaryIO | None:
     """The lock of this socket's engine, held for the process's life; None when another
     engine holds it (it is starting, or running)."""
     import fcntl

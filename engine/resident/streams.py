@@ -8,12 +8,21 @@ import queue
 import socket
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.resident import wire
 
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
+
 FLUSH_BYTES = 1 << 16
-CANCELLED = object()  # fed to a command's stdin when its caller cancels
+
+
+class Cancelled:
+    """What a command's stdin is fed when its caller cancels."""
+
+
+CANCELLED = Cancelled()
 
 
 class Sender:
@@ -97,12 +106,12 @@ class StdinBytes(io.RawIOBase):
         super().__init__()
         self._ask = ask
         self._tty = tty
-        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[bytes | Cancelled | None] = queue.SimpleQueue()
         self._pending = b""
         self._asked = False
         self._ended = False
 
-    def feed(self, data: Any) -> None:
+    def feed(self, data: bytes | Cancelled | None) -> None:
         """Bytes, None at the end of input, or CANCELLED."""
         self._queue.put(data)
 
@@ -112,7 +121,7 @@ class StdinBytes(io.RawIOBase):
     def isatty(self) -> bool:
         return self._tty
 
-    def readinto(self, buffer: Any) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         if not self._asked:
             self._asked = True
             self._ask()
@@ -120,13 +129,14 @@ class StdinBytes(io.RawIOBase):
             if self._ended:
                 return 0
             item = self._queue.get()
-            if item is CANCELLED:
+            if isinstance(item, Cancelled):
                 raise KeyboardInterrupt
             if item is None:
                 self._ended = True
                 return 0
             self._pending = item
-        size = min(len(buffer), len(self._pending))
-        buffer[:size] = self._pending[:size]
+        view = memoryview(buffer).cast("B")
+        size = min(len(view), len(self._pending))
+        view[:size] = self._pending[:size]
         self._pending = self._pending[size:]
         return size

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from engine.results import JsonValue
 
 from engine.review.verdicts import (
     MODES,
@@ -46,7 +46,7 @@ class ReviewParse(CheckedParse[Verdict, Expected]):
     """Verdicts read from one reply; `missing`: justification keys shown, not judged."""
 
 
-def _boolean(value: Any) -> bool | None:
+def _boolean(value: object) -> bool | None:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
@@ -54,12 +54,13 @@ def _boolean(value: Any) -> bool | None:
     return None
 
 
-class _Reader(JustificationReader[ReviewParse]):
+class _Reader(JustificationReader[ReviewParse, Sequence[str]]):
     label = "verdict"
     what = "belief "
 
-    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
-                    shown: Mapping[int, Any] | None, position: int) -> None:
+    def read_answer(self, obj: Mapping[str, JsonValue], line: int, seen: set[str], belief: str,
+                    where: str, shown: Mapping[int, Sequence[str]] | None, position: int
+                    ) -> None:
         valid = _boolean(obj.get("valid"))
         if valid is None:
             self.problem(f"{where} #{position} lacks `valid`" if "valid" not in obj else

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 
 
-def lines_of(value: Any) -> tuple[int, int] | None:
+def lines_of(value: object) -> tuple[int, int] | None:
     """A pinned line range as stored (a FROM edge's `lines`, metadata `lines`): two integers,
     1 <= first <= last; None for anything else."""
     if isinstance(value, (list, tuple)) and len(value) == 2 and all(

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from engine.results import JsonValue
 
 from engine.review_premises.due import PremiseUnderReview
 from engine.review_premises.window import Window
@@ -87,11 +87,11 @@ class PremiseParse(CheckedParse[PremiseVerdict, Expected]):
     """Verdicts read from one reply; `missing`: premises shown, without a verdict."""
 
 
-class _Reader(VerdictReader[PremiseParse]):
+class _Reader(VerdictReader[PremiseParse, PremiseUnderReview]):
     noun = "premise"
 
-    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
-                    shown: PremiseUnderReview | None) -> None:
+    def read_answer(self, obj: Mapping[str, JsonValue], line: int, seen: set[str], belief: str,
+                    where: str, shown: PremiseUnderReview | None) -> None:
         verdict = keyword(obj.get("verdict"))
         if verdict not in VERDICTS:
             self.problem(f"{where} lacks a verdict" if not verdict else

@@ -15,13 +15,14 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from engine.errors import InvalidInput
 from engine.reading import health as reading
 from engine.reading.health import Commands, DuplicatePairs, Health, Parts, SourceCounts, Trend
 from engine.service.context import Context
-from engine.graph import GraphTx
+from engine.memory.history import HistoryTx
+from engine.reading.records import HealthTx
 from engine.store import Store
 
 DUPLICATE_K = 50  # each belief's nearest counted: far more than a belief has duplicates
@@ -157,12 +158,16 @@ def _as_of(ctx: Context, options: HealthOptions) -> Parts:
                  why if dupes is None else "")
 
 
-def _stamps_until(store: Store[GraphTx], point: str) -> Mapping[str, str]:
+class _StampsTx(HistoryTx, HealthTx, Protocol):
+    """What reading the review stamps as of a point needs."""
+
+
+def _stamps_until(store: Store[_StampsTx], point: str) -> Mapping[str, str]:
     """The review stamps recorded by the time of `point` (the time of the change it names)."""
     from engine.change_records import LogQuery
     from engine.memory import history
 
-    def work(tx: Any) -> Mapping[str, str]:
+    def work(tx: _StampsTx) -> Mapping[str, str]:
         seq = history.resolve_point(tx, point)
         entries = tx.change_entries(LogQuery(after=seq - 1, limit=1, oldest_first=True))
         until = entries[0].at if entries else ""

@@ -12,10 +12,10 @@ another memory (the connection the shell names) writes nothing and says so.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.clock import now_iso
 from engine.errors import InvalidInput
@@ -24,6 +24,9 @@ from engine.service.sources import choose_root, source_files, whole_files
 from engine.sources import status as source_status
 from engine.sources.staleness import MOVED
 from engine.sources.status import SourcedRow
+
+if TYPE_CHECKING:
+    from adapters.sources.git_hooks import HookWritten
 
 EVENTS = ("post-commit", "post-merge", "post-checkout", "post-rewrite")
 EVENT_NAMES = {"post-commit": "this commit", "post-merge": "this merge",
@@ -43,10 +46,10 @@ class HookOptions:
 @dataclass(frozen=True)
 class Installed:
     folder: str
-    hooks: tuple[Any, ...]  # adapters.sources.git_hooks.HookWritten
+    hooks: tuple[HookWritten, ...]
     retract: bool
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"folder": self.folder, "retract": self.retract,
                 "hooks": [{"event": h.event, "path": h.path, "chained": h.chained}
                           for h in self.hooks]}
@@ -58,7 +61,7 @@ class Uninstalled:
     removed: tuple[str, ...]
     restored: tuple[str, ...]  # the hooks that were there before, put back
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"folder": self.folder, "removed": list(self.removed),
                 "restored": list(self.restored)}
 
@@ -113,14 +116,14 @@ class HookRun:
     would_take_out: int = 0  # --retract over the limit: nothing retracted, this many OUT
     skipped: str = ""
     retract_command: str = ""
-    change: dict[str, Any] = field(default_factory=dict)
+    change: Mapping[str, object] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, object]:
         return {"event": self.event, "since": self.since,
                 "stale": [r.as_dict() for r in self.stale],
                 "repinned": [r.as_dict() for r in self.repinned],
                 "retracted": list(self.retracted), "would_take_out": self.would_take_out,
-                "skipped": self.skipped, "change": self.change}
+                "skipped": self.skipped, "change": dict(self.change)}
 
 
 def _previous(event: str, args: Sequence[str]) -> str:

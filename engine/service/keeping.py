@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
 from engine.errors import InvalidInput
 from engine.memory import defeat as defeating
 from engine.memory import dialectic, duplicates, editing
@@ -87,7 +85,7 @@ def what_if_defend(ctx: Context, challenged: str, reason: str) -> Argued:
     return ctx.store.dry_run(lambda tx: dialectic.defend_in(tx, challenged, text))
 
 
-def scopes(given: Sequence[str] = (), findings: Any = None, target: str = ""
+def scopes(given: Sequence[str] = (), findings: object = None, target: str = ""
            ) -> tuple[list[Scope], str]:
     """`ANTECEDENT=TEXT` scopes, and those of a scope file's findings (JSON, as ftl-reasons'
     defeat-with-scope reads it) with the file's default reason (its reason type:
@@ -105,7 +103,7 @@ def scopes(given: Sequence[str] = (), findings: Any = None, target: str = ""
     return found + more, reason
 
 
-def reason_type_of(findings: Any) -> str:
+def reason_type_of(findings: object) -> str:
     """The reason type a scope file names ("" none)."""
     return defeating.reason_type_of(findings)
 
@@ -138,7 +136,7 @@ def convert_to_premise(ctx: Context, belief_id: str) -> Changed:
     return Changed(editing.convert_to_premise(ctx.store, belief_id))
 
 
-def set_metadata(ctx: Context, belief_id: str, key: str, value: Any) -> Changed:
+def set_metadata(ctx: Context, belief_id: str, key: str, value: object) -> Changed:
     return Changed(editing.set_metadata(ctx.store, belief_id, key, value))
 
 

@@ -8,9 +8,10 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from engine import defaults, results, tms
+from engine.embedding.records import VectorTx
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
 from engine.reading import search as searching
@@ -18,7 +19,7 @@ from engine.service.context import Context
 from engine.graph import GraphTx
 from engine.store import Store
 from engine.tms import explain as explaining
-from engine.tms.records import BeliefFilter, Network
+from engine.tms.records import BeliefFilter, Network, TmsTx
 
 if TYPE_CHECKING:
     from engine.ask.retrieval import Bundle
@@ -269,6 +270,11 @@ class Similar:
                             for row in self.nearest]}
 
 
+
+class _SimilarTx(VectorTx, TmsTx, Protocol):
+    """What finding the beliefs nearest to some texts reads."""
+
+
 def similar(ctx: Context, texts: Sequence[str], limit: int = 3) -> Similar:
     """The beliefs nearest to each text; the texts are embedded now and stored nowhere
     (a belief without a stored embedding is not among the candidates)."""
@@ -284,7 +290,7 @@ def similar(ctx: Context, texts: Sequence[str], limit: int = 3) -> Similar:
     vectors = embedder.embed(list(texts))  # before the transaction: it is slow
     store = ctx.seen()
 
-    def read(tx: Any) -> tuple[tuple[tuple[str, float], ...], ...]:
+    def read(tx: _SimilarTx) -> tuple[tuple[tuple[str, float], ...], ...]:
         rows = [tx.similar_beliefs(v, limit) for v in vectors]
         seen = tx.get_beliefs(sorted({i for row in rows for i, _ in row}))
         return tuple(tuple((i, c) for i, c in row if i in seen) for row in rows)
@@ -334,7 +340,7 @@ def support(ctx: Context, belief_id: str, as_of: str | None = None) -> Support:
 class TagTrace:
     """A belief's effective access tags, and where each comes from."""
 
-    found: Mapping[str, Any]  # the JSON engine/tms/explain.trace_tags answers
+    found: explaining.TagTraceJson
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.found)
@@ -389,9 +395,9 @@ class Found:
     neighbours: tuple[searching.Neighbour, ...] = ()
     depth: int = 0
     sort: str = "relevance"
-    order: Mapping[str, Any] | None = None  # impact, or when updated, by id (sort)
+    order: Mapping[str, int | str] | None = None  # impact, or when updated, by id (sort)
 
-    def hit(self, h: searching.SearchHit) -> dict[str, Any]:
+    def hit(self, h: searching.SearchHit) -> dict[str, object]:
         key = {"impact": "impact", "recent": "updated_at"}.get(self.sort)
         return {**h.as_dict(), **({key: self.order.get(h.belief.id)}
                                   if key and self.order is not None else {})}
@@ -422,7 +428,7 @@ def search(ctx: Context, options: SearchOptions, progress: Progress | None = Non
     if options.namespace:  # ranked over every match, then cut to the namespace's first hits
         inside = only_namespace(store, options.namespace, [h.belief.id for h in hits])
         hits = [h for h in hits if h.belief.id in inside]
-    order: Mapping[str, Any] | None = None
+    order: Mapping[str, int | str] | None = None
     if options.sort != "relevance":
         hits, order = _reordered(store, hits[:max(options.limit, defaults.SEARCH_SORT_POOL)],
                                  options.sort)
@@ -437,7 +443,7 @@ def search(ctx: Context, options: SearchOptions, progress: Progress | None = Non
 
 
 def _reordered(store: Store[GraphTx], hits: Sequence[searching.SearchHit], sort: str
-               ) -> tuple[list[searching.SearchHit], dict[str, Any]]:
+               ) -> tuple[list[searching.SearchHit], Mapping[str, int | str]]:
     """The hits by impact (most first) or by when last updated (newest first), ties in
     their order of relevance."""
     ids = [h.belief.id for h in hits]
@@ -445,11 +451,11 @@ def _reordered(store: Store[GraphTx], hits: Sequence[searching.SearchHit], sort:
         from engine.reading.impact import impacts
 
         impact = impacts(store, ids)
-        order: dict[str, Any] = {i: impact.get(i, 0) for i in ids}
-        return sorted(hits, key=lambda h: -order[h.belief.id]), order
+        by_impact = {i: impact.get(i, 0) for i in ids}
+        return sorted(hits, key=lambda h: -by_impact[h.belief.id]), by_impact
     found = store.read(lambda tx: tx.get_beliefs(ids))
-    order = {i: found[i].updated_at if i in found else "" for i in ids}
-    return sorted(hits, key=lambda h: order[h.belief.id], reverse=True), order
+    updated = {i: found[i].updated_at if i in found else "" for i in ids}
+    return sorted(hits, key=lambda h: updated[h.belief.id], reverse=True), updated
 
 
 # --- the query pack --------------------------------------------------------------------------

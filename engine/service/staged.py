@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine.change_records import ChangeEntry, LogEntry, LogQuery
 from engine.errors import InvalidInput
@@ -51,7 +51,7 @@ class StagedSource(Protocol):
         """The run that proposed the file's items (from the note it starts with)."""
 
     @property
-    def items(self) -> Sequence[Any]:
+    def items(self) -> Sequence[object]:
         """The items it holds, as the stage's parser read them."""
 
     def text_without(self, keys: Sequence[str]) -> str | None:
@@ -63,8 +63,8 @@ def _keys(source: StagedSource) -> list[str]:
     return [source.stage.item_key(i) for i in source.items]
 
 
-def _chosen(source: StagedSource, keys: Sequence[str], edited: Mapping[str, Any] | None
-            ) -> list[tuple[str, Any]]:
+def _chosen(source: StagedSource, keys: Sequence[str], edited: Mapping[str, object] | None
+            ) -> list[tuple[str, object]]:
     """(key in the file, item) for the items of `keys`, in the file's order, each item
     replaced by its edit when given (an edit may change the item's own key)."""
     if not keys:
@@ -79,14 +79,15 @@ def _chosen(source: StagedSource, keys: Sequence[str], edited: Mapping[str, Any]
     return [(k, edits.get(k, item)) for k, item in by_key.items() if k in set(keys)]
 
 
-def _decided(stage: LoopStage[GraphTx], chosen: Sequence[tuple[str, Any]], valid: Sequence[Any]
+def _decided(stage: LoopStage[GraphTx], chosen: Sequence[tuple[str, object]],
+             valid: Sequence[object]
              ) -> list[str]:
     """The keys in the file of the chosen items the stage found valid."""
     valid_keys = {stage.item_key(v) for v in valid}
     return [k for k, item in chosen if stage.item_key(item) in valid_keys]
 
 
-def _run_and_round(ctx: Context, source: StagedSource, keys: Sequence[str], items: Sequence[Any],
+def _run_and_round(ctx: Context, source: StagedSource, keys: Sequence[str], items: Sequence[object],
                    edited: Sequence[str]) -> tuple[RunRecord, RoundRecord]:
     started = utc_now()
     text = source.stage.render_file(items, source.run, "")
@@ -133,7 +134,7 @@ class StagedWouldChange:
     keys: tuple[str, ...]
     change: Change
     skipped: Mapping[str, str]
-    entries: tuple[Mapping[str, Any], ...] = ()
+    entries: tuple[Mapping[str, object], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {"items": list(self.keys), **self.change.as_dict(),
@@ -141,7 +142,7 @@ class StagedWouldChange:
 
 
 def what_if(ctx: Context, source: StagedSource, keys: Sequence[str],
-            edited: Mapping[str, Any] | None = None) -> StagedWouldChange:
+            edited: Mapping[str, object] | None = None) -> StagedWouldChange:
     """Accepting `keys` run in a transaction that is rolled back."""
     items = [item for _, item in _chosen(source, keys, edited)]
     run, record = _run_and_round(ctx, source, keys, items, list(edited or ()))
@@ -173,7 +174,7 @@ class StagedAccepted:
 
 
 def accept(ctx: Context, source: StagedSource, keys: Sequence[str],
-           edited: Mapping[str, Any] | None = None) -> StagedAccepted:
+           edited: Mapping[str, object] | None = None) -> StagedAccepted:
     """Apply the items of `keys` (an edited item in place of the file's) in ONE write
     transaction with the stage's check run again inside it; refused, nothing written, when
     the check leaves none to apply."""

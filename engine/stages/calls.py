@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable
@@ -87,7 +86,7 @@ def usage(message: object) -> tuple[int, int]:
 
 
 def _invoke_with_timeout(runnable: Runnable, messages: Sequence[BaseMessage],
-                         timeout: float) -> Any:
+                         timeout: float) -> object:
     box: dict[str, object] = {}
 
     def target() -> None:

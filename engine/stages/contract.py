@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict, Unpack
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -43,6 +43,17 @@ class MarkdownProposals:
     # markdown rendered from a decoded one (text, items it could not render); the stage's own
     json_schema: Callable[..., Mapping[str, object]] | None = None
     render_json: Callable[[object], tuple[str, list[object]]] | None = None
+
+
+class MarkdownOptions(TypedDict, total=False):
+    """MarkdownProposals' fields, as RoundContract.markdown takes them."""
+
+    min_antecedents: int
+    max_proposals: int
+    allow_gate: bool
+    shown_texts: tuple[str, ...]
+    json_schema: Callable[..., Mapping[str, object]] | None
+    render_json: Callable[[object], tuple[str, list[object]]] | None
 
 
 @dataclass(frozen=True)
@@ -70,7 +81,8 @@ class RoundContract:
     stage: str = "derive"
 
     @classmethod
-    def markdown(cls, allowed_ids: Iterable[str], **options: Any) -> "RoundContract":
+    def markdown(cls, allowed_ids: Iterable[str], **options: Unpack[MarkdownOptions]
+                 ) -> "RoundContract":
         """Derive's contract: `options` are MarkdownProposals' fields."""
         return cls(tuple(allowed_ids), MarkdownProposals(**options))
 

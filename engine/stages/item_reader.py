@@ -18,8 +18,9 @@ from abc import ABC, abstractmethod
 import json
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
+from engine.results import JsonValue
 from engine.stages.replies import (
     Diagnostic,
     ReplyShape,
@@ -95,7 +96,7 @@ class ItemsRetry(Generic[ParseT]):
     combine: Callable[[ParseT, ParseT], ParseT]
     named: Callable[[str], str] = str
 
-    def message(self, parsed: ItemsParse[Any]) -> str:
+    def message(self, parsed: ParseT) -> str:
         missing = (["", f"Still without {self.without}: "
                     + ", ".join(self.named(k) for k in parsed.missing)] if parsed.missing else [])
         return retry_message(parsed.diagnostics,
@@ -162,19 +163,23 @@ def justification_named(key: str) -> str:
     return f"{belief} justification {position}"
 
 
-def flat_text(value: Any) -> str:
+def flat_text(value: object) -> str:
     """A reply's value as one line of text (whitespace collapsed; JSON for a non-string)."""
     if value is None:
         return ""
     return " ".join((value if isinstance(value, str) else json.dumps(value)).split())
 
 
-class ItemReader(Generic[ParseT]):
+ShownT = TypeVar("ShownT")  # what a round showed of one item
+ClaimT = TypeVar("ClaimT")  # what a round showed of one justification
+
+
+class ItemReader(Generic[ParseT, ShownT]):
     """The reader of one reply's items into `out`; a stage's reader adds its `read`.
     `expected`: what the round showed of each item, by id (None when a proposals file is
     read)."""
 
-    def __init__(self, out: ParseT, expected: Mapping[str, Any] | None = None):
+    def __init__(self, out: ParseT, expected: Mapping[str, ShownT] | None = None):
         self.out = out
         self.expected = expected
         self.named: set[str] = set()  # the shown items some answer of the reply names
@@ -185,7 +190,7 @@ class ItemReader(Generic[ParseT]):
     def note(self, reason: str, line: int) -> None:
         self.out.notes.append(Diagnostic(reason=reason, line=line))
 
-    def item_id(self, obj: Any, line: int, where: str, id_keys: tuple[str, ...]) -> str:
+    def item_id(self, obj: JsonValue, line: int, where: str, id_keys: tuple[str, ...]) -> str:
         """The id an item names under the first of `id_keys` it has ("" after a problem)."""
         if not isinstance(obj, dict):
             self.problem(f"{where} is not an object: {flat_text(obj)[:80]!r}", line)
@@ -195,8 +200,8 @@ class ItemReader(Generic[ParseT]):
             self.problem(f"{where} has no id", line)
         return ident
 
-    def shown_id(self, obj: Any, line: int, label: str, id_keys: tuple[str, ...], what: str
-                 ) -> tuple[str, str, Any] | None:
+    def shown_id(self, obj: JsonValue, line: int, label: str, id_keys: tuple[str, ...],
+                 what: str) -> tuple[str, str, ShownT | None] | None:
         """An item's id, how messages name it (`label (id)`) and what the round showed of
         it (None without `expected`); None after a problem, such as an id the round did not
         show. `what`: how the message names the item ("belief ", "premise ", or "")."""
@@ -244,7 +249,7 @@ class ItemReader(Generic[ParseT]):
         return position
 
 
-class JustificationReader(ItemReader[ParseT], ABC):
+class JustificationReader(ItemReader[ParseT, Mapping[int, ClaimT]], ABC):
     """The reader of a reply with one answer per justification shown (review, repair): an
     item's id and justification number are checked against what the round showed, then
     `read_answer` reads the rest. Messages name an item `label N (id)` and its id `what`."""
@@ -252,9 +257,9 @@ class JustificationReader(ItemReader[ParseT], ABC):
     label = "answer"
     what = ""  # "belief " or ""
 
-    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
+    def read(self, obj: JsonValue, line: int, index: int, seen: set[str]) -> None:
         found = self.shown_id(obj, line, f"{self.label} {index}", ("id", "belief"), self.what)
-        if found is None:
+        if found is None or not isinstance(obj, dict):  # (not an object: a problem already)
             return
         belief, where, shown = found
         position = self.justification(obj, belief, where, shown, line)
@@ -262,13 +267,13 @@ class JustificationReader(ItemReader[ParseT], ABC):
             self.read_answer(obj, line, seen, belief, where, shown, position)
 
     @abstractmethod
-    def read_answer(self, obj: Any, line: int, seen: set[str], belief: str, where: str,
-                    shown: Mapping[int, Any] | None, position: int) -> None:
+    def read_answer(self, obj: Mapping[str, JsonValue], line: int, seen: set[str], belief: str,
+                    where: str, shown: Mapping[int, ClaimT] | None, position: int) -> None:
         """Read the answer on justification `position` of `belief` (`shown`: what the round
         showed of each of its justifications, by number)."""
 
 
-class VerdictReader(ItemReader[ParseT], ABC):
+class VerdictReader(ItemReader[ParseT, ShownT], ABC):
     """The reader of a reply with one verdict per item shown (negatives, premise review): an
     item's id is checked against what the round showed, then `read_answer` reads the rest.
     `noun` is what the stage calls an item ("belief", "premise"): the key an answer may give
@@ -276,14 +281,14 @@ class VerdictReader(ItemReader[ParseT], ABC):
 
     noun = "item"
 
-    def read(self, obj: Any, line: int, index: int, seen: set[str]) -> None:
+    def read(self, obj: JsonValue, line: int, index: int, seen: set[str]) -> None:
         found = self.shown_id(obj, line, f"verdict {index}", ("id", self.noun), f"{self.noun} ")
-        if found is not None:
+        if found is not None and isinstance(obj, dict):  # (not an object: a problem already)
             self.read_answer(obj, line, seen, *found)
 
     @abstractmethod
-    def read_answer(self, obj: Any, line: int, seen: set[str], ident: str, where: str,
-                    shown: Any) -> None:
+    def read_answer(self, obj: Mapping[str, JsonValue], line: int, seen: set[str], ident: str,
+                    where: str, shown: ShownT | None) -> None:
         """Read the verdict on item `ident` (`shown`: what the round showed of it, None when
         a proposals file is read)."""
 
@@ -300,8 +305,8 @@ class VerdictReader(ItemReader[ParseT], ABC):
         return self.out
 
 
-def read_items(text: object, shape: ReplyShape, noun: str, reader: ItemReader[Any],
-               read: Callable[[Any, int, int, set[str]], None]) -> bool:
+def read_items(text: object, shape: ReplyShape, noun: str, reader: ItemReader[ParseT, ShownT],
+               read: Callable[[JsonValue, int, int, set[str]], None]) -> bool:
     """Walk a reply's items: `read(value, line, index, seen)` for each, `seen` shared so a
     second answer on one key can be refused. False (with the problem recorded) when the
     reply is empty or holds no item at all; a reply over MAX_REPLY_CHARS is read up to it,

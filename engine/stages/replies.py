@@ -14,8 +14,9 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from engine.results import JsonValue
 from engine.stages.stage import Diagnostic, Parsed
 
 __all__ = ["Diagnostic", "FoundItem", "ReplyShape", "answer_again", "bare_id", "combine_by_key",
@@ -44,13 +45,13 @@ class ReplyShape:
     item_fields: tuple[str, ...]  # a lone object with any of these is an item
     required_all: bool = False  # ... with all of them, rather
 
-    def is_item(self, value: Any) -> bool:
+    def is_item(self, value: JsonValue) -> bool:
         if not isinstance(value, dict):
             return False
         present = [f in value for f in self.item_fields]
         return all(present) if self.required_all else any(present)
 
-    def items_of(self, value: Any) -> list[Any] | None:
+    def items_of(self, value: JsonValue) -> list[JsonValue] | None:
         """The item list a decoded value holds, or None when it holds none."""
         if isinstance(value, list):
             return value
@@ -69,7 +70,7 @@ class ReplyShape:
 
 @dataclass(frozen=True)
 class FoundItem:
-    value: Any  # one raw item of the answer, as decoded (not yet checked)
+    value: JsonValue  # one raw item of the answer, as decoded (not yet checked)
     offset: int  # where it starts in the reply
 
 
@@ -114,11 +115,11 @@ def find_items(reply: str, shape: ReplyShape) -> Found:
     return found
 
 
-def json_values(reply: str) -> list[Any]:
+def json_values(reply: str) -> list[JsonValue]:
     """Every top-level JSON value (object or array) in the reply, in order: for a stage whose
     answer is one object rather than a list of items (ask)."""
     text = reply[:MAX_REPLY_CHARS]
-    values: list[Any] = []
+    values: list[JsonValue] = []
     pos = 0
     while (match := _OPENING.search(text, pos)) is not None:
         try:
@@ -131,7 +132,7 @@ def json_values(reply: str) -> list[Any]:
     return values
 
 
-def _whole(text: str) -> list[Any]:
+def _whole(text: str) -> list[JsonValue]:
     stripped = _TRAILING_COMMA.sub(r"\1", text.strip())
     try:
         return [json.loads(stripped)]
@@ -139,11 +140,11 @@ def _whole(text: str) -> list[Any]:
         return []
 
 
-def _decode_array(text: str, start: int) -> list[tuple[Any, int]] | None:
+def _decode_array(text: str, start: int) -> list[tuple[JsonValue, int]] | None:
     """The elements of the JSON array opening at `start`, with their offsets (a trailing
     comma is allowed); None when it is not a well-formed array."""
     pos, n = start + 1, len(text)
-    items: list[tuple[Any, int]] = []
+    items: list[tuple[JsonValue, int]] = []
     while True:
         while pos < n and text[pos].isspace():
             pos += 1

@@ -77,7 +77,7 @@ class RoundResult:
     proposals: list[object] = field(default_factory=list)
     proposal_dicts: list[dict[str, object]] = field(default_factory=list)  # as the report shows
     proposal_keys: list[str] = field(default_factory=list)  # stage.item_key of each proposal
-    valid: list[Any] = field(default_factory=list)
+    valid: list[Any] = field(default_factory=list)  # the stage's items, of its own type
     valid_keys: list[str] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     applied: list[AppliedEntry] = field(default_factory=list)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import Runnable
@@ -144,7 +143,7 @@ def _failed(result: RoundResult, e: EngineError) -> None:
         result.error = f"{type(e).__name__}: {e}"
 
 
-def apply_round(tx: RunTxT, stage: LoopStage[RunTxT], items: Sequence[Any],
+def apply_round(tx: RunTxT, stage: LoopStage[RunTxT], items: Sequence[object],
                 shown: RoundInput | None, run: RunRecord, record: RoundRecord) -> Applied:
     """Inside one write transaction: the run (once), the round, then the stage's writes."""
     tx.create_run(run)
@@ -152,7 +151,7 @@ def apply_round(tx: RunTxT, stage: LoopStage[RunTxT], items: Sequence[Any],
     return stage.apply(tx, items, shown, run, record)
 
 
-def round_entry(stage: LoopStage[TxT], run: RunRecord, record: RoundRecord, **args: Any
+def round_entry(stage: LoopStage[TxT], run: RunRecord, record: RoundRecord, **args: object
                 ) -> ChangeEntry:
     """A stage round's change-log entry: the op is the stage, the actor the run."""
     return ChangeEntry(stage.name, {"run": run.id, "round": record.round, **args},

@@ -203,7 +203,7 @@ class Applied:
     change: Change = field(default_factory=Change)
 
 
-ParseT = TypeVar("ParseT", bound="ParsedReply[Any]")
+ParseT = TypeVar("ParseT", bound="ParsedReply[object]")
 TxT = TypeVar("TxT")
 TxT_contra = TypeVar("TxT_contra", contravariant=True)
 # The transaction a run hands its stage: the stage's parts, and the run's provenance.

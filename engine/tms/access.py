@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TypedDict
 
 from engine.errors import InvalidInput
 from engine.model import Belief, Truth
@@ -30,7 +30,7 @@ TAGS_KEY = "access_tags"
 _TAG = re.compile(r"[a-z0-9][a-z0-9._:-]{0,63}")
 
 
-def parse_tags(value: Any, *, field: str = TAGS_KEY) -> tuple[str, ...]:
+def parse_tags(value: object, *, field: str = TAGS_KEY) -> tuple[str, ...]:
     """Tags from `finance,hr` or a JSON list; sorted, distinct; InvalidInput otherwise."""
     items = value.split(",") if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)):
@@ -48,7 +48,7 @@ def parse_tags(value: Any, *, field: str = TAGS_KEY) -> tuple[str, ...]:
     return tuple(sorted(tags))
 
 
-def own_tags(metadata: Mapping[str, Any]) -> frozenset[str]:
+def own_tags(metadata: Mapping[str, object]) -> frozenset[str]:
     raw = metadata.get(TAGS_KEY)
     if not isinstance(raw, (list, tuple)):
         return frozenset()
@@ -108,6 +108,12 @@ def effective_tags(beliefs: Mapping[str, Belief], truth: Mapping[str, Truth]
     return propagate_tags(region, {}, {})
 
 
+class TagSourceJson(TypedDict):
+    tag: str
+    origin: str
+    via: list[str]
+
+
 @dataclasses.dataclass(frozen=True)
 class TagSource:
     """Where one of a belief's effective tags comes from: `via`, the path of support from
@@ -117,7 +123,7 @@ class TagSource:
     origin: str
     via: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, object]:
+    def as_dict(self) -> TagSourceJson:
         return {"tag": self.tag, "origin": self.origin, "via": list(self.via)}
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from engine.errors import NotFound
 from engine.model import Belief, Justification, Truth
-from engine.tms.access import tag_sources
+from engine.tms.access import TagSourceJson, tag_sources
 from engine.tms.records import TmsStore
 from engine.tms.semantics import is_valid
 
@@ -30,7 +30,7 @@ class Step:
     justifications: list[JustificationStep] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, object]:
-        d: dict[str, Any] = {"id": self.id, "truth": self.truth, "why": self.why}
+        d: dict[str, object] = {"id": self.id, "truth": self.truth, "why": self.why}
         if self.depth is not None:
             d["depth"] = self.depth
         if self.detail:
@@ -211,7 +211,15 @@ def trace_in(beliefs: Mapping[str, Belief], root: str) -> list[TraceEntry]:
     return [found[k] for k in sorted(found)]
 
 
-def trace_tags(store: TmsStore, belief_id: str) -> dict[str, Any]:
+class TagTraceJson(TypedDict):
+    """A belief's effective access tags and where each comes from."""
+
+    id: str
+    effective_tags: list[str]
+    sources: list[TagSourceJson]
+
+
+def trace_tags(store: TmsStore, belief_id: str) -> TagTraceJson:
     """A belief's effective access tags as stored, and where each comes from: the nearest
     belief carrying it as its own and the support path down to it (engine/tms/access.py)."""
 

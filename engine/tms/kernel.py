@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from engine.clock import now_iso
 from engine.errors import InvalidInput, NotFound
@@ -127,7 +126,7 @@ def standing_gates(tx: TmsTx, b: Belief) -> list[str]:
         and "justification" not in info[o].metadata)]
 
 
-def justification_args(j: Justification) -> dict[str, Any]:
+def justification_args(j: Justification) -> dict[str, object]:
     return {"kind": j.kind.value, "antecedents": list(j.antecedents), "outlist": list(j.outlist),
             **({"label": j.label} if j.label else {})}
 

@@ -7,9 +7,8 @@ written; a problem raises InvalidInput / NotFound.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
 
 from engine.change_records import ChangeEntry
 from engine.errors import InvalidInput, NotAddedYet, NotFound
@@ -32,7 +31,7 @@ from engine.tms.records import BeliefFilter, ResolutionTx, TmsStore
 
 def new_belief(belief_id: str, text: str, justifications: Sequence[Justification] = (), *,
                source: str = "", source_url: str = "", source_hash: str = "",
-               metadata: dict[str, Any] | None = None) -> Belief:
+               metadata: Mapping[str, object] | None = None) -> Belief:
     """A belief as `add` creates it, checked (ids, text, no justification naming itself),
     stamped now."""
     check_id(belief_id)
@@ -53,7 +52,7 @@ def add(
     *,
     source: str = "",
     source_url: str = "",
-    metadata: dict[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
 ) -> Change:
     """Add a belief (a premise when it has no justifications). A belief pinned to the lines
     of a source file is added by engine/sources/pinning.add_sourced."""

@@ -195,8 +195,9 @@ class ProportionalClusterSampler(ClusterSampler):
 class IntraClusterSampler(ClusterSampler):
     strategy = "intra-cluster"
 
-    def __init__(self, *args: Any):
-        super().__init__(*args)
+    def __init__(self, budget: int, seed: int, n_clusters: int | None,
+                 vectors: VectorSource, clusterer: Clusterer):
+        super().__init__(budget, seed, n_clusters, vectors, clusterer)
         self._turn = 0  # the next cluster in the rotation
 
     def _take(self, round_index: int, pool_size: int) -> tuple[list[str], int | None, str]:

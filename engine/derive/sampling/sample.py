@@ -3,15 +3,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from engine.optional import ArrayLike, Matrix
 
 PoolItem = tuple[str, str]  # (id, text) of an IN premise
 
 # Given pool items, their embeddings: an (n, d) array or a sequence of n vectors, row i for
 # item i. Vectors are expected normalized (cosine similarity is their dot product).
-VectorSource = Callable[[Sequence[PoolItem]], Any]
+VectorSource = Callable[[Sequence[PoolItem]], "ArrayLike"]
 # (vectors (n, d), k, seed) -> a cluster label per row; adapters.clustering.kmeans_labels.
-Clusterer = Callable[[Any, int, int], Sequence[int]]
+Clusterer = Callable[["Matrix", int, int], Sequence[int]]
 
 DEFAULT_BUDGET = 300
 

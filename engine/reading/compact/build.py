@@ -15,7 +15,7 @@ and which sections left lines out, and how many.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from engine import defaults
 from engine.agents.records import AgentTx
@@ -103,7 +103,7 @@ class SectionResult:
         return max(0, self.total - len(self.shown) - self.covered)
 
     def as_dict(self) -> dict[str, object]:
-        out: dict[str, Any] = {"section": self.section.value, "title": TITLES[self.section],
+        out: dict[str, object] = {"section": self.section.value, "title": TITLES[self.section],
                                "total": self.total, "left_out": self.left_out,
                                "lines": [s.as_dict() for s in self.shown]}
         if self.source:
