@@ -32,12 +32,11 @@ from engine.change_records import ChangeEntry
 from engine.defaults import IMPORT_PART_SIZE
 from engine.errors import InvalidInput
 from engine.model import Belief, Change, Justification, Label
-from engine.memory.records import Editing
 from engine.sources.records import SourceRecords, SourcePin
 from engine.tms import nogoods as nogood_rules
 from engine.tms import now
 from engine.tms.access import own_tags
-from engine.tms.records import Network, ResolutionTx
+from engine.tms.records import Network, ResolutionTx, SupersedeRecords
 
 T = TypeVar("T")
 
@@ -63,7 +62,7 @@ class ImportMark:
 JustificationAt = tuple[str, int, Justification]
 
 
-class RestTx(ResolutionTx, Editing, Protocol):
+class RestTx(ResolutionTx, SupersedeRecords, Protocol):
     """What an import writes after its beliefs goes through: the kernel's nogoods and
     network info, and the supersede records."""
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.model import RewiredEdge, SupersedeRecord, gated_of
+from engine.tms.records import SupersedeRecords
 
 __all__ = ["RewiredEdge", "SupersedeRecord", "gated_of", "Editing", "HistoryRecords",
            "EDITABLE_FIELDS", "MARKER_LABELS"]
@@ -17,10 +18,10 @@ EDITABLE_FIELDS = frozenset({"text", "source", "source_url", "source_hash", "dat
 MARKER_LABELS = frozenset({"Defeater", "Challenge", "Defence"})  # what mark_labels may add
 
 
-class Editing(Protocol):
-    """The editing verbs: gates (supersede, challenge, defend), supersede records, moved
-    edges, metadata, deletion. None of them computes labels: relabel the beliefs
-    afterwards."""
+class Editing(SupersedeRecords, Protocol):
+    """The editing verbs: gates (supersede, challenge, defend), supersede records (the
+    kernel's SupersedeRecords, which an import writes too), moved edges, metadata,
+    deletion. None of them computes labels: relabel the beliefs afterwards."""
 
     def gate_belief(self, belief_id: str, gate_id: str, positions: Sequence[int] | None) -> int:
         """Append `gate_id` (which must exist) to the outlist of the belief's justifications
@@ -33,12 +34,6 @@ class Editing(Protocol):
         outlist that named it before keeps it; with nothing known of what was appended, as
         after an import, every mention), and a gate justification it leaves empty; returns
         how many edges went."""
-
-    def record_supersede(self, record: SupersedeRecord) -> None: ...
-
-    def supersede_record(self, old: str) -> SupersedeRecord | None: ...
-
-    def delete_supersede(self, old: str) -> None: ...
 
     def move_mentions_back(self, edges: Sequence[RewiredEdge], moved_to: str, back_to: str
                            ) -> int:

@@ -191,6 +191,18 @@ class TmsTx(Protocol):
         """Delete every node this project writes."""
 
 
+class SupersedeRecords(Protocol):
+    """The (OLD)-[:SUPERSEDED_BY]->(NEW) links a supersede keeps for its undo: written by
+    supersede (engine/memory/supersede.py) and by an import that carries them (a Network's
+    supersessions)."""
+
+    def record_supersede(self, record: SupersedeRecord) -> None: ...
+
+    def supersede_record(self, old: str) -> SupersedeRecord | None: ...
+
+    def delete_supersede(self, old: str) -> None: ...
+
+
 class ResolutionTx(TmsTx, ChangeLog, Protocol):
     """What the kernel's verbs read and write inside one transaction: beliefs, pins, labels
     (TmsTx) and the change log (nogood resolution says what it retracted)."""
