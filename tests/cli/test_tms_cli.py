@@ -15,6 +15,7 @@ import pytest
 from adapters.formats import dump_network
 from engine import interchange, tms
 from tests.conftest import TEST_MEMORY
+from tests.in_process import eem
 
 pytestmark = pytest.mark.neo4j
 
@@ -34,6 +35,10 @@ def env(neo4j_settings) -> dict[str, str]:
 
 
 def _run(args, env, *, python_flags=()) -> subprocess.CompletedProcess:
+    """The command in this process (tests/in_process.py); in a process of its own when a
+    test gives the interpreter flags."""
+    if not python_flags:
+        return eem(args, env)
     return subprocess.run([sys.executable, *python_flags, "-m", "engine", *args], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=120)
 
