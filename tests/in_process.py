@@ -8,8 +8,11 @@ resident engine) start one.
 from __future__ import annotations
 
 import io
+import os
 import subprocess
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,3 +34,49 @@ def eem(args: Sequence[str], env: Mapping[str, str], *, cwd: Path | str = ROOT,
                        folder=str(cwd))
     return subprocess.CompletedProcess(["python", "-m", "engine", *args], code,
                                        out.getvalue(), err.getvalue())
+
+
+def program(module: str, args: Sequence[str], env: Mapping[str, str], *,
+            cwd: Path | str = ROOT, input: str | None = None
+            ) -> subprocess.CompletedProcess[str]:
+    """`python -m MODULE ARGS` typed in `cwd` with `env`, in this process. A stage
+    program reads its process's environment, folder and streams (and so do the scripted
+    models of the tests), so they are this call's for its length."""
+    from importlib import import_module
+
+    if module == "engine":
+        return eem(args, env, cwd=cwd, input=input)
+    main = import_module(module.replace("engine.", "engine.cli.", 1)).main
+    out, err = io.StringIO(), io.StringIO()
+    with _process_of(env, cwd), redirect_stdout(out), redirect_stderr(err), \
+            _stdin(io.StringIO(input or "")):
+        try:
+            code = main(list(args))
+        except SystemExit as e:  # a usage error or --help, printed by argparse
+            code = e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+    return subprocess.CompletedProcess(["python", "-m", module, *args], code,
+                                       out.getvalue(), err.getvalue())
+
+
+@contextmanager
+def _process_of(env: Mapping[str, str], cwd: Path | str) -> Iterator[None]:
+    saved, folder = dict(os.environ), os.getcwd()
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.chdir(folder)
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+@contextmanager
+def _stdin(stream: io.StringIO) -> Iterator[None]:
+    saved = sys.stdin
+    sys.stdin = stream
+    try:
+        yield
+    finally:
+        sys.stdin = saved

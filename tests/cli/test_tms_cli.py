@@ -1,4 +1,4 @@
-"""`python -m engine ...` run as a subprocess against the real Neo4j: outputs, --json
+"""`python -m engine ...` against the real Neo4j (in this process: tests/in_process.py): outputs, --json
 shapes and exit codes (0 ok, 1 verify mismatch, 2 bad input / usage / no server)."""
 from __future__ import annotations
 
