@@ -1,5 +1,6 @@
-"""`python -m engine ...` against the real Neo4j (in this process: tests/in_process.py): outputs, --json
-shapes and exit codes (0 ok, 1 verify mismatch, 2 bad input / usage / no server)."""
+"""`python -m engine ...` against the real Neo4j, run in this process (tests/in_process.py):
+outputs, --json shapes and exit codes (0 ok, 1 verify mismatch, 2 bad input / usage / no
+server)."""
 from __future__ import annotations
 
 import json
