@@ -191,3 +191,16 @@ def pytest_unconfigure(config) -> None:
     """The session's registry and resident-engine folder go with it (the server's folder
     under .neo4j/ stays, for the next session)."""
     shutil.rmtree(SESSION_HOME, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules with tests of the local model first, then the ones with slow tests, each
+    module's tests in their own order: the workers (`-n 2 --dist loadfile`) take modules in
+    this order, so the long ones start early and the short ones fill in at the end, instead
+    of one worker finishing a demo alone."""
+    def modules(marker: str) -> set[str]:
+        return {item.nodeid.split("::")[0] for item in items if item.get_closest_marker(marker)}
+
+    local_model, slow = modules("local_model"), modules("slow")
+    items.sort(key=lambda item: (item.nodeid.split("::")[0] not in local_model,
+                                 item.nodeid.split("::")[0] not in slow))

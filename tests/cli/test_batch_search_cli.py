@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from engine import tms
 from tests.cli.test_tms_cli import ROOT, assert_one_error_line, build, cli, cli_json, env  # noqa: F401
+from tests.in_process import eem
 
 pytestmark = pytest.mark.neo4j
 
 
 def batch(env, *args, stdin: str = "") -> subprocess.CompletedProcess:  # noqa: F811
-    return subprocess.run([sys.executable, "-m", "engine", "batch", *args], cwd=ROOT, env=env,
-                          input=stdin, capture_output=True, text=True, timeout=120)
+    return eem(["batch", *args], env, input=stdin)
 
 
 def labels(store) -> dict[str, str]:

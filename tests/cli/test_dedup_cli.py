@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from engine import tms
 from engine.model import Truth
 from tests.derive_fakes import SCRIPT_ENV, derived, load, premise
+from tests.in_process import program
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "py:tests.derive_fakes:scripted_from_env"
@@ -36,8 +35,7 @@ def cli(module, args, *, cwd, settings=None, script=None):
         env["NEO4J_URI"] = "bolt://127.0.0.1:1"
     if script is not None:
         env[SCRIPT_ENV] = json.dumps(script)
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=180)
+    return program(module, args, env, cwd=cwd)
 
 
 @pytest.mark.parametrize("module, sub", [("engine.dedup", []), ("engine.dedup", ["accept"]),

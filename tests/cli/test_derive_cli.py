@@ -13,6 +13,7 @@ import pytest
 from engine import tms
 from engine.model import Truth
 from tests.derive_fakes import SCRIPT_ENV, block, load, premise, reply
+from tests.in_process import program
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "py:tests.derive_fakes:scripted_from_env"
@@ -34,8 +35,7 @@ def derive_cli(args, *, cwd, settings=None, script=None, timeout=120):
         env.update(NEO4J_URI="bolt://127.0.0.1:1", NEO4J_PASSWORD="none-needed")
     if script is not None:
         env[SCRIPT_ENV] = json.dumps(script)
-    return subprocess.run([sys.executable, "-m", "engine.derive", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return program("engine.derive", args, env, cwd=cwd)
 
 
 # --- usage: no server needed -----------------------------------------------------------

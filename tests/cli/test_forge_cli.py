@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from engine.model import Truth
 from engine.tms.records import BeliefFilter
 from tests.forge_fakes import write_tree
+from tests.in_process import program
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "scripts" / "example-sources"
@@ -28,8 +27,7 @@ def cli(module, args, *, cwd, settings=None, timeout=300):
                    NEO4J_PASSWORD=settings.password or "", NEO4J_DATABASE=settings.database)
     else:
         env["NEO4J_URI"] = "bolt://127.0.0.1:1"
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return program(module, args, env, cwd=cwd)
 
 
 def forge_cli(args, **kw):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from tests.cli.test_tms_cli import ROOT, env  # noqa: F401  (the fixture)
+from tests.in_process import eem
 
 pytestmark = pytest.mark.neo4j
 
@@ -18,10 +18,7 @@ def batch(env, tmp_path, lines: str, code: int = 0, keep_going: bool = False  # 
     script = tmp_path / "commands.txt"
     script.write_text(lines, encoding="utf-8")
     flags = ["--keep-going"] if keep_going else []
-    result = subprocess.run([sys.executable, "-m", "engine", "batch", str(script), *flags],
-                            cwd=ROOT,
-                            env={**env, "EEM_ACTOR": "alice"}, capture_output=True, text=True,
-                            timeout=300, check=False)
+    result = eem(["batch", str(script), *flags], {**env, "EEM_ACTOR": "alice"})
     assert result.returncode == code, (result.stdout, result.stderr)
     return result
 

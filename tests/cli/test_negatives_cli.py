@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from engine import tms
 from tests.cli.test_tms_cli import ROOT
 from tests.derive_fakes import SCRIPT_ENV
+from tests.in_process import program as in_process
 
 MODEL = "py:tests.derive_fakes:scripted_from_env"
 
@@ -32,8 +31,7 @@ def program(module, args, *, cwd, settings=None, script=None):
     env = program_env(settings)
     if script is not None:
         env[SCRIPT_ENV] = json.dumps(script)
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=180)
+    return in_process(module, args, env, cwd=cwd)
 
 
 def test_help_has_examples_and_usage_errors_exit_2(tmp_path):

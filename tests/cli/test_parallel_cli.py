@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.derive_fakes import load
 from tests.parallel_fakes import KEYED_ENV, layered_network
+from tests.in_process import program
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "py:tests.parallel_fakes:keyed_critic_from_env"
@@ -27,8 +26,7 @@ def stage_cli(module, args, *, cwd, settings=None, critic=None, timeout=120):
         env["NEO4J_URI"] = "bolt://127.0.0.1:1"  # nothing there: usage errors come first
     if critic is not None:
         env[KEYED_ENV] = json.dumps(critic)
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return program(module, args, env, cwd=cwd)
 
 
 STAGES = [("engine.review", []), ("engine.dedup", []), ("engine.contradictions", []),

@@ -10,15 +10,14 @@ import sys
 import pytest
 
 from tests.cli.test_tms_cli import ROOT, assert_one_error_line, env  # noqa: F401  (fixture)
+from tests.in_process import eem
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]  # a process per command
 
 
 def engine(env, *args: str, actor: str = "alice", code: int = 0  # noqa: F811
            ) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT,
-                            env={**env, "EEM_ACTOR": actor}, capture_output=True, text=True,
-                            timeout=120, check=False)
+    result = eem(args, {**env, "EEM_ACTOR": actor})
     assert result.returncode == code, (args, result.stdout, result.stderr)
     return result
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 from engine import tms
 from tests.derive_fakes import SCRIPT_ENV
 from tests.repair_fakes import defeated_network, repair, reply
+from tests.in_process import program
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "py:tests.derive_fakes:scripted_from_env"
@@ -31,8 +30,7 @@ def repair_cli(args, *, cwd, settings=None, script=None, timeout=180):
         env["NEO4J_URI"] = "bolt://127.0.0.1:1"  # nothing there: usage errors come first
     if script is not None:
         env[SCRIPT_ENV] = json.dumps(script)
-    return subprocess.run([sys.executable, "-m", "engine.repair", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return program("engine.repair", args, env, cwd=cwd)
 
 
 @pytest.mark.parametrize("args, message", [

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from engine import tms
 from engine.review.verdicts import defeater_id
 from tests.derive_fakes import SCRIPT_ENV
 from tests.review_fakes import loaded, reply, verdict
+from tests.in_process import program
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = "py:tests.derive_fakes:scripted_from_env"
@@ -33,8 +32,7 @@ def review_cli(args, *, cwd, settings=None, script=None, timeout=120):
         env["NEO4J_URI"] = "bolt://127.0.0.1:1"  # nothing there: usage errors come first
     if script is not None:
         env[SCRIPT_ENV] = json.dumps(script)
-    return subprocess.run([sys.executable, "-m", "engine.review", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return program("engine.review", args, env, cwd=cwd)
 
 
 def test_help_has_examples(tmp_path):

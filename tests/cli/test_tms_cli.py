@@ -1,5 +1,6 @@
-"""`python -m engine ...` run as a subprocess against the real Neo4j: outputs, --json
-shapes and exit codes (0 ok, 1 verify mismatch, 2 bad input / usage / no server)."""
+"""`python -m engine ...` against the real Neo4j, run in this process (tests/in_process.py):
+outputs, --json shapes and exit codes (0 ok, 1 verify mismatch, 2 bad input / usage / no
+server)."""
 from __future__ import annotations
 
 import json
@@ -15,6 +16,7 @@ import pytest
 from adapters.formats import dump_network
 from engine import interchange, tms
 from tests.conftest import TEST_MEMORY
+from tests.in_process import eem
 
 pytestmark = pytest.mark.neo4j
 
@@ -34,6 +36,10 @@ def env(neo4j_settings) -> dict[str, str]:
 
 
 def _run(args, env, *, python_flags=()) -> subprocess.CompletedProcess:
+    """The command in this process (tests/in_process.py); in a process of its own when a
+    test gives the interpreter flags."""
+    if not python_flags:
+        return eem(args, env)
     return subprocess.run([sys.executable, *python_flags, "-m", "engine", *args], cwd=ROOT,
                           env=env, capture_output=True, text=True, timeout=120)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 
 import pytest
@@ -16,6 +15,7 @@ from engine.reading.compact import CompactOptions, compact
 from engine.reading.impact import impacts
 from engine.tokens import ESTIMATE
 from tests.derive_fakes import derived, load, premise
+from tests.in_process import eem
 
 pytestmark = pytest.mark.neo4j
 
@@ -160,8 +160,7 @@ def _cli(args, neo4j_settings, cwd):
     from tests.conftest import ROOT
 
     env["PYTHONPATH"] = str(ROOT)
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return eem(args, env, cwd=cwd)
 
 
 def test_cli_write_keeps_the_rest_of_the_file(store, neo4j_settings, tmp_path):

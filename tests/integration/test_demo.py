@@ -1,5 +1,7 @@
-"""Both demos, run as a newcomer runs them (scripts/demo, the real Neo4j, the in-process
-SmolLM2): the end state is sound and the cascade is shown, OUT and then back IN."""
+"""Both demos, run as a newcomer runs `make demo` in a repository of their own (scripts/demo
+in its memory `demo`, the real Neo4j, the in-process SmolLM2, NEO4J_URI naming the user's
+memory): the end state is sound, the cascade is shown, OUT and then back IN, and the user's
+memory is as it was."""
 from __future__ import annotations
 
 import json
@@ -7,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,14 +24,35 @@ ROOT = Path(__file__).resolve().parents[2]
 PLACEHOLDER = re.compile(r"<[^<>]+>")
 
 
-@pytest.fixture
-def demo_env(store, neo4j_settings) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def demo_env(neo4j_settings) -> Iterator[dict[str, str]]:
+    """A shell as `make demo` gets it in a user's repository: EEM_MEMORY=demo, and NEO4J_URI
+    naming the user's memory (here the tests' server), which the demo must leave as it was;
+    resident engines allowed, as a user has them. The demo memory's engine and server are
+    stopped at the end of the module."""
     local_model_or_skip()
-    env = {**os.environ, "NEO4J_URI": neo4j_settings.uri, "NEO4J_USER": neo4j_settings.user,
-           "NEO4J_DATABASE": neo4j_settings.database}
-    if neo4j_settings.password:
-        env["NEO4J_PASSWORD"] = neo4j_settings.password
-    return env
+    env = {k: v for k, v in os.environ.items() if k != "EEM_SERVE"}
+    env.update(EEM_MEMORY="demo", NEO4J_URI=neo4j_settings.uri,
+               NEO4J_USER=neo4j_settings.user, NEO4J_DATABASE=neo4j_settings.database,
+               NEO4J_PASSWORD=neo4j_settings.password or "")
+    try:
+        yield env
+    finally:
+        subprocess.run([sys.executable, "-m", "engine", "serve", "stop"], cwd=ROOT, env=env,
+                       capture_output=True, timeout=300, check=False)
+
+
+@pytest.fixture
+def users_memory(store) -> Iterator[str]:
+    """A belief in the memory NEO4J_URI names, and that memory's export after the test is
+    the export before it."""
+    from adapters.formats import dump_network
+    from engine import interchange, tms
+
+    tms.add(store, "users-own-belief", "A belief of the user's own memory")
+    before = dump_network(interchange.export_network(store))
+    yield before
+    assert dump_network(interchange.export_network(store)) == before
 
 
 def run_demo(env: dict[str, str], *args: str) -> str:
@@ -56,7 +80,8 @@ def labelled(output: str, section: str, verb: str) -> set[str]:
     return {m.group(1) for m in re.finditer(rf"(?m)^{verb}\s+(\S+)$", after)}
 
 
-def test_make_demo_shows_what_the_engine_is_for_and_applies_nothing_the_model_wrote(demo_env):
+def test_make_demo_shows_what_the_engine_is_for_and_applies_nothing_the_model_wrote(
+        demo_env, users_memory):
     example = json.loads((ROOT / "scripts" / "example-network.json").read_text())["nodes"]
     output = run_demo(demo_env)
     retract = re.search(r"\$ eem retract (\S+)", output)
@@ -86,7 +111,8 @@ def test_make_demo_shows_what_the_engine_is_for_and_applies_nothing_the_model_wr
         i: (n["text"], n["truth_value"]) for i, n in example.items()}
 
 
-def test_make_demo_from_sources_keeps_quoted_premises_and_shows_a_changed_source(demo_env):
+def test_make_demo_from_sources_keeps_quoted_premises_and_shows_a_changed_source(
+        demo_env, users_memory):
     example = json.loads((ROOT / "scripts" / "example-network.json").read_text())["nodes"]
     output = run_demo(demo_env, "--from-sources")
     edited = re.search(r"\(the demo edits line \d+ of (\S+), which", output)

@@ -152,26 +152,6 @@ def test_the_test_suites_fixtures_leave_a_users_memory_as_it_was(repos):
     assert exported(repos) == before
 
 
-@pytest.mark.local_model
-@pytest.mark.timeout(2400)
-def test_make_demo_leaves_a_users_memory_as_it_was(repos):
-    """`make demo` (EEM_MEMORY=demo scripts/demo) from a user's repository, NEO4J_URI naming
-    their memory: the demo fills a memory of its own."""
-    from tests.local_model import local_model_or_skip
-
-    local_model_or_skip()
-    before = exported(repos)
-    shell = dict(repos.env, **_user_reach(repos), EEM_MEMORY="demo")
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "demo")], cwd=repos.a,
-                          env=shell, capture_output=True, text=True, timeout=2300, check=False)
-    try:
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        assert "The example network is as it began: 28 beliefs" in done.stdout
-        assert exported(repos) == before
-    finally:
-        eem(["serve", "stop"], dict(repos.env, EEM_MEMORY="demo"), repos.a)
-
-
 def test_each_repository_has_its_resident_engine(repos):
     """Last in the module: `serve stop` stops an engine and its memory's server."""
     env = dict(repos.env)

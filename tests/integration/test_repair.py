@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.in_process import eem
 
 from engine import tms
 from engine.model import Truth
@@ -91,8 +92,7 @@ def _engine(args, neo4j_settings) -> subprocess.CompletedProcess:
     env.update(NEO4J_URI=neo4j_settings.uri, NEO4J_USER=neo4j_settings.user,
                NEO4J_PASSWORD=neo4j_settings.password or "",
                NEO4J_DATABASE=neo4j_settings.database, PYTHONIOENCODING="utf-8")
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return eem(args, env)
 
 
 def test_cli_verify_then_repair(network, driver, neo4j_settings):

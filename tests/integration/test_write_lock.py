@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.in_process import eem
 
 from adapters.cypher_files import cypher
 from adapters.neo4j.store import Neo4jStore
@@ -142,8 +143,7 @@ def cli_env(neo4j_settings) -> dict[str, str]:
 
 
 def _engine(args, env) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return eem(args, env)
 
 
 def test_cli_writer_past_eem_lock_timeout_gets_one_line_and_exit_2(cli_env, held_lock, store):
