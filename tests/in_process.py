@@ -41,11 +41,13 @@ def program(module: str, args: Sequence[str], env: Mapping[str, str], *,
             ) -> subprocess.CompletedProcess[str]:
     """`python -m MODULE ARGS` typed in `cwd` with `env`, in this process. A stage
     program reads its process's environment, folder and streams (and so do the scripted
-    models of the tests), so they are this call's for its length."""
+    models of the tests, and the embedding model's own packages), so they are this call's
+    for its length."""
     from importlib import import_module
 
     if module == "engine":
-        return eem(args, env, cwd=cwd, input=input)
+        with _process_of(env, cwd):
+            return eem(args, env, cwd=cwd, input=input)
     main = import_module(module.replace("engine.", "engine.cli.", 1)).main
     out, err = io.StringIO(), io.StringIO()
     with _process_of(env, cwd), redirect_stdout(out), redirect_stderr(err), \

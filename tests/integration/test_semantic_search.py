@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
 from engine import tms
 from engine.embedding.upkeep import embedding_backlog
 from tests.cli.test_tms_cli import ROOT, assert_one_error_line, env  # noqa: F401
+from tests.in_process import program as in_process
 
 pytestmark = pytest.mark.neo4j
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -40,8 +40,7 @@ def own_env(env, tmp_path):  # noqa: F811
 
 def eem(env, *args: str, code: int = 0, program: str = "engine"
         ) -> subprocess.CompletedProcess:
-    result = subprocess.run([sys.executable, "-m", program, *args], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=900)
+    result = in_process(program, args, env)
     assert result.returncode == code, (args, result.stdout, result.stderr)
     return result
 
