@@ -97,14 +97,7 @@ class Call:
 
 
 Handler = Callable[[Call], int]
-
-
-def no_arguments(p: argparse.ArgumentParser) -> None:
-    pass
-
-
-def id_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
+Adds = Callable[[argparse.ArgumentParser], object]  # adds arguments to a command's parser
 
 
 @dataclass(frozen=True)
@@ -112,8 +105,12 @@ class Command:
     handler: Handler
     help: str
     example: str  # the command line after the program's name
-    arguments: Callable[[argparse.ArgumentParser], None] = no_arguments
+    arguments: Adds | Sequence[Adds] = ()  # declared (engine/cli/arguments.py), or a function
     json: bool = True  # takes --json
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        for add in [self.arguments] if callable(self.arguments) else self.arguments:
+            add(p)
 
 
 # --- rendering ----------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.cli.arguments import POINT_HELP, local_path, whole
+from engine.cli.arguments import POINT_HELP, arg, recorded_root_flag, whole
 from engine.cli.command import Call, Command, some_ids
 
 WIDTH = 15
@@ -98,28 +98,24 @@ def _trend(call: Call, t: Any) -> None:
         call.say(f"  {key:<28} {was} -> {now}{by}")
 
 
-def _health_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as-of", metavar="POINT",
-                   help=f"the memory as it was then ({POINT_HELP}); the files are not read")
-    p.add_argument("--diff", nargs=2, metavar=("A", "B"),
-                   help="the numbers that moved between two points (each a seq, an ISO time, "
-                        "a release name, or now)")
-    p.add_argument("--no-duplicates", dest="duplicates", action="store_false",
-                   help="leave out the duplicate candidates (the step that embeds every IN "
-                        "belief: the slow one)")
-    p.add_argument("--max-stale", type=whole, metavar="N",
-                   help="exit 1 when more than N sourced beliefs are stale or their file is "
-                        "missing (a CI gate)")
-    p.add_argument("--min-reviewed", type=_percentage, metavar="PCT",
-                   help="exit 1 when fewer than PCT percent of the derived beliefs have a "
-                        "current review (a CI gate)")
-    p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="the folder source paths are relative to (default: the recorded root)")
-
-
 COMMANDS: dict[str, Command] = {
     "health": Command(
         cmd_health, "how true the memory is: sources, reviews, duplicates, contradictions, "
         "circular support, loose premises, open proposals; each number with its command",
-        "health --max-stale 0 --min-reviewed 80", _health_arguments),
+        "health --max-stale 0 --min-reviewed 80",
+        (arg("--as-of", metavar="POINT",
+             help=f"the memory as it was then ({POINT_HELP}); the files are not read"),
+         arg("--diff", nargs=2, metavar=("A", "B"),
+             help="the numbers that moved between two points (each a seq, an ISO time, a "
+                  "release name, or now)"),
+         arg("--no-duplicates", dest="duplicates", action="store_false",
+             help="leave out the duplicate candidates (the step that embeds every IN belief: "
+                  "the slow one)"),
+         arg("--max-stale", type=whole, metavar="N",
+             help="exit 1 when more than N sourced beliefs are stale or their file is missing "
+                  "(a CI gate)"),
+         arg("--min-reviewed", type=_percentage, metavar="PCT",
+             help="exit 1 when fewer than PCT percent of the derived beliefs have a current "
+                  "review (a CI gate)"),
+         recorded_root_flag)),
 }

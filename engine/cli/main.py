@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cli import EEM, PROG, agents, embedding, health, history, keeping, memories
 from engine.cli import network, proposals, reading, registry, sources, verbs
+from engine.cli.arguments import arg, local_path
 from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
@@ -53,15 +54,6 @@ class _TableRunner:
                        debug=bool(vars(parsed).get("debug")), err=err, prog=call.context.prog)
 
 
-def _batch_arguments(p: argparse.ArgumentParser) -> None:
-    from engine.cli.arguments import local_path
-
-    p.add_argument("file", nargs="?", default="-", type=local_path,
-                   help="commands, one per line in this CLI's syntax (default -: stdin)")
-    p.add_argument("--keep-going", action="store_true",
-                   help="run every line even after one fails (exit code: the first failure's)")
-
-
 # The table, in the order --help lists it.
 COMMANDS: dict[str, Command] = {
     **{k: network.COMMANDS[k] for k in ("init", "reset")},
@@ -73,7 +65,11 @@ COMMANDS: dict[str, Command] = {
     **registry.COMMANDS,  # import, export
     **{k: reading.COMMANDS[k] for k in ("query", "search")},
     "batch": Command(_batch, "run commands from a file or stdin, one per line, over one "
-                     "connection", "batch commands.txt --keep-going", _batch_arguments),
+                     "connection", "batch commands.txt --keep-going",
+                     (arg("file", nargs="?", default="-", type=local_path,
+                          help="commands, one per line in this CLI's syntax (default -: stdin)"),
+                      arg("--keep-going", action="store_true", help="run every line even after "
+                          "one fails (exit code: the first failure's)"))),
     "viz": reading.COMMANDS["viz"],
     **{k: reading.COMMANDS[k] for k in ("compact",)},
     **embedding.COMMANDS,  # embed
@@ -143,7 +139,7 @@ def build_parser(prog: str = PROG, only: str | None = None, *,
             p.add_argument("--json", action="store_true", help="print JSON")
         else:
             p.set_defaults(json=False)
-        command.arguments(p)
+        command.add_arguments(p)
     return parser
 
 

@@ -4,9 +4,9 @@ list (its data kept unless --delete-data). The finding and keeping of memories i
 engine/wiring/memories.py's."""
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
+from engine.cli.arguments import arg
 from engine.cli.command import Call, Command, table
 
 if TYPE_CHECKING:
@@ -91,17 +91,14 @@ def _forget(call: Call, settings: Settings) -> int:
     return 0
 
 
-def _memories_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", nargs="?", choices=["list", "forget"], default="list",
-                   help="list (the default) or forget NAME")
-    p.add_argument("name", nargs="?", help="forget: the memory")
-    p.add_argument("--delete-data", action="store_true",
-                   help="forget: delete its local server's data too")
-    p.add_argument("--yes", action="store_true", help="forget: confirm")
-
-
 COMMANDS: dict[str, Command] = {
     "memories": Command(cmd_memories, "this machine's memories: root, where each lives, "
                         "beliefs, last change, whether its server runs; forget NAME",
-                        "memories --json", _memories_arguments),
+                        "memories --json",
+                        (arg("action", nargs="?", choices=["list", "forget"], default="list",
+                             help="list (the default) or forget NAME"),
+                         arg("name", nargs="?", help="forget: the memory"),
+                         arg("--delete-data", action="store_true",
+                             help="forget: delete its local server's data too"),
+                         arg("--yes", action="store_true", help="forget: confirm"))),
 }

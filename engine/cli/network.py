@@ -2,9 +2,7 @@
 what-if. Each one call of engine/service/, its answer rendered."""
 from __future__ import annotations
 
-import argparse
-
-from engine.cli.arguments import POINT_HELP, as_of_flag, local_path, namespace_flag
+from engine.cli.arguments import POINT_HELP, arg, as_of_flag, local_path, namespace_flag
 from engine.cli.command import Call, Command, report_change, shorten, table
 from engine.cli.keeping import replacement_flags, replacement_of
 
@@ -181,55 +179,38 @@ def cmd_what_if(call: Call) -> int:
     return report_change(call, would, would.change)
 
 
-def _init_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="make DIR the memory's root instead of the current folder: a .eem/ "
-                        "there names the memory, relative --source paths are read under it")
-    p.add_argument("--uri", metavar="URI",
-                   help="the memory lives on a shared server (a team's, Aura): its URI; the "
-                        "password comes from NEO4J_PASSWORD, never from the .eem/ file")
-    p.add_argument("--database", default="neo4j", metavar="NAME",
-                   help="with --uri: the database of that server (default neo4j)")
-    p.add_argument("--user", default="neo4j", metavar="NAME",
-                   help="with --uri: the user (default neo4j)")
-
-
-def _reset_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--yes", action="store_true", help="confirm")
-
-
-def _verify_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repair", action="store_true",
-                   help="write the from-scratch labels and depths where the graph differs")
-
-
-def _what_if_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("operation", choices=["retract", "assert", "supersede", "rollback"])
-    p.add_argument("id", nargs="?", help="the belief (OLD for supersede)")
-    p.add_argument("--to", metavar="POINT", help=f"rollback: {POINT_HELP}")
-    p.add_argument("new", nargs="?", metavar="NEW", help="supersede: an existing belief")
-    replacement_flags(p)
-
-
-def _status_arguments(p: argparse.ArgumentParser) -> None:
-    as_of_flag(p)
-    namespace_flag(p)
-    p.add_argument("--all", action="store_true",
-                   help="list every belief counted as well (id, truth, depth, kind, text)")
-
-
 COMMANDS: dict[str, Command] = {
-    "init": Command(cmd_init, "create the schema (constraints, indexes); --root DIR records the"
-                    " folder source paths are relative to", "init --root ~/src/myproject",
-                    _init_arguments, json=False),
+    "init": Command(
+        cmd_init, "create the schema (constraints, indexes); --root DIR records the folder "
+        "source paths are relative to", "init --root ~/src/myproject",
+        (arg("--root", metavar="DIR", type=local_path,
+             help="make DIR the memory's root instead of the current folder: a .eem/ there "
+                  "names the memory, relative --source paths are read under it"),
+         arg("--uri", metavar="URI",
+             help="the memory lives on a shared server (a team's, Aura): its URI; the "
+                  "password comes from NEO4J_PASSWORD, never from the .eem/ file"),
+         arg("--database", default="neo4j", metavar="NAME",
+             help="with --uri: the database of that server (default neo4j)"),
+         arg("--user", default="neo4j", metavar="NAME",
+             help="with --uri: the user (default neo4j)")), json=False),
     "reset": Command(cmd_reset, "delete every belief, justification and nogood", "reset --yes",
-                     _reset_arguments, json=False),
+                     arg("--yes", action="store_true", help="confirm"), json=False),
     "status": Command(cmd_status, "counts of beliefs by label and kind (--namespace NS: of one "
                       "imported agent's; --all: each belief too)", "status --namespace bob --all",
-                      _status_arguments),
+                      (as_of_flag, namespace_flag,
+                       arg("--all", action="store_true", help="list every belief counted as "
+                           "well (id, truth, depth, kind, text)"))),
     "what-if": Command(cmd_what_if, "what a retract, assert or supersede would change (nothing"
                        " written); what-if rollback --to POINT",
-                       "what-if retract auth-uses-jwt", _what_if_arguments),
+                       "what-if retract auth-uses-jwt",
+                       (arg("operation", choices=["retract", "assert", "supersede", "rollback"]),
+                        arg("id", nargs="?", help="the belief (OLD for supersede)"),
+                        arg("--to", metavar="POINT", help=f"rollback: {POINT_HELP}"),
+                        arg("new", nargs="?", metavar="NEW",
+                            help="supersede: an existing belief"),
+                        replacement_flags)),
     "verify": Command(cmd_verify, "recompute every label from scratch and compare; --repair"
-                      " writes the differences", "verify --repair", _verify_arguments),
+                      " writes the differences", "verify --repair",
+                      arg("--repair", action="store_true", help="write the from-scratch labels "
+                          "and depths where the graph differs")),
 }

@@ -7,6 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from engine.cli import keeping, verbs
+from engine.cli.arguments import arg
 from engine.cli.command import Call, Command, listing, report_change, shorten
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def _propose_arguments(p: argparse.ArgumentParser) -> None:
         v.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show tracebacks")
         v.add_argument("--json", action="store_true", help="print JSON")
-        verb.arguments(v)
+        verb.add_arguments(v)
         if not any(action.dest == "reason" for action in v._actions):
             v.add_argument("--reason", help="why (required): kept on the proposal")
     f = sub.add_parser("from", help="propose: every new belief of a derive or forge "
@@ -210,23 +211,7 @@ def _propose_arguments(p: argparse.ArgumentParser) -> None:
                    help="show tracebacks")
 
 
-def _id_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="PROPOSAL")
-
-
-def _proposals_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pending", action="store_true", help="pending proposals only")
-
-
-def _accept_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="PROPOSAL")
-    p.add_argument("--force", action="store_true",
-                   help="apply even though what it depends on changed (recorded on it)")
-
-
-def _reject_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="PROPOSAL")
-    p.add_argument("--reason", required=True, help="why it is rejected (kept on it)")
+PROPOSAL = arg("id", metavar="PROPOSAL")
 
 
 COMMANDS: dict[str, Command] = {
@@ -236,16 +221,20 @@ COMMANDS: dict[str, Command] = {
         "for a person to accept; nothing in the network changes",
         EXAMPLES["retract"], _propose_arguments, json=False),
     "proposals": Command(cmd_proposals, "the proposals, oldest first (--pending: those "
-                         "waiting)", "proposals --pending", _proposals_arguments),
+                         "waiting)", "proposals --pending",
+                         arg("--pending", action="store_true", help="pending proposals only")),
     "proposal": Command(cmd_proposal, "one proposal, with a fresh what-if beside the one "
-                        "stored and what changed since", "proposal prop-3", _id_arguments),
+                        "stored and what changed since", "proposal prop-3", PROPOSAL),
     "accept": Command(cmd_accept,
                       "apply a pending proposal in one transaction, refused when what it "
                       "depends on changed (--force: apply anyway, recorded)",
-                      "accept prop-3", _accept_arguments),
+                      "accept prop-3",
+                      (PROPOSAL, arg("--force", action="store_true", help="apply even though "
+                                     "what it depends on changed (recorded on it)"))),
     "reject": Command(cmd_reject, "reject a pending proposal, saying why",
                       "reject prop-3 --reason 'the benchmark ran without the cache'",
-                      _reject_arguments),
+                      (PROPOSAL, arg("--reason", required=True,
+                                     help="why it is rejected (kept on it)"))),
     "withdraw": Command(cmd_withdraw, "withdraw your own pending proposal",
-                        "withdraw prop-3", _id_arguments),
+                        "withdraw prop-3", PROPOSAL),
 }
