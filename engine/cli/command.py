@@ -109,8 +109,12 @@ class Command:
     json: bool = True  # takes --json
 
     def add_arguments(self, p: argparse.ArgumentParser) -> None:
-        for add in [self.arguments] if callable(self.arguments) else self.arguments:
-            add(p)
+        add_all(p, self.arguments)
+
+
+def add_all(p: argparse.ArgumentParser, arguments: Adds | Sequence[Adds]) -> None:
+    for add in [arguments] if callable(arguments) else arguments:
+        add(p)
 
 
 # --- rendering ----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
-from engine.cli.command import Call, table
+from engine.cli.command import Adds, Call, add_all, table
 from engine.cli.main import Streams, guarded
 from engine.cli.stage_flags import (
     TURNS_DRY_ROUNDS_HELP,
@@ -114,13 +114,12 @@ def stage_parser(prog: str, usage: str | None, description: str, epilog: str
 
 
 def subcommand_parser(prog: str, name: str, description: str, epilog: str,
-                      add_arguments: Callable[[argparse.ArgumentParser], object] | None = None,
+                      add_arguments: Adds | Sequence[Adds] = (),
                       *, json_help: str = "print the result as JSON"
                       ) -> argparse.ArgumentParser:
     """`<stage> NAME ... [--json] [--debug]`: `add_arguments` adds the subcommand's own."""
     p = stage_parser(f"{prog} {name}", None, description, epilog)
-    if add_arguments is not None:
-        add_arguments(p)
+    add_all(p, add_arguments)
     p.add_argument("--json", action="store_true", help=json_help)
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
@@ -158,10 +157,6 @@ class Rounds:
     nothing_due: str | Callable[[Mapping[str, object]], str] | None = None
 
 
-def _no_flags(p: argparse.ArgumentParser) -> None:
-    pass
-
-
 @dataclass(frozen=True)
 class StageCommand:
     """A stage's command line, declared; `stage_main` is its one entry."""
@@ -172,7 +167,7 @@ class StageCommand:
     epilog: str
     run: Handler | None = None
     rounds: Rounds | None = None
-    add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags
+    add_arguments: Adds | Sequence[Adds] = ()
     check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] = check_mode_args
     subcommands: Mapping[str, Subcommand] = field(default_factory=dict)
     default_output: str | None = None  # the proposals file, for runs without --auto
@@ -185,12 +180,12 @@ class StageCommand:
     def build_parser(self) -> argparse.ArgumentParser:
         p = stage_parser(self.prog, self.usage, self.description, self.epilog)
         if self.model_flags:
-            model_flags(p)
+            model_flags()(p)
         if self.default_output is not None and self.mode_flags:
             mode_flags(p, self.default_output, dry_rounds_help=self.dry_rounds_help,
                        parallel=self.parallel)
-        self.add_arguments(p)
-        output_flags(p, json_help=self.json_help)
+        add_all(p, self.add_arguments)
+        output_flags(self.json_help)(p)
         return p
 
 
@@ -386,7 +381,7 @@ def print_run(call: StageCall, result: RunResult) -> int:
 # --- the shared subcommands --------------------------------------------------------------
 def accept_subcommand(prog: str, description: str, example: str,
                       make_stage: Callable[[StageCall], LoopStage], *,
-                      add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags,
+                      add_arguments: Adds | Sequence[Adds] = (),
                       params: Callable[[StageCall], dict[str, object]] | None = None,
                       file_help: str = "a proposals file") -> Subcommand:
     """`<stage> accept FILE`: the stage's parser, validation and apply over a proposals file
@@ -397,7 +392,7 @@ def accept_subcommand(prog: str, description: str, example: str,
         p = subcommand_parser(prog, "accept", description,
                               f"example:\n  {prog} accept {example}\n",
                               lambda p: p.add_argument("file", metavar="FILE", help=file_help))
-        add_arguments(p)
+        add_all(p, add_arguments)
         return p
 
     def run(call: StageCall) -> int:
