@@ -3,7 +3,7 @@ one call of engine/service/agents.py."""
 from __future__ import annotations
 
 from engine.cli.arguments import arg
-from engine.cli.command import Call, Command, id_lists, some_ids, table
+from engine.cli.command import Call, Command, id_lists, listing, some_ids
 from engine.cli.registry import file_arguments, network_file, notes
 
 
@@ -70,15 +70,11 @@ def cmd_namespaces(call: Call) -> int:
     from engine.service import agents
 
     found = agents.namespaces(call.context)
-    if call.emit(found):
-        return 0
-    if not found.found:
-        call.say("no namespaces (bring one in with `"
-                 + call.command("import-agent NAME FILE") + "`)")
-        return 0
-    call.say(table([(r.name, f"{r.in_count}/{r.beliefs}", "active" if r.active else "OUT",
-                     r.file, (r.synced_at or r.imported_at)[:19]) for r in found.found],
-                   ["namespace", "IN/total", "switch", "file", "last import/sync (UTC)"]))
+    listing(call, found, found.found, empty="no namespaces (bring one in with `"
+            + call.command("import-agent NAME FILE") + "`)",
+            row=lambda r: (r.name, f"{r.in_count}/{r.beliefs}", "active" if r.active else "OUT",
+                           r.file, (r.synced_at or r.imported_at)[:19]),
+            headers=["namespace", "IN/total", "switch", "file", "last import/sync (UTC)"])
     return 0
 
 

@@ -141,6 +141,15 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+Column = tuple[str, Callable[[Any], object]]  # a table's header, and its cell of a record
+
+
+def records(items: Iterable[Any], columns: Sequence[Column]) -> str:
+    """A table of `items`, a column per (header, the cell of an item)."""
+    return table([[cell(item) for _, cell in columns] for item in items],
+                 [header for header, _ in columns])
+
+
 def listing(call: Call, result: Result, items: Sequence[Any], *, empty: str,
             row: Callable[[Any], Sequence[Any]], headers: Sequence[str]) -> bool:
     """A listing's answer: the result's JSON, or the `empty` line, or a table of row(item).

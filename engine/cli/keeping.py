@@ -79,29 +79,11 @@ def cmd_defend(call: Call) -> int:
                    "defends")
 
 
-def _scope_file(path: str | None):
-    """The JSON of a scope file, or None without one."""
-    if not path:
-        return None
-    import json
-
-    from engine.errors import InvalidInput
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise InvalidInput(f"cannot read {path}: {e.strerror}", field="scope_file") from None
-    except json.JSONDecodeError as e:
-        raise InvalidInput(f"{path} is not JSON: {e.msg} (line {e.lineno})",
-                           field="scope_file") from None
-
-
 def cmd_defeat(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    findings = _scope_file(a.scope_file)
+    findings = keeping.scope_file(a.scope_file)
     scoped, file_reason = keeping.scopes(a.scope or (), findings, a.id)
     done = keeping.defeat(call.context, a.id, a.justification, a.type, a.reason or file_reason,
                           a.defeater_id, scoped,

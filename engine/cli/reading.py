@@ -18,7 +18,7 @@ from engine.cli.arguments import (
     visible_to_flag,
     whole,
 )
-from engine.cli.command import Call, Command, shorten, table
+from engine.cli.command import Call, Column, Command, listing, records, shorten, table
 from engine.defaults import (
     BLOCKERS_LIMIT,
     COMPACT_BUDGET,
@@ -67,35 +67,31 @@ def cmd_list(call: Call) -> int:
         never_reviewed=a.never_reviewed, not_reviewed_since=a.not_reviewed_since))
     if call.emit(found):
         return 0
-    beliefs = found.beliefs
-    if found.reviewed is not None:
-        when, impact = found.reviewed, found.impact
-        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
-                         *([impact.get(b.id, 0)] if impact is not None else []),
-                         when.get(b.id) or "never", shorten(b.text, 50)) for b in beliefs],
-                       ["id", "truth", "depth", *(["impact"] if impact is not None else []),
-                        "reviewed", "text"]))
-        if found.truncated:
-            call.say(f"({found.total - len(beliefs)} more: --limit)")
+    # the review filters' table (with impact when sorted by it), else the problems', else
+    # the impact's, else the plain one
+    when, kinds, impact = found.reviewed, found.negative, found.impact
+    if when is None and kinds is not None and not kinds:
+        call.say("no belief is known to state a problem: classify them with "
+                 + call.command("negatives --model SPEC --auto"))
         return 0
-    if found.negative is not None:
-        kinds = found.negative
-        if not kinds:
-            call.say("no belief is known to state a problem: classify them with "
-                     + call.command("negatives --model SPEC --auto"))
-            return 0
-        call.say(table([(b.id, kinds[b.id], _depth(b), shorten(b.text, 70)) for b in beliefs],
-                       ["id", "problem", "depth", "text"]))
-    elif found.impact is not None:
-        impact = found.impact
-        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
-                         impact.get(b.id, 0), shorten(b.text, 60)) for b in beliefs],
-                       ["id", "truth", "depth", "impact", "text"]))
+    columns: list[Column] = [("id", lambda b: b.id)]
+    if when is None and kinds is not None:
+        problem = kinds
+        columns += [("problem", lambda b: problem[b.id])]
+        impact = None
     else:
-        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
-                         shorten(b.text, 70)) for b in beliefs], ["id", "truth", "depth", "text"]))
+        columns += [("truth", lambda b: b.truth.value if b.truth else "-")]
+    columns += [("depth", _depth)]
+    if impact is not None:
+        ranked = impact
+        columns += [("impact", lambda b: ranked.get(b.id, 0))]
+    if when is not None:
+        reviewed = when
+        columns += [("reviewed", lambda b: reviewed.get(b.id) or "never")]
+    width = 50 if when is not None else 70 if impact is None else 60
+    call.say(records(found.beliefs, columns + [("text", lambda b: shorten(b.text, width))]))
     if found.truncated:
-        call.say(f"({found.total - len(beliefs)} more: --limit)")
+        call.say(f"({found.total - len(found.beliefs)} more: --limit)")
     return 0
 
 
@@ -109,14 +105,10 @@ def cmd_show(call: Call) -> int:
             raise InvalidInput("--history lists every change; it takes no --as-of",
                                field="as_of")
         found = history.belief_history(seen(call), a.id)
-        if call.emit(found):
-            return 0
-        if not found.items:
-            call.say(f"no change-log entry touched {a.id}")
-            return 0
-        call.say(table([(e.seq, e.at[:19], e.actor, e.op, ", ".join(t.did), e.reason[:40])
-                        for e, t in found.items],
-                       ["seq", "at (UTC)", "actor", "op", "did", "reason"]))
+        listing(call, found, found.items, empty=f"no change-log entry touched {a.id}",
+                row=lambda item: (item[0].seq, item[0].at[:19], item[0].actor, item[0].op,
+                                  ", ".join(item[1].did), item[0].reason[:40]),
+                headers=["seq", "at (UTC)", "actor", "op", "did", "reason"])
         return 0
     shown = reading.show(seen(call), a.id, a.as_of)
     if call.emit(shown):

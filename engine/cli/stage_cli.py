@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
-from engine.cli.command import Adds, Call, add_all, table
+from engine.cli.command import Adds, Call, add_all, listing
 from engine.cli.main import Streams, guarded
 from engine.cli.stage_flags import (
     TURNS_DRY_ROUNDS_HELP,
@@ -422,14 +422,10 @@ def gaps_subcommand(prog: str) -> Subcommand:
         from engine.repair.gaps import recorded_gaps
 
         found = recorded_gaps(call.context.store, call.args.limit)
-        if call.emit(found):
-            return 0
-        if not found.gaps:
-            call.say("no gaps recorded")
-            return 0
-        call.say(table([(g.for_belief, g.justification, g.truth, g.text, g.at)
-                        for g in found.gaps], ("for", "justification", "truth", "gap", "at")),
-                 f"{len(found.gaps)} of {found.total} gap(s)")
+        if listing(call, found, found.gaps, empty="no gaps recorded",
+                   row=lambda g: (g.for_belief, g.justification, g.truth, g.text, g.at),
+                   headers=("for", "justification", "truth", "gap", "at")):
+            call.say(f"{len(found.gaps)} of {found.total} gap(s)")
         return 0
 
     return Subcommand(build, run)
