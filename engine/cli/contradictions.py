@@ -83,7 +83,7 @@ COMMAND = sc.StageCommand(
     "Ask a model which pairs of close or sibling beliefs cannot both hold, and record those "
     "as nogoods (the least entrenched assumption goes OUT).", EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS, check=_check,
-    rounds=sc.Rounds("contradictions", run_stage),
+    rounds=sc.Rounds(run_stage),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Validate the verdicts in FILE and record its contradictions as nogoods, in one "
               "transaction.", DEFAULT_OUTPUT, accept_stage)})

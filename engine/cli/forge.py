@@ -221,7 +221,7 @@ COMMAND = sc.StageCommand(
                    "accept FILE | status [PATHS...] | stale [--retract] | gaps"),
     "Read source files, cut them into chunks by structure, and ask a chat model for premises "
     "each grounded in a quote of its chunk; write them to a file, or add them (--auto).",
-    RUN_EXAMPLES, default_output=DEFAULT_OUTPUT, mode_flags=False,
+    RUN_EXAMPLES,
     add_arguments=ARGUMENTS, check=check_run_args, run=cmd_forge,
     subcommands={
         "accept": sc.accept_subcommand(

@@ -16,7 +16,8 @@ import functools
 import os
 import sys
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,10 @@ from engine.cli.arguments import arg, local_path
 from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
+    from engine.errors import InvalidInput
+    from engine.service.context import Context
+    from engine.wiring.memories import Memory
+    from engine.wiring.settings import Settings
     from engine.wiring.store import BorrowedDriver
 
 __all__ = ["COMMANDS", "EEM", "PROG", "Streams", "build_parser", "execute", "main", "parse"]
@@ -179,22 +184,36 @@ def execute(args: argparse.Namespace, environ: Mapping[str, str], streams: Strea
     """Run a parsed command for a caller with this environment, folder and umask, in the
     memory its folder (or --memory) names; errors become one `Error:` line on the caller's
     stderr and the exit code."""
-    from pathlib import Path
-
     def run() -> int:
-        from engine.wiring.context import opened
-        from engine.wiring.memories import locate
-        from engine.wiring.settings import Settings
-
-        settings = Settings.of(environ)
-        memory = locate(settings, Path(folder), vars(args).get("memory"))
-        with opened(settings, memory, prog=prog, folder=Path(folder),
-                    umask=current_umask() if umask is None else umask, borrowed=borrowed,
-                    notice=lambda line: print(line, file=streams.err)) as context:
+        with caller_context(environ, folder, prog, umask, streams.err,
+                            named=vars(args).get("memory"), borrowed=borrowed) as called:
+            settings, memory, context = called
             return COMMANDS[args.command].handler(
                 Call(args, context, streams.out, streams.err, streams.stdin, settings, memory))
 
     return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err, prog=prog)
+
+
+@contextmanager
+def caller_context(environ: Mapping[str, str], folder: str, prog: str, umask: int | None,
+                   err: Writer, *, named: str | None = None,
+                   borrowed: BorrowedDriver | None = None
+                   ) -> Iterator[tuple[Settings, Memory | InvalidInput, Context]]:
+    """A caller's settings (its environment, read through engine/wiring/settings), the memory
+    its folder is in (or `named`, or EEM_MEMORY's), and the Context of a call made there with
+    its umask (None: this process's); notices go to `err`."""
+    from pathlib import Path
+
+    from engine.wiring.context import opened
+    from engine.wiring.memories import locate
+    from engine.wiring.settings import Settings
+
+    settings = Settings.of(environ)
+    memory = locate(settings, Path(folder), named)
+    with opened(settings, memory, prog=prog, folder=Path(folder),
+                umask=current_umask() if umask is None else umask, borrowed=borrowed,
+                notice=lambda line: print(line, file=err)) as context:
+        yield settings, memory, context
 
 
 def guarded(command: Callable[[], int], *, debug: bool, err: Writer, prog: str = PROG) -> int:

@@ -63,7 +63,7 @@ COMMAND = sc.StageCommand(
                      "judge every IN belief without a verdict, not only those with a problem "
                      "word")),
     default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS,
-    rounds=sc.Rounds("negatives", run_stage, _not_due),
+    rounds=sc.Rounds(run_stage, _not_due),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and keep them in one transaction, recorded as a negatives run.",

@@ -57,7 +57,7 @@ COMMAND = sc.StageCommand(
                      "repair everything defeated, most depended-on first, applying as it goes"),
                     ("gaps", "the premises research said the network lacks")),
     default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS,
-    rounds=sc.Rounds("repair", run_stage, "nothing defeated is waiting for repair"),
+    rounds=sc.Rounds(run_stage, "nothing defeated is waiting for repair"),
     dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     # No --parallel: a link or a soften changes what later rounds show (bridges that came IN,
     # justifications rewired to a reworded belief), so each round must see the last.

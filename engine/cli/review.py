@@ -144,7 +144,7 @@ COMMAND = sc.StageCommand(
     "write the verdicts to a file, or apply them (--auto): an unsound justification gets a "
     "defeater in its outlist.", RUN_EXAMPLES,
     default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS,
-    rounds=sc.Rounds("review", run_stage, _not_due), check=check_args,
+    rounds=sc.Rounds(run_stage, _not_due), check=check_args,
     dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "

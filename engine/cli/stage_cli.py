@@ -13,14 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from engine.cli.command import Adds, Call, add_all, listing
-from engine.cli.main import Streams, guarded
+from engine.cli.main import Streams, caller_context, guarded
 from engine.cli.stage_flags import (
     TURNS_DRY_ROUNDS_HELP,
     mode_flags,
@@ -152,7 +152,6 @@ class Rounds:
     """A run on the shared loop (`run_rounds`) of the stage the call makes (after the
     model); `nothing_due`: what --dry-run says when round 1 is empty."""
 
-    stage_name: str
     make_stage: Callable[[StageCall], LoopStage]
     nothing_due: str | Callable[[Mapping[str, object]], str] | None = None
 
@@ -170,8 +169,7 @@ class StageCommand:
     add_arguments: Adds | Sequence[Adds] = ()
     check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] = check_mode_args
     subcommands: Mapping[str, Subcommand] = field(default_factory=dict)
-    default_output: str | None = None  # the proposals file, for runs without --auto
-    mode_flags: bool = True  # the shared mode flags (a stage with a proposals file)
+    default_output: str | None = None  # the proposals file of the shared mode flags
     dry_rounds_help: str = "stop after K consecutive dry rounds (default 1)"
     parallel: bool = True  # offer --parallel (not derive or repair: each round sees the last)
     model_flags: bool = True
@@ -181,7 +179,7 @@ class StageCommand:
         p = stage_parser(self.prog, self.usage, self.description, self.epilog)
         if self.model_flags:
             model_flags()(p)
-        if self.default_output is not None and self.mode_flags:
+        if self.default_output is not None:
             mode_flags(p, self.default_output, dry_rounds_help=self.dry_rounds_help,
                        parallel=self.parallel)
         add_all(p, self.add_arguments)
@@ -231,7 +229,8 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, prog: str, *,
     def run() -> int:
         if sub is None:
             command.check(parser, args)  # a usage error, or InvalidInput: one `Error:` line
-        with (nullcontext(context) if context else _process_context(prog)) as ctx:
+        with (nullcontext((None, None, context)) if context else
+              caller_context(os.environ, os.getcwd(), prog, None, sys.stderr)) as (_, _, ctx):
             call = StageCall(args, ctx, streams.out, streams.err, streams.stdin,
                              parts=parts or StageParts())
             if sub is not None:
@@ -243,22 +242,6 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, prog: str, *,
                               nothing_due=command.rounds.nothing_due)
 
     return guarded(run, debug=args.debug, err=streams.err)
-
-
-@contextmanager
-def _process_context(prog: str) -> Iterator[Context]:
-    """This process's: its environment (read through engine/wiring/settings), the memory
-    its folder is in (or EEM_MEMORY's), folder, umask."""
-    from engine.cli.main import current_umask
-    from engine.wiring.context import opened
-    from engine.wiring.memories import locate
-    from engine.wiring.settings import Settings
-
-    settings = Settings.of(os.environ)
-    with opened(settings, locate(settings, Path.cwd()), prog=prog, folder=Path.cwd(),
-                umask=current_umask(),
-                notice=lambda line: print(line, file=sys.stderr)) as ctx:
-        yield ctx
 
 
 # --- a run on the shared loop ------------------------------------------------------------
