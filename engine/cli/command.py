@@ -126,10 +126,17 @@ def change_lines(change: Change) -> list[str]:
     return lines or ["no label changed"]
 
 
-def report_change(call: Call, result: Result, change: Change, notes: Sequence[str] = ()) -> int:
-    """A write's answer: its JSON under --json, else what went IN and OUT, then `notes`."""
+class Changing(Result, Protocol):
+    @property
+    def change(self) -> Change: ...
+
+
+def report_change(call: Call, result: Changing, notes: Sequence[str] = (), *,
+                  first: str | None = None) -> int:
+    """A write's (or a what-if's) answer: its JSON under --json, else the line `first`, what
+    went IN and OUT, then `notes`."""
     if not call.emit(result):
-        call.say(*change_lines(change), *notes)
+        call.say(*([first] if first is not None else []), *change_lines(result.change), *notes)
     return 0
 
 

@@ -31,8 +31,7 @@ def cmd_supersede(call: Call) -> int:
     if args.undo:
         if args.new or args.text is not None or args.transitive:
             raise InvalidInput("--undo takes OLD only", field="undo")
-        undone = keeping.undo_supersede(call.context, args.old)
-        return report_change(call, undone, undone.change)
+        return report_change(call, keeping.undo_supersede(call.context, args.old))
     if args.yes and not args.transitive:
         raise InvalidInput("--yes goes with --transitive (which shows the what-if first)",
                            field="yes")
@@ -51,17 +50,14 @@ def cmd_supersede(call: Call) -> int:
         if done.not_carried:
             call.say(f"  left resting on what {done.new} replaces ({done.new} cannot carry "
                      f"them): {some_ids(list(done.not_carried))}")
-    report_change(call, done, done.change)
+    report_change(call, done)
     if not done.written:
         call.say("the same command with --yes writes it")
     return 0
 
 
 def _argued(call: Call, done, verb: str) -> int:
-    if call.emit(done):
-        return 0
-    call.say(f"{done.id} {verb} {done.target}")
-    return report_change(call, done, done.change)
+    return report_change(call, done, first=f"{done.id} {verb} {done.target}")
 
 
 def cmd_challenge(call: Call) -> int:
@@ -88,13 +84,10 @@ def cmd_defeat(call: Call) -> int:
     done = keeping.defeat(call.context, a.id, a.justification, a.type, a.reason or file_reason,
                           a.defeater_id, scoped,
                           a.reason_type or keeping.reason_type_of(findings))
-    if call.emit(done):
-        return 0
     kinds = f"{done.type}, {done.reason_type}" if done.reason_type else done.type
-    call.say(f"{done.id} defeats justification {done.justification} of {done.target} "
-             f"({kinds})" + (f", derived from {', '.join(done.scopes)}" if done.scopes
-                             else ""))
-    return report_change(call, done, done.change)
+    return report_change(call, done, first=f"{done.id} defeats justification "
+                         f"{done.justification} of {done.target} ({kinds})"
+                         + (f", derived from {', '.join(done.scopes)}" if done.scopes else ""))
 
 
 def cmd_migrate_retractions(call: Call) -> int:
@@ -112,30 +105,28 @@ def cmd_migrate_retractions(call: Call) -> int:
         call.say(f"{bid}: left retracted ({why})")
     if not done.migrated and not done.skipped:
         call.say("no retracted belief to migrate")
-    return report_change(call, done, done.change)
+    return report_change(call, done)
 
 
 def cmd_mark_duplicate(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.mark_duplicate(call.context, call.args.id, call.args.canonical)
-    if not call.as_json:
-        call.say(f"{call.args.id} marked a duplicate of {call.args.canonical} (retracted)")
-    return report_change(call, done, done.change)
+    a = call.args
+    return report_change(call, keeping.mark_duplicate(call.context, a.id, a.canonical),
+                         first=f"{a.id} marked a duplicate of {a.canonical} (retracted)")
 
 
 def cmd_remove_justification(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.remove_justification(call.context, call.args.id, call.args.n)
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.remove_justification(call.context, call.args.id,
+                                                            call.args.n))
 
 
 def cmd_convert_to_premise(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.convert_to_premise(call.context, call.args.id)
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.convert_to_premise(call.context, call.args.id))
 
 
 def cmd_set_metadata(call: Call) -> int:
@@ -143,23 +134,21 @@ def cmd_set_metadata(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    done = keeping.set_metadata(call.context, a.id, a.key, parse_value(a.value))
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.set_metadata(call.context, a.id, a.key,
+                                                    parse_value(a.value)))
 
 
 def cmd_unset_metadata(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.unset_metadata(call.context, call.args.id, call.args.key)
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.unset_metadata(call.context, call.args.id, call.args.key))
 
 
 def cmd_summarize(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    done = keeping.summarize(call.context, a.id, a.text, split_ids(a.over))
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.summarize(call.context, a.id, a.text, split_ids(a.over)))
 
 
 # --- arguments -------------------------------------------------------------------------

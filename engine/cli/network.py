@@ -165,18 +165,15 @@ def cmd_what_if(call: Call) -> int:
         from engine.service import keeping
 
         superseded = keeping.what_if_supersede(call.context, args.id, replacement_of(args))
-        if not call.as_json:
-            call.say(f"if {superseded.new} superseded {superseded.old} (nothing written):")
-        return report_change(call, superseded, superseded.change)
+        return report_change(call, superseded, first=f"if {superseded.new} superseded "
+                             f"{superseded.old} (nothing written):")
     if args.new or args.text is not None:
         raise InvalidInput(f"NEW and --text go with what-if supersede, not {args.operation}",
                            field="operation")
     from engine.service import network
 
-    would = network.what_if(call.context, args.operation, args.id)
-    if not call.as_json:
-        call.say(f"if {args.operation} {args.id} (nothing written):")
-    return report_change(call, would, would.change)
+    return report_change(call, network.what_if(call.context, args.operation, args.id),
+                         first=f"if {args.operation} {args.id} (nothing written):")
 
 
 COMMANDS: dict[str, Command] = {

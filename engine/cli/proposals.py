@@ -151,7 +151,7 @@ def cmd_accept(call: Call) -> int:
     call.say(f"{p.id} accepted by {p.decided_by}: {_what(p)} (change {done.seq})")
     if p.forced:
         call.say(f"forced past: {'; '.join(p.drift)}")
-    return report_change(call, done, done.change)
+    return report_change(call, done)
 
 
 def cmd_reject(call: Call) -> int:

@@ -5,7 +5,7 @@ given."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import (
     ID,
@@ -273,17 +273,8 @@ def cmd_query(call: Call) -> int:
             call.say(table(pack_rows(pack.queries), ["query", "parameters (example)", "returns"]))
         return 0
     if a.favourites:
-        from adapters.neo4j_browser import favourites_zip
-        from engine.files import write_atomically
-
-        data = favourites_zip()
-
-        def write(f: BinaryIO) -> None:
-            f.write(data)
-
-        write_atomically(a.favourites, write, umask=call.context.umask)
-        call.note(f"wrote {a.favourites}: {len(reading.query_pack().queries)} queries; drop it "
-                  "on Neo4j Browser")
+        count = reading.write_favourites(call.context, a.favourites)
+        call.note(f"wrote {a.favourites}: {count} queries; drop it on Neo4j Browser")
         return 0
     answered = reading.query(call.context, a.name, a.param or ())
     if call.emit(answered):

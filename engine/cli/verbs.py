@@ -42,14 +42,14 @@ def cmd_add(call: Call) -> int:
         call.say(f"{added.id} is OUT: no valid justification yet"
                  + (f" ({', '.join(added.not_added)} not added yet: forward references)"
                     if added.not_added else ""))
-    return report_change(call, added, added.change, fragile_notes(added))
+    return report_change(call, added, fragile_notes(added))
 
 
 def cmd_add_justification(call: Call) -> int:
     from engine.service import network
 
     added = network.add_justification(call.context, call.args.id, justifications_of(call.args))
-    return report_change(call, added, added.change, fragile_notes(added))
+    return report_change(call, added, fragile_notes(added))
 
 
 def cmd_retract(call: Call) -> int:
@@ -64,23 +64,21 @@ def cmd_retract(call: Call) -> int:
     if restore.unexamined:
         notes.append(f"({restore.unexamined} more went OUT, not examined for what would "
                      "bring them back)")
-    return report_change(call, done, done.change, notes)
+    return report_change(call, done, notes)
 
 
 def cmd_assert(call: Call) -> int:
     from engine.service import network
 
-    done = network.assert_belief(call.context, call.args.id)
-    return report_change(call, done, done.change)
+    return report_change(call, network.assert_belief(call.context, call.args.id))
 
 
 def cmd_nogood(call: Call) -> int:
     from engine.service import network
 
     done = network.nogood(call.context, call.args.ids, call.args.name)
-    if not call.as_json:
-        call.say(f"nogood {done.id}: {', '.join(done.members)} must not all be IN")
-    return report_change(call, done, done.change)
+    return report_change(call, done,
+                         first=f"nogood {done.id}: {', '.join(done.members)} must not all be IN")
 
 
 add_arguments = (
