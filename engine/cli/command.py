@@ -1,9 +1,9 @@
 """What a command is, and what a running one holds.
 
 `Command`: a handler, its one-line help, an example (the command line after the program's
-name), the function that adds its arguments, and whether it takes --json. Each command group
-(verbs.py, keeping.py, history.py, reading.py, ...) declares its own `COMMANDS`; table.py puts
-them in one table, in the order `--help` lists them.
+name), its arguments (declared: engine/cli/arguments.py), and whether it takes --json. Each
+command group (verbs.py, keeping.py, ...) declares its own `COMMANDS`; main.py puts them in
+one table, in the order `--help` lists them.
 
 `Call`: one command being run: its parsed options, the Context its verbs get
 (engine/service/context.py), and the streams it writes to and reads from, handed to it by

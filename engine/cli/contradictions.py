@@ -1,9 +1,5 @@
 """`python -m engine.contradictions`: pairs of beliefs that cannot both hold become nogoods.
 
-    python -m engine.contradictions --model M            verdicts -> proposed-contradictions.md
-    python -m engine.contradictions --model M --auto     record the nogoods now
-    python -m engine.contradictions accept FILE
-
 Candidate pairs: close in meaning (the neighbour search of engine/pairs/source.py at a lower
 threshold than dedup's) or resting on a common antecedent. The flags become a
 ContradictionOptions and a Near (engine/contradictions/stage.py, engine/pairs/source.py).

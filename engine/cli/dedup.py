@@ -1,15 +1,6 @@
-"""`python -m engine.dedup`: near-duplicate beliefs merged, contradictions made nogoods.
-
-    python -m engine.dedup --candidates        list the candidate clusters (no model)
-    python -m engine.dedup --model M           verdicts -> proposed-dedup.md
-    python -m engine.dedup accept FILE         apply a verdicts file
-    python -m engine.dedup --model M --auto --exhaust
-    python -m engine.dedup undo ID             restore a merged belief
-    python -m engine.dedup --auto [--yes]      merge above a threshold, no model (what-if
-                                               first)
-
-The flags become a DedupOptions (engine/dedup/stage.py) and its neighbour search
-(engine/pairs/source.py); the run and accept are the shared ones (engine/stages/).
+"""`python -m engine.dedup`: near-duplicate beliefs merged, contradictions made nogoods (the
+forms: EXAMPLES). The flags become a DedupOptions (engine/dedup/stage.py) and its neighbour
+search (engine/pairs/source.py); the run and accept are the shared ones (engine/stages/).
 """
 from __future__ import annotations
 

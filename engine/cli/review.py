@@ -26,22 +26,15 @@ if TYPE_CHECKING:
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
 
-RUN_EXAMPLES = f"""\
-examples:
-  {PROG} --dry-run --budget 20
-      print the prompt round 1 would send; no model is called
-  {PROG} --model ollama:qwen3:8b
-      one round; the verdicts go to {DEFAULT_OUTPUT}; nothing is written to the network
-  {PROG} accept {DEFAULT_OUTPUT}
-      apply a verdicts file (see: {PROG} accept --help)
-  {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust
-      review everything due, shallowest first, applying as it goes
-  {PROG} --model ollama:qwen3:8b --auto --order impact --budget 10
-      spend the round on the unreviewed beliefs the most others rest on
-  {PROG} --premises --root . --model ollama:qwen3:8b --auto
-      check premises against the source lines they are pinned to, most depended-on first
-
-""" + sc.RUN_EXIT_CODES
+RUN_EXAMPLES = sc.run_examples(
+    PROG, DEFAULT_OUTPUT, "verdicts", "apply a verdicts file",
+    ("--model anthropic:claude-sonnet-4-5 --auto --exhaust",
+     "review everything due, shallowest first, applying as it goes"),
+    ("--model ollama:qwen3:8b --auto --order impact --budget 10",
+     "spend the round on the unreviewed beliefs the most others rest on"),
+    ("--premises --root . --model ollama:qwen3:8b --auto",
+     "check premises against the source lines they are pinned to, most depended-on first"),
+    dry_run="--dry-run --budget 20")
 
 
 ACCEPT_ARGUMENTS = (

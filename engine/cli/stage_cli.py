@@ -94,10 +94,11 @@ def usage(prog: str, *forms: str) -> str:
 
 
 def run_examples(prog: str, proposals_file: str, what: str, accept: str,
-                 *more: tuple[str, str]) -> str:
-    """The epilog of a stage that writes its `what` to `proposals_file`: a dry run, one round,
-    `accept` the file, then `more` (the words after `prog`, what they do), the exit codes."""
-    shown = (("--dry-run", "print the prompt round 1 would send; no model is called"),
+                 *more: tuple[str, str], dry_run: str = "--dry-run") -> str:
+    """The epilog of a stage that writes its `what` to `proposals_file`: a dry run (`dry_run`
+    its words), one round, `accept` the file, then `more` (the words after `prog`, what they
+    do), the exit codes."""
+    shown = ((dry_run, "print the prompt round 1 would send; no model is called"),
              ("--model ollama:qwen3:8b", f"one round; the {what} go to {proposals_file}; "
                                          "nothing is written to the network"),
              (f"accept {proposals_file}", f"{accept} (see: {prog} accept --help)"), *more)
