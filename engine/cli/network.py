@@ -15,29 +15,20 @@ def cmd_init(call: Call) -> int:
 
     from engine.service import network
     from engine.wiring.context import opened
-    from engine.wiring.memories import Made, Registry, check_name, eem_home, find, make
+    from engine.wiring.memories import Registry, eem_home, init_memory
 
     a, settings = call.args, call.settings
     assert settings is not None  # the command line's execute gives every call its settings
     folder = Path(a.root or call.context.folder or ".")
-    named = vars(a).get("memory")
-    registry = Registry(eem_home(settings))
-    chosen = settings.value("EEM_MEMORY")
-    if named is None and chosen and not a.uri:  # a memory of no folder (make demo's)
-        made = Made(registry.local(check_name(chosen), ""), "made") \
-            if registry.get(check_name(chosen)) is None else Made(find(settings, folder), "there")
-        root = a.root
-    else:
-        made = make(settings, folder, named, uri=a.uri or "", database=a.database,
-                    user=a.user, umask=call.context.umask)
-        root = made.memory.root or None
+    made, root = init_memory(settings, folder, vars(a).get("memory"), a.root, uri=a.uri or "",
+                             database=a.database, user=a.user, umask=call.context.umask)
     memory = made.memory
     for note in memory.notes:
         call.note(note)
     with opened(settings, memory, prog=call.context.prog, folder=folder,
                 umask=call.context.umask, notice=call.note) as ctx:
         done = network.init(ctx, root)
-    memory = registry.get(memory.name) or memory  # its ports, once started
+    memory = Registry(eem_home(settings)).get(memory.name) or memory  # its ports, once started
     if call.emit(done):
         return 0
     how = {"made": "made", "adopted": "now rooted here", "there": "ready"}[made.how]

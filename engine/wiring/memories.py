@@ -353,6 +353,22 @@ def make(settings: Settings, folder: Path, name: str | None = None, *, uri: str 
     return Made(memory, "made")
 
 
+def init_memory(settings: Settings, folder: Path, named: str | None, root: str | None, *,
+                uri: str = "", database: str = "neo4j", user: str = "neo4j",
+                umask: int | None = None) -> tuple[Made, str | None]:
+    """The memory `init` in `folder` works on, and the root it records there: the one
+    EEM_MEMORY names when neither `named` nor `uri` is given (a memory of no folder, make
+    demo's: made when new, no marker written; `root` as given), else `make`'s (its root)."""
+    registry = Registry(eem_home(settings))
+    chosen = settings.value("EEM_MEMORY")
+    if named is None and chosen and not uri:
+        if registry.get(check_name(chosen)) is None:
+            return Made(registry.local(check_name(chosen), ""), "made"), root
+        return Made(find(settings, folder), "there"), root
+    made = make(settings, folder, named, uri=uri, database=database, user=user, umask=umask)
+    return made, made.memory.root or None
+
+
 def forget(settings: Settings, name: str, *, delete_data: bool = False) -> Memory:
     """Remove a memory from this machine's list (its marker in its root goes too); its data
     stays unless `delete_data`."""
