@@ -110,8 +110,18 @@ def one_of(*parts: Arguments) -> Arguments:
     return lambda p: each(*parts)(p.add_mutually_exclusive_group())
 
 
+def command_parser(sub: argparse._SubParsersAction, name: str, help: str, description: str,
+                   example: str) -> argparse.ArgumentParser:
+    """A command's parser in the table `sub`: its help, description and example shown as
+    written."""
+    return sub.add_parser(name, help=help, description=description, epilog=f"example: {example}",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 # --- the flags several commands share ---------------------------------------------------------
 ID = arg("id")
+DEBUG = arg("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+JSON = arg("--json", action="store_true", help="print JSON")
 justification_flags = each(
     arg("--sl", metavar="A,B", help="antecedents (SL justification)"),
     arg("--cp", metavar="A,B", help="antecedents, kept as a CP justification"),

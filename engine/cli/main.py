@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cli import EEM, PROG, agents, embedding, health, history, keeping, memories
 from engine.cli import network, proposals, reading, registry, sources, verbs
-from engine.cli.arguments import arg, local_path
+from engine.cli.arguments import DEBUG, JSON, arg, command_parser, local_path
 from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
@@ -133,15 +133,12 @@ def build_parser(prog: str = PROG, only: str | None = None, *,
     names = [only] if only in COMMANDS else list(COMMANDS)
     for name in names:
         command = COMMANDS[name]
-        p = sub.add_parser(name, help=command.help, description=command.help,
-                           epilog=f"example: {prog} {command.example}",
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                       help="show tracebacks")
+        p = command_parser(sub, name, command.help, command.help, f"{prog} {command.example}")
+        DEBUG(p)
         p.add_argument("--memory", metavar="NAME", default=argparse.SUPPRESS,
                        help="the memory to work on (default: the folder's)")
         if command.json:
-            p.add_argument("--json", action="store_true", help="print JSON")
+            JSON(p)
         else:
             p.set_defaults(json=False)
         command.add_arguments(p)

@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from engine.cli import keeping, verbs
-from engine.cli.arguments import arg
+from engine.cli.arguments import DEBUG, JSON, arg, command_parser, each
 from engine.cli.command import Call, Command, listing, report_change, shorten
 
 if TYPE_CHECKING:
@@ -180,35 +180,26 @@ def _propose_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     for name in ACTIONS:
         verb = VERBS[name]
-        v = sub.add_parser(name, help=f"propose: {verb.help}",
-                           description=f"Propose, for a person to accept: {verb.help}. "
-                                       "Nothing in the network changes.",
-                           epilog=f"example: {prog} {EXAMPLES[name]}",
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        v.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                       help="show tracebacks")
-        v.add_argument("--json", action="store_true", help="print JSON")
+        v = command_parser(sub, name, f"propose: {verb.help}",
+                           f"Propose, for a person to accept: {verb.help}. Nothing in the "
+                           "network changes.", f"{prog} {EXAMPLES[name]}")
+        each(DEBUG, JSON)(v)
         verb.add_arguments(v)
         if not any(action.dest == "reason" for action in v._actions):
             v.add_argument("--reason", help="why (required): kept on the proposal")
-    f = sub.add_parser("from", help="propose: every new belief of a derive or forge "
-                                    "proposals file, one add proposal each",
-                       description="Queue the beliefs a derive or forge run without --auto "
-                                   "wrote to its proposals file (perhaps edited since) as add "
-                                   "proposals, for a person to accept one by one; each is "
-                                   "measured as `propose add` measures it, a forge premise "
-                                   "pinned to its source as read now. Nothing in the network "
-                                   "changes.",
-                       epilog=f"example: {prog} propose from proposed-derivations.md",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    f.add_argument("file", metavar="FILE", help="the stage's proposals file")
-    f.add_argument("--reason", default="",
-                   help="added to each proposal's reason (which names the run and model)")
-    f.add_argument("--root", default=None, metavar="DIR",
-                   help="where a forge file's sources are read (default: the memory's root)")
-    f.add_argument("--json", action="store_true", help="print JSON")
-    f.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                   help="show tracebacks")
+    f = command_parser(
+        sub, "from", "propose: every new belief of a derive or forge proposals file, one add "
+        "proposal each", "Queue the beliefs a derive or forge run without --auto wrote to its "
+        "proposals file (perhaps edited since) as add proposals, for a person to accept one by "
+        "one; each is measured as `propose add` measures it, a forge premise pinned to its "
+        "source as read now. Nothing in the network changes.",
+        f"{prog} propose from proposed-derivations.md")
+    each(arg("file", metavar="FILE", help="the stage's proposals file"),
+         arg("--reason", default="",
+             help="added to each proposal's reason (which names the run and model)"),
+         arg("--root", default=None, metavar="DIR",
+             help="where a forge file's sources are read (default: the memory's root)"),
+         JSON, DEBUG)(f)
 
 
 PROPOSAL = arg("id", metavar="PROPOSAL")
