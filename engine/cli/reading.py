@@ -406,11 +406,11 @@ COMMANDS: dict[str, Command] = {
         arg("--limit", type=positive_int, metavar="N",
             help="at most N beliefs (--json: `total` says how many matched)"),
         namespace_flag)),
-    "show": Command(cmd_show, "one belief with its justifications (--history: its changes)",
-                    "show auth-bottleneck --as-of v1.0",
-                    (*READ_ID, arg("--history", action="store_true",
-                                   help="the change-log entries that touched the belief, "
-                                        "oldest first"))),
+    "show": Command(
+        cmd_show, "one belief with its justifications (--history: its changes)",
+        "show auth-bottleneck --as-of v1.0",
+        (*READ_ID, arg("--history", action="store_true",
+                       help="the change-log entries that touched the belief, oldest first"))),
     "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck",
                        READ_ID),
     "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
@@ -419,72 +419,66 @@ COMMANDS: dict[str, Command] = {
                           "trace-tags payroll-summary --json", READ_ID),
     "search": Command(
         cmd_search, "find beliefs by words (and meaning, --semantic); IN only unless --all",
-        "search cache stale reads --limit 5", (
-            visible_to_flag,
-            arg("words", nargs="+", metavar="WORD",
-                help="words to find in belief texts and ids (any of them; prefixes match)"),
-            one_of(arg("--in", dest="in_", action="store_true",
-                       help="IN beliefs only (the default)"),
-                   arg("--all", action="store_true",
-                       help="OUT beliefs too (retracted, unsupported, undetermined)")),
-            arg("--semantic", action="store_true",
-                help="rank by meaning as well: the vector index over the beliefs' embeddings, "
-                     "fused with the text ranking (a few missing embeddings are computed "
-                     "first; more: `embed` computes them)"),
-            arg("--limit", type=int, default=SEARCH_LIMIT,
-                help=f"at most this many hits (default {SEARCH_LIMIT})"),
-            arg("--depth", type=whole, default=0, metavar="N",
-                help="also the beliefs within N justification steps of the hits (what they "
-                     "rest on, their outlists, what rests on them; --json: hits and "
-                     f"neighbours; at most {SEARCH_MAX_DEPTH})"),
-            arg("--sort", choices=SEARCH_SORTS, default="relevance",
-                help="relevance (default); impact (transitive dependents, most first) or "
-                     "recent (last updated, newest first): the best "
-                     f"{SEARCH_SORT_POOL} matches (or --limit, if more) re-ordered"),
-            namespace_flag)),
-    "query": Command(cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
-                     "query why_in --param id=auth-key-fetch-blocks-requests", (
-                         arg("name", nargs="?", help="the query (see --list)"),
-                         arg("--param", action="append", metavar="KEY=VALUE",
-                             help="a query parameter (repeat for each)"),
-                         arg("--list", action="store_true",
-                             help="list the queries of the pack"),
-                         arg("--favourites", metavar="FILE.zip", type=local_path,
-                             help="write the pack as Neo4j Browser favourites (drop it on "
-                                  "Browser)"))),
+        "search cache stale reads --limit 5",
+        (visible_to_flag,
+         arg("words", nargs="+", metavar="WORD",
+             help="words to find in belief texts and ids (any of them; prefixes match)"),
+         one_of(arg("--in", dest="in_", action="store_true", help="IN beliefs only (the default)"),
+                arg("--all", action="store_true",
+                    help="OUT beliefs too (retracted, unsupported, undetermined)")),
+         arg("--semantic", action="store_true",
+             help="rank by meaning as well: the vector index over the beliefs' embeddings, fused "
+                  "with the text ranking (a few missing embeddings are computed first; more: "
+                  "`embed` computes them)"),
+         arg("--limit", type=int, default=SEARCH_LIMIT,
+             help=f"at most this many hits (default {SEARCH_LIMIT})"),
+         arg("--depth", type=whole, default=0, metavar="N",
+             help="also the beliefs within N justification steps of the hits (what they rest "
+                  "on, their outlists, what rests on them; --json: hits and neighbours; at "
+                  f"most {SEARCH_MAX_DEPTH})"),
+         arg("--sort", choices=SEARCH_SORTS, default="relevance",
+             help="relevance (default); impact (transitive dependents, most first) or recent "
+                  f"(last updated, newest first): the best {SEARCH_SORT_POOL} matches (or "
+                  "--limit, if more) re-ordered"),
+         namespace_flag)),
+    "query": Command(
+        cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
+        "query why_in --param id=auth-key-fetch-blocks-requests",
+        (arg("name", nargs="?", help="the query (see --list)"),
+         arg("--param", action="append", metavar="KEY=VALUE",
+             help="a query parameter (repeat for each)"),
+         arg("--list", action="store_true", help="list the queries of the pack"),
+         arg("--favourites", metavar="FILE.zip", type=local_path,
+             help="write the pack as Neo4j Browser favourites (drop it on Browser)"))),
     "get-metadata": Command(
         cmd_get_metadata, "a belief's metadata, or one key of it",
         "get-metadata auth-uses-jwt beliefs_type", (ID, arg("key", nargs="?"))),
     "compact": Command(
         cmd_compact, "a token-budgeted summary of the network for an agent's context",
         "compact --budget 800 --write CLAUDE.md", _compact_arguments),
-    "blockers": Command(cmd_blockers, "OUT conclusions held OUT only by IN beliefs in an "
-                        "outlist, by what closes them; the retracted premises most rest on",
-                        "blockers --json", (
-                            visible_to_flag,
-                            arg("--limit", type=int, default=BLOCKERS_LIMIT,
-                                help="at most this many groups and premises (default "
-                                     f"{BLOCKERS_LIMIT})"))),
-    "viz": Command(cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
-                   "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", (
-                       ID,
-                       arg("--depth", type=int, default=2,
-                           help="justification steps up and down from the belief (default 2)"),
-                       arg("-o", "--output", default="graph.html", type=local_path,
-                           help="the HTML file to write (default graph.html)")),
-                   json=False),
-    "wiki": Command(cmd_wiki, "write a static site of the network: topics, beliefs, "
-                    "blockers, nogoods, search", "wiki -o site --title 'Auth service'", (
-                        arg("-o", "--output", default="site", type=local_path,
-                            help="the directory to write (default site)"),
-                        arg("--title", default="Belief registry", help="the site's title"),
-                        arg("--repo-url", help="a forge's repository URL "
-                            "(https://github.com/o/r): sources pinned to a commit link to its "
-                            "file view at that commit"),
-                        arg("--topics", choices=WIKI_TOPICS, default="auto",
-                            help="clusters (embeddings), prefix (id prefixes), or auto: "
-                                 "clusters when the embeddings extra is installed"),
-                        arg("--page-size", type=int, default=500,
-                            help="at most this many beliefs per topic page (default 500)")),
-                    json=False),
+    "blockers": Command(
+        cmd_blockers, "OUT conclusions held OUT only by IN beliefs in an outlist, by what "
+        "closes them; the retracted premises most rest on", "blockers --json",
+        (visible_to_flag, arg("--limit", type=int, default=BLOCKERS_LIMIT, help="at most this "
+                              f"many groups and premises (default {BLOCKERS_LIMIT})"))),
+    "viz": Command(
+        cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
+        "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html",
+        (ID, arg("--depth", type=int, default=2,
+                 help="justification steps up and down from the belief (default 2)"),
+         arg("-o", "--output", default="graph.html", type=local_path,
+             help="the HTML file to write (default graph.html)")), json=False),
+    "wiki": Command(
+        cmd_wiki, "write a static site of the network: topics, beliefs, blockers, nogoods, "
+        "search", "wiki -o site --title 'Auth service'",
+        (arg("-o", "--output", default="site", type=local_path,
+             help="the directory to write (default site)"),
+         arg("--title", default="Belief registry", help="the site's title"),
+         arg("--repo-url", help="a forge's repository URL (https://github.com/o/r): sources "
+             "pinned to a commit link to its file view at that commit"),
+         arg("--topics", choices=WIKI_TOPICS, default="auto",
+             help="clusters (embeddings), prefix (id prefixes), or auto: clusters when the "
+                  "embeddings extra is installed"),
+         arg("--page-size", type=int, default=500,
+             help="at most this many beliefs per topic page (default 500)")), json=False),
 }
