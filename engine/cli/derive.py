@@ -15,7 +15,7 @@ from engine.cli import stage_cli as sc
 from engine.cli.command import some_ids, table
 from engine.cli.arguments import arg, each, group
 from engine.cli.stage_flags import domain_flag, embedding_model_flag, model_spec, positive_int
-from engine.cli.stage_flags import share
+from engine.cli.stage_flags import sampling_strategy, share
 
 if TYPE_CHECKING:
     from engine.derive.options import SamplerOptions
@@ -87,9 +87,7 @@ def _rules(args: argparse.Namespace) -> ValidationRules:
 def sampler_options(args: argparse.Namespace) -> SamplerOptions:
     from engine.derive.options import SamplerOptions
 
-    strategy = ("intra-cluster" if args.intra_cluster else "cluster" if args.cluster
-                else "random" if args.sample else "alphabetical")
-    return SamplerOptions(strategy, args.budget, args.seed, args.n_clusters,
+    return SamplerOptions(sampling_strategy(args), args.budget, args.seed, args.n_clusters,
                           args.embedding_model)
 
 

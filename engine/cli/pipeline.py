@@ -16,7 +16,7 @@ from engine.cli import stage_cli as sc
 from engine.cli.command import table
 from engine.cli.arguments import arg, group
 from engine.cli.stage_flags import model_flags, model_spec, positive_int, source_flags
-from engine.cli.stage_flags import source_options
+from engine.cli.stage_flags import sampling_strategy, source_options
 from engine.pipeline.stages import REVIEW_APPLY
 
 if TYPE_CHECKING:
@@ -84,8 +84,7 @@ def cmd_pipeline(call: sc.StageCall) -> int:
 
     a, store = call.args, call.context.store
     binding = call.parts.model(model_spec(a))
-    strategy = ("intra-cluster" if a.intra_cluster else "cluster" if a.cluster
-                else "random" if a.sample else "alphabetical")
+    strategy = sampling_strategy(a)
     review_output = Path(a.review_output)
     options = PipelineOptions(
         a.model, tuple(a.paths), a.max_passes, a.max_rounds, a.timeout, a.budget, strategy,

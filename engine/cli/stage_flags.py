@@ -61,6 +61,12 @@ def model_spec(args: argparse.Namespace) -> ModelSpec:
     return ModelSpec(args.model or "", args.timeout, args.structured)
 
 
+def sampling_strategy(args: argparse.Namespace) -> str:
+    """The sampler derive's flags (--sample, --cluster, --intra-cluster) choose."""
+    return ("intra-cluster" if args.intra_cluster else "cluster" if args.cluster
+            else "random" if args.sample else "alphabetical")
+
+
 # --- a run -------------------------------------------------------------------------------
 parallel_flag = arg("--parallel", type=positive_int, default=1, metavar="N",
                     help="up to N model calls in flight at once; each round is still checked "
