@@ -4,10 +4,13 @@ gate exit 1 when crossed."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import POINT_HELP, arg, recorded_root_flag, whole
 from engine.cli.command import Call, Command, some_ids
+
+if TYPE_CHECKING:
+    from engine.reading.health import Figure, Health, Trend
 
 WIDTH = 15
 
@@ -45,17 +48,13 @@ def cmd_health(call: Call) -> int:
     return 1 if found.breaches else 0
 
 
-def _line(call: Call, name: str, text: str, command: str) -> None:
-    call.say(f"{name:<{WIDTH}} {text}", f"{'':<{WIDTH}} `{command}`")
-
-
-def _screen(call: Call, h: Any) -> None:
+def _screen(call: Call, h: Health) -> None:
     call.say(f"health of the memory {'as of ' + h.as_of if h.as_of else 'now'}")
     for f in h.figures:
-        _line(call, f.name, _text(f), f.command)
+        call.say(f"{f.name:<{WIDTH}} {_text(f)}", f"{'':<{WIDTH}} `{f.command}`")
 
 
-def _text(f: Any) -> str:
+def _text(f: Figure) -> str:
     n = f.numbers
     top = [t[0] if isinstance(t, tuple) else t for t in f.top]
     named = f": {some_ids(top, 5)}" if top else ""
@@ -89,7 +88,7 @@ def _text(f: Any) -> str:
     return f"{proposals} proposals pending, {n['challenges']} challenges holding"
 
 
-def _trend(call: Call, t: Any) -> None:
+def _trend(call: Call, t: Trend) -> None:
     changes = t.changes()
     call.say(f"health from {t.first_point} to {t.second_point}: {len(changes)} number(s) moved")
     for key, was, now in changes:

@@ -4,10 +4,14 @@ set-metadata, unset-metadata, summarize: each one call of engine/service/keeping
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import ID, arg, each, local_path, one_of, whole
 from engine.cli.command import Call, Command, report_change, some_ids, split_ids
 from engine.defaults import DEFEAT_REASON_TYPES, DEFEATER_TYPES
+
+if TYPE_CHECKING:
+    from engine.memory.dialectic import Argued
 
 def replacement_of(args: argparse.Namespace):
     """What replaces OLD, from NEW or --text/--id and --premise or --sl/--cp/--unless (none
@@ -56,7 +60,7 @@ def cmd_supersede(call: Call) -> int:
     return 0
 
 
-def _argued(call: Call, done, verb: str) -> int:
+def _argued(call: Call, done: Argued, verb: str) -> int:
     return report_change(call, done, first=f"{done.id} {verb} {done.target}")
 
 
