@@ -1,6 +1,7 @@
 """The rule of the rooms: `engine/` imports no `adapters/` module, except the faces and the
-composition root (`engine/cli/`, `engine/mcp/`, `engine/resident/`, `engine/desk/`,
-`engine/wiring/`, which wire adapters in) and the service layer (`engine/service/`), which may load the file formats
+composition root (`engine/mcp/`, `engine/resident/`, `engine/desk/`, `engine/wiring/`, which
+wire adapters in; the command line, `engine/cli/`, only parses, calls the service and renders,
+so it imports none) and the service layer (`engine/service/`), which may load the file formats
 and file readers it reads and writes, but never picks a store, a chat model or an embedder:
 those come in its Context.
 
@@ -18,7 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "engine"
 ENTRY_POINTS = ENGINE / "cli"
-FACES = [ENGINE / room for room in ("cli", "mcp", "resident", "wiring", "desk")]
+FACES = [ENGINE / room for room in ("mcp", "resident", "wiring", "desk")]
 SERVICE = ENGINE / "service"
 # what the service layer may load itself: formats and readers of files, nothing that talks
 # to a server or runs a model

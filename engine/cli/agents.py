@@ -2,9 +2,8 @@
 one call of engine/service/agents.py."""
 from __future__ import annotations
 
-import argparse
-
-from engine.cli.command import Call, Command, id_lists, some_ids, table
+from engine.cli.arguments import arg
+from engine.cli.command import Call, Command, id_lists, listing, some_ids
 from engine.cli.registry import file_arguments, network_file, notes
 
 
@@ -71,41 +70,32 @@ def cmd_namespaces(call: Call) -> int:
     from engine.service import agents
 
     found = agents.namespaces(call.context)
-    if call.emit(found):
-        return 0
-    if not found.found:
-        call.say("no namespaces (bring one in with `"
-                 + call.command("import-agent NAME FILE") + "`)")
-        return 0
-    call.say(table([(r.name, f"{r.in_count}/{r.beliefs}", "active" if r.active else "OUT",
-                     r.file, (r.synced_at or r.imported_at)[:19]) for r in found.found],
-                   ["namespace", "IN/total", "switch", "file", "last import/sync (UTC)"]))
+    listing(call, found, found.found, empty="no namespaces (bring one in with `"
+            + call.command("import-agent NAME FILE") + "`)",
+            row=lambda r: (r.name, f"{r.in_count}/{r.beliefs}", "active" if r.active else "OUT",
+                           r.file, (r.synced_at or r.imported_at)[:19]),
+            headers=["namespace", "IN/total", "switch", "file", "last import/sync (UTC)"])
     return 0
 
 
-def _file_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("name", metavar="NAME", help="the namespace: ids become NAME:id")
-    file_arguments(p)
-    p.add_argument("--only-in", action="store_true",
-                   help="only the beliefs the file holds IN (what they name of the rest "
-                        "stays an OUT forward reference)")
-
-
-def _sync_arguments(p: argparse.ArgumentParser) -> None:
-    _file_arguments(p)
-    p.add_argument("--dry-run", action="store_true",
-                   help="print what would be added, changed and retracted; write nothing")
+IMPORT_ARGUMENTS = (
+    arg("name", metavar="NAME", help="the namespace: ids become NAME:id"), file_arguments,
+    arg("--only-in", action="store_true",
+        help="only the beliefs the file holds IN (what they name of the rest stays an OUT "
+             "forward reference)"))
 
 
 COMMANDS: dict[str, Command] = {
     "import-agent": Command(
         cmd_import_agent, "bring in another agent's memory under NAME: (ids prefixed, "
         "behind the premise NAME:active)", "import-agent billing billing-network.json",
-        _file_arguments),
+        IMPORT_ARGUMENTS),
     "sync-agent": Command(
         cmd_sync_agent, "bring an imported agent's namespace up to date with a newer "
         "file (--dry-run: the diff only)", "sync-agent billing billing-network.json "
-        "--dry-run", _sync_arguments),
+        "--dry-run",
+        (*IMPORT_ARGUMENTS, arg("--dry-run", action="store_true", help="print what would be "
+                                "added, changed and retracted; write nothing"))),
     "namespaces": Command(
         cmd_namespaces, "the imported agents' namespaces: IN/total and whether each is "
         "active", "namespaces --json"),

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
+from typing import Any
 
 POINT_HELP = "a seq (the state right after that change), an ISO time, or a release name"
 
@@ -79,33 +81,62 @@ def share(text: str) -> float:
     return value
 
 
-# --- flags ------------------------------------------------------------------------------------
-def justification_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sl", metavar="A,B", help="antecedents (SL justification)")
-    p.add_argument("--cp", metavar="A,B", help="antecedents, kept as a CP justification")
-    p.add_argument("--unless", metavar="X,Y", help="outlist: holds only while these are OUT")
-    p.add_argument("--any", action="store_true",
-                   help="one justification per antecedent (convergent evidence)")
-    p.add_argument("--label", help="a short label for the justification")
+# --- declared arguments --------------------------------------------------------------------
+Group = argparse._ActionsContainer  # a parser, or a group of its arguments
+Arguments = Callable[[Group], object]  # adds arguments to a parser (or a group of it)
 
 
-def visible_to_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--visible-to", metavar="TAGS",
-                   help="see only what a client with these access tags sees (comma-separated; "
-                        "'' for untagged beliefs only)")
+def arg(*names: str, **options: Any) -> Arguments:
+    """One argument, declared: what `add_argument(*names, **options)` adds, when it is run."""
+    return lambda p: p.add_argument(*names, **options)
 
 
-def as_of_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as-of", metavar="POINT", help=f"read the memory as it was then: {POINT_HELP}")
+def each(*parts: Arguments) -> Arguments:
+    """Several declared arguments (or blocks of them), added in this order."""
+    def add(p: Group) -> None:
+        for part in parts:
+            part(p)
+
+    return add
 
 
-def namespace_flag(p: argparse.ArgumentParser) -> None:
-    """`--namespace NAME` for list, search, compact and export."""
-    p.add_argument("--namespace", metavar="NAME",
-                   help="only the beliefs of this imported agent's namespace (NAME:...)")
+def group(title: str, *parts: Arguments) -> Arguments:
+    """`parts` under a heading of their own in the help."""
+    return lambda p: each(*parts)(p.add_argument_group(title))
 
 
-def read_flags(p: argparse.ArgumentParser) -> None:
-    """`--visible-to` and `--as-of`, the flags of the reads that take both."""
-    visible_to_flag(p)
-    as_of_flag(p)
+def one_of(*parts: Arguments) -> Arguments:
+    """`parts`, at most one of which may be given."""
+    return lambda p: each(*parts)(p.add_mutually_exclusive_group())
+
+
+def command_parser(sub: argparse._SubParsersAction, name: str, help: str, description: str,
+                   example: str) -> argparse.ArgumentParser:
+    """A command's parser in the table `sub`: its help, description and example shown as
+    written."""
+    return sub.add_parser(name, help=help, description=description, epilog=f"example: {example}",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+# --- the flags several commands share ---------------------------------------------------------
+ID = arg("id")
+DEBUG = arg("--debug", action="store_true", default=argparse.SUPPRESS, help="show tracebacks")
+JSON = arg("--json", action="store_true", help="print JSON")
+justification_flags = each(
+    arg("--sl", metavar="A,B", help="antecedents (SL justification)"),
+    arg("--cp", metavar="A,B", help="antecedents, kept as a CP justification"),
+    arg("--unless", metavar="X,Y", help="outlist: holds only while these are OUT"),
+    arg("--any", action="store_true",
+        help="one justification per antecedent (convergent evidence)"),
+    arg("--label", help="a short label for the justification"))
+visible_to_flag = arg("--visible-to", metavar="TAGS",
+                      help="see only what a client with these access tags sees "
+                           "(comma-separated; '' for untagged beliefs only)")
+as_of_flag = arg("--as-of", metavar="POINT", help=f"read the memory as it was then: {POINT_HELP}")
+# --namespace NAME for list, search, compact and export
+namespace_flag = arg("--namespace", metavar="NAME",
+                     help="only the beliefs of this imported agent's namespace (NAME:...)")
+read_flags = each(visible_to_flag, as_of_flag)  # the reads that take both
+recorded_root_flag = arg("--root", metavar="DIR", type=local_path,
+                         help="the folder source paths are relative to (default: the recorded "
+                              "root)")

@@ -14,7 +14,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
-from engine.cli.arguments import visible_to_flag
+from engine.cli.arguments import arg, each, visible_to_flag
 from engine.cli.stage_flags import domain_flag, model_spec, positive_int, whole
 
 if TYPE_CHECKING:
@@ -45,20 +45,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from engine.ask.retrieval import DEFAULT_BUDGET
     from engine.ask.stage import MAX_TOOL_ROUNDS
 
-    p.add_argument("question", nargs="?", help="the question, in quotes")
-    p.add_argument("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
-                   help=f"tokens of retrieved beliefs shown to the model (default "
-                        f"{DEFAULT_BUDGET})")
-    p.add_argument("--max-tool-rounds", type=whole, default=MAX_TOOL_ROUNDS, metavar="N",
-                   help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})")
-    p.add_argument("--semantic", action="store_true",
-                   help="rank by meaning as well (the local embedding model)")
-    domain_flag(p)
-    p.add_argument("--context-only", action="store_true",
-                   help="print the retrieval bundle and call no model")
-    p.add_argument("--stale", action="store_true",
-                   help="list earlier answers whose cited beliefs changed since")
-    visible_to_flag(p)
+    each(arg("question", nargs="?", help="the question, in quotes"),
+         arg("--budget", type=positive_int, default=DEFAULT_BUDGET, metavar="TOKENS",
+             help=f"tokens of retrieved beliefs shown to the model (default {DEFAULT_BUDGET})"),
+         arg("--max-tool-rounds", type=whole, default=MAX_TOOL_ROUNDS, metavar="N",
+             help=f"rounds of tool calls allowed (default {MAX_TOOL_ROUNDS})"),
+         arg("--semantic", action="store_true",
+             help="rank by meaning as well (the local embedding model)"),
+         domain_flag(),
+         arg("--context-only", action="store_true",
+             help="print the retrieval bundle and call no model"),
+         arg("--stale", action="store_true",
+             help="list earlier answers whose cited beliefs changed since"),
+         visible_to_flag)(p)
 
 
 def check_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -1,9 +1,9 @@
 """What a command is, and what a running one holds.
 
 `Command`: a handler, its one-line help, an example (the command line after the program's
-name), the function that adds its arguments, and whether it takes --json. Each command group
-(verbs.py, keeping.py, history.py, reading.py, ...) declares its own `COMMANDS`; table.py puts
-them in one table, in the order `--help` lists them.
+name), its arguments (declared: engine/cli/arguments.py), and whether it takes --json. Each
+command group (verbs.py, keeping.py, ...) declares its own `COMMANDS`; main.py puts them in
+one table, in the order `--help` lists them.
 
 `Call`: one command being run: its parsed options, the Context its verbs get
 (engine/service/context.py), and the streams it writes to and reads from, handed to it by
@@ -97,14 +97,7 @@ class Call:
 
 
 Handler = Callable[[Call], int]
-
-
-def no_arguments(p: argparse.ArgumentParser) -> None:
-    pass
-
-
-def id_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
+Adds = Callable[[argparse.ArgumentParser], object]  # adds arguments to a command's parser
 
 
 @dataclass(frozen=True)
@@ -112,8 +105,16 @@ class Command:
     handler: Handler
     help: str
     example: str  # the command line after the program's name
-    arguments: Callable[[argparse.ArgumentParser], None] = no_arguments
+    arguments: Adds | Sequence[Adds] = ()  # declared (engine/cli/arguments.py), or a function
     json: bool = True  # takes --json
+
+    def add_arguments(self, p: argparse.ArgumentParser) -> None:
+        add_all(p, self.arguments)
+
+
+def add_all(p: argparse.ArgumentParser, arguments: Adds | Sequence[Adds]) -> None:
+    for add in [arguments] if callable(arguments) else arguments:
+        add(p)
 
 
 # --- rendering ----------------------------------------------------------------------------
@@ -125,10 +126,17 @@ def change_lines(change: Change) -> list[str]:
     return lines or ["no label changed"]
 
 
-def report_change(call: Call, result: Result, change: Change, notes: Sequence[str] = ()) -> int:
-    """A write's answer: its JSON under --json, else what went IN and OUT, then `notes`."""
+class Changing(Result, Protocol):
+    @property
+    def change(self) -> Change: ...
+
+
+def report_change(call: Call, result: Changing, notes: Sequence[str] = (), *,
+                  first: str | None = None) -> int:
+    """A write's (or a what-if's) answer: its JSON under --json, else the line `first`, what
+    went IN and OUT, then `notes`."""
     if not call.emit(result):
-        call.say(*change_lines(change), *notes)
+        call.say(*([first] if first is not None else []), *change_lines(result.change), *notes)
     return 0
 
 
@@ -138,6 +146,15 @@ def table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+Column = tuple[str, Callable[[Any], object]]  # a table's header, and its cell of a record
+
+
+def records(items: Iterable[Any], columns: Sequence[Column]) -> str:
+    """A table of `items`, a column per (header, the cell of an item)."""
+    return table([[cell(item) for _, cell in columns] for item in items],
+                 [header for header, _ in columns])
 
 
 def listing(call: Call, result: Result, items: Sequence[Any], *, empty: str,

@@ -1,9 +1,5 @@
 """`python -m engine.contradictions`: pairs of beliefs that cannot both hold become nogoods.
 
-    python -m engine.contradictions --model M            verdicts -> proposed-contradictions.md
-    python -m engine.contradictions --model M --auto     record the nogoods now
-    python -m engine.contradictions accept FILE
-
 Candidate pairs: close in meaning (the neighbour search of engine/pairs/source.py at a lower
 threshold than dedup's) or resting on a common antecedent. The flags become a
 ContradictionOptions and a Near (engine/contradictions/stage.py, engine/pairs/source.py).
@@ -14,6 +10,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
+from engine.cli.arguments import arg
 from engine.cli.stage_flags import candidate_flags, positive_int
 from engine.contradictions.stage import DEFAULT_BATCH, DEFAULT_MAX_SIBLINGS, DEFAULT_THRESHOLD
 
@@ -36,19 +33,19 @@ examples:
 """ + sc.RUN_EXIT_CODES
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="close in meaning")
-    p.add_argument("--no-meaning", action="store_true",
-                   help="only pairs that share an antecedent (no neighbour search)")
-    p.add_argument("--no-siblings", action="store_true",
-                   help="only pairs close in meaning (not those sharing an antecedent)")
-    p.add_argument("--max-siblings", type=positive_int, default=DEFAULT_MAX_SIBLINGS,
-                   metavar="N", help="pair the beliefs resting on one antecedent only when "
-                                     f"there are at most N (default {DEFAULT_MAX_SIBLINGS})")
-    p.add_argument("--between", nargs="+", metavar="NAME", default=[],
-                   help="only pairs across namespaces: NAME against ours, or NAME NAME2")
-    p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
-                   help=f"pairs per round (default {DEFAULT_BATCH})")
+ARGUMENTS = (
+    candidate_flags(threshold=DEFAULT_THRESHOLD, what="close in meaning"),
+    arg("--no-meaning", action="store_true",
+        help="only pairs that share an antecedent (no neighbour search)"),
+    arg("--no-siblings", action="store_true",
+        help="only pairs close in meaning (not those sharing an antecedent)"),
+    arg("--max-siblings", type=positive_int, default=DEFAULT_MAX_SIBLINGS, metavar="N",
+        help="pair the beliefs resting on one antecedent only when there are at most N "
+             f"(default {DEFAULT_MAX_SIBLINGS})"),
+    arg("--between", nargs="+", metavar="NAME", default=[],
+        help="only pairs across namespaces: NAME against ours, or NAME NAME2"),
+    arg("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
+        help=f"pairs per round (default {DEFAULT_BATCH})"))
 
 
 def run_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
@@ -82,8 +79,8 @@ COMMAND = sc.StageCommand(
     PROG, sc.usage(PROG, "--model SPEC [options]", "accept FILE"),
     "Ask a model which pairs of close or sibling beliefs cannot both hold, and record those "
     "as nogoods (the least entrenched assumption goes OUT).", EXAMPLES,
-    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
-    rounds=sc.Rounds("contradictions", run_stage),
+    default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS, check=_check,
+    rounds=sc.Rounds(run_stage),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Validate the verdicts in FILE and record its contradictions as nogoods, in one "
               "transaction.", DEFAULT_OUTPUT, accept_stage)})

@@ -1,15 +1,6 @@
-"""`python -m engine.dedup`: near-duplicate beliefs merged, contradictions made nogoods.
-
-    python -m engine.dedup --candidates        list the candidate clusters (no model)
-    python -m engine.dedup --model M           verdicts -> proposed-dedup.md
-    python -m engine.dedup accept FILE         apply a verdicts file
-    python -m engine.dedup --model M --auto --exhaust
-    python -m engine.dedup undo ID             restore a merged belief
-    python -m engine.dedup --auto [--yes]      merge above a threshold, no model (what-if
-                                               first)
-
-The flags become a DedupOptions (engine/dedup/stage.py) and its neighbour search
-(engine/pairs/source.py); the run and accept are the shared ones (engine/stages/).
+"""`python -m engine.dedup`: near-duplicate beliefs merged, contradictions made nogoods (the
+forms: EXAMPLES). The flags become a DedupOptions (engine/dedup/stage.py) and its neighbour
+search (engine/pairs/source.py); the run and accept are the shared ones (engine/stages/).
 """
 from __future__ import annotations
 
@@ -18,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
 from engine.cli.command import table
+from engine.cli.arguments import arg
 from engine.cli.stage_flags import candidate_flags, positive_int
 from engine.dedup.auto import DEFAULT_AUTO_THRESHOLD
 from engine.dedup.stage import DEFAULT_BATCH, DEFAULT_MAX_CLUSTER, DEFAULT_THRESHOLD
@@ -50,18 +42,18 @@ examples:
 """ + sc.RUN_EXIT_CODES
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--candidates", action="store_true",
-                   help="list the candidate clusters and stop (no model, no verdicts)")
-    candidate_flags(p, threshold=DEFAULT_THRESHOLD, what="near-duplicates")
-    p.add_argument("--max-cluster", type=positive_int, default=DEFAULT_MAX_CLUSTER,
-                   metavar="N", help=f"largest cluster (default {DEFAULT_MAX_CLUSTER})")
-    p.add_argument("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
-                   help=f"clusters per round (default {DEFAULT_BATCH})")
-    p.add_argument("--yes", action="store_true",
-                   help=f"with --auto and no --model: merge every candidate cluster at or above "
-                        f"the threshold (default {DEFAULT_AUTO_THRESHOLD} then) without a "
-                        "model; without --yes that prints what it would do, writing nothing")
+ARGUMENTS = (
+    arg("--candidates", action="store_true",
+        help="list the candidate clusters and stop (no model, no verdicts)"),
+    candidate_flags(threshold=DEFAULT_THRESHOLD, what="near-duplicates"),
+    arg("--max-cluster", type=positive_int, default=DEFAULT_MAX_CLUSTER, metavar="N",
+        help=f"largest cluster (default {DEFAULT_MAX_CLUSTER})"),
+    arg("--batch", type=positive_int, default=DEFAULT_BATCH, metavar="N",
+        help=f"clusters per round (default {DEFAULT_BATCH})"),
+    arg("--yes", action="store_true",
+        help=f"with --auto and no --model: merge every candidate cluster at or above the "
+             f"threshold (default {DEFAULT_AUTO_THRESHOLD} then) without a model; without "
+             "--yes that prints what it would do, writing nothing"))
 
 
 def dedup_options(args: argparse.Namespace) -> DedupOptions:
@@ -165,7 +157,7 @@ COMMAND = sc.StageCommand(
                    "undo ID"),
     "Find beliefs that state the same claim; ask a model whether each cluster is the SAME "
     "claim, DIFFERENT claims, or a CONTRADICTION; merge duplicates and record nogoods.",
-    EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=add_arguments, check=_check,
+    EXAMPLES, default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS, check=_check,
     run=lambda call: (cmd_candidates if call.args.candidates else
                       cmd_auto_merge if without_model(call.args) else cmd_run)(call),
     subcommands={

@@ -13,13 +13,9 @@ from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
 from engine.cli.command import some_ids, table
-from engine.cli.stage_flags import (
-    domain_flag,
-    embedding_model_flag,
-    model_spec,
-    positive_int,
-    share,
-)
+from engine.cli.arguments import arg, each, group
+from engine.cli.stage_flags import domain_flag, embedding_model_flag, model_spec, positive_int
+from engine.cli.stage_flags import sampling_strategy, share
 
 if TYPE_CHECKING:
     from engine.graph import GraphTx
@@ -44,36 +40,33 @@ examples:
 """ + sc.RUN_EXIT_CODES
 
 
-def _validation_flags(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("validation")
-    g.add_argument("--min-antecedents", type=positive_int, default=2, metavar="N",
-                   help="fewest distinct antecedents a proposal may have (default 2)")
-    g.add_argument("--out-similarity", type=share, default=0.5, metavar="J",
-                   help="skip a proposal whose id-token Jaccard similarity to an OUT belief "
-                        "is at least J (default 0.5)")
-    g.add_argument("--max-depth", type=positive_int, default=8, metavar="D",
-                   help="skip a proposal deeper than D (default 8)")
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    sampling = p.add_argument_group("sampling")
-    sampling.add_argument("--budget", type=positive_int, default=300, metavar="N",
-                          help="at most N belief lines per prompt (default 300)")
-    sampling.add_argument("--sample", action="store_true",
-                          help="seeded random windows, no belief twice before all were shown")
-    sampling.add_argument("--seed", type=int, default=None, metavar="N",
-                          help="seed for --sample and for clustering")
-    sampling.add_argument("--cluster", action="store_true",
-                          help="embedding clusters, slots in proportion to cluster size")
-    sampling.add_argument("--intra-cluster", action="store_true",
-                          help="each round gives the whole budget to one cluster, in turn")
-    sampling.add_argument("--n-clusters", type=positive_int, default=None, metavar="K",
-                          help="number of clusters (default: a rule from the network size)")
-    embedding_model_flag(sampling)
-    domain_flag(sampling)
-    sampling.add_argument("--topic", metavar="WORDS",
-                          help="only beliefs whose id or text contains one of these words")
-    _validation_flags(p)
+TOPIC = arg("--topic", metavar="WORDS",
+            help="only beliefs whose id or text contains one of these words")
+VALIDATION = group(
+    "validation",
+    arg("--min-antecedents", type=positive_int, default=2, metavar="N",
+        help="fewest distinct antecedents a proposal may have (default 2)"),
+    arg("--out-similarity", type=share, default=0.5, metavar="J",
+        help="skip a proposal whose id-token Jaccard similarity to an OUT belief is at least J "
+             "(default 0.5)"),
+    arg("--max-depth", type=positive_int, default=8, metavar="D",
+        help="skip a proposal deeper than D (default 8)"))
+RUN_ARGUMENTS = (
+    group("sampling",
+          arg("--budget", type=positive_int, default=300, metavar="N",
+              help="at most N belief lines per prompt (default 300)"),
+          arg("--sample", action="store_true",
+              help="seeded random windows, no belief twice before all were shown"),
+          arg("--seed", type=int, default=None, metavar="N",
+              help="seed for --sample and for clustering"),
+          arg("--cluster", action="store_true",
+              help="embedding clusters, slots in proportion to cluster size"),
+          arg("--intra-cluster", action="store_true",
+              help="each round gives the whole budget to one cluster, in turn"),
+          arg("--n-clusters", type=positive_int, default=None, metavar="K",
+              help="number of clusters (default: a rule from the network size)"),
+          embedding_model_flag, domain_flag(), TOPIC),
+    VALIDATION)
 
 
 def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -95,9 +88,7 @@ def _rules(args: argparse.Namespace) -> ValidationRules:
 def sampler_options(args: argparse.Namespace) -> SamplerOptions:
     from engine.derive.options import SamplerOptions
 
-    strategy = ("intra-cluster" if args.intra_cluster else "cluster" if args.cluster
-                else "random" if args.sample else "alphabetical")
-    return SamplerOptions(strategy, args.budget, args.seed, args.n_clusters,
+    return SamplerOptions(sampling_strategy(args), args.budget, args.seed, args.n_clusters,
                           args.embedding_model)
 
 
@@ -128,22 +119,6 @@ def cmd_derive(call: sc.StageCall) -> int:
     return sc.print_run(call, derive(call.context.store, binding.model_for_round, sampler,
                                      options, report=sc.report_file(call, "derive"),
                                      progress=sc.progress(call), cost=binding.cost))
-
-
-def _clusters_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--intra-cluster", action="store_true",
-                   help="as --intra-cluster runs fit them (the same clusters: listed for "
-                        "the run's flags)")
-    p.add_argument("--budget", type=positive_int, default=300, metavar="N",
-                   help="the run's --budget: k follows it when --n-clusters is not given "
-                        "(default 300)")
-    p.add_argument("--seed", type=int, default=None, metavar="N",
-                   help="the KMeans seed (default 0, as a run without --seed)")
-    p.add_argument("--n-clusters", type=positive_int, default=None, metavar="K",
-                   help="number of clusters (default: the run's rule from the pool size)")
-    embedding_model_flag(p)
-    p.add_argument("--topic", metavar="WORDS",
-                   help="only beliefs whose id or text contains one of these words")
 
 
 def cmd_list_clusters(call: sc.StageCall) -> int:
@@ -179,7 +154,7 @@ COMMAND = sc.StageCommand(
                    "accept FILE [options]"),
     "Ask a chat model to propose new derived beliefs from a sample of the network; validate "
     "them; write them to a file, or apply them (--auto).", RUN_EXAMPLES,
-    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
+    default_output=DEFAULT_OUTPUT, add_arguments=RUN_ARGUMENTS,
     dry_rounds_help="stop after K consecutive dry rounds (default 1; the number of clusters "
                     "with --intra-cluster)",
     parallel=False, check=check_run_args, run=cmd_derive,
@@ -188,12 +163,23 @@ COMMAND = sc.StageCommand(
             PROG, "list-clusters", "List the embedding clusters --cluster and "
                                    "--intra-cluster runs sample from (the IN premises, "
                                    "clustered as a run clusters them); nothing is written.",
-            f"example:\n  {PROG} list-clusters --n-clusters 8 --json\n", _clusters_arguments),
+            f"example:\n  {PROG} list-clusters --n-clusters 8 --json\n",
+            each(arg("--intra-cluster", action="store_true",
+                     help="as --intra-cluster runs fit them (the same clusters: listed for the "
+                          "run's flags)"),
+                 arg("--budget", type=positive_int, default=300, metavar="N",
+                     help="the run's --budget: k follows it when --n-clusters is not given "
+                          "(default 300)"),
+                 arg("--seed", type=int, default=None, metavar="N",
+                     help="the KMeans seed (default 0, as a run without --seed)"),
+                 arg("--n-clusters", type=positive_int, default=None, metavar="K",
+                     help="number of clusters (default: the run's rule from the pool size)"),
+                 embedding_model_flag, TOPIC)),
         cmd_list_clusters),
                  "accept": sc.accept_subcommand(
         PROG, "Validate the proposals in FILE (a proposals file, perhaps edited) and apply the "
               "valid ones in one transaction, recorded as a derive run.",
-        f"{DEFAULT_OUTPUT} --json", accept_stage, add_arguments=_validation_flags,
+        f"{DEFAULT_OUTPUT} --json", accept_stage, add_arguments=VALIDATION,
         params=lambda call: {"min_antecedents": call.args.min_antecedents,
                              "out_similarity": call.args.out_similarity,
                              "max_depth": call.args.max_depth})})

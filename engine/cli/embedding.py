@@ -2,9 +2,7 @@
 by), with a progress bar on stderr; one call of engine/service/meaning.py."""
 from __future__ import annotations
 
-import argparse
-
-from engine.cli.arguments import positive_int
+from engine.cli.arguments import arg, positive_int
 from engine.cli.command import Call, Command
 from engine.defaults import EMBED_BATCH
 
@@ -30,18 +28,14 @@ def cmd_embed(call: Call) -> int:
     return 0
 
 
-def _embed_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--check", action="store_true",
-                   help="only say how many beliefs lack a current embedding (exit 1 when some "
-                        "do); compute nothing")
-    p.add_argument("--batch", type=positive_int, default=EMBED_BATCH, metavar="N",
-                   help=f"beliefs per embedding call and write (default {EMBED_BATCH})")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
-
-
 COMMANDS: dict[str, Command] = {
     "embed": Command(
         cmd_embed, "compute the embedding of every belief that lacks a current one (what "
         "--semantic ranks by), in batches, with a progress bar", "embed --check",
-        _embed_arguments),
+        (arg("--check", action="store_true",
+             help="only say how many beliefs lack a current embedding (exit 1 when some do); "
+                  "compute nothing"),
+         arg("--batch", type=positive_int, default=EMBED_BATCH, metavar="N",
+             help=f"beliefs per embedding call and write (default {EMBED_BATCH})"),
+         arg("--quiet", action="store_true", help="no progress bar"))),
 }

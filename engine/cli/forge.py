@@ -15,16 +15,9 @@ from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
 from engine.cli.command import shorten, table
-from engine.cli.stage_flags import (
-    filter_flags,
-    model_spec,
-    parallel_flag,
-    positive_int,
-    premise_check_flags,
-    root_flag,
-    source_flags,
-    source_options,
-)
+from engine.cli.arguments import arg, group
+from engine.cli.stage_flags import filter_flags, model_spec, parallel_flag, positive_int
+from engine.cli.stage_flags import premise_check_flags, root_flag, source_flags, source_options
 from engine.defaults import SOURCES_OUT_LIMIT
 from engine.sources.reader import SourceOptions
 
@@ -54,40 +47,29 @@ examples:
 
 
 # --- the parsers ---------------------------------------------------------------------
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATHS", help="files and folders to read")
-    mode = p.add_argument_group("mode")
-    mode.add_argument("--auto", action="store_true", help="add the valid premises to the graph")
-    mode.add_argument("--dry-run", action="store_true",
-                      help="show the sources, chunks and the first prompt; call no model")
-    mode.add_argument("--max-rounds", type=positive_int, default=None, metavar="N",
-                      help="forge at most N chunks in this run (the rest stay pending)")
-    mode.add_argument("-o", "--output", metavar="FILE", default=None,
-                      help=f"proposals file, without --auto (default {DEFAULT_OUTPUT})")
-    parallel_flag(mode)
-    source_flags(p)
-
-
-def _accept_arguments(p: argparse.ArgumentParser) -> None:
-    root_flag(p)
-    premise_check_flags(p)
-
-
-def _status_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="*", metavar="PATHS", help="folders to look for new files in")
-    root_flag(p)
-    filter_flags(p)
-
-
-def _stale_arguments(p: argparse.ArgumentParser) -> None:
-    root_flag(p)
-    p.add_argument("--retract", action="store_true",
-                   help="re-pin what moved, retract what is gone, restore what stands again")
-    p.add_argument("--missing", action="store_true",
-                   help="with --retract: retract the beliefs of missing files too")
-    p.add_argument("--yes", action="store_true",
-                   help=f"with --retract: go ahead when more than {SOURCES_OUT_LIMIT} beliefs "
-                        "would go OUT (without it, the what-if is shown and nothing written)")
+ARGUMENTS = (
+    arg("paths", nargs="+", metavar="PATHS", help="files and folders to read"),
+    group("mode", arg("--auto", action="store_true", help="add the valid premises to the graph"),
+          arg("--dry-run", action="store_true",
+              help="show the sources, chunks and the first prompt; call no model"),
+          arg("--max-rounds", type=positive_int, default=None, metavar="N",
+              help="forge at most N chunks in this run (the rest stay pending)"),
+          arg("-o", "--output", metavar="FILE", default=None,
+              help=f"proposals file, without --auto (default {DEFAULT_OUTPUT})"),
+          parallel_flag),
+    source_flags)
+STATUS_ARGUMENTS = (
+    arg("paths", nargs="*", metavar="PATHS", help="folders to look for new files in"),
+    root_flag(), filter_flags())
+STALE_ARGUMENTS = (
+    root_flag(),
+    arg("--retract", action="store_true",
+        help="re-pin what moved, retract what is gone, restore what stands again"),
+    arg("--missing", action="store_true",
+        help="with --retract: retract the beliefs of missing files too"),
+    arg("--yes", action="store_true",
+        help=f"with --retract: go ahead when more than {SOURCES_OUT_LIMIT} beliefs would go "
+             "OUT (without it, the what-if is shown and nothing written)"))
 
 
 def check_run_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -239,20 +221,20 @@ COMMAND = sc.StageCommand(
                    "accept FILE | status [PATHS...] | stale [--retract] | gaps"),
     "Read source files, cut them into chunks by structure, and ask a chat model for premises "
     "each grounded in a quote of its chunk; write them to a file, or add them (--auto).",
-    RUN_EXAMPLES, default_output=DEFAULT_OUTPUT, mode_flags=False,
-    add_arguments=add_arguments, check=check_run_args, run=cmd_forge,
+    RUN_EXAMPLES,
+    add_arguments=ARGUMENTS, check=check_run_args, run=cmd_forge,
     subcommands={
         "accept": sc.accept_subcommand(
             PROG, "Validate the premises in FILE (a proposals file, perhaps edited; each quote "
                   "is grounded again in its source as it is now) and add the valid ones in one "
                   "transaction, recorded as a forge run.", f"{DEFAULT_OUTPUT} --json",
-            accept_stage, add_arguments=_accept_arguments,
+            accept_stage, add_arguments=(root_flag(), premise_check_flags),
             params=lambda call: {"similar": call.args.similar,
                                  "root": str(_files(call).root)}),
         "status": sc.Subcommand(lambda: sc.subcommand_parser(
             PROG, "status", "Hash every forged source again: unchanged, changed or missing; "
                             "with PATHS, also the files there not forged yet (new).",
-            f"example:\n  {PROG} status docs/ src/ --json\n", _status_arguments,
+            f"example:\n  {PROG} status docs/ src/ --json\n", STATUS_ARGUMENTS,
             json_help="print the sources as JSON"), cmd_status),
         "stale": sc.Subcommand(lambda: sc.subcommand_parser(
             PROG, "stale", "The forged beliefs whose own lines or quote no longer read as "
@@ -261,7 +243,7 @@ COMMAND = sc.StageCommand(
                            "and restores what stands again, in one transaction; a missing "
                            "file's beliefs only with --missing.",
             f"examples:\n  {PROG} stale\n  {PROG} stale --retract --json\n"
-            f"  {PROG} stale --retract --missing --yes\n", _stale_arguments), cmd_stale),
+            f"  {PROG} stale --retract --missing --yes\n", STALE_ARGUMENTS), cmd_stale),
         "gaps": sc.gaps_subcommand(PROG)})
 
 

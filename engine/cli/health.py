@@ -4,10 +4,13 @@ gate exit 1 when crossed."""
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
-from engine.cli.arguments import POINT_HELP, local_path, whole
+from engine.cli.arguments import POINT_HELP, arg, recorded_root_flag, whole
 from engine.cli.command import Call, Command, some_ids
+
+if TYPE_CHECKING:
+    from engine.reading.health import Figure, Health, Trend
 
 WIDTH = 15
 
@@ -45,19 +48,15 @@ def cmd_health(call: Call) -> int:
     return 1 if found.breaches else 0
 
 
-def _line(call: Call, name: str, text: str, command: str) -> None:
-    call.say(f"{name:<{WIDTH}} {text}", f"{'':<{WIDTH}} `{command}`")
-
-
-def _screen(call: Call, h: Any) -> None:
+def _screen(call: Call, h: Health) -> None:
     call.say(f"health of the memory {'as of ' + h.as_of if h.as_of else 'now'}")
     for f in h.figures:
-        _line(call, f.name, _text(f), f.command)
+        call.say(f"{f.name:<{WIDTH}} {_text(f)}", f"{'':<{WIDTH}} `{f.command}`")
 
 
-def _text(f: Any) -> str:
+def _text(f: Figure) -> str:
     n = f.numbers
-    top = [t[0] if isinstance(t, tuple) else t for t in f.top]
+    top = [str(t[0]) if isinstance(t, tuple) else t for t in f.top]
     named = f": {some_ids(top, 5)}" if top else ""
     if f.name == "beliefs":
         return (f"{n['total']}: {n['in']} IN, {n['out']} OUT ({n['undetermined']} "
@@ -67,7 +66,8 @@ def _text(f: Any) -> str:
                 f"{n['stale']} stale, {n['missing']} missing{named}")
         return text + (f"; {f.note}" if f.note else "")
     if f.name == "review":
-        first = ", ".join(f"{i} ({why}, impact {k})" for i, why, k in f.top)
+        first = ", ".join(f"{t[0]} ({t[1]}, impact {t[2]})" for t in f.top
+                          if isinstance(t, tuple))
         return (f"{n['derived']} derived IN: {n['current']} reviewed ({n['reviewed_pct']}%), "
                 f"{n['never']} never, {n['outdated']} before their last change"
                 + (f"; first by impact: {first}" if first else "")
@@ -75,7 +75,7 @@ def _text(f: Any) -> str:
     if f.name == "duplicates":
         if n.get("pairs") is None:
             return f"not computed: {f.note}"
-        pairs = ", ".join(f"{x} ~ {y} {s:.2f}" for x, y, s in f.top)
+        pairs = ", ".join(f"{t[0]} ~ {t[1]} {t[2]:.2f}" for t in f.top if isinstance(t, tuple))
         return (f"{n['pairs']} pairs at cosine >= {n['threshold']:g} ({n['seconds']} s)"
                 + (f": {pairs}" if pairs else ""))
     if f.name == "contradictions":
@@ -89,7 +89,7 @@ def _text(f: Any) -> str:
     return f"{proposals} proposals pending, {n['challenges']} challenges holding"
 
 
-def _trend(call: Call, t: Any) -> None:
+def _trend(call: Call, t: Trend) -> None:
     changes = t.changes()
     call.say(f"health from {t.first_point} to {t.second_point}: {len(changes)} number(s) moved")
     for key, was, now in changes:
@@ -98,28 +98,24 @@ def _trend(call: Call, t: Any) -> None:
         call.say(f"  {key:<28} {was} -> {now}{by}")
 
 
-def _health_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as-of", metavar="POINT",
-                   help=f"the memory as it was then ({POINT_HELP}); the files are not read")
-    p.add_argument("--diff", nargs=2, metavar=("A", "B"),
-                   help="the numbers that moved between two points (each a seq, an ISO time, "
-                        "a release name, or now)")
-    p.add_argument("--no-duplicates", dest="duplicates", action="store_false",
-                   help="leave out the duplicate candidates (the step that embeds every IN "
-                        "belief: the slow one)")
-    p.add_argument("--max-stale", type=whole, metavar="N",
-                   help="exit 1 when more than N sourced beliefs are stale or their file is "
-                        "missing (a CI gate)")
-    p.add_argument("--min-reviewed", type=_percentage, metavar="PCT",
-                   help="exit 1 when fewer than PCT percent of the derived beliefs have a "
-                        "current review (a CI gate)")
-    p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="the folder source paths are relative to (default: the recorded root)")
-
-
 COMMANDS: dict[str, Command] = {
     "health": Command(
         cmd_health, "how true the memory is: sources, reviews, duplicates, contradictions, "
         "circular support, loose premises, open proposals; each number with its command",
-        "health --max-stale 0 --min-reviewed 80", _health_arguments),
+        "health --max-stale 0 --min-reviewed 80",
+        (arg("--as-of", metavar="POINT",
+             help=f"the memory as it was then ({POINT_HELP}); the files are not read"),
+         arg("--diff", nargs=2, metavar=("A", "B"),
+             help="the numbers that moved between two points (each a seq, an ISO time, a "
+                  "release name, or now)"),
+         arg("--no-duplicates", dest="duplicates", action="store_false",
+             help="leave out the duplicate candidates (the step that embeds every IN belief: "
+                  "the slow one)"),
+         arg("--max-stale", type=whole, metavar="N",
+             help="exit 1 when more than N sourced beliefs are stale or their file is missing "
+                  "(a CI gate)"),
+         arg("--min-reviewed", type=_percentage, metavar="PCT",
+             help="exit 1 when fewer than PCT percent of the derived beliefs have a current "
+                  "review (a CI gate)"),
+         recorded_root_flag)),
 }

@@ -3,10 +3,9 @@ release, releases, rollback, revert; `what-if rollback` renders with render_rest
 one call of engine/service/history.py."""
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
-from engine.cli.arguments import POINT_HELP, whole
+from engine.cli.arguments import POINT_HELP, arg, whole
 from engine.cli.command import Call, Command, listing, shorten
 from engine.defaults import LOG_LIMIT
 
@@ -199,72 +198,53 @@ def cmd_revert(call: Call) -> int:
     return render_restored(call, r, f"reverted change {r.to}")
 
 
-# --- arguments -----------------------------------------------------------------------------
-def _log_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--since", metavar="TIME|SEQ",
-                   help="entries at or after this ISO time, or after this seq")
-    p.add_argument("--after", type=whole, metavar="SEQ", help="entries after this seq")
-    p.add_argument("--id", action="append", metavar="ID",
-                   help="entries that touched this belief (repeat for several)")
-    p.add_argument("--op", help="entries of this operation (retract, supersede, derive, ...)")
-    p.add_argument("--actor", help="entries by this actor")
-    p.add_argument("--limit", type=whole, default=LOG_LIMIT,
-                   help=f"at most this many, newest first (default {LOG_LIMIT})")
-    p.add_argument("--prune", action="store_true",
-                   help="delete the entries older than --before (one transaction)")
-    p.add_argument("--before", metavar="TIME", help="with --prune: the cut-off time")
-    p.add_argument("--force", action="store_true",
-                   help="with --prune: cut below a release too (it can no longer be read back)")
-    p.add_argument("--follow", action="store_true",
-                   help="print each change as it commits, from any writer, until interrupted")
-
-
-def _diff_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("points", nargs="*", metavar="POINT",
-                   help=f"from POINT to the second POINT (default now): {POINT_HELP}")
-    p.add_argument("--since", metavar="TIME|SEQ",
-                   help="the older diff: beliefs whose label, text or justifications differ "
-                        "since then (an ISO time, or a seq)")
-    p.add_argument("--markdown", action="store_true",
-                   help="the same facts in the markdown registry's words (a section a "
-                        "registry's changelog can take)")
-
-
-def _release_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("name", help="the release's name: a letter, then [a-z0-9._-]")
-    p.add_argument("--at", metavar="POINT", help=f"the point it names (default now): {POINT_HELP}")
-    p.add_argument("--note", help="what the release is")
-
-
-def _rollback_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--to", required=True, metavar="POINT", help=POINT_HELP)
-    p.add_argument("--reason", help="why (kept in the change log)")
-
-
-def _revert_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("seq", type=int, help="the change to invert (its seq in `log`)")
-    p.add_argument("--reason", help="why (kept in the change log)")
-
-
+REASON = arg("--reason", help="why (kept in the change log)")
 COMMANDS: dict[str, Command] = {
     "log": Command(
         cmd_log, "the change log, newest first: who changed what, why, and the cascade",
         "log --since 2026-12-03 --op retract   (or: log --follow --json --id auth-uses-jwt)",
-        _log_arguments),
+        (arg("--since", metavar="TIME|SEQ",
+             help="entries at or after this ISO time, or after this seq"),
+         arg("--after", type=whole, metavar="SEQ", help="entries after this seq"),
+         arg("--id", action="append", metavar="ID",
+             help="entries that touched this belief (repeat for several)"),
+         arg("--op", help="entries of this operation (retract, supersede, derive, ...)"),
+         arg("--actor", help="entries by this actor"),
+         arg("--limit", type=whole, default=LOG_LIMIT,
+             help=f"at most this many, newest first (default {LOG_LIMIT})"),
+         arg("--prune", action="store_true",
+             help="delete the entries older than --before (one transaction)"),
+         arg("--before", metavar="TIME", help="with --prune: the cut-off time"),
+         arg("--force", action="store_true",
+             help="with --prune: cut below a release too (it can no longer be read back)"),
+         arg("--follow", action="store_true",
+             help="print each change as it commits, from any writer, until interrupted"))),
     "diff": Command(
         cmd_diff, "what differs between two points (or since TIME|SEQ): beliefs added, "
         "removed, reworded, re-justified, relabelled, pins, nogoods",
         "diff v1.0 --json   (or: diff 120 180; diff --since 2026-12-03T09:00)",
-        _diff_arguments),
+        (arg("points", nargs="*", metavar="POINT",
+             help=f"from POINT to the second POINT (default now): {POINT_HELP}"),
+         arg("--since", metavar="TIME|SEQ",
+             help="the older diff: beliefs whose label, text or justifications differ since "
+                  "then (an ISO time, or a seq)"),
+         arg("--markdown", action="store_true",
+             help="the same facts in the markdown registry's words (a section a registry's "
+                  "changelog can take)"))),
     "release": Command(
         cmd_release, "name a point of the log (log --prune will not cut below it)",
-        "release v1.0 --note 'reviewed by the team'", _release_arguments),
+        "release v1.0 --note 'reviewed by the team'",
+        (arg("name", help="the release's name: a letter, then [a-z0-9._-]"),
+         arg("--at", metavar="POINT", help=f"the point it names (default now): {POINT_HELP}"),
+         arg("--note", help="what the release is"))),
     "releases": Command(cmd_releases, "the releases, oldest point first", "releases"),
     "rollback": Command(
         cmd_rollback, "ONE write setting every definition back to what it was at POINT "
         "(reversible: roll back to the seq before it)",
-        "rollback --to v1.0 --reason 'bad import'", _rollback_arguments),
+        "rollback --to v1.0 --reason 'bad import'",
+        (arg("--to", required=True, metavar="POINT", help=POINT_HELP), REASON)),
     "revert": Command(
         cmd_revert, "invert one change, when no later change touched what it changed",
-        "revert 1234 --reason 'wrong belief retracted'", _revert_arguments),
+        "revert 1234 --reason 'wrong belief retracted'",
+        (arg("seq", type=int, help="the change to invert (its seq in `log`)"), REASON)),
 }

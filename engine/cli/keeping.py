@@ -4,10 +4,14 @@ set-metadata, unset-metadata, summarize: each one call of engine/service/keeping
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-from engine.cli.arguments import local_path, whole
-from engine.cli.command import Call, Command, id_argument, report_change, some_ids, split_ids
+from engine.cli.arguments import ID, arg, each, local_path, one_of, whole
+from engine.cli.command import Call, Command, report_change, some_ids, split_ids
 from engine.defaults import DEFEAT_REASON_TYPES, DEFEATER_TYPES
+
+if TYPE_CHECKING:
+    from engine.memory.dialectic import Argued
 
 def replacement_of(args: argparse.Namespace):
     """What replaces OLD, from NEW or --text/--id and --premise or --sl/--cp/--unless (none
@@ -31,8 +35,7 @@ def cmd_supersede(call: Call) -> int:
     if args.undo:
         if args.new or args.text is not None or args.transitive:
             raise InvalidInput("--undo takes OLD only", field="undo")
-        undone = keeping.undo_supersede(call.context, args.old)
-        return report_change(call, undone, undone.change)
+        return report_change(call, keeping.undo_supersede(call.context, args.old))
     if args.yes and not args.transitive:
         raise InvalidInput("--yes goes with --transitive (which shows the what-if first)",
                            field="yes")
@@ -51,17 +54,14 @@ def cmd_supersede(call: Call) -> int:
         if done.not_carried:
             call.say(f"  left resting on what {done.new} replaces ({done.new} cannot carry "
                      f"them): {some_ids(list(done.not_carried))}")
-    report_change(call, done, done.change)
+    report_change(call, done)
     if not done.written:
         call.say("the same command with --yes writes it")
     return 0
 
 
-def _argued(call: Call, done, verb: str) -> int:
-    if call.emit(done):
-        return 0
-    call.say(f"{done.id} {verb} {done.target}")
-    return report_change(call, done, done.change)
+def _argued(call: Call, done: Argued, verb: str) -> int:
+    return report_change(call, done, first=f"{done.id} {verb} {done.target}")
 
 
 def cmd_challenge(call: Call) -> int:
@@ -79,40 +79,19 @@ def cmd_defend(call: Call) -> int:
                    "defends")
 
 
-def _scope_file(path: str | None):
-    """The JSON of a scope file, or None without one."""
-    if not path:
-        return None
-    import json
-
-    from engine.errors import InvalidInput
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except OSError as e:
-        raise InvalidInput(f"cannot read {path}: {e.strerror}", field="scope_file") from None
-    except json.JSONDecodeError as e:
-        raise InvalidInput(f"{path} is not JSON: {e.msg} (line {e.lineno})",
-                           field="scope_file") from None
-
-
 def cmd_defeat(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    findings = _scope_file(a.scope_file)
+    findings = keeping.scope_file(a.scope_file)
     scoped, file_reason = keeping.scopes(a.scope or (), findings, a.id)
     done = keeping.defeat(call.context, a.id, a.justification, a.type, a.reason or file_reason,
                           a.defeater_id, scoped,
                           a.reason_type or keeping.reason_type_of(findings))
-    if call.emit(done):
-        return 0
     kinds = f"{done.type}, {done.reason_type}" if done.reason_type else done.type
-    call.say(f"{done.id} defeats justification {done.justification} of {done.target} "
-             f"({kinds})" + (f", derived from {', '.join(done.scopes)}" if done.scopes
-                             else ""))
-    return report_change(call, done, done.change)
+    return report_change(call, done, first=f"{done.id} defeats justification "
+                         f"{done.justification} of {done.target} ({kinds})"
+                         + (f", derived from {', '.join(done.scopes)}" if done.scopes else ""))
 
 
 def cmd_migrate_retractions(call: Call) -> int:
@@ -130,30 +109,28 @@ def cmd_migrate_retractions(call: Call) -> int:
         call.say(f"{bid}: left retracted ({why})")
     if not done.migrated and not done.skipped:
         call.say("no retracted belief to migrate")
-    return report_change(call, done, done.change)
+    return report_change(call, done)
 
 
 def cmd_mark_duplicate(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.mark_duplicate(call.context, call.args.id, call.args.canonical)
-    if not call.as_json:
-        call.say(f"{call.args.id} marked a duplicate of {call.args.canonical} (retracted)")
-    return report_change(call, done, done.change)
+    a = call.args
+    return report_change(call, keeping.mark_duplicate(call.context, a.id, a.canonical),
+                         first=f"{a.id} marked a duplicate of {a.canonical} (retracted)")
 
 
 def cmd_remove_justification(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.remove_justification(call.context, call.args.id, call.args.n)
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.remove_justification(call.context, call.args.id,
+                                                            call.args.n))
 
 
 def cmd_convert_to_premise(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.convert_to_premise(call.context, call.args.id)
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.convert_to_premise(call.context, call.args.id))
 
 
 def cmd_set_metadata(call: Call) -> int:
@@ -161,171 +138,128 @@ def cmd_set_metadata(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    done = keeping.set_metadata(call.context, a.id, a.key, parse_value(a.value))
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.set_metadata(call.context, a.id, a.key,
+                                                    parse_value(a.value)))
 
 
 def cmd_unset_metadata(call: Call) -> int:
     from engine.service import keeping
 
-    done = keeping.unset_metadata(call.context, call.args.id, call.args.key)
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.unset_metadata(call.context, call.args.id, call.args.key))
 
 
 def cmd_summarize(call: Call) -> int:
     from engine.service import keeping
 
     a = call.args
-    done = keeping.summarize(call.context, a.id, a.text, split_ids(a.over))
-    return report_change(call, done, done.change)
+    return report_change(call, keeping.summarize(call.context, a.id, a.text, split_ids(a.over)))
 
 
 # --- arguments -------------------------------------------------------------------------
-def replacement_flags(p: argparse.ArgumentParser) -> None:
-    """What replaces OLD in `supersede`, `what-if supersede` and `propose supersede`."""
-    p.add_argument("--text", help="reword: create NEW with this text")
-    p.add_argument("--id", dest="new_id", help="with --text: NEW's id (default OLD-v2, -v3...)")
-    p.add_argument("--sl", metavar="A,B", help="with --text: NEW's antecedents instead of OLD's")
-    p.add_argument("--cp", metavar="A,B", help="with --text: as --sl, kept as CP")
-    p.add_argument("--unless", metavar="X,Y", help="with --text: NEW's outlist")
-    p.add_argument("--any", action="store_true", help="one justification per antecedent")
-    p.add_argument("--label", help="a label for NEW's justification")
-    p.add_argument("--premise", action="store_true", help="with --text: NEW is a premise")
-    rewire = p.add_mutually_exclusive_group()
-    rewire.add_argument("--rewire", dest="rewire", action="store_true", default=None,
-                        help="move OLD's dependents to NEW (the default with --text)")
-    rewire.add_argument("--no-rewire", dest="rewire", action="store_false",
-                        help="leave OLD's dependents on OLD")
-
-
-def _supersede_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("old", metavar="OLD")
-    p.add_argument("new", metavar="NEW", nargs="?", help="an existing belief that replaces OLD")
-    replacement_flags(p)
-    p.add_argument("--reason", help="why (kept in the change log and on the link)")
-    p.add_argument("--undo", action="store_true",
-                   help="restore the graph as it was before OLD was superseded")
-    p.add_argument("--transitive", action="store_true",
-                   help="also gate the older versions OLD supersedes by NEW, and move what "
-                        "rests on OLD (or on them) to NEW where NEW can carry it (NEW is IN "
-                        "and does not rest on it); shows the what-if, writes with --yes")
-    p.add_argument("--yes", action="store_true", help="with --transitive: write it")
-
-
-def _challenge_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("--reason", required=True, help="the objection: the challenge's text")
-    p.add_argument("--justification", type=whole, metavar="N",
-                   help="challenge justification N only (1-based; default: all)")
-    p.add_argument("--id", dest="challenge_id", metavar="CHALLENGE_ID",
-                   help="the challenge's id (default: challenge:ID, then challenge:ID:2, ...)")
-
-
-def _defend_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="CHALLENGE",
-                   help="a challenge, a review defeater (review:<belief>:j<n>) or a defence")
-    p.add_argument("--reason", required=True, help="the answer: the defence's text")
-
-
-def _defeat_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", help="the belief whose justification is defeated")
-    p.add_argument("--justification", type=whole, metavar="N", required=True,
-                   help="which justification (1-based, as show lists them)")
-    p.add_argument("--type", choices=DEFEATER_TYPES, default=DEFEATER_TYPES[0],
-                   help=f"what is wrong with it (default {DEFEATER_TYPES[0]})")
-    p.add_argument("--reason-type", choices=DEFEAT_REASON_TYPES, metavar="REASON_TYPE",
-                   help="what logically fails in it: " + ", ".join(DEFEAT_REASON_TYPES)
-                        + " (kept in the defeater's metadata, shown by show; a scope file's "
-                        "defeat_reason_type when not given)")
-    p.add_argument("--reason", help="why: the defeater's text (required unless a scope file "
-                                    "says what property is missing)")
-    p.add_argument("--id", dest="defeater_id", metavar="DEFEATER_ID",
-                   help="the defeater's id (default: defeat:ID:jN, then defeat:ID:jN:2, ...)")
-    p.add_argument("--scope", action="append", metavar="ANTECEDENT=TEXT",
-                   help="what an antecedent of the justification does and does not establish "
-                        "(repeat per antecedent): each a premise, the defeater derived from "
-                        "them, so challenging one restores the justification")
-    p.add_argument("--scope-file", metavar="FILE", type=local_path,
-                   help="scopes from a JSON file as ftl-reasons' defeat-with-scope reads it "
-                        "(scope_findings: antecedent, establishes, does_not_establish; "
-                        "missing_property)")
-
-
-def _migrate_retractions_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("ids", nargs="*", metavar="ID",
-                   help="only these beliefs (default: every retracted belief)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="say what would be migrated; nothing is written")
-
-
-def _mark_duplicate_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="DUP", help="the duplicate: retracted")
-    p.add_argument("canonical", metavar="CANONICAL", help="the belief it duplicates")
-
-
-def _remove_justification_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("n", type=whole, metavar="N", help="the justification (1-based, as show lists)")
-
-
-def _set_metadata_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("key")
-    p.add_argument("value", help="a JSON value (42, true, [\"a\"]) or plain text")
-
-
-def _unset_metadata_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("key")
-
-
-def _summarize_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("text")
-    p.add_argument("--over", required=True, metavar="A,B,C",
-                   help="the beliefs it stands for (an ALL justification over them)")
+# What replaces OLD in `supersede`, `what-if supersede` and `propose supersede`.
+replacement_flags = each(
+    arg("--text", help="reword: create NEW with this text"),
+    arg("--id", dest="new_id", help="with --text: NEW's id (default OLD-v2, -v3...)"),
+    arg("--sl", metavar="A,B", help="with --text: NEW's antecedents instead of OLD's"),
+    arg("--cp", metavar="A,B", help="with --text: as --sl, kept as CP"),
+    arg("--unless", metavar="X,Y", help="with --text: NEW's outlist"),
+    arg("--any", action="store_true", help="one justification per antecedent"),
+    arg("--label", help="a label for NEW's justification"),
+    arg("--premise", action="store_true", help="with --text: NEW is a premise"),
+    one_of(arg("--rewire", dest="rewire", action="store_true", default=None,
+               help="move OLD's dependents to NEW (the default with --text)"),
+           arg("--no-rewire", dest="rewire", action="store_false",
+               help="leave OLD's dependents on OLD")))
+ID_KEY = (ID, arg("key"))
 
 
 COMMANDS: dict[str, Command] = {
     "supersede": Command(
         cmd_supersede, "replace OLD by NEW, or reword OLD (--text); --undo",
         "supersede auth-uses-jwt --text 'The auth service validates JWTs and sessions'",
-        _supersede_arguments),
+        (arg("old", metavar="OLD"),
+         arg("new", metavar="NEW", nargs="?", help="an existing belief that replaces OLD"),
+         replacement_flags,
+         arg("--reason", help="why (kept in the change log and on the link)"),
+         arg("--undo", action="store_true",
+             help="restore the graph as it was before OLD was superseded"),
+         arg("--transitive", action="store_true",
+             help="also gate the older versions OLD supersedes by NEW, and move what rests on "
+                  "OLD (or on them) to NEW where NEW can carry it (NEW is IN and does not rest "
+                  "on it); shows the what-if, writes with --yes"),
+         arg("--yes", action="store_true", help="with --transitive: write it"))),
     "challenge": Command(
         cmd_challenge, "challenge a belief: a premise in its outlists",
         "challenge auth-bottleneck --reason 'the benchmark ran without the cache'",
-        _challenge_arguments),
+        (ID, arg("--reason", required=True, help="the objection: the challenge's text"),
+         arg("--justification", type=whole, metavar="N",
+             help="challenge justification N only (1-based; default: all)"),
+         arg("--id", dest="challenge_id", metavar="CHALLENGE_ID",
+             help="the challenge's id (default: challenge:ID, then challenge:ID:2, ...)"))),
     "defend": Command(
         cmd_defend, "answer a challenge or a review defeater",
         "defend challenge:auth-bottleneck --reason 'rerun with the cache: same result'",
-        _defend_arguments),
+        (arg("id", metavar="CHALLENGE",
+             help="a challenge, a review defeater (review:<belief>:j<n>) or a defence"),
+         arg("--reason", required=True, help="the answer: the defence's text"))),
     "defeat": Command(
         cmd_defeat, "defeat one justification of a belief: a typed defeater in "
         "its outlist (undo: defend the defeater)",
         "defeat auth-bottleneck --justification 1 --type over-generalizes --reason "
-        "'one slow endpoint is not the whole service'", _defeat_arguments),
+        "'one slow endpoint is not the whole service'",
+        (arg("id", help="the belief whose justification is defeated"),
+         arg("--justification", type=whole, metavar="N", required=True,
+             help="which justification (1-based, as show lists them)"),
+         arg("--type", choices=DEFEATER_TYPES, default=DEFEATER_TYPES[0],
+             help=f"what is wrong with it (default {DEFEATER_TYPES[0]})"),
+         arg("--reason-type", choices=DEFEAT_REASON_TYPES, metavar="REASON_TYPE",
+             help="what logically fails in it: " + ", ".join(DEFEAT_REASON_TYPES)
+                  + " (kept in the defeater's metadata, shown by show; a scope file's "
+                  "defeat_reason_type when not given)"),
+         arg("--reason", help="why: the defeater's text (required unless a scope file says "
+                              "what property is missing)"),
+         arg("--id", dest="defeater_id", metavar="DEFEATER_ID",
+             help="the defeater's id (default: defeat:ID:jN, then defeat:ID:jN:2, ...)"),
+         arg("--scope", action="append", metavar="ANTECEDENT=TEXT",
+             help="what an antecedent of the justification does and does not establish "
+                  "(repeat per antecedent): each a premise, the defeater derived from them, "
+                  "so challenging one restores the justification"),
+         arg("--scope-file", metavar="FILE", type=local_path,
+             help="scopes from a JSON file as ftl-reasons' defeat-with-scope reads it "
+                  "(scope_findings: antecedent, establishes, does_not_establish; "
+                  "missing_property)"))),
     "migrate-retractions": Command(
         cmd_migrate_retractions, "turn retractions kept only as a reason, whose "
         "support holds, into defeated justifications", "migrate-retractions --dry-run",
-        _migrate_retractions_arguments),
+        (arg("ids", nargs="*", metavar="ID",
+             help="only these beliefs (default: every retracted belief)"),
+         arg("--dry-run", action="store_true",
+             help="say what would be migrated; nothing is written"))),
     "mark-duplicate": Command(
         cmd_mark_duplicate, "retract DUP as a duplicate of CANONICAL (dedup's "
         "merge also moves dependents)", "mark-duplicate auth-jwt-check auth-uses-jwt",
-        _mark_duplicate_arguments),
+        (arg("id", metavar="DUP", help="the duplicate: retracted"),
+         arg("canonical", metavar="CANONICAL", help="the belief it duplicates"))),
     "remove-justification": Command(
         cmd_remove_justification, "drop one justification (never the last)",
-        "remove-justification auth-bottleneck 2", _remove_justification_arguments),
+        "remove-justification auth-bottleneck 2",
+        (ID, arg("n", type=whole, metavar="N", help="the justification (1-based, as show "
+                                                    "lists)"))),
     "convert-to-premise": Command(
         cmd_convert_to_premise, "strip a belief's justifications: a premise",
-        "convert-to-premise auth-bottleneck", id_argument),
+        "convert-to-premise auth-bottleneck", ID),
     "set-metadata": Command(
         cmd_set_metadata, "set one metadata key (JSON values allowed)",
-        "set-metadata auth-uses-jwt beliefs_type observation", _set_metadata_arguments),
+        "set-metadata auth-uses-jwt beliefs_type observation",
+        (*ID_KEY, arg("value", help="a JSON value (42, true, [\"a\"]) or plain text"))),
     "unset-metadata": Command(
         cmd_unset_metadata, "remove one metadata key",
-        "unset-metadata auth-uses-jwt beliefs_type", _unset_metadata_arguments),
+        "unset-metadata auth-uses-jwt beliefs_type", ID_KEY),
     "summarize": Command(
         cmd_summarize, "add a summary belief that stands for a group while it is IN",
         "summarize auth-summary 'Auth validates JWTs synchronously' "
-        "--over auth-uses-jwt,auth-sync-check", _summarize_arguments),
+        "--over auth-uses-jwt,auth-sync-check",
+        (ID, arg("text"), arg("--over", required=True, metavar="A,B,C",
+                              help="the beliefs it stands for (an ALL justification over "
+                                   "them)"))),
 }

@@ -16,15 +16,21 @@ import functools
 import os
 import sys
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.cli import EEM, PROG, agents, embedding, health, history, keeping, memories
 from engine.cli import network, proposals, reading, registry, sources, verbs
+from engine.cli.arguments import DEBUG, JSON, arg, command_parser, local_path
 from engine.cli.command import Call, Command, Reader, Writer
 
 if TYPE_CHECKING:
+    from engine.errors import InvalidInput
+    from engine.service.context import Context
+    from engine.wiring.memories import Memory
+    from engine.wiring.settings import Settings
     from engine.wiring.store import BorrowedDriver
 
 __all__ = ["COMMANDS", "EEM", "PROG", "Streams", "build_parser", "execute", "main", "parse"]
@@ -53,15 +59,6 @@ class _TableRunner:
                        debug=bool(vars(parsed).get("debug")), err=err, prog=call.context.prog)
 
 
-def _batch_arguments(p: argparse.ArgumentParser) -> None:
-    from engine.cli.arguments import local_path
-
-    p.add_argument("file", nargs="?", default="-", type=local_path,
-                   help="commands, one per line in this CLI's syntax (default -: stdin)")
-    p.add_argument("--keep-going", action="store_true",
-                   help="run every line even after one fails (exit code: the first failure's)")
-
-
 # The table, in the order --help lists it.
 COMMANDS: dict[str, Command] = {
     **{k: network.COMMANDS[k] for k in ("init", "reset")},
@@ -73,7 +70,11 @@ COMMANDS: dict[str, Command] = {
     **registry.COMMANDS,  # import, export
     **{k: reading.COMMANDS[k] for k in ("query", "search")},
     "batch": Command(_batch, "run commands from a file or stdin, one per line, over one "
-                     "connection", "batch commands.txt --keep-going", _batch_arguments),
+                     "connection", "batch commands.txt --keep-going",
+                     (arg("file", nargs="?", default="-", type=local_path,
+                          help="commands, one per line in this CLI's syntax (default -: stdin)"),
+                      arg("--keep-going", action="store_true", help="run every line even after "
+                          "one fails (exit code: the first failure's)"))),
     "viz": reading.COMMANDS["viz"],
     **{k: reading.COMMANDS[k] for k in ("compact",)},
     **embedding.COMMANDS,  # embed
@@ -132,18 +133,15 @@ def build_parser(prog: str = PROG, only: str | None = None, *,
     names = [only] if only in COMMANDS else list(COMMANDS)
     for name in names:
         command = COMMANDS[name]
-        p = sub.add_parser(name, help=command.help, description=command.help,
-                           epilog=f"example: {prog} {command.example}",
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                       help="show tracebacks")
+        p = command_parser(sub, name, command.help, command.help, f"{prog} {command.example}")
+        DEBUG(p)
         p.add_argument("--memory", metavar="NAME", default=argparse.SUPPRESS,
                        help="the memory to work on (default: the folder's)")
         if command.json:
-            p.add_argument("--json", action="store_true", help="print JSON")
+            JSON(p)
         else:
             p.set_defaults(json=False)
-        command.arguments(p)
+        command.add_arguments(p)
     return parser
 
 
@@ -183,22 +181,36 @@ def execute(args: argparse.Namespace, environ: Mapping[str, str], streams: Strea
     """Run a parsed command for a caller with this environment, folder and umask, in the
     memory its folder (or --memory) names; errors become one `Error:` line on the caller's
     stderr and the exit code."""
-    from pathlib import Path
-
     def run() -> int:
-        from engine.wiring.context import opened
-        from engine.wiring.memories import locate
-        from engine.wiring.settings import Settings
-
-        settings = Settings.of(environ)
-        memory = locate(settings, Path(folder), vars(args).get("memory"))
-        with opened(settings, memory, prog=prog, folder=Path(folder),
-                    umask=current_umask() if umask is None else umask, borrowed=borrowed,
-                    notice=lambda line: print(line, file=streams.err)) as context:
+        with caller_context(environ, folder, prog, umask, streams.err,
+                            named=vars(args).get("memory"), borrowed=borrowed) as called:
+            settings, memory, context = called
             return COMMANDS[args.command].handler(
                 Call(args, context, streams.out, streams.err, streams.stdin, settings, memory))
 
     return guarded(run, debug=bool(vars(args).get("debug")), err=streams.err, prog=prog)
+
+
+@contextmanager
+def caller_context(environ: Mapping[str, str], folder: str, prog: str, umask: int | None,
+                   err: Writer, *, named: str | None = None,
+                   borrowed: BorrowedDriver | None = None
+                   ) -> Iterator[tuple[Settings, Memory | InvalidInput, Context]]:
+    """A caller's settings (its environment, read through engine/wiring/settings), the memory
+    its folder is in (or `named`, or EEM_MEMORY's), and the Context of a call made there with
+    its umask (None: this process's); notices go to `err`."""
+    from pathlib import Path
+
+    from engine.wiring.context import opened
+    from engine.wiring.memories import locate
+    from engine.wiring.settings import Settings
+
+    settings = Settings.of(environ)
+    memory = locate(settings, Path(folder), named)
+    with opened(settings, memory, prog=prog, folder=Path(folder),
+                umask=current_umask() if umask is None else umask, borrowed=borrowed,
+                notice=lambda line: print(line, file=err)) as context:
+        yield settings, memory, context
 
 
 def guarded(command: Callable[[], int], *, debug: bool, err: Writer, prog: str = PROG) -> int:

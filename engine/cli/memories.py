@@ -4,38 +4,13 @@ list (its data kept unless --delete-data). The finding and keeping of memories i
 engine/wiring/memories.py's."""
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
+from engine.cli.arguments import arg
 from engine.cli.command import Call, Command, table
 
 if TYPE_CHECKING:
-    from engine.wiring.memories import Memory
     from engine.wiring.settings import Settings
-
-
-def _listed(settings: Settings, memory: Memory) -> dict[str, object]:
-    """One memory as `memories` lists it: counted through its server when that runs (a
-    stopped one is not started for a listing)."""
-    from engine.errors import EngineError
-    from engine.service import history, network
-    from engine.wiring.context import opened
-    from engine.wiring.local_server import running
-
-    row: dict[str, object] = {**memory.as_dict(), "where": memory.address(),
-                              "running": running(memory) if memory.local else None,
-                              "beliefs": None, "last_change": None}
-    if memory.local and not row["running"]:
-        return row
-    try:
-        with opened(settings, memory, retry_seconds=2) as ctx:
-            row["beliefs"] = network.status(ctx).status.beliefs
-            last = history.log(ctx, history.LogOptions(limit=1)).entries
-            row["last_change"] = last[0].at if last else None
-            row["running"] = True
-    except EngineError as e:
-        row["problem"] = str(e)
-    return row
 
 
 def _server(row: dict[str, object]) -> str:
@@ -45,15 +20,13 @@ def _server(row: dict[str, object]) -> str:
 
 
 def cmd_memories(call: Call) -> int:
-    from engine.wiring.memories import Registry, adopt_legacy, eem_home
+    from engine.wiring.memories import listed
 
     settings = call.settings
     assert settings is not None  # the command line's execute gives every call its settings
     if call.args.action == "forget":
         return _forget(call, settings)
-    registry = Registry(eem_home(settings))
-    adopt_legacy(registry)
-    rows = [_listed(settings, m) for m in registry]
+    rows = listed(settings)
     if call.as_json:
         return call.print_json({"memories": rows})
     if not rows:
@@ -91,17 +64,14 @@ def _forget(call: Call, settings: Settings) -> int:
     return 0
 
 
-def _memories_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", nargs="?", choices=["list", "forget"], default="list",
-                   help="list (the default) or forget NAME")
-    p.add_argument("name", nargs="?", help="forget: the memory")
-    p.add_argument("--delete-data", action="store_true",
-                   help="forget: delete its local server's data too")
-    p.add_argument("--yes", action="store_true", help="forget: confirm")
-
-
 COMMANDS: dict[str, Command] = {
     "memories": Command(cmd_memories, "this machine's memories: root, where each lives, "
                         "beliefs, last change, whether its server runs; forget NAME",
-                        "memories --json", _memories_arguments),
+                        "memories --json",
+                        (arg("action", nargs="?", choices=["list", "forget"], default="list",
+                             help="list (the default) or forget NAME"),
+                         arg("name", nargs="?", help="forget: the memory"),
+                         arg("--delete-data", action="store_true",
+                             help="forget: delete its local server's data too"),
+                         arg("--yes", action="store_true", help="forget: confirm"))),
 }

@@ -8,11 +8,11 @@ shared ones. Exit codes: 0 ok, 1 a run that ended in error, 2 bad input or usage
 """
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
+from engine.cli.arguments import arg, group
 from engine.cli.stage_flags import budget_flag, domain_flag, id_list
 
 if TYPE_CHECKING:
@@ -23,17 +23,15 @@ PROG = "python -m engine.negatives"
 DEFAULT_OUTPUT = "proposed-negatives.md"
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    what = p.add_argument_group("what to classify")
-    budget_flag(what, 40, "beliefs")
-    what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
-                      help="only these IN beliefs")
-    what.add_argument("--every", action="store_true",
-                      help="send every IN belief without a verdict, not only those whose text "
-                           "has a word that often marks a problem (fail, risk, missing, ...)")
-    what.add_argument("--all", dest="redo", action="store_true",
-                      help="judge again what has a verdict on its text as it is")
-    domain_flag(what)
+ARGUMENTS = group(
+    "what to classify", budget_flag(40, "beliefs"),
+    arg("--ids", type=id_list, default=(), metavar="A,B", help="only these IN beliefs"),
+    arg("--every", action="store_true",
+        help="send every IN belief without a verdict, not only those whose text has a word "
+             "that often marks a problem (fail, risk, missing, ...)"),
+    arg("--all", dest="redo", action="store_true",
+        help="judge again what has a verdict on its text as it is"),
+    domain_flag())
 
 
 def run_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
@@ -65,8 +63,8 @@ COMMAND = sc.StageCommand(
                     ("--model anthropic:claude-sonnet-4-5 --auto --exhaust --every",
                      "judge every IN belief without a verdict, not only those with a problem "
                      "word")),
-    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    rounds=sc.Rounds("negatives", run_stage, _not_due),
+    default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS,
+    rounds=sc.Rounds(run_stage, _not_due),
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and keep them in one transaction, recorded as a negatives run.",

@@ -2,9 +2,7 @@
 what-if. Each one call of engine/service/, its answer rendered."""
 from __future__ import annotations
 
-import argparse
-
-from engine.cli.arguments import POINT_HELP, as_of_flag, local_path, namespace_flag
+from engine.cli.arguments import POINT_HELP, arg, as_of_flag, local_path, namespace_flag
 from engine.cli.command import Call, Command, report_change, shorten, table
 from engine.cli.keeping import replacement_flags, replacement_of
 
@@ -17,29 +15,20 @@ def cmd_init(call: Call) -> int:
 
     from engine.service import network
     from engine.wiring.context import opened
-    from engine.wiring.memories import Made, Registry, check_name, eem_home, find, make
+    from engine.wiring.memories import Registry, eem_home, init_memory
 
     a, settings = call.args, call.settings
     assert settings is not None  # the command line's execute gives every call its settings
     folder = Path(a.root or call.context.folder or ".")
-    named = vars(a).get("memory")
-    registry = Registry(eem_home(settings))
-    chosen = settings.value("EEM_MEMORY")
-    if named is None and chosen and not a.uri:  # a memory of no folder (make demo's)
-        made = Made(registry.local(check_name(chosen), ""), "made") \
-            if registry.get(check_name(chosen)) is None else Made(find(settings, folder), "there")
-        root = a.root
-    else:
-        made = make(settings, folder, named, uri=a.uri or "", database=a.database,
-                    user=a.user, umask=call.context.umask)
-        root = made.memory.root or None
+    made, root = init_memory(settings, folder, vars(a).get("memory"), a.root, uri=a.uri or "",
+                             database=a.database, user=a.user, umask=call.context.umask)
     memory = made.memory
     for note in memory.notes:
         call.note(note)
     with opened(settings, memory, prog=call.context.prog, folder=folder,
                 umask=call.context.umask, notice=call.note) as ctx:
         done = network.init(ctx, root)
-    memory = registry.get(memory.name) or memory  # its ports, once started
+    memory = Registry(eem_home(settings)).get(memory.name) or memory  # its ports, once started
     if call.emit(done):
         return 0
     how = {"made": "made", "adopted": "now rooted here", "there": "ready"}[made.how]
@@ -167,69 +156,49 @@ def cmd_what_if(call: Call) -> int:
         from engine.service import keeping
 
         superseded = keeping.what_if_supersede(call.context, args.id, replacement_of(args))
-        if not call.as_json:
-            call.say(f"if {superseded.new} superseded {superseded.old} (nothing written):")
-        return report_change(call, superseded, superseded.change)
+        return report_change(call, superseded, first=f"if {superseded.new} superseded "
+                             f"{superseded.old} (nothing written):")
     if args.new or args.text is not None:
         raise InvalidInput(f"NEW and --text go with what-if supersede, not {args.operation}",
                            field="operation")
     from engine.service import network
 
-    would = network.what_if(call.context, args.operation, args.id)
-    if not call.as_json:
-        call.say(f"if {args.operation} {args.id} (nothing written):")
-    return report_change(call, would, would.change)
-
-
-def _init_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="make DIR the memory's root instead of the current folder: a .eem/ "
-                        "there names the memory, relative --source paths are read under it")
-    p.add_argument("--uri", metavar="URI",
-                   help="the memory lives on a shared server (a team's, Aura): its URI; the "
-                        "password comes from NEO4J_PASSWORD, never from the .eem/ file")
-    p.add_argument("--database", default="neo4j", metavar="NAME",
-                   help="with --uri: the database of that server (default neo4j)")
-    p.add_argument("--user", default="neo4j", metavar="NAME",
-                   help="with --uri: the user (default neo4j)")
-
-
-def _reset_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--yes", action="store_true", help="confirm")
-
-
-def _verify_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repair", action="store_true",
-                   help="write the from-scratch labels and depths where the graph differs")
-
-
-def _what_if_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("operation", choices=["retract", "assert", "supersede", "rollback"])
-    p.add_argument("id", nargs="?", help="the belief (OLD for supersede)")
-    p.add_argument("--to", metavar="POINT", help=f"rollback: {POINT_HELP}")
-    p.add_argument("new", nargs="?", metavar="NEW", help="supersede: an existing belief")
-    replacement_flags(p)
-
-
-def _status_arguments(p: argparse.ArgumentParser) -> None:
-    as_of_flag(p)
-    namespace_flag(p)
-    p.add_argument("--all", action="store_true",
-                   help="list every belief counted as well (id, truth, depth, kind, text)")
+    return report_change(call, network.what_if(call.context, args.operation, args.id),
+                         first=f"if {args.operation} {args.id} (nothing written):")
 
 
 COMMANDS: dict[str, Command] = {
-    "init": Command(cmd_init, "create the schema (constraints, indexes); --root DIR records the"
-                    " folder source paths are relative to", "init --root ~/src/myproject",
-                    _init_arguments, json=False),
+    "init": Command(
+        cmd_init, "create the schema (constraints, indexes); --root DIR records the folder "
+        "source paths are relative to", "init --root ~/src/myproject",
+        (arg("--root", metavar="DIR", type=local_path,
+             help="make DIR the memory's root instead of the current folder: a .eem/ there "
+                  "names the memory, relative --source paths are read under it"),
+         arg("--uri", metavar="URI",
+             help="the memory lives on a shared server (a team's, Aura): its URI; the "
+                  "password comes from NEO4J_PASSWORD, never from the .eem/ file"),
+         arg("--database", default="neo4j", metavar="NAME",
+             help="with --uri: the database of that server (default neo4j)"),
+         arg("--user", default="neo4j", metavar="NAME",
+             help="with --uri: the user (default neo4j)")), json=False),
     "reset": Command(cmd_reset, "delete every belief, justification and nogood", "reset --yes",
-                     _reset_arguments, json=False),
+                     arg("--yes", action="store_true", help="confirm"), json=False),
     "status": Command(cmd_status, "counts of beliefs by label and kind (--namespace NS: of one "
                       "imported agent's; --all: each belief too)", "status --namespace bob --all",
-                      _status_arguments),
+                      (as_of_flag, namespace_flag,
+                       arg("--all", action="store_true", help="list every belief counted as "
+                           "well (id, truth, depth, kind, text)"))),
     "what-if": Command(cmd_what_if, "what a retract, assert or supersede would change (nothing"
                        " written); what-if rollback --to POINT",
-                       "what-if retract auth-uses-jwt", _what_if_arguments),
+                       "what-if retract auth-uses-jwt",
+                       (arg("operation", choices=["retract", "assert", "supersede", "rollback"]),
+                        arg("id", nargs="?", help="the belief (OLD for supersede)"),
+                        arg("--to", metavar="POINT", help=f"rollback: {POINT_HELP}"),
+                        arg("new", nargs="?", metavar="NEW",
+                            help="supersede: an existing belief"),
+                        replacement_flags)),
     "verify": Command(cmd_verify, "recompute every label from scratch and compare; --repair"
-                      " writes the differences", "verify --repair", _verify_arguments),
+                      " writes the differences", "verify --repair",
+                      arg("--repair", action="store_true", help="write the from-scratch labels "
+                          "and depths where the graph differs")),
 }

@@ -9,14 +9,14 @@ engine/pipeline/passes.py runs them. Exit codes: 0 ok, 1 a stage ended in error,
 """
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
 from engine.cli.command import table
+from engine.cli.arguments import arg, group
 from engine.cli.stage_flags import model_flags, model_spec, positive_int, source_flags
-from engine.cli.stage_flags import source_options
+from engine.cli.stage_flags import sampling_strategy, source_options
 from engine.pipeline.stages import REVIEW_APPLY
 
 if TYPE_CHECKING:
@@ -37,27 +37,26 @@ exit codes: 0 ok; 1 a stage ended in error; 2 bad input or usage.
 """
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("paths", nargs="+", metavar="PATHS", help="files and folders to forge")
-    model_flags(p, required=True, about="the chat model (as derive)")
-    loop = p.add_argument_group("passes")
-    loop.add_argument("--max-passes", type=positive_int, default=5, metavar="N",
-                      help="at most N passes of derive/review/dedup (default 5)")
-    loop.add_argument("--max-rounds", type=positive_int, default=10, metavar="N",
-                      help="at most N rounds per derive run (default 10)")
-    loop.add_argument("--budget", type=positive_int, default=300, metavar="N",
-                      help="derive's belief lines per prompt (default 300)")
-    loop.add_argument("--sample", action="store_true", help="derive's random windows")
-    loop.add_argument("--cluster", action="store_true", help="derive's embedding clusters")
-    loop.add_argument("--intra-cluster", action="store_true",
-                      help="derive's one cluster per round")
-    loop.add_argument("--review-apply", choices=REVIEW_APPLY, default="auto",
-                      help="auto: apply review's verdicts as it goes (default); never: one "
-                           "round of verdicts per pass to --review-output, applied by nobody "
-                           "(for a model too weak to judge)")
-    loop.add_argument("--review-output", metavar="FILE", default=REVIEW_OUTPUT,
-                      help=f"the verdicts file of --review-apply never (default {REVIEW_OUTPUT})")
-    source_flags(p)
+ARGUMENTS = (
+    arg("paths", nargs="+", metavar="PATHS", help="files and folders to forge"),
+    model_flags(required=True, about="the chat model (as derive)"),
+    group("passes",
+          arg("--max-passes", type=positive_int, default=5, metavar="N",
+              help="at most N passes of derive/review/dedup (default 5)"),
+          arg("--max-rounds", type=positive_int, default=10, metavar="N",
+              help="at most N rounds per derive run (default 10)"),
+          arg("--budget", type=positive_int, default=300, metavar="N",
+              help="derive's belief lines per prompt (default 300)"),
+          arg("--sample", action="store_true", help="derive's random windows"),
+          arg("--cluster", action="store_true", help="derive's embedding clusters"),
+          arg("--intra-cluster", action="store_true", help="derive's one cluster per round"),
+          arg("--review-apply", choices=REVIEW_APPLY, default="auto",
+              help="auto: apply review's verdicts as it goes (default); never: one round of "
+                   "verdicts per pass to --review-output, applied by nobody (for a model too "
+                   "weak to judge)"),
+          arg("--review-output", metavar="FILE", default=REVIEW_OUTPUT,
+              help=f"the verdicts file of --review-apply never (default {REVIEW_OUTPUT})")),
+    source_flags)
 
 
 class StageLines:
@@ -85,8 +84,7 @@ def cmd_pipeline(call: sc.StageCall) -> int:
 
     a, store = call.args, call.context.store
     binding = call.parts.model(model_spec(a))
-    strategy = ("intra-cluster" if a.intra_cluster else "cluster" if a.cluster
-                else "random" if a.sample else "alphabetical")
+    strategy = sampling_strategy(a)
     review_output = Path(a.review_output)
     options = PipelineOptions(
         a.model, tuple(a.paths), a.max_passes, a.max_rounds, a.timeout, a.budget, strategy,
@@ -125,7 +123,7 @@ COMMAND = sc.StageCommand(
     prog=PROG, usage=f"{PROG} PATHS... --model SPEC [options]",
     description="Forge premises from source files, then derive, review, repair (and review "
                 "what it produced) and dedup, repeating until a pass changes nothing.",
-    epilog=EXAMPLES, model_flags=False, add_arguments=add_arguments,
+    epilog=EXAMPLES, model_flags=False, add_arguments=ARGUMENTS,
     check=lambda parser, args: None, run=cmd_pipeline)
 
 

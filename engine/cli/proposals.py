@@ -7,6 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from engine.cli import keeping, verbs
+from engine.cli.arguments import DEBUG, JSON, arg, command_parser, each
 from engine.cli.command import Call, Command, listing, report_change, shorten
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ def cmd_accept(call: Call) -> int:
     call.say(f"{p.id} accepted by {p.decided_by}: {_what(p)} (change {done.seq})")
     if p.forced:
         call.say(f"forced past: {'; '.join(p.drift)}")
-    return report_change(call, done, done.change)
+    return report_change(call, done)
 
 
 def cmd_reject(call: Call) -> int:
@@ -179,54 +180,29 @@ def _propose_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     for name in ACTIONS:
         verb = VERBS[name]
-        v = sub.add_parser(name, help=f"propose: {verb.help}",
-                           description=f"Propose, for a person to accept: {verb.help}. "
-                                       "Nothing in the network changes.",
-                           epilog=f"example: {prog} {EXAMPLES[name]}",
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        v.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                       help="show tracebacks")
-        v.add_argument("--json", action="store_true", help="print JSON")
-        verb.arguments(v)
+        v = command_parser(sub, name, f"propose: {verb.help}",
+                           f"Propose, for a person to accept: {verb.help}. Nothing in the "
+                           "network changes.", f"{prog} {EXAMPLES[name]}")
+        each(DEBUG, JSON)(v)
+        verb.add_arguments(v)
         if not any(action.dest == "reason" for action in v._actions):
             v.add_argument("--reason", help="why (required): kept on the proposal")
-    f = sub.add_parser("from", help="propose: every new belief of a derive or forge "
-                                    "proposals file, one add proposal each",
-                       description="Queue the beliefs a derive or forge run without --auto "
-                                   "wrote to its proposals file (perhaps edited since) as add "
-                                   "proposals, for a person to accept one by one; each is "
-                                   "measured as `propose add` measures it, a forge premise "
-                                   "pinned to its source as read now. Nothing in the network "
-                                   "changes.",
-                       epilog=f"example: {prog} propose from proposed-derivations.md",
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    f.add_argument("file", metavar="FILE", help="the stage's proposals file")
-    f.add_argument("--reason", default="",
-                   help="added to each proposal's reason (which names the run and model)")
-    f.add_argument("--root", default=None, metavar="DIR",
-                   help="where a forge file's sources are read (default: the memory's root)")
-    f.add_argument("--json", action="store_true", help="print JSON")
-    f.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
-                   help="show tracebacks")
+    f = command_parser(
+        sub, "from", "propose: every new belief of a derive or forge proposals file, one add "
+        "proposal each", "Queue the beliefs a derive or forge run without --auto wrote to its "
+        "proposals file (perhaps edited since) as add proposals, for a person to accept one by "
+        "one; each is measured as `propose add` measures it, a forge premise pinned to its "
+        "source as read now. Nothing in the network changes.",
+        f"{prog} propose from proposed-derivations.md")
+    each(arg("file", metavar="FILE", help="the stage's proposals file"),
+         arg("--reason", default="",
+             help="added to each proposal's reason (which names the run and model)"),
+         arg("--root", default=None, metavar="DIR",
+             help="where a forge file's sources are read (default: the memory's root)"),
+         JSON, DEBUG)(f)
 
 
-def _id_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="PROPOSAL")
-
-
-def _proposals_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pending", action="store_true", help="pending proposals only")
-
-
-def _accept_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="PROPOSAL")
-    p.add_argument("--force", action="store_true",
-                   help="apply even though what it depends on changed (recorded on it)")
-
-
-def _reject_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id", metavar="PROPOSAL")
-    p.add_argument("--reason", required=True, help="why it is rejected (kept on it)")
+PROPOSAL = arg("id", metavar="PROPOSAL")
 
 
 COMMANDS: dict[str, Command] = {
@@ -236,16 +212,20 @@ COMMANDS: dict[str, Command] = {
         "for a person to accept; nothing in the network changes",
         EXAMPLES["retract"], _propose_arguments, json=False),
     "proposals": Command(cmd_proposals, "the proposals, oldest first (--pending: those "
-                         "waiting)", "proposals --pending", _proposals_arguments),
+                         "waiting)", "proposals --pending",
+                         arg("--pending", action="store_true", help="pending proposals only")),
     "proposal": Command(cmd_proposal, "one proposal, with a fresh what-if beside the one "
-                        "stored and what changed since", "proposal prop-3", _id_arguments),
+                        "stored and what changed since", "proposal prop-3", PROPOSAL),
     "accept": Command(cmd_accept,
                       "apply a pending proposal in one transaction, refused when what it "
                       "depends on changed (--force: apply anyway, recorded)",
-                      "accept prop-3", _accept_arguments),
+                      "accept prop-3",
+                      (PROPOSAL, arg("--force", action="store_true", help="apply even though "
+                                     "what it depends on changed (recorded on it)"))),
     "reject": Command(cmd_reject, "reject a pending proposal, saying why",
                       "reject prop-3 --reason 'the benchmark ran without the cache'",
-                      _reject_arguments),
+                      (PROPOSAL, arg("--reason", required=True,
+                                     help="why it is rejected (kept on it)"))),
     "withdraw": Command(cmd_withdraw, "withdraw your own pending proposal",
-                        "withdraw prop-3", _id_arguments),
+                        "withdraw prop-3", PROPOSAL),
 }

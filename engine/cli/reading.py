@@ -5,17 +5,20 @@ given."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import (
+    ID,
+    arg,
     local_path,
     namespace_flag,
+    one_of,
     positive_int,
     read_flags,
     visible_to_flag,
     whole,
 )
-from engine.cli.command import Call, Command, shorten, table
+from engine.cli.command import Call, Column, Command, listing, records, shorten, table
 from engine.defaults import (
     BLOCKERS_LIMIT,
     COMPACT_BUDGET,
@@ -64,35 +67,31 @@ def cmd_list(call: Call) -> int:
         never_reviewed=a.never_reviewed, not_reviewed_since=a.not_reviewed_since))
     if call.emit(found):
         return 0
-    beliefs = found.beliefs
-    if found.reviewed is not None:
-        when, impact = found.reviewed, found.impact
-        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
-                         *([impact.get(b.id, 0)] if impact is not None else []),
-                         when.get(b.id) or "never", shorten(b.text, 50)) for b in beliefs],
-                       ["id", "truth", "depth", *(["impact"] if impact is not None else []),
-                        "reviewed", "text"]))
-        if found.truncated:
-            call.say(f"({found.total - len(beliefs)} more: --limit)")
+    # the review filters' table (with impact when sorted by it), else the problems', else
+    # the impact's, else the plain one
+    when, kinds, impact = found.reviewed, found.negative, found.impact
+    if when is None and kinds is not None and not kinds:
+        call.say("no belief is known to state a problem: classify them with "
+                 + call.command("negatives --model SPEC --auto"))
         return 0
-    if found.negative is not None:
-        kinds = found.negative
-        if not kinds:
-            call.say("no belief is known to state a problem: classify them with "
-                     + call.command("negatives --model SPEC --auto"))
-            return 0
-        call.say(table([(b.id, kinds[b.id], _depth(b), shorten(b.text, 70)) for b in beliefs],
-                       ["id", "problem", "depth", "text"]))
-    elif found.impact is not None:
-        impact = found.impact
-        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
-                         impact.get(b.id, 0), shorten(b.text, 60)) for b in beliefs],
-                       ["id", "truth", "depth", "impact", "text"]))
+    columns: list[Column] = [("id", lambda b: b.id)]
+    if when is None and kinds is not None:
+        problem = kinds
+        columns += [("problem", lambda b: problem[b.id])]
+        impact = None
     else:
-        call.say(table([(b.id, b.truth.value if b.truth else "-", _depth(b),
-                         shorten(b.text, 70)) for b in beliefs], ["id", "truth", "depth", "text"]))
+        columns += [("truth", lambda b: b.truth.value if b.truth else "-")]
+    columns += [("depth", _depth)]
+    if impact is not None:
+        ranked = impact
+        columns += [("impact", lambda b: ranked.get(b.id, 0))]
+    if when is not None:
+        reviewed = when
+        columns += [("reviewed", lambda b: reviewed.get(b.id) or "never")]
+    width = 50 if when is not None else 70 if impact is None else 60
+    call.say(records(found.beliefs, columns + [("text", lambda b: shorten(b.text, width))]))
     if found.truncated:
-        call.say(f"({found.total - len(beliefs)} more: --limit)")
+        call.say(f"({found.total - len(found.beliefs)} more: --limit)")
     return 0
 
 
@@ -106,14 +105,10 @@ def cmd_show(call: Call) -> int:
             raise InvalidInput("--history lists every change; it takes no --as-of",
                                field="as_of")
         found = history.belief_history(seen(call), a.id)
-        if call.emit(found):
-            return 0
-        if not found.items:
-            call.say(f"no change-log entry touched {a.id}")
-            return 0
-        call.say(table([(e.seq, e.at[:19], e.actor, e.op, ", ".join(t.did), e.reason[:40])
-                        for e, t in found.items],
-                       ["seq", "at (UTC)", "actor", "op", "did", "reason"]))
+        listing(call, found, found.items, empty=f"no change-log entry touched {a.id}",
+                row=lambda item: (item[0].seq, item[0].at[:19], item[0].actor, item[0].op,
+                                  ", ".join(item[1].did), item[0].reason[:40]),
+                headers=["seq", "at (UTC)", "actor", "op", "did", "reason"])
         return 0
     shown = reading.show(seen(call), a.id, a.as_of)
     if call.emit(shown):
@@ -278,17 +273,8 @@ def cmd_query(call: Call) -> int:
             call.say(table(pack_rows(pack.queries), ["query", "parameters (example)", "returns"]))
         return 0
     if a.favourites:
-        from adapters.neo4j_browser import favourites_zip
-        from engine.files import write_atomically
-
-        data = favourites_zip()
-
-        def write(f: BinaryIO) -> None:
-            f.write(data)
-
-        write_atomically(a.favourites, write, umask=call.context.umask)
-        call.note(f"wrote {a.favourites}: {len(reading.query_pack().queries)} queries; drop it "
-                  "on Neo4j Browser")
+        count = reading.write_favourites(call.context, a.favourites)
+        call.note(f"wrote {a.favourites}: {count} queries; drop it on Neo4j Browser")
         return 0
     answered = reading.query(call.context, a.name, a.param or ())
     if call.emit(answered):
@@ -367,89 +353,7 @@ def cmd_wiki(call: Call) -> int:
 
 
 # --- arguments -----------------------------------------------------------------------------
-def _read_id(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    read_flags(p)
-
-
-def _list_arguments(p: argparse.ArgumentParser) -> None:
-    read_flags(p)
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--in", dest="in_", action="store_true", help="IN beliefs only")
-    group.add_argument("--out", action="store_true", help="OUT beliefs only")
-    kind = p.add_mutually_exclusive_group()
-    kind.add_argument("--premises", action="store_true", help="premises only")
-    kind.add_argument("--derived", action="store_true", help="derived beliefs only")
-    p.add_argument("--challenged", action="store_true", help="beliefs an open challenge gates")
-    p.add_argument("--superseded", action="store_true", help="beliefs superseded by another")
-    p.add_argument("--min-depth", type=whole, metavar="N", help="depth at least N")
-    p.add_argument("--max-depth", type=whole, metavar="N", help="depth at most N")
-    p.add_argument("--has-dependents", action="store_true",
-                   help="beliefs some justification names")
-    p.add_argument("--label", metavar="TEXT",
-                   help="beliefs with a justification whose label contains TEXT (any case)")
-    p.add_argument("--negative", action="store_true",
-                   help="IN beliefs that state a problem (bug, risk, limitation, ...), as "
-                        "the negatives stage classified them, with the kind")
-    reviewed = p.add_mutually_exclusive_group()
-    reviewed.add_argument("--never-reviewed", action="store_true",
-                          help="derived beliefs no review has judged (here, or in the file "
-                               "they were imported from: its reviewed_at)")
-    reviewed.add_argument("--not-reviewed-since", metavar="DAYS|POINT",
-                          help="derived beliefs not reviewed in the last DAYS days, or since a "
-                               "point (an ISO time or a release name); the never reviewed too")
-    p.add_argument("--sort", choices=LIST_SORTS, default="id",
-                   help="id (default), depth (deepest first), impact (transitive dependents, "
-                        "most first), updated (newest first)")
-    p.add_argument("--limit", type=positive_int, metavar="N",
-                   help="at most N beliefs (--json: `total` says how many matched)")
-    namespace_flag(p)
-
-
-def _show_arguments(p: argparse.ArgumentParser) -> None:
-    _read_id(p)
-    p.add_argument("--history", action="store_true",
-                   help="the change-log entries that touched the belief, oldest first")
-
-
-def _get_metadata_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("key", nargs="?")
-
-
-def _search_arguments(p: argparse.ArgumentParser) -> None:
-    visible_to_flag(p)
-    p.add_argument("words", nargs="+", metavar="WORD",
-                   help="words to find in belief texts and ids (any of them; prefixes match)")
-    which = p.add_mutually_exclusive_group()
-    which.add_argument("--in", dest="in_", action="store_true",
-                       help="IN beliefs only (the default)")
-    which.add_argument("--all", action="store_true",
-                       help="OUT beliefs too (retracted, unsupported, undetermined)")
-    p.add_argument("--semantic", action="store_true",
-                   help="rank by meaning as well: the vector index over the beliefs' "
-                        "embeddings, fused with the text ranking (a few missing embeddings "
-                        "are computed first; more: `embed` computes them)")
-    p.add_argument("--limit", type=int, default=SEARCH_LIMIT,
-                   help=f"at most this many hits (default {SEARCH_LIMIT})")
-    p.add_argument("--depth", type=whole, default=0, metavar="N",
-                   help="also the beliefs within N justification steps of the hits (what they "
-                        "rest on, their outlists, what rests on them; --json: hits and "
-                        f"neighbours; at most {SEARCH_MAX_DEPTH})")
-    p.add_argument("--sort", choices=SEARCH_SORTS, default="relevance",
-                   help="relevance (default); impact (transitive dependents, most first) or "
-                        "recent (last updated, newest first): the best "
-                        f"{SEARCH_SORT_POOL} matches (or --limit, if more) re-ordered")
-    namespace_flag(p)
-
-
-def _query_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("name", nargs="?", help="the query (see --list)")
-    p.add_argument("--param", action="append", metavar="KEY=VALUE",
-                   help="a query parameter (repeat for each)")
-    p.add_argument("--list", action="store_true", help="list the queries of the pack")
-    p.add_argument("--favourites", metavar="FILE.zip", type=local_path,
-                   help="write the pack as Neo4j Browser favourites (drop it on Browser)")
+READ_ID = (ID, read_flags)
 
 
 def _compact_arguments(p: argparse.ArgumentParser) -> None:
@@ -473,61 +377,108 @@ def _compact_arguments(p: argparse.ArgumentParser) -> None:
                         "<!-- /eem:compact --> in FILE (markers appended when absent)")
 
 
-def _blockers_arguments(p: argparse.ArgumentParser) -> None:
-    visible_to_flag(p)
-    p.add_argument("--limit", type=int, default=BLOCKERS_LIMIT,
-                   help=f"at most this many groups and premises (default {BLOCKERS_LIMIT})")
-
-
-def _viz_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("--depth", type=int, default=2,
-                   help="justification steps up and down from the belief (default 2)")
-    p.add_argument("-o", "--output", default="graph.html", type=local_path,
-                   help="the HTML file to write (default graph.html)")
-
-
-def _wiki_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", default="site", type=local_path,
-                   help="the directory to write (default site)")
-    p.add_argument("--title", default="Belief registry", help="the site's title")
-    p.add_argument("--repo-url", help="a forge's repository URL (https://github.com/o/r): "
-                   "sources pinned to a commit link to its file view at that commit")
-    p.add_argument("--topics", choices=WIKI_TOPICS, default="auto",
-                   help="clusters (embeddings), prefix (id prefixes), or auto: clusters when "
-                        "the embeddings extra is installed")
-    p.add_argument("--page-size", type=int, default=500,
-                   help="at most this many beliefs per topic page (default 500)")
-
-
 COMMANDS: dict[str, Command] = {
-    "list": Command(cmd_list, "list beliefs", "list --in --derived", _list_arguments),
-    "show": Command(cmd_show, "one belief with its justifications (--history: its changes)",
-                    "show auth-bottleneck --as-of v1.0", _show_arguments),
+    "list": Command(cmd_list, "list beliefs", "list --in --derived", (
+        read_flags,
+        one_of(arg("--in", dest="in_", action="store_true", help="IN beliefs only"),
+               arg("--out", action="store_true", help="OUT beliefs only")),
+        one_of(arg("--premises", action="store_true", help="premises only"),
+               arg("--derived", action="store_true", help="derived beliefs only")),
+        arg("--challenged", action="store_true", help="beliefs an open challenge gates"),
+        arg("--superseded", action="store_true", help="beliefs superseded by another"),
+        arg("--min-depth", type=whole, metavar="N", help="depth at least N"),
+        arg("--max-depth", type=whole, metavar="N", help="depth at most N"),
+        arg("--has-dependents", action="store_true", help="beliefs some justification names"),
+        arg("--label", metavar="TEXT",
+            help="beliefs with a justification whose label contains TEXT (any case)"),
+        arg("--negative", action="store_true",
+            help="IN beliefs that state a problem (bug, risk, limitation, ...), as the "
+                 "negatives stage classified them, with the kind"),
+        one_of(arg("--never-reviewed", action="store_true",
+                   help="derived beliefs no review has judged (here, or in the file they were "
+                        "imported from: its reviewed_at)"),
+               arg("--not-reviewed-since", metavar="DAYS|POINT",
+                   help="derived beliefs not reviewed in the last DAYS days, or since a point "
+                        "(an ISO time or a release name); the never reviewed too")),
+        arg("--sort", choices=LIST_SORTS, default="id",
+            help="id (default), depth (deepest first), impact (transitive dependents, most "
+                 "first), updated (newest first)"),
+        arg("--limit", type=positive_int, metavar="N",
+            help="at most N beliefs (--json: `total` says how many matched)"),
+        namespace_flag)),
+    "show": Command(
+        cmd_show, "one belief with its justifications (--history: its changes)",
+        "show auth-bottleneck --as-of v1.0",
+        (*READ_ID, arg("--history", action="store_true",
+                       help="the change-log entries that touched the belief, oldest first"))),
     "explain": Command(cmd_explain, "why a belief is IN or OUT", "explain auth-bottleneck",
-                       _read_id),
+                       READ_ID),
     "trace": Command(cmd_trace, "the premises a belief rests on", "trace auth-bottleneck --json",
-                     _read_id),
+                     READ_ID),
     "trace-tags": Command(cmd_trace_tags, "where each of a belief's access tags comes from",
-                          "trace-tags payroll-summary --json", _read_id),
+                          "trace-tags payroll-summary --json", READ_ID),
     "search": Command(
         cmd_search, "find beliefs by words (and meaning, --semantic); IN only unless --all",
-        "search cache stale reads --limit 5", _search_arguments),
-    "query": Command(cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
-                     "query why_in --param id=auth-key-fetch-blocks-requests", _query_arguments),
+        "search cache stale reads --limit 5",
+        (visible_to_flag,
+         arg("words", nargs="+", metavar="WORD",
+             help="words to find in belief texts and ids (any of them; prefixes match)"),
+         one_of(arg("--in", dest="in_", action="store_true", help="IN beliefs only (the default)"),
+                arg("--all", action="store_true",
+                    help="OUT beliefs too (retracted, unsupported, undetermined)")),
+         arg("--semantic", action="store_true",
+             help="rank by meaning as well: the vector index over the beliefs' embeddings, fused "
+                  "with the text ranking (a few missing embeddings are computed first; more: "
+                  "`embed` computes them)"),
+         arg("--limit", type=int, default=SEARCH_LIMIT,
+             help=f"at most this many hits (default {SEARCH_LIMIT})"),
+         arg("--depth", type=whole, default=0, metavar="N",
+             help="also the beliefs within N justification steps of the hits (what they rest "
+                  "on, their outlists, what rests on them; --json: hits and neighbours; at "
+                  f"most {SEARCH_MAX_DEPTH})"),
+         arg("--sort", choices=SEARCH_SORTS, default="relevance",
+             help="relevance (default); impact (transitive dependents, most first) or recent "
+                  f"(last updated, newest first): the best {SEARCH_SORT_POOL} matches (or "
+                  "--limit, if more) re-ordered"),
+         namespace_flag)),
+    "query": Command(
+        cmd_query, "run a query of the pack (cypher/queries/); --list shows them",
+        "query why_in --param id=auth-key-fetch-blocks-requests",
+        (arg("name", nargs="?", help="the query (see --list)"),
+         arg("--param", action="append", metavar="KEY=VALUE",
+             help="a query parameter (repeat for each)"),
+         arg("--list", action="store_true", help="list the queries of the pack"),
+         arg("--favourites", metavar="FILE.zip", type=local_path,
+             help="write the pack as Neo4j Browser favourites (drop it on Browser)"))),
     "get-metadata": Command(
         cmd_get_metadata, "a belief's metadata, or one key of it",
-        "get-metadata auth-uses-jwt beliefs_type", _get_metadata_arguments),
+        "get-metadata auth-uses-jwt beliefs_type", (ID, arg("key", nargs="?"))),
     "compact": Command(
         cmd_compact, "a token-budgeted summary of the network for an agent's context",
         "compact --budget 800 --write CLAUDE.md", _compact_arguments),
-    "blockers": Command(cmd_blockers, "OUT conclusions held OUT only by IN beliefs in an "
-                        "outlist, by what closes them; the retracted premises most rest on",
-                        "blockers --json", _blockers_arguments),
-    "viz": Command(cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
-                   "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html", _viz_arguments,
-                   json=False),
-    "wiki": Command(cmd_wiki, "write a static site of the network: topics, beliefs, "
-                    "blockers, nogoods, search", "wiki -o site --title 'Auth service'",
-                    _wiki_arguments, json=False),
+    "blockers": Command(
+        cmd_blockers, "OUT conclusions held OUT only by IN beliefs in an outlist, by what "
+        "closes them; the retracted premises most rest on", "blockers --json",
+        (visible_to_flag, arg("--limit", type=int, default=BLOCKERS_LIMIT, help="at most this "
+                              f"many groups and premises (default {BLOCKERS_LIMIT})"))),
+    "viz": Command(
+        cmd_viz, "write a belief's neighbourhood as a self-contained HTML page",
+        "viz auth-key-fetch-blocks-requests --depth 2 -o graph.html",
+        (ID, arg("--depth", type=int, default=2,
+                 help="justification steps up and down from the belief (default 2)"),
+         arg("-o", "--output", default="graph.html", type=local_path,
+             help="the HTML file to write (default graph.html)")), json=False),
+    "wiki": Command(
+        cmd_wiki, "write a static site of the network: topics, beliefs, blockers, nogoods, "
+        "search", "wiki -o site --title 'Auth service'",
+        (arg("-o", "--output", default="site", type=local_path,
+             help="the directory to write (default site)"),
+         arg("--title", default="Belief registry", help="the site's title"),
+         arg("--repo-url", help="a forge's repository URL (https://github.com/o/r): sources "
+             "pinned to a commit link to its file view at that commit"),
+         arg("--topics", choices=WIKI_TOPICS, default="auto",
+             help="clusters (embeddings), prefix (id prefixes), or auto: clusters when the "
+                  "embeddings extra is installed"),
+         arg("--page-size", type=int, default=500,
+             help="at most this many beliefs per topic page (default 500)")), json=False),
 }

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from engine.cli.arguments import as_of_flag, local_path, namespace_flag, visible_to_flag
+from engine.cli.arguments import arg, as_of_flag, each, local_path, namespace_flag, one_of
+from engine.cli.arguments import visible_to_flag
 from engine.cli.command import Call, Command, id_lists
 from engine.defaults import IMPORT_PART_SIZE
 
@@ -113,60 +114,51 @@ def cmd_export(call: Call) -> int:
     return 0
 
 
-def file_arguments(p: argparse.ArgumentParser) -> None:
-    """The network file an import reads (import, import-agent, sync-agent)."""
-    p.add_argument("file", type=local_path,
-                   help="network.json, beliefs.md (ours, or the one ftl-reasons and "
-                        "reasonsforge write), or a split registry's directory")
-    p.add_argument("--format", choices=FORMATS,
-                   help="default: by the file (a directory or .md is markdown)")
-    p.add_argument("--nogoods", metavar="FILE", type=local_path,
-                   help="the nogoods.md of an ftl-reasons / reasonsforge beliefs.md (default: "
-                        "the nogoods.md beside it, when there is one)")
-
-
-def _import_arguments(p: argparse.ArgumentParser) -> None:
-    file_arguments(p)
-    p.add_argument("--sync", action="store_true",
-                   help="apply the file's differences from the graph (adds, rewords in place, "
-                        "justifications, retractions, removals of beliefs nothing rests on, "
-                        "nogoods added, changed and removed) as logged writes in one "
-                        "transaction, keeping the history")
-    p.add_argument("--dry-run", action="store_true",
-                   help="with --sync: print the plan and the labels it would change; write "
-                        "nothing")
-    embed = p.add_mutually_exclusive_group()
-    embed.add_argument("--embed", action="store_true", default=None,
-                       help="then compute the embeddings the beliefs lack, in batches (the "
-                            "default when the memory keeps embeddings: `embed` ran before)")
-    embed.add_argument("--no-embed", dest="embed", action="store_false",
-                       help="compute no embedding, even when the memory keeps them")
-    p.add_argument("--parts", action="store_true",
-                   help="import in parts, one transaction each, into an empty memory (the "
-                        "default for a file of more than --part-size beliefs when the memory "
-                        "is empty); if it stops, writers are refused until `reset --yes`")
-    p.add_argument("--part-size", type=int, default=IMPORT_PART_SIZE,
-                   metavar="N", help="beliefs a part (default "
-                   f"{IMPORT_PART_SIZE}); a file of no more is one transaction")
-
-
-def _export_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-o", "--output", type=local_path,
-                   help="file to write (default: stdout); .md: markdown")
-    p.add_argument("--format", choices=FORMATS,
-                   help="json (network.json) or markdown (the registry); default: by the "
-                        "file's extension, json on stdout")
-    p.add_argument("--split", metavar="DIR", type=local_path,
-                   help="the markdown registry as DIR/index.md and one file per id prefix")
-    namespace_flag(p)
-    visible_to_flag(p)
-    as_of_flag(p)
+# The network file an import reads (import, import-agent, sync-agent).
+file_arguments = each(
+    arg("file", type=local_path,
+        help="network.json, beliefs.md (ours, or the one ftl-reasons and reasonsforge write), "
+             "or a split registry's directory"),
+    arg("--format", choices=FORMATS, help="default: by the file (a directory or .md is markdown)"),
+    arg("--nogoods", metavar="FILE", type=local_path,
+        help="the nogoods.md of an ftl-reasons / reasonsforge beliefs.md (default: the "
+             "nogoods.md beside it, when there is one)"))
 
 
 COMMANDS: dict[str, Command] = {
-    "import": Command(cmd_import, "load a network.json (ftl-reasons / reasonsforge format) or a"
-                      " markdown registry; --sync applies an edited one as logged writes",
-                      "import beliefs.md --sync --dry-run", _import_arguments),
-    "export": Command(cmd_export, "write the network as network.json or a markdown registry",
-                      "export --format markdown -o beliefs.md", _export_arguments, json=False),
+    "import": Command(
+        cmd_import, "load a network.json (ftl-reasons / reasonsforge format) or a markdown "
+        "registry; --sync applies an edited one as logged writes",
+        "import beliefs.md --sync --dry-run",
+        (file_arguments,
+         arg("--sync", action="store_true",
+             help="apply the file's differences from the graph (adds, rewords in place, "
+                  "justifications, retractions, removals of beliefs nothing rests on, nogoods "
+                  "added, changed and removed) as logged writes in one transaction, keeping "
+                  "the history"),
+         arg("--dry-run", action="store_true",
+             help="with --sync: print the plan and the labels it would change; write nothing"),
+         one_of(arg("--embed", action="store_true", default=None,
+                    help="then compute the embeddings the beliefs lack, in batches (the "
+                         "default when the memory keeps embeddings: `embed` ran before)"),
+                arg("--no-embed", dest="embed", action="store_false",
+                    help="compute no embedding, even when the memory keeps them")),
+         arg("--parts", action="store_true",
+             help="import in parts, one transaction each, into an empty memory (the default "
+                  "for a file of more than --part-size beliefs when the memory is empty); if "
+                  "it stops, writers are refused until `reset --yes`"),
+         arg("--part-size", type=int, default=IMPORT_PART_SIZE, metavar="N",
+             help=f"beliefs a part (default {IMPORT_PART_SIZE}); a file of no more is one "
+                  "transaction"))),
+    "export": Command(
+        cmd_export, "write the network as network.json or a markdown registry",
+        "export --format markdown -o beliefs.md",
+        (arg("-o", "--output", type=local_path,
+             help="file to write (default: stdout); .md: markdown"),
+         arg("--format", choices=FORMATS,
+             help="json (network.json) or markdown (the registry); default: by the file's "
+                  "extension, json on stdout"),
+         arg("--split", metavar="DIR", type=local_path,
+             help="the markdown registry as DIR/index.md and one file per id prefix"),
+         namespace_flag, visible_to_flag, as_of_flag), json=False),
 }

@@ -9,10 +9,10 @@ input or usage.
 """
 from __future__ import annotations
 
-import argparse
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
+from engine.cli.arguments import arg, group
 from engine.cli.stage_flags import budget_flag, domain_flag, whole
 
 if TYPE_CHECKING:
@@ -23,15 +23,14 @@ PROG = "python -m engine.repair"
 DEFAULT_OUTPUT = "proposed-repairs.md"
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    what = p.add_argument_group("what to show")
-    budget_flag(what, 10, "defeated justifications")
-    what.add_argument("--bridges", type=whole, default=5, metavar="K",
-                      help="candidate bridges shown per justification (default 5)")
-    what.add_argument("--no-embeddings", action="store_true",
-                      help="find candidate bridges by their words only (else by meaning too, "
-                           "when the embeddings extra is installed)")
-    domain_flag(what)
+ARGUMENTS = group(
+    "what to show", budget_flag(10, "defeated justifications"),
+    arg("--bridges", type=whole, default=5, metavar="K",
+        help="candidate bridges shown per justification (default 5)"),
+    arg("--no-embeddings", action="store_true",
+        help="find candidate bridges by their words only (else by meaning too, when the "
+             "embeddings extra is installed)"),
+    domain_flag())
 
 
 def run_stage(call: sc.StageCall) -> LoopStage[GraphTx]:
@@ -58,8 +57,8 @@ COMMAND = sc.StageCommand(
                     ("--model anthropic:claude-sonnet-4-5 --exhaust",
                      "repair everything defeated, most depended-on first, applying as it goes"),
                     ("gaps", "the premises research said the network lacks")),
-    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    rounds=sc.Rounds("repair", run_stage, "nothing defeated is waiting for repair"),
+    default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS,
+    rounds=sc.Rounds(run_stage, "nothing defeated is waiting for repair"),
     dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     # No --parallel: a link or a soften changes what later rounds show (bridges that came IN,
     # justifications rewired to a reworded belief), so each round must see the last.

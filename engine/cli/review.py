@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.cli import stage_cli as sc
+from engine.cli.arguments import arg, group
 from engine.cli.stage_flags import budget_flag, domain_flag, id_list, positive_int, root_flag
 from engine.cli.stage_flags import whole
 from engine.review.due import DEPENDENCY, ORDERS
@@ -26,60 +27,48 @@ if TYPE_CHECKING:
 PROG = "python -m engine.review"
 DEFAULT_OUTPUT = "proposed-review.md"
 
-RUN_EXAMPLES = f"""\
-examples:
-  {PROG} --dry-run --budget 20
-      print the prompt round 1 would send; no model is called
-  {PROG} --model ollama:qwen3:8b
-      one round; the verdicts go to {DEFAULT_OUTPUT}; nothing is written to the network
-  {PROG} accept {DEFAULT_OUTPUT}
-      apply a verdicts file (see: {PROG} accept --help)
-  {PROG} --model anthropic:claude-sonnet-4-5 --auto --exhaust
-      review everything due, shallowest first, applying as it goes
-  {PROG} --model ollama:qwen3:8b --auto --order impact --budget 10
-      spend the round on the unreviewed beliefs the most others rest on
-  {PROG} --premises --root . --model ollama:qwen3:8b --auto
-      check premises against the source lines they are pinned to, most depended-on first
-
-""" + sc.RUN_EXIT_CODES
+RUN_EXAMPLES = sc.run_examples(
+    PROG, DEFAULT_OUTPUT, "verdicts", "apply a verdicts file",
+    ("--model anthropic:claude-sonnet-4-5 --auto --exhaust",
+     "review everything due, shallowest first, applying as it goes"),
+    ("--model ollama:qwen3:8b --auto --order impact --budget 10",
+     "spend the round on the unreviewed beliefs the most others rest on"),
+    ("--premises --root . --model ollama:qwen3:8b --auto",
+     "check premises against the source lines they are pinned to, most depended-on first"),
+    dry_run="--dry-run --budget 20")
 
 
-def _accept_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
-    p.add_argument("--apply-suggestions", action="store_true",
-                   help="apply suggested narrowings and ALL->ANY splits (the original is kept, "
-                        "defeated with reason `superseded by review`)")
-    p.add_argument("--premises", action="store_true",
-                   help="check premises' claims against their pinned source lines instead "
-                        "(confirmed: verified and re-pinned; misread: retracted; partial: "
-                        "the narrower claim suggested)")
-    root_flag(p, ".", "with --premises: source paths are relative to DIR (default: the "
-                      "current folder)")
-    p.add_argument("--source-tokens", type=positive_int, default=1000, metavar="N",
-                   help="with --premises: source lines shown per premise, in tokens "
-                        "(default 1000; a chunk over it is split and said so)")
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    what = p.add_argument_group("what to review")
-    budget_flag(what, 20, "beliefs")
-    what.add_argument("--ids", type=id_list, default=(), metavar="A,B",
-                      help="review only these IN derived beliefs (those without a current "
-                           "review; with --all, each of them), none waiting for another")
-    what.add_argument("--min-depth", type=whole, metavar="D",
-                      help="only derived beliefs at depth D or deeper (default 0; not with "
-                           "--premises: a premise is at depth 0)")
-    what.add_argument("--all", dest="review_all", action="store_true",
-                      help="review again what already has a current review")
-    what.add_argument("--order", choices=ORDERS, default=None,
-                      help="which due derived beliefs a round takes first: dependency "
-                           "(default: shallowest first) or impact (the most load-bearing: "
-                           "those the most beliefs rest on, directly or through others; "
-                           "what waits on an unreviewed belief still waits)")
-    what.add_argument("--no-wait", dest="wait", action="store_false",
-                      help="review a belief whatever it rests on (by default a belief waits "
-                           "until the derived beliefs it rests on are reviewed)")
-    domain_flag(what)
-    _accept_flags(what)
+ACCEPT_ARGUMENTS = (
+    arg("--apply-suggestions", action="store_true",
+        help="apply suggested narrowings and ALL->ANY splits (the original is kept, defeated "
+             "with reason `superseded by review`)"),
+    arg("--premises", action="store_true",
+        help="check premises' claims against their pinned source lines instead (confirmed: "
+             "verified and re-pinned; misread: retracted; partial: the narrower claim "
+             "suggested)"),
+    root_flag(".", "with --premises: source paths are relative to DIR (default: the current "
+                   "folder)"),
+    arg("--source-tokens", type=positive_int, default=1000, metavar="N",
+        help="with --premises: source lines shown per premise, in tokens (default 1000; a "
+             "chunk over it is split and said so)"))
+ARGUMENTS = group(
+    "what to review", budget_flag(20, "beliefs"),
+    arg("--ids", type=id_list, default=(), metavar="A,B",
+        help="review only these IN derived beliefs (those without a current review; with "
+             "--all, each of them), none waiting for another"),
+    arg("--min-depth", type=whole, metavar="D",
+        help="only derived beliefs at depth D or deeper (default 0; not with --premises: a "
+             "premise is at depth 0)"),
+    arg("--all", dest="review_all", action="store_true",
+        help="review again what already has a current review"),
+    arg("--order", choices=ORDERS, default=None,
+        help="which due derived beliefs a round takes first: dependency (default: shallowest "
+             "first) or impact (the most load-bearing: those the most beliefs rest on, "
+             "directly or through others; what waits on an unreviewed belief still waits)"),
+    arg("--no-wait", dest="wait", action="store_false",
+        help="review a belief whatever it rests on (by default a belief waits until the "
+             "derived beliefs it rests on are reviewed)"),
+    domain_flag(), *ACCEPT_ARGUMENTS)
 
 
 def premise_stage(call: sc.StageCall, *, budget: int = 20, ids: tuple[str, ...] = (),
@@ -148,14 +137,14 @@ COMMAND = sc.StageCommand(
     "Ask a chat model to judge each justification of the derived beliefs due for review; "
     "write the verdicts to a file, or apply them (--auto): an unsound justification gets a "
     "defeater in its outlist.", RUN_EXAMPLES,
-    default_output=DEFAULT_OUTPUT, add_arguments=add_arguments,
-    rounds=sc.Rounds("review", run_stage, _not_due), check=check_args,
+    default_output=DEFAULT_OUTPUT, add_arguments=ARGUMENTS,
+    rounds=sc.Rounds(run_stage, _not_due), check=check_args,
     dry_rounds_help=sc.TURNS_DRY_ROUNDS_HELP,
     subcommands={"accept": sc.accept_subcommand(
         PROG, "Check the verdicts in FILE (a verdicts file, perhaps edited) against the "
               "network and apply them in one transaction, recorded as a review run.",
         f"{DEFAULT_OUTPUT} --apply-suggestions --json", accept_stage,
-        add_arguments=_accept_flags,
+        add_arguments=ACCEPT_ARGUMENTS,
         params=lambda call: {"apply_suggestions": call.args.apply_suggestions},
         file_help="a verdicts file")})
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from engine.cli.arguments import local_path
+from engine.cli.arguments import arg, local_path, recorded_root_flag
 from engine.cli.command import Call, Command, listing, some_ids, table
 from engine.defaults import SOURCES_OUT_LIMIT as OUT_LIMIT
 
@@ -117,38 +117,35 @@ def repo_pair(text: str) -> str:
     return text
 
 
-def _sources_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["status", "stale", "hash", "repos"],
-                   help="status: every sourced belief against its file as it is now (in a "
-                        "git work tree, through the diff from the commit it was pinned at); "
-                        "stale: those, IN or OUT, whose own lines or quote no longer read as "
-                        "pinned, whose whole file changed (content_changed) or is gone "
-                        "(source_deleted); hash: pin beliefs that name a file under the root "
-                        "but carry no hash, hash whole those naming a file outside it (an "
-                        "agent's repo, NAME/path through the repos map), and refresh the "
-                        "whole-file hash of those whose file changed; repos: the repos map")
-    p.add_argument("--retract", action="store_true",
-                   help="with stale: re-pin what still stands, retract what is gone or "
-                        "changed, restore what stands again (one transaction)")
-    p.add_argument("--since", metavar="REV",
-                   help="with stale: only what the commits after REV made stale, up to the "
-                        "work tree (what a pull request does to the memory: --since "
-                        "origin/main)")
-    p.add_argument("--fail-on-stale", action="store_true",
-                   help="with stale: exit 1 when a listed belief's lines no longer say what "
-                        "was pinned, or its file is gone (a CI gate; pins that only moved are "
-                        "listed, for --retract to re-pin, and do not fail it)")
-    p.add_argument("--missing", action="store_true",
-                   help="with stale --retract: retract the beliefs of missing files too "
-                        "(without it they are listed apart)")
-    p.add_argument("--yes", action="store_true",
-                   help=f"with stale --retract: go ahead when more than {OUT_LIMIT} beliefs "
-                        "would go OUT (without it, the what-if is shown and nothing written)")
-    p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="the folder source paths are relative to (default: the recorded root)")
-    p.add_argument("--repo", metavar="NAME=PATH", action="append", default=[], type=repo_pair,
-                   help="a `NAME/path` source is read from PATH/path (repeatable; besides the "
-                        "repos map an import kept)")
+SOURCES_ARGUMENTS = (
+    arg("action", choices=["status", "stale", "hash", "repos"],
+        help="status: every sourced belief against its file as it is now (in a git work "
+             "tree, through the diff from the commit it was pinned at); stale: those, IN or "
+             "OUT, whose own lines or quote no longer read as pinned, whose whole file changed "
+             "(content_changed) or is gone (source_deleted); hash: pin beliefs that name a "
+             "file under the root but carry no hash, hash whole those naming a file outside "
+             "it (an agent's repo, NAME/path through the repos map), and refresh the "
+             "whole-file hash of those whose file changed; repos: the repos map"),
+    arg("--retract", action="store_true",
+        help="with stale: re-pin what still stands, retract what is gone or changed, restore "
+             "what stands again (one transaction)"),
+    arg("--since", metavar="REV",
+        help="with stale: only what the commits after REV made stale, up to the work tree "
+             "(what a pull request does to the memory: --since origin/main)"),
+    arg("--fail-on-stale", action="store_true",
+        help="with stale: exit 1 when a listed belief's lines no longer say what was pinned, "
+             "or its file is gone (a CI gate; pins that only moved are listed, for --retract "
+             "to re-pin, and do not fail it)"),
+    arg("--missing", action="store_true",
+        help="with stale --retract: retract the beliefs of missing files too (without it they "
+             "are listed apart)"),
+    arg("--yes", action="store_true",
+        help=f"with stale --retract: go ahead when more than {OUT_LIMIT} beliefs would go OUT "
+             "(without it, the what-if is shown and nothing written)"),
+    recorded_root_flag,
+    arg("--repo", metavar="NAME=PATH", action="append", default=[], type=repo_pair,
+        help="a `NAME/path` source is read from PATH/path (repeatable; besides the repos map "
+             "an import kept)"))
 
 
 # --- hooks --------------------------------------------------------------------------------
@@ -247,27 +244,27 @@ def _span(lines: Sequence[int] | None) -> str:
     return f"{lines[0]}-{lines[-1]}"
 
 
-def _hooks_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("action", choices=["install", "uninstall", "run"],
-                   help="install: write the post-commit, post-merge, post-checkout and "
-                        "post-rewrite hooks of the work tree the memory's root is in (a hook "
-                        "already there is kept and run first); uninstall: remove them (and "
-                        "put back what was there); run EVENT: what a hook calls")
-    p.add_argument("event_args", nargs="*", metavar="EVENT",
-                   help="with run: the event and the arguments git gave the hook")
-    p.add_argument("--retract", action="store_true",
-                   help="with install (and run): the hooks also retract what went stale "
-                        "(without it they only re-pin what moved and say what is stale)")
-    p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="the memory's root (default: the recorded one)")
+HOOKS_ARGUMENTS = (
+    arg("action", choices=["install", "uninstall", "run"],
+        help="install: write the post-commit, post-merge, post-checkout and post-rewrite hooks "
+             "of the work tree the memory's root is in (a hook already there is kept and run "
+             "first); uninstall: remove them (and put back what was there); run EVENT: what a "
+             "hook calls"),
+    arg("event_args", nargs="*", metavar="EVENT",
+        help="with run: the event and the arguments git gave the hook"),
+    arg("--retract", action="store_true",
+        help="with install (and run): the hooks also retract what went stale (without it they "
+             "only re-pin what moved and say what is stale)"),
+    arg("--root", metavar="DIR", type=local_path,
+        help="the memory's root (default: the recorded one)"))
 
 
 COMMANDS: dict[str, Command] = {
     "sources": Command(
         cmd_sources, "sourced beliefs against their files: status, stale [--retract | --since "
         "REV], hash, repos", "sources stale --since origin/main --fail-on-stale",
-        _sources_arguments),
+        SOURCES_ARGUMENTS),
     "hooks": Command(
         cmd_hooks, "git hooks that keep the memory in step with its work tree: install "
-        "[--retract], uninstall, run EVENT", "hooks install", _hooks_arguments),
+        "[--retract], uninstall, run EVENT", "hooks install", HOOKS_ARGUMENTS),
 }

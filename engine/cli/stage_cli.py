@@ -13,14 +13,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypedDict
 
-from engine.cli.command import Call, table
-from engine.cli.main import Streams, guarded
+from engine.cli.command import Adds, Call, add_all, listing
+from engine.cli.main import Streams, caller_context, guarded
 from engine.cli.stage_flags import (
     TURNS_DRY_ROUNDS_HELP,
     mode_flags,
@@ -95,10 +95,11 @@ def usage(prog: str, *forms: str) -> str:
 
 
 def run_examples(prog: str, proposals_file: str, what: str, accept: str,
-                 *more: tuple[str, str]) -> str:
-    """The epilog of a stage that writes its `what` to `proposals_file`: a dry run, one round,
-    `accept` the file, then `more` (the words after `prog`, what they do), the exit codes."""
-    shown = (("--dry-run", "print the prompt round 1 would send; no model is called"),
+                 *more: tuple[str, str], dry_run: str = "--dry-run") -> str:
+    """The epilog of a stage that writes its `what` to `proposals_file`: a dry run (`dry_run`
+    its words), one round, `accept` the file, then `more` (the words after `prog`, what they
+    do), the exit codes."""
+    shown = ((dry_run, "print the prompt round 1 would send; no model is called"),
              ("--model ollama:qwen3:8b", f"one round; the {what} go to {proposals_file}; "
                                          "nothing is written to the network"),
              (f"accept {proposals_file}", f"{accept} (see: {prog} accept --help)"), *more)
@@ -115,13 +116,12 @@ def stage_parser(prog: str, usage: str | None, description: str, epilog: str
 
 
 def subcommand_parser(prog: str, name: str, description: str, epilog: str,
-                      add_arguments: Callable[[argparse.ArgumentParser], object] | None = None,
+                      add_arguments: Adds | Sequence[Adds] = (),
                       *, json_help: str = "print the result as JSON"
                       ) -> argparse.ArgumentParser:
     """`<stage> NAME ... [--json] [--debug]`: `add_arguments` adds the subcommand's own."""
     p = stage_parser(f"{prog} {name}", None, description, epilog)
-    if add_arguments is not None:
-        add_arguments(p)
+    add_all(p, add_arguments)
     p.add_argument("--json", action="store_true", help=json_help)
     p.add_argument("--debug", action="store_true", help="show tracebacks")
     return p
@@ -154,13 +154,8 @@ class Rounds:
     """A run on the shared loop (`run_rounds`) of the stage the call makes (after the
     model); `nothing_due`: what --dry-run says when round 1 is empty."""
 
-    stage_name: str
     make_stage: Callable[[StageCall], LoopStage[GraphTx]]
     nothing_due: str | Callable[[Mapping[str, object]], str] | None = None
-
-
-def _no_flags(p: argparse.ArgumentParser) -> None:
-    pass
 
 
 @dataclass(frozen=True)
@@ -173,11 +168,10 @@ class StageCommand:
     epilog: str
     run: Handler | None = None
     rounds: Rounds | None = None
-    add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags
+    add_arguments: Adds | Sequence[Adds] = ()
     check: Callable[[argparse.ArgumentParser, argparse.Namespace], None] = check_mode_args
     subcommands: Mapping[str, Subcommand] = field(default_factory=dict)
-    default_output: str | None = None  # the proposals file, for runs without --auto
-    mode_flags: bool = True  # the shared mode flags (a stage with a proposals file)
+    default_output: str | None = None  # the proposals file of the shared mode flags
     dry_rounds_help: str = "stop after K consecutive dry rounds (default 1)"
     parallel: bool = True  # offer --parallel (not derive or repair: each round sees the last)
     model_flags: bool = True
@@ -186,12 +180,12 @@ class StageCommand:
     def build_parser(self) -> argparse.ArgumentParser:
         p = stage_parser(self.prog, self.usage, self.description, self.epilog)
         if self.model_flags:
-            model_flags(p)
-        if self.default_output is not None and self.mode_flags:
+            model_flags()(p)
+        if self.default_output is not None:
             mode_flags(p, self.default_output, dry_rounds_help=self.dry_rounds_help,
                        parallel=self.parallel)
-        self.add_arguments(p)
-        output_flags(p, json_help=self.json_help)
+        add_all(p, self.add_arguments)
+        output_flags(self.json_help)(p)
         return p
 
 
@@ -237,7 +231,8 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, prog: str, *,
     def run() -> int:
         if sub is None:
             command.check(parser, args)  # a usage error, or InvalidInput: one `Error:` line
-        with (nullcontext(context) if context else _process_context(prog)) as ctx:
+        with (nullcontext((None, None, context)) if context else
+              caller_context(os.environ, os.getcwd(), prog, None, sys.stderr)) as (_, _, ctx):
             call = StageCall(args, ctx, streams.out, streams.err, streams.stdin,
                              parts=parts or StageParts())
             if sub is not None:
@@ -249,22 +244,6 @@ def stage_main(command: StageCommand, argv: Sequence[str] | None, prog: str, *,
                               nothing_due=command.rounds.nothing_due)
 
     return guarded(run, debug=args.debug, err=streams.err)
-
-
-@contextmanager
-def _process_context(prog: str) -> Iterator[Context]:
-    """This process's: its environment (read through engine/wiring/settings), the memory
-    its folder is in (or EEM_MEMORY's), folder, umask."""
-    from engine.cli.main import current_umask
-    from engine.wiring.context import opened
-    from engine.wiring.memories import locate
-    from engine.wiring.settings import Settings
-
-    settings = Settings.of(os.environ)
-    with opened(settings, locate(settings, Path.cwd()), prog=prog, folder=Path.cwd(),
-                umask=current_umask(),
-                notice=lambda line: print(line, file=sys.stderr)) as ctx:
-        yield ctx
 
 
 # --- a run on the shared loop ------------------------------------------------------------
@@ -387,7 +366,7 @@ def print_run(call: StageCall, result: RunResult) -> int:
 # --- the shared subcommands --------------------------------------------------------------
 def accept_subcommand(prog: str, description: str, example: str,
                       make_stage: Callable[[StageCall], LoopStage[GraphTx]], *,
-                      add_arguments: Callable[[argparse.ArgumentParser], None] = _no_flags,
+                      add_arguments: Adds | Sequence[Adds] = (),
                       params: Callable[[StageCall], dict[str, object]] | None = None,
                       file_help: str = "a proposals file") -> Subcommand:
     """`<stage> accept FILE`: the stage's parser, validation and apply over a proposals file
@@ -398,7 +377,7 @@ def accept_subcommand(prog: str, description: str, example: str,
         p = subcommand_parser(prog, "accept", description,
                               f"example:\n  {prog} accept {example}\n",
                               lambda p: p.add_argument("file", metavar="FILE", help=file_help))
-        add_arguments(p)
+        add_all(p, add_arguments)
         return p
 
     def run(call: StageCall) -> int:
@@ -428,14 +407,10 @@ def gaps_subcommand(prog: str) -> Subcommand:
         from engine.repair.gaps import recorded_gaps
 
         found = recorded_gaps(call.context.store, call.args.limit)
-        if call.emit(found):
-            return 0
-        if not found.gaps:
-            call.say("no gaps recorded")
-            return 0
-        call.say(table([(g.for_belief, g.justification, g.truth, g.text, g.at)
-                        for g in found.gaps], ("for", "justification", "truth", "gap", "at")),
-                 f"{len(found.gaps)} of {found.total} gap(s)")
+        if listing(call, found, found.gaps, empty="no gaps recorded",
+                   row=lambda g: (g.for_belief, g.justification, g.truth, g.text, g.at),
+                   headers=("for", "justification", "truth", "gap", "at")):
+            call.say(f"{len(found.gaps)} of {found.total} gap(s)")
         return 0
 
     return Subcommand(build, run)

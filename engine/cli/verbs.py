@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from engine.cli.arguments import justification_flags, local_path
-from engine.cli.command import Call, Command, id_argument, report_change, split_ids
+from engine.cli.arguments import ID, arg, justification_flags, local_path
+from engine.cli.command import Call, Command, report_change, split_ids
 
 
 def justifications_of(args: argparse.Namespace) -> tuple:
@@ -42,14 +42,14 @@ def cmd_add(call: Call) -> int:
         call.say(f"{added.id} is OUT: no valid justification yet"
                  + (f" ({', '.join(added.not_added)} not added yet: forward references)"
                     if added.not_added else ""))
-    return report_change(call, added, added.change, fragile_notes(added))
+    return report_change(call, added, fragile_notes(added))
 
 
 def cmd_add_justification(call: Call) -> int:
     from engine.service import network
 
     added = network.add_justification(call.context, call.args.id, justifications_of(call.args))
-    return report_change(call, added, added.change, fragile_notes(added))
+    return report_change(call, added, fragile_notes(added))
 
 
 def cmd_retract(call: Call) -> int:
@@ -64,65 +64,40 @@ def cmd_retract(call: Call) -> int:
     if restore.unexamined:
         notes.append(f"({restore.unexamined} more went OUT, not examined for what would "
                      "bring them back)")
-    return report_change(call, done, done.change, notes)
+    return report_change(call, done, notes)
 
 
 def cmd_assert(call: Call) -> int:
     from engine.service import network
 
-    done = network.assert_belief(call.context, call.args.id)
-    return report_change(call, done, done.change)
+    return report_change(call, network.assert_belief(call.context, call.args.id))
 
 
 def cmd_nogood(call: Call) -> int:
     from engine.service import network
 
     done = network.nogood(call.context, call.args.ids, call.args.name)
-    if not call.as_json:
-        call.say(f"nogood {done.id}: {', '.join(done.members)} must not all be IN")
-    return report_change(call, done, done.change)
+    return report_change(call, done,
+                         first=f"nogood {done.id}: {', '.join(done.members)} must not all be IN")
 
 
-def source_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--source", metavar="PATH[:A-B]",
-                   help="the file the belief was observed in (lines A-B), relative to the "
-                        "memory's root: read and hashed now, so `sources stale` sees when "
-                        "its lines change")
-    p.add_argument("--quote", metavar="TEXT",
-                   help="words of the source that state the belief; refused unless they occur "
-                        "in those lines (then the pin is the quote's own lines)")
-    p.add_argument("--root", metavar="DIR", type=local_path,
-                   help="the folder source paths are relative to (default: the root the "
-                        "memory recorded, else the current folder, recorded then)")
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("text")
-    justification_flags(p)
-    source_arguments(p)
-    p.add_argument("--source-url", help="a URL for the source")
-    p.add_argument("--access-tags", metavar="TAGS",
-                   help="comma-separated access tags (who may see it), e.g. finance,hr")
-    p.add_argument("--namespace", metavar="NAME",
-                   help="add it inside an imported agent's namespace: id NAME:ID, behind the "
-                        "switch NAME:active (name the agent's beliefs as NAME:x)")
-
-
-def add_justification_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    justification_flags(p)
-
-
-def retract_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("id")
-    p.add_argument("--reason", help="why (kept on the belief)")
-
-
-def nogood_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("ids", nargs="+", metavar="ID")
-    p.add_argument("--name", help="the nogood's id (default: nogood- and the sorted member "
-                                   "ids joined by -, with -2, -3 for a repeat)")
+add_arguments = (
+    ID, arg("text"), justification_flags,
+    arg("--source", metavar="PATH[:A-B]",
+        help="the file the belief was observed in (lines A-B), relative to the memory's root: "
+             "read and hashed now, so `sources stale` sees when its lines change"),
+    arg("--quote", metavar="TEXT",
+        help="words of the source that state the belief; refused unless they occur in those "
+             "lines (then the pin is the quote's own lines)"),
+    arg("--root", metavar="DIR", type=local_path,
+        help="the folder source paths are relative to (default: the root the memory "
+             "recorded, else the current folder, recorded then)"),
+    arg("--source-url", help="a URL for the source"),
+    arg("--access-tags", metavar="TAGS",
+        help="comma-separated access tags (who may see it), e.g. finance,hr"),
+    arg("--namespace", metavar="NAME",
+        help="add it inside an imported agent's namespace: id NAME:ID, behind the switch "
+             "NAME:active (name the agent's beliefs as NAME:x)"))
 
 
 COMMANDS: dict[str, Command] = {
@@ -132,12 +107,16 @@ COMMANDS: dict[str, Command] = {
     "add-justification": Command(
         cmd_add_justification, "give a belief another justification",
         "add-justification auth-bottleneck --sl auth-uses-jwt,auth-sync-check",
-        add_justification_arguments),
+        (ID, justification_flags)),
     "retract": Command(cmd_retract, "pin a belief OUT until it is asserted; says what would "
                        "restore the derived beliefs that went OUT",
-                       "retract auth-uses-jwt --reason 'moved to sessions'", retract_arguments),
+                       "retract auth-uses-jwt --reason 'moved to sessions'",
+                       (ID, arg("--reason", help="why (kept on the belief)"))),
     "assert": Command(cmd_assert, "un-retract a belief, or hold a derived one as a fact",
-                      "assert auth-uses-jwt", id_argument),
+                      "assert auth-uses-jwt", ID),
     "nogood": Command(cmd_nogood, "record beliefs that must not all be IN",
-                      "nogood cache-is-coherent cache-serves-stale-reads", nogood_arguments),
+                      "nogood cache-is-coherent cache-serves-stale-reads",
+                      (arg("ids", nargs="+", metavar="ID"),
+                       arg("--name", help="the nogood's id (default: nogood- and the sorted "
+                                          "member ids joined by -, with -2, -3 for a repeat)"))),
 }

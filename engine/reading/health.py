@@ -189,7 +189,8 @@ class Figure:
     name: str
     numbers: Mapping[str, Number | None]
     command: str
-    top: tuple[object, ...] = ()  # ids, or tuples of an id and what is said of it
+    top: tuple[str | tuple[str | int | float, ...], ...] = ()  # ids, or an id (or two) and
+    # what is said of it
     note: str = ""
 
     def as_dict(self) -> dict[str, object]:

@@ -117,6 +117,23 @@ def defeat(ctx: Context, target: str, justification: int, defeater_type: str, re
                             defeater_id, list(scoped), reason_type)
 
 
+def scope_file(path: str | None) -> object:
+    """The findings of a scope file (JSON, as ftl-reasons' defeat-with-scope reads it), or
+    None without one."""
+    if not path:
+        return None
+    import json
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except OSError as e:
+        raise InvalidInput(f"cannot read {path}: {e.strerror}", field="scope_file") from None
+    except json.JSONDecodeError as e:
+        raise InvalidInput(f"{path} is not JSON: {e.msg} (line {e.lineno})",
+                           field="scope_file") from None
+
+
 def migrate_retractions(ctx: Context, ids: Sequence[str] = (), *, dry_run: bool = False
                         ) -> Migration:
     """Retractions kept only as a reason, whose support holds, become defeated

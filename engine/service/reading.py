@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol
 
 from engine import defaults, results, tms
 from engine.embedding.records import VectorTx
@@ -475,6 +475,21 @@ def query_pack() -> Pack:
     from adapters.query_pack import load_pack
 
     return Pack(tuple(load_pack()))
+
+
+def write_favourites(ctx: Context, path: str) -> int:
+    """The pack written to `path` as Neo4j Browser favourites (a zip to drop on Browser);
+    how many queries it holds."""
+    from adapters.neo4j_browser import favourites_zip
+    from engine.files import write_atomically
+
+    data = favourites_zip()
+
+    def write(f: BinaryIO) -> None:
+        f.write(data)
+
+    write_atomically(path, write, umask=ctx.umask)
+    return len(query_pack().queries)
 
 
 @dataclass(frozen=True)

@@ -272,6 +272,35 @@ def _known(registry: Registry, marked: Memory) -> Memory:
     return kept
 
 
+def listed(settings: Settings) -> list[dict[str, object]]:
+    """This machine's memories as `eem memories` lists them, each counted through its server
+    when that runs (a stopped one is not started for a listing)."""
+    registry = Registry(eem_home(settings))
+    adopt_legacy(registry)
+    return [_listed(settings, memory) for memory in registry]
+
+
+def _listed(settings: Settings, memory: Memory) -> dict[str, object]:
+    from engine.errors import EngineError
+    from engine.service import history, network
+    from engine.wiring.context import opened
+    from engine.wiring.local_server import running
+
+    row: dict[str, object] = {**memory.as_dict(), "where": memory.address(),
+                              "running": running(memory) if memory.local else None,
+                              "beliefs": None, "last_change": None}
+    if memory.local and not row["running"]:
+        return row
+    try:
+        with opened(settings, memory, retry_seconds=2) as ctx:
+            row["beliefs"] = network.status(ctx).status.beliefs
+            last = history.log(ctx, history.LogOptions(limit=1)).entries
+            row["last_change"] = last[0].at if last else None
+            row["running"] = True
+    except EngineError as e:
+        row["problem"] = str(e)
+    return row
+
 
 # --- making one -----------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -322,6 +351,22 @@ def make(settings: Settings, folder: Path, name: str | None = None, *, uri: str 
     memory = registry.local(name or registry.free_name(name_for(folder)), str(folder))
     write_marker(memory, umask)
     return Made(memory, "made")
+
+
+def init_memory(settings: Settings, folder: Path, named: str | None, root: str | None, *,
+                uri: str = "", database: str = "neo4j", user: str = "neo4j",
+                umask: int | None = None) -> tuple[Made, str | None]:
+    """The memory `init` in `folder` works on, and the root it records there: the one
+    EEM_MEMORY names when neither `named` nor `uri` is given (a memory of no folder, make
+    demo's: made when new, no marker written; `root` as given), else `make`'s (its root)."""
+    registry = Registry(eem_home(settings))
+    chosen = settings.value("EEM_MEMORY")
+    if named is None and chosen and not uri:
+        if registry.get(check_name(chosen)) is None:
+            return Made(registry.local(check_name(chosen), ""), "made"), root
+        return Made(find(settings, folder), "there"), root
+    made = make(settings, folder, named, uri=uri, database=database, user=user, umask=umask)
+    return made, made.memory.root or None
 
 
 def forget(settings: Settings, name: str, *, delete_data: bool = False) -> Memory:
