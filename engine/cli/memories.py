@@ -20,7 +20,7 @@ def _server(row: dict[str, object]) -> str:
 
 
 def cmd_memories(call: Call) -> int:
-    from engine.wiring.memories import listed
+    from engine.wiring.memory_list import listed
 
     settings = call.settings
     assert settings is not None  # the command line's execute gives every call its settings
