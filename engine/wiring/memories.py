@@ -211,7 +211,7 @@ def find(settings: Settings, folder: Path, named: str | None = None) -> Memory:
         return Memory(ENVIRONMENT, "", SHARED, uri=settings.value("NEO4J_URI"),
                       database=settings.value("NEO4J_DATABASE", "neo4j"),
                       user=settings.value("NEO4J_USER", "neo4j"))
-    legacy = adopt_legacy(registry)
+    legacy = adopt_legacy(registry, settings)
     if legacy is not None:
         raise InvalidInput(
             f"no memory here: no {MARKER} in {folder} or a folder above it; the graph of the "
@@ -224,11 +224,11 @@ def find(settings: Settings, folder: Path, named: str | None = None) -> Memory:
 LEGACY = "default"  # the name the graph of the checkout's ./.neo4j server takes
 
 
-def adopt_legacy(registry: Registry) -> Memory | None:
-    """The graph of the one local server of before memories (the checkout's .neo4j, on Bolt
-    7687), kept as the memory `default`: registered the first time it is seen (its data
-    stays where it is), None when there is none."""
-    home = CHECKOUT / ".neo4j"
+def adopt_legacy(registry: Registry, settings: Settings) -> Memory | None:
+    """The graph of the one local server of before memories (NEO4J_LOCAL_HOME, by default
+    the checkout's .neo4j, on Bolt 7687), kept as the memory `default`: registered the first
+    time it is seen (its data stays where it is), None when there is none."""
+    home = Path(settings.value("NEO4J_LOCAL_HOME") or CHECKOUT / ".neo4j")
     if not (home / "data" / "databases" / "neo4j").is_dir():
         return None
     kept = registry.get(LEGACY)

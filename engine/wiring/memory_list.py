@@ -11,7 +11,7 @@ def listed(settings: Settings) -> list[dict[str, object]]:
     """This machine's memories as `eem memories` lists them, each counted through its server
     when that runs (a stopped one is not started for a listing)."""
     registry = Registry(eem_home(settings))
-    adopt_legacy(registry)
+    adopt_legacy(registry, settings)
     return [_listed(settings, memory) for memory in registry]
 
 

@@ -15,9 +15,11 @@ EEM = "import sys; from engine.eem import main; sys.exit(main())"  # the console
 
 
 def user_shell(home: Path) -> dict[str, str]:
-    """A user's shell with no memory chosen: no NEO4J_URI, no EEM_MEMORY."""
+    """A user's shell with no memory chosen: no NEO4J_URI, no EEM_MEMORY, and no graph of a
+    server from before memories (NEO4J_LOCAL_HOME: none there, whatever the checkout has)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
-    env.update(EEM_HOME=str(home), EEM_SERVE="0", PYTHONPATH=str(ROOT))
+    env.update(EEM_HOME=str(home), EEM_SERVE="0", PYTHONPATH=str(ROOT),
+               NEO4J_LOCAL_HOME=str(home / "no-server-before-memories"))
     return env
 
 

@@ -29,10 +29,13 @@ def eem(args: list[str], env: dict[str, str], cwd: Path,
 
 
 def user_shell(home: Path, serve: str) -> dict[str, str]:
-    """A user's shell: no NEO4J_* or EEM_* of the test session, this module's EEM_HOME."""
+    """A user's shell: no NEO4J_* or EEM_* of the test session, this module's EEM_HOME, and
+    no graph of a server from before memories (NEO4J_LOCAL_HOME: none there, whatever the
+    checkout has)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "EEM_"))}
     env.update(EEM_HOME=str(home), EEM_SERVE="0", EEM_SERVE_DIR=serve,
-               PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8")
+               PYTHONPATH=str(ROOT), PYTHONIOENCODING="utf-8",
+               NEO4J_LOCAL_HOME=str(home / "no-server-before-memories"))
     return env
 
 
