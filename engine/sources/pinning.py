@@ -84,10 +84,13 @@ class SourcedClaim:
         return f"{self.path}:{self.lines[0]}-{self.lines[1]}"
 
 
-def _text_of(reader: SourceReader, path: str) -> SourceText:
+def _text_of(reader: SourceReader, path: str, root: str = "") -> SourceText:
     got = reader.read(path)
     if got is None:
-        raise InvalidInput(f"source file not found: {path}", field="source", value=path)
+        under = f" (source paths are relative to the root, {root}; --root names another)" \
+            if root else ""
+        raise InvalidInput(f"source file not found: {path}{under}", field="source",
+                           value=path)
     if isinstance(got, SkippedFile):
         raise InvalidInput(f"source file {path} cannot be pinned: {got.reason}",
                            field="source", value=path)
@@ -131,7 +134,8 @@ class SourceFiles:
 
     def pin(self, source: str, quote: str = "") -> SourcedClaim:
         spec = parse_source_spec(source)
-        claim = ground_claim(_text_of(self.reader, self.locate(spec.path)), spec.lines, quote)
+        claim = ground_claim(_text_of(self.reader, self.locate(spec.path), self.root),
+                             spec.lines, quote)
         return self.stamped(claim)
 
     def stamped(self, claim: SourcedClaim) -> SourcedClaim:

@@ -108,6 +108,7 @@ def test_a_path_outside_the_root_or_a_missing_file_is_an_error_naming_it(engine,
     assert "--root" in error_line(out)
     out = engine("add", "p", "x", "--source", "src/gone.py", code=2)
     assert "src/gone.py" in error_line(out)
+    assert f"relative to the root, {folder}" in error_line(out)  # where it was looked for
     assert tms.show_many(store, ["p"]) == {}
     engine("add", "p", "Checks tokens", "--source", "auth.py", "--root", "src")
     assert tms.show(store, "p")[0].source == "auth.py"  # read against --root, not here
