@@ -55,6 +55,10 @@ TEST_MEMORY = f"tests-{_WORKER}" if _WORKER else "tests"
 # what a user's shell may say that the tests must not follow
 USER_SETTINGS = ("NEO4J_", "EEM_MEMORY", "EEM_HOME", "EEM_SERVE_DIR", "EEM_SERVE")
 SESSION_HOME = Path(tempfile.mkdtemp(prefix="eem-tests-"))
+# Where a user's resident engines keep their sockets (their EEM_HOME's, and the default
+# one): a test whose command starts an engine there has left the session's memory.
+USERS_ENGINES = {Path(home).expanduser() / "resident" for home in (
+    os.environ.get("EEM_HOME") or "~/.local/share/eem", "~/.local/share/eem")}
 
 
 def _own_environment() -> None:
@@ -185,6 +189,21 @@ def shared_networks() -> Path:
     if not SHARED_NETWORKS.is_dir() or not any(SHARED_NETWORKS.glob("*.json")):
         pytest.skip(f"real networks not present at {SHARED_NETWORKS}")
     return SHARED_NETWORKS
+
+
+def _engines_of_the_user() -> set[Path]:
+    return {p for folder in USERS_ENGINES if folder.is_dir() for p in folder.glob("engine-*")}
+
+
+_ENGINES_BEFORE = _engines_of_the_user()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A run that started a resident engine in a user's folders fails, naming it."""
+    started = sorted(_engines_of_the_user() - _ENGINES_BEFORE)
+    if started and not os.environ.get("PYTEST_XDIST_WORKER"):
+        print(f"\nError: the tests started a resident engine outside the session: {started}")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_unconfigure(config) -> None:

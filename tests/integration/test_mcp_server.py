@@ -42,9 +42,14 @@ def _free_port() -> int:
 
 
 def server_env(settings, **extra: str) -> dict[str, str]:
+    """A process of the tests' memory: its server, the session's EEM_HOME and resident
+    folder, and no resident engine started (a command run with it started one under the
+    default ~/.local/share/eem)."""
     env = {"NEO4J_URI": settings.uri, "NEO4J_USER": settings.user,
            "NEO4J_PASSWORD": settings.password or "", "NEO4J_DATABASE": settings.database,
-           "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+           "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8",
+           "EEM_HOME": os.environ["EEM_HOME"], "EEM_SERVE_DIR": os.environ["EEM_SERVE_DIR"],
+           "EEM_SERVE": "0"}
     env.update(extra)
     return env
 
