@@ -28,7 +28,7 @@ def eem(args: Sequence[str], env: Mapping[str, str], *, cwd: Path | str = ROOT,
     try:
         parsed = parse(list(args), str(cwd), PROG, streams=(out, err))
     except SystemExit as e:  # a usage error or --help, printed by argparse
-        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+        code = _exit_code(e)
     else:
         code = execute(parsed, env, Streams(out, err, io.StringIO(input or "")), prog=PROG,
                        folder=str(cwd))
@@ -55,9 +55,14 @@ def program(module: str, args: Sequence[str], env: Mapping[str, str], *,
         try:
             code = main(list(args))
         except SystemExit as e:  # a usage error or --help, printed by argparse
-            code = e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+            code = _exit_code(e)
     return subprocess.CompletedProcess(["python", "-m", module, *args], code,
                                        out.getvalue(), err.getvalue())
+
+
+def _exit_code(exit: SystemExit) -> int:
+    """A process's exit code for this SystemExit (None: 0; a message: 2, as argparse)."""
+    return exit.code if isinstance(exit.code, int) else 0 if exit.code is None else 2
 
 
 @contextmanager
